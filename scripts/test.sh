@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Sets up a virtualenv in .venv (once) and runs every check: ruff lint, ruff format,
+# mypy --strict on src/, then the whole pytest suite (interop tests included).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+py=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$py" -m venv .venv
+fi
+.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev]"
+echo "== ruff check"; .venv/bin/ruff check src tests bench examples
+echo "== ruff format"; .venv/bin/ruff format --check src tests bench examples
+echo "== mypy --strict"; .venv/bin/mypy
+echo "== pytest"
+set +e
+.venv/bin/python -m pytest "$@"
+rc=$?
+set -e
+if [ "$rc" -eq 5 ]; then
+  echo "pytest collected no tests: that is a failure here" >&2
+  exit 1
+fi
+exit "$rc"

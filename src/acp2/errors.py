@@ -1,0 +1,187 @@
+"""The one exception tree of acp2.
+
+::
+
+    Acp2Error
+    ├── RequestError                 a JSON-RPC error object (code, message, data)
+    │   ├── ParseError               -32700  the bytes were not JSON
+    │   ├── InvalidRequest           -32600  JSON, but not a valid JSON-RPC message
+    │   ├── MethodNotFound           -32601
+    │   ├── InvalidParams            -32602
+    │   ├── InternalError            -32603
+    │   ├── RequestCancelled         -32800
+    │   ├── AuthRequired             -32000
+    │   ├── ResourceNotFound         -32002  (unknown session: data {"sessionId": ...})
+    │   └── UnsupportedProtocolVersion -32022  (data {"requested", "supported"})
+    ├── ConnectionClosed             the peer or the transport went away
+    ├── LocalProtocolError           our own side tried something the protocol forbids
+    └── RemoteProtocolError          the peer sent something the protocol forbids
+
+A handler raises a :class:`RequestError` subclass to answer with that error; any other
+exception becomes ``-32603`` with a one-line message (in exactly one place: the
+connection). :meth:`acp2.rpc.Connection.request` raises the class matching the code of an
+error response, with ``remote=True``; unknown codes raise :class:`RequestError` itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+__all__ = [
+    "Acp2Error",
+    "AuthRequired",
+    "ConnectionClosed",
+    "InternalError",
+    "InvalidParams",
+    "InvalidRequest",
+    "LocalProtocolError",
+    "MethodNotFound",
+    "ParseError",
+    "RemoteProtocolError",
+    "RequestCancelled",
+    "RequestError",
+    "ResourceNotFound",
+    "UnsupportedProtocolVersion",
+    "error_for_code",
+]
+
+
+class Acp2Error(Exception):
+    """Base class of every exception acp2 raises on purpose."""
+
+
+class RequestError(Acp2Error):
+    """A JSON-RPC error: ``code`` (int), ``message`` (one short sentence), optional ``data``.
+
+    ``remote`` is True when the error came from the peer in an error response.
+    """
+
+    code: ClassVar[int] = -32603
+    default_message: ClassVar[str] = "Request failed"
+
+    def __init__(
+        self,
+        message: str | None = None,
+        data: Any = None,
+        *,
+        code: int | None = None,
+        remote: bool = False,
+    ) -> None:
+        self.message = message or self.default_message
+        self.data = data
+        self.remote = remote
+        if code is not None:
+            self.code = code  # type: ignore[misc]
+        super().__init__(self.message)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(code={self.code}, message={self.message!r})"
+
+    def to_wire(self) -> dict[str, Any]:
+        """Return the JSON-RPC error object for this error."""
+        obj: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            obj["data"] = self.data
+        return obj
+
+
+class ParseError(RequestError):
+    """-32700: the message was not valid JSON."""
+
+    code = -32700
+    default_message = "Parse error"
+
+
+class InvalidRequest(RequestError):
+    """-32600: the JSON is not a valid JSON-RPC request."""
+
+    code = -32600
+    default_message = "Invalid request"
+
+
+class MethodNotFound(RequestError):
+    """-32601: no handler for the method."""
+
+    code = -32601
+    default_message = "Method not found"
+
+
+class InvalidParams(RequestError):
+    """-32602: the params do not match the method's schema or rules."""
+
+    code = -32602
+    default_message = "Invalid params"
+
+
+class InternalError(RequestError):
+    """-32603: the handler failed."""
+
+    code = -32603
+    default_message = "Internal error"
+
+
+class RequestCancelled(RequestError):
+    """-32800: the request was cancelled before it completed."""
+
+    code = -32800
+    default_message = "Request cancelled"
+
+
+class AuthRequired(RequestError):
+    """-32000: the agent needs ``auth/login`` first."""
+
+    code = -32000
+    default_message = "Authentication required"
+
+
+class ResourceNotFound(RequestError):
+    """-32002: the named resource (e.g. a session) does not exist."""
+
+    code = -32002
+    default_message = "Resource not found"
+
+
+class UnsupportedProtocolVersion(RequestError):
+    """-32022: no protocol version acceptable to both sides."""
+
+    code = -32022
+    default_message = "Unsupported protocol version"
+
+
+class ConnectionClosed(Acp2Error):
+    """The connection is closed: the peer exited, the transport broke, or we closed it."""
+
+
+class LocalProtocolError(Acp2Error):
+    """Our side tried something the protocol forbids; nothing was sent or changed."""
+
+
+class RemoteProtocolError(Acp2Error):
+    """The peer sent something the protocol forbids (e.g. a malformed response)."""
+
+
+_BY_CODE: dict[int, type[RequestError]] = {
+    cls.code: cls
+    for cls in (
+        ParseError,
+        InvalidRequest,
+        MethodNotFound,
+        InvalidParams,
+        InternalError,
+        RequestCancelled,
+        AuthRequired,
+        ResourceNotFound,
+        UnsupportedProtocolVersion,
+    )
+}
+
+
+def error_for_code(code: int, message: str, data: Any = None, *, remote: bool = True) -> RequestError:
+    """Build the :class:`RequestError` subclass for a wire error ``code``.
+
+    Unknown codes give a plain :class:`RequestError` carrying that code.
+    """
+    cls = _BY_CODE.get(code)
+    if cls is None:
+        return RequestError(message, data, code=code, remote=remote)
+    return cls(message, data, remote=remote)
