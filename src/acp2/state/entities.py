@@ -1,0 +1,188 @@
+"""The entities of a session as a client renders them (pure, mutable, cheap to stream into).
+
+Each class holds the *current* value of one keyed entity after every patch so far:
+messages (keyed by kind and ``messageId``), tool calls, display-only terminals, plans,
+compactions and usage. The reducer in :mod:`acp2.state.reducer` is the only writer;
+readers treat every attribute as read-only.
+"""
+
+from __future__ import annotations
+
+import codecs
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+from msgspec import Raw
+
+from acp2.schema.content import TextContent
+
+__all__ = [
+    "FINAL_TOOL_STATUSES",
+    "CompactionState",
+    "MessageKind",
+    "MessageState",
+    "PlanState",
+    "TerminalState",
+    "ToolCallState",
+    "UsageState",
+]
+
+#: The three message id spaces (MU-03): ``user_message*``, ``agent_message*``, ``agent_thought*``.
+MessageKind = Literal["user", "agent", "thought"]
+
+#: Tool-call statuses after which nothing runs any more. Unknown ones count as running.
+FINAL_TOOL_STATUSES: Final[frozenset[str]] = frozenset({"completed", "failed", "cancelled"})
+
+_Utf8Decoder = codecs.getincrementaldecoder("utf-8")
+
+
+def _block_text(block: Any) -> str:
+    """The text of a ``text`` content block, else ``""`` (images, resources, raw...)."""
+    return block.text if type(block) is TextContent else ""
+
+
+@dataclass(slots=True)
+class MessageState:
+    """One user, agent or thought message: its content blocks in order, and its ``_meta``.
+
+    ``content`` grows in place as chunks arrive; a whole-message update swaps it for a new
+    list. :attr:`text` joins the text blocks lazily and caches the result, so reading it
+    after every chunk costs only the new part.
+    """
+
+    kind: str
+    message_id: str
+    content: list[Any] = field(default_factory=list)
+    meta: dict[str, Any] | None = None
+    _text: str = field(default="", compare=False, repr=False)
+    _seen: int = field(default=0, compare=False, repr=False)
+
+    @property
+    def text(self) -> str:
+        """The concatenated text of the message's ``text`` blocks (other blocks skipped)."""
+        content = self.content
+        if self._seen < len(content):
+            self._text += "".join([_block_text(b) for b in content[self._seen :]])
+            self._seen = len(content)
+        return self._text
+
+    def replace_content(self, blocks: list[Any] | None) -> None:
+        """Replace all content (``None`` or ``[]`` clears it) and drop the text cache."""
+        self.content = list(blocks) if blocks else []
+        self._text = ""
+        self._seen = 0
+
+
+@dataclass(slots=True)
+class ToolCallState:
+    """One tool call, as patched by every ``tool_call_update`` and content chunk so far.
+
+    A new call starts with kind ``other``, status ``pending``, no title and no name (TC-03).
+    ``work`` is the foreground-work number it was first seen in (None: seen while idle);
+    :func:`acp2.state.mark_cancelled` uses it to find the calls of the current work.
+    """
+
+    tool_call_id: str
+    title: str | None = None
+    kind: str = "other"
+    status: str = "pending"
+    content: list[Any] = field(default_factory=list)
+    locations: list[Any] = field(default_factory=list)
+    raw_input: Any = None
+    raw_output: Any = None
+    name: str | None = None
+    capabilities: Any = None
+    meta: dict[str, Any] | None = None
+    work: int | None = field(default=None, compare=False)
+
+    @property
+    def finished(self) -> bool:
+        """True when the status is ``completed``, ``failed`` or ``cancelled`` (TC-09)."""
+        return self.status in FINAL_TOOL_STATUSES
+
+
+@dataclass(slots=True)
+class TerminalState:
+    """One display-only terminal: its raw output bytes and their incrementally decoded text.
+
+    ``output`` holds every byte the client should keep (snapshot plus later chunks, TM-05).
+    :attr:`text` decodes only the bytes added since the last read, through one incremental
+    UTF-8 decoder with ``errors="replace"``, so a code point split across chunks decodes
+    whole (TM-06). A snapshot replaces the bytes and resets the decoder.
+    """
+
+    terminal_id: str
+    command: str | None = None
+    cwd: str | None = None
+    output: bytearray = field(default_factory=bytearray)
+    output_meta: dict[str, Any] | None = None
+    exit_status: Any = None
+    size: Any = None
+    capabilities: Any = None
+    meta: dict[str, Any] | None = None
+    _decoder: codecs.IncrementalDecoder = field(
+        default_factory=lambda: _Utf8Decoder(errors="replace"), compare=False, repr=False
+    )
+    _text: str = field(default="", compare=False, repr=False)
+    _decoded: int = field(default=0, compare=False, repr=False)
+
+    @property
+    def text(self) -> str:
+        """The output decoded as UTF-8 (invalid bytes become U+FFFD); control codes kept."""
+        if self._decoded < len(self.output):
+            self._text += self._decoder.decode(bytes(self.output[self._decoded :]))
+            self._decoded = len(self.output)
+        return self._text
+
+    @property
+    def exited(self) -> bool:
+        """True once a concrete ``exitStatus`` object has been reported (TM-07)."""
+        return self.exit_status is not None
+
+    def append(self, data: bytes) -> None:
+        """Append decoded chunk bytes to the output (TM-06)."""
+        self.output += data
+
+    def replace_output(self, data: bytes) -> None:
+        """Replace every stored byte by a snapshot and restart decoding (TM-05)."""
+        self.output = bytearray(data)
+        self._decoder = _Utf8Decoder(errors="replace")
+        self._text = ""
+        self._decoded = 0
+
+
+@dataclass(slots=True)
+class PlanState:
+    """The latest full snapshot of one plan (PN-02): a ``PlanItems`` model or a raw unknown
+    plan type (PN-05), which still replaces whatever the ``planId`` held before."""
+
+    plan_id: str
+    plan: Any
+
+    @property
+    def entries(self) -> list[Any]:
+        """The plan's entries when it is an ``items`` plan, else ``[]``."""
+        if isinstance(self.plan, Raw):
+            return []
+        entries = getattr(self.plan, "entries", None)
+        return entries if isinstance(entries, list) else []
+
+
+@dataclass(slots=True)
+class CompactionState:
+    """One context compaction (Nov): status, summary blocks, error text and ``_meta``."""
+
+    compaction_id: str
+    status: str = "in_progress"
+    summary: list[Any] = field(default_factory=list)
+    error: str | None = None
+    meta: dict[str, Any] | None = None
+
+
+@dataclass(slots=True)
+class UsageState:
+    """The latest context usage: tokens ``used`` of ``size``, and the cumulative ``cost``."""
+
+    used: int
+    size: int
+    cost: Any = None
