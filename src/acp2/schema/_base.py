@@ -41,7 +41,11 @@ __all__ = [
 
 
 class Model(msgspec.Struct, kw_only=True, rename="camel"):
-    """Base class of every ACP wire model (camelCase keys, keyword-only fields)."""
+    """Base class of every ACP wire model (camelCase keys, keyword-only fields).
+
+    msgspec applies ``kw_only`` only to the fields a class itself declares, so every
+    subclass passes ``kw_only=True`` again (``rename`` and ``gc`` are inherited).
+    """
 
 
 #: The type of ``_meta``: an object, ``null``, or omitted. It is declared on each model as
@@ -107,6 +111,13 @@ def _convert(obj: Any, tp: Any, path: str) -> Any:
     if origin is list and isinstance(obj, list):
         (item_tp,) = get_args(tp) or (Any,)
         return [convert(item, item_tp, f"{path}[{i}]") for i, item in enumerate(obj)]
+    if origin is dict and isinstance(obj, dict):
+        # Maps whose values may be open unions (e.g. an elicitation schema's properties).
+        key_tp, value_tp = get_args(tp) or (str, Any)
+        return {
+            msgspec.convert(key, key_tp, strict=True): convert(value, value_tp, f"{path}.{key}")
+            for key, value in obj.items()
+        }
     if tp is Raw:
         return Raw(msgspec.json.encode(obj))
     try:
@@ -116,7 +127,11 @@ def _convert(obj: Any, tp: Any, path: str) -> Any:
 
 
 def _convert_skipping(obj: Any, tp: Any, path: str) -> Any:
-    args = [a for a in get_args(tp) if a not in _NONE_TYPES] if get_origin(tp) in _UNION_TYPES else [tp]
+    args = (
+        [a for a in get_args(tp) if a not in _NONE_TYPES]
+        if get_origin(tp) in _UNION_TYPES
+        else [tp]
+    )
     list_tp = next((a for a in args if get_origin(a) is list), None)
     if list_tp is None or not isinstance(obj, list):
         return _convert(obj, tp, path)
@@ -135,8 +150,9 @@ def _convert_struct(obj: Any, tp: type[msgspec.Struct], path: str) -> Any:
         raise msgspec.ValidationError(f"Expected `object`, got `{_json_type(obj)}` - at `{path}`")
     config = tp.__struct_config__
     if config.tag is not None:
+        # Like msgspec, a tagged struct decoded on its own accepts a missing tag field.
         tag_field = config.tag_field
-        if obj.get(tag_field) != config.tag:
+        if tag_field in obj and obj[tag_field] != config.tag:
             raise msgspec.ValidationError(
                 f"Invalid value {obj.get(tag_field)!r} - at `{path}.{tag_field}`"
             )
@@ -210,9 +226,14 @@ def _is_lenient(tp: Any) -> bool:
 
 
 def _json_type(obj: Any) -> str:
-    return {dict: "object", list: "array", str: "str", bool: "bool", int: "int", float: "float"}.get(
-        type(obj), "null"
-    )
+    return {
+        dict: "object",
+        list: "array",
+        str: "str",
+        bool: "bool",
+        int: "int",
+        float: "float",
+    }.get(type(obj), "null")
 
 
 def _at(exc: msgspec.ValidationError, path: str) -> msgspec.ValidationError:

@@ -9,7 +9,7 @@ nothing on the hot path.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import Any, TypeVar, overload
 
 import msgspec
@@ -32,7 +32,7 @@ def encode(value: Any) -> bytes:
     return _encoder.encode(value)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _decoder(tp: Any) -> msgspec.json.Decoder[Any]:
     return msgspec.json.Decoder(tp)
 

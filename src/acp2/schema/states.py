@@ -1,0 +1,56 @@
+"""Foreground state: the ``state_update`` snapshot and Nov background-work lists (PL-*).
+
+The schema's ``StateUpdate`` is a union on ``state`` (``RunningStateUpdate``,
+``IdleStateUpdate``, ``RequiresActionStateUpdate``, other); the variants only differ in
+which optional fields they carry, so it is one class here with ``state: str``: unknown
+states decode too (the client shows a generic busy state, PL-11).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, TypeAlias
+
+import msgspec
+from msgspec import UNSET, Raw, UnsetType
+
+from acp2.schema._base import LENIENT, Model
+from acp2.schema.common import MetaField, TerminalId, ToolCallId
+from acp2.schema.jsonrpc import Error
+
+__all__ = ["BackgroundTerminal", "BackgroundToolCall", "BackgroundWork", "StateUpdate"]
+
+
+class BackgroundTerminal(Model, tag_field="type", tag="terminal", gc=False, kw_only=True):
+    """Background work item ``{type:"terminal", terminalId}`` (Nov)."""
+
+    terminal_id: TerminalId
+    meta: MetaField = msgspec.field(default=UNSET, name="_meta")
+
+
+class BackgroundToolCall(Model, tag_field="type", tag="tool_call", gc=False, kw_only=True):
+    """Background work item ``{type:"tool_call", toolCallId}`` (Nov)."""
+
+    tool_call_id: ToolCallId
+    meta: MetaField = msgspec.field(default=UNSET, name="_meta")
+
+
+#: Work running outside the foreground (Nov); an unknown ``type`` is kept as ``msgspec.Raw``
+#: and still counts as running work.
+BackgroundWork: TypeAlias = BackgroundTerminal | BackgroundToolCall | Raw
+
+
+class StateUpdate(Model, tag_field="sessionUpdate", tag="state_update", gc=False, kw_only=True):
+    """Session update ``state_update``: a snapshot of the session's foreground state.
+
+    ``state`` is ``running``, ``idle``, ``requires_action`` or a custom / future value.
+    On ``idle``, ``stop_reason`` says why foreground work ended (an open enum; a malformed
+    value counts as not reported) and, for Nov's ``error``, ``error`` says what failed.
+    ``background`` (Nov) is the complete list of background work; ``UNSET`` or ``None``
+    means "not reported", ``[]`` means none.
+    """
+
+    state: str
+    stop_reason: Annotated[str | UnsetType | None, LENIENT] = UNSET
+    error: Annotated[Error | UnsetType | None, LENIENT] = UNSET
+    background: Annotated[list[BackgroundWork] | UnsetType | None, LENIENT] = UNSET
+    meta: MetaField = msgspec.field(default=UNSET, name="_meta")

@@ -1,0 +1,145 @@
+"""``session/update``: the ``SessionUpdate`` open union and the remaining update kinds.
+
+Every variant is a struct tagged by ``sessionUpdate``. A variant this library does not
+know (``_custom`` or a future ACP kind) decodes to ``msgspec.Raw`` and re-encodes
+unchanged (EX-07); read its tag with :func:`acp2.schema.tag_of`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Final, TypeAlias, get_args
+
+import msgspec
+from msgspec import UNSET, Raw, UnsetType
+
+from acp2.schema._base import LENIENT, SKIP_INVALID, Model
+from acp2.schema.commands import AvailableCommandsUpdate
+from acp2.schema.common import CompactionId, MetaField, SessionId, UInt
+from acp2.schema.config import ConfigOptionUpdate
+from acp2.schema.content import ContentBlock
+from acp2.schema.messages import (
+    AgentMessage,
+    AgentMessageChunk,
+    AgentThought,
+    AgentThoughtChunk,
+    UserMessage,
+    UserMessageChunk,
+)
+from acp2.schema.plan import PlanUpdate
+from acp2.schema.states import StateUpdate
+from acp2.schema.terminal import TerminalOutputChunk, TerminalUpdate
+from acp2.schema.tools import ToolCallContentChunk, ToolCallUpdate
+
+__all__ = [
+    "SESSION_UPDATE_KINDS",
+    "CompactionSummaryChunk",
+    "CompactionUpdate",
+    "Cost",
+    "Notice",
+    "SessionInfoUpdate",
+    "SessionUpdate",
+    "UpdateSessionNotification",
+    "UsageUpdate",
+]
+
+
+class SessionInfoUpdate(
+    Model, tag_field="sessionUpdate", tag="session_info_update", gc=False, kw_only=True
+):
+    """Session update ``session_info_update``: patch the session's title / update time."""
+
+    title: Annotated[str | UnsetType | None, LENIENT] = UNSET
+    #: RFC 3339 date-time.
+    updated_at: Annotated[str | UnsetType | None, LENIENT] = UNSET
+    meta: MetaField = msgspec.field(default=UNSET, name="_meta")
+
+
+class Cost(Model, gc=False, kw_only=True):
+    """Cumulative session cost: ``amount`` in ``currency`` (ISO 4217; Nov allows any unit)."""
+
+    amount: float
+    currency: str
+    meta: MetaField = msgspec.field(default=UNSET, name="_meta")
+
+
+class UsageUpdate(Model, tag_field="sessionUpdate", tag="usage_update", gc=False, kw_only=True):
+    """Session update ``usage_update``: context tokens ``used`` of ``size``, and ``cost``.
+
+    ``cost``: ``UNSET`` keeps the last value, ``None`` clears it (Nov, US-04).
+    """
+
+    used: UInt
+    size: UInt
+    cost: Annotated[Cost | UnsetType | None, LENIENT] = UNSET
+    meta: MetaField = msgspec.field(default=UNSET, name="_meta")
+
+
+class Notice(Model, tag_field="sessionUpdate", tag="notice", gc=False, kw_only=True):
+    """Session update ``notice`` (Nov): a fire-and-forget message for the user."""
+
+    #: ``info``, ``warning``, ``error`` or a custom / future value.
+    severity: str
+    title: Annotated[str, msgspec.Meta(min_length=1)]
+    description: Annotated[str | UnsetType | None, LENIENT] = UNSET
+    meta: MetaField = msgspec.field(default=UNSET, name="_meta")
+
+
+class CompactionUpdate(
+    Model, tag_field="sessionUpdate", tag="compaction_update", gc=False, kw_only=True
+):
+    """Session update ``compaction_update`` (Nov): create or patch a context compaction."""
+
+    compaction_id: CompactionId
+    #: ``in_progress``, ``completed``, ``failed``, ``cancelled`` or a custom / future value.
+    status: str
+    summary: Annotated[list[ContentBlock] | UnsetType | None, LENIENT, SKIP_INVALID] = UNSET
+    error: Annotated[str | UnsetType | None, LENIENT] = UNSET
+    meta: MetaField = msgspec.field(default=UNSET, name="_meta")
+
+
+class CompactionSummaryChunk(
+    Model, tag_field="sessionUpdate", tag="compaction_summary_chunk", gc=False, kw_only=True
+):
+    """Session update ``compaction_summary_chunk`` (Nov): append to a compaction's summary."""
+
+    compaction_id: CompactionId
+    content: ContentBlock
+    meta: MetaField = msgspec.field(default=UNSET, name="_meta")
+
+
+#: One ``session/update`` payload; an unknown ``sessionUpdate`` is kept as ``msgspec.Raw``.
+SessionUpdate: TypeAlias = (
+    UserMessageChunk
+    | UserMessage
+    | AgentMessageChunk
+    | AgentMessage
+    | AgentThoughtChunk
+    | AgentThought
+    | StateUpdate
+    | ToolCallContentChunk
+    | ToolCallUpdate
+    | TerminalUpdate
+    | TerminalOutputChunk
+    | PlanUpdate
+    | AvailableCommandsUpdate
+    | ConfigOptionUpdate
+    | SessionInfoUpdate
+    | UsageUpdate
+    | Notice
+    | CompactionUpdate
+    | CompactionSummaryChunk
+    | Raw
+)
+
+#: Every ``sessionUpdate`` tag modelled here (the last three are Nov-only).
+SESSION_UPDATE_KINDS: Final[tuple[str, ...]] = tuple(
+    str(cls.__struct_config__.tag) for cls in get_args(SessionUpdate) if cls is not Raw
+)
+
+
+class UpdateSessionNotification(Model, gc=False, kw_only=True):
+    """Params of ``session/update``: one ``update`` for the session ``sessionId``."""
+
+    session_id: SessionId
+    update: SessionUpdate
+    meta: MetaField = msgspec.field(default=UNSET, name="_meta")

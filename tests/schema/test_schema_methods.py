@@ -1,0 +1,68 @@
+"""The method table matches the vendored method list and the schemas' x-method / x-side."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from schema_testdata import DATA, DRAFTS, load_schema
+
+import acp2.schema as schema
+from acp2.schema import methods
+from acp2.schema.methods import METHODS, MethodSpec
+
+_SENDER_OF_HANDLER_SIDE = {"agent": "client", "client": "agent", "protocol": "either"}
+
+
+def test_the_table_has_every_aug_method_plus_nov_tool_call_and_terminal_cancel() -> None:
+    meta = json.loads((DATA / "schema" / "acp-v2-meta.json").read_text())
+    aug = {
+        name
+        for group in ("agentMethods", "clientMethods", "protocolMethods")
+        for name in meta[group].values()
+    }
+    assert set(METHODS) == aug | {"tool_call/cancel", "terminal/cancel"}
+    assert {n for n, spec in METHODS.items() if spec.nov_only} == {
+        "tool_call/cancel",
+        "terminal/cancel",
+    }
+
+
+@pytest.mark.parametrize("draft", DRAFTS)
+def test_params_and_results_match_the_x_method_annotations_of_each_schema(draft: str) -> None:
+    seen = set()
+    for name, definition in load_schema(draft)["$defs"].items():
+        method = definition.get("x-method")
+        if method is None:
+            continue
+        spec = METHODS[method]
+        seen.add(method)
+        assert spec.sender == _SENDER_OF_HANDLER_SIDE[definition["x-side"]], name
+        if name.endswith("Response"):
+            assert spec.result_type is getattr(schema, name), name
+        else:
+            assert spec.params_type is getattr(schema, name), name
+    assert seen == {n for n, spec in METHODS.items() if draft == "nov" or not spec.nov_only}
+
+
+def test_notifications_have_no_result_type_and_requests_have_one() -> None:
+    notifications = {n for n, spec in METHODS.items() if spec.kind == "notification"}
+    assert notifications == {
+        "session/cancel",
+        "session/update",
+        "elicitation/complete",
+        "$/cancel_request",
+    }
+    assert all(spec.result_type is not None for spec in METHODS.values() if spec.kind == "request")
+
+
+def test_each_wire_name_has_a_constant_and_specs_are_frozen() -> None:
+    constants = {
+        getattr(methods, name) for name in methods.__all__ if name.isupper() and name != "METHODS"
+    }
+    assert constants == set(METHODS)
+    assert METHODS[methods.SESSION_PROMPT].params_type is schema.PromptRequest
+    spec = METHODS[methods.INITIALIZE]
+    assert isinstance(spec, MethodSpec)
+    with pytest.raises(AttributeError):
+        spec.name = "x"  # type: ignore[misc]
