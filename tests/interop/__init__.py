@@ -1,0 +1,1 @@
+"""Interop tests against the official ACP TypeScript SDK (``pytest -m interop``)."""

@@ -1,0 +1,143 @@
+"""Run the TypeScript test peers (``ts/agent.mjs``, ``ts/client.mjs``) from tests.
+
+Typical use, with ``ts_sdk`` from the fixture of the same name::
+
+    report = run_ts_client(ts_sdk, "echo", ts_agent_argv(ts_sdk), tap_log=tmp_path / "w.jsonl")
+    report = run_ts_client(ts_sdk, "tools-allow", [sys.executable, "-m", "acp2", "test-agent"])
+    argv = ts_agent_argv(ts_sdk)      # for a Python client to spawn
+
+``run_ts_client`` returns the client's JSON report (see ``ts/client.mjs`` for its
+fields) and raises ``PeerError`` if the client fails. ``check_report`` in
+``expectations.py`` holds the peer-independent checks for each scenario.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+INTEROP_DIR = Path(__file__).resolve().parent
+TS_DIR = INTEROP_DIR / "ts"
+TAP = INTEROP_DIR / "tap.py"
+
+SCENARIOS = (
+    "echo",
+    "stream",
+    "tools-allow",
+    "tools-reject",
+    "cancel",
+    "cancel-permission",
+    "cancel-permission-wait",
+    "resume",
+    "list",
+    "close",
+    "ext",
+    "kinds",
+    "fail",
+)
+
+
+class PeerError(AssertionError):
+    """A TypeScript peer failed; the message carries its error, exit code and stderr."""
+
+    def __init__(self, message: str, report: dict[str, Any] | None, stderr: str) -> None:
+        super().__init__(message)
+        self.report = report
+        self.stderr = stderr
+
+
+def node() -> str:
+    """The ``node`` executable (an absolute path when it is on PATH)."""
+    return shutil.which("node") or "node"
+
+
+def ts_agent_argv(ts_sdk: Path) -> list[str]:
+    """The command line of the TypeScript test agent (speaks ACP v2 on stdio)."""
+    return [node(), str(TS_DIR / "agent.mjs"), "--sdk", str(ts_sdk)]
+
+
+def tap_argv(log: Path, agent_argv: Sequence[str]) -> list[str]:
+    """``agent_argv`` wrapped in the wire tap, which logs every line to ``log``."""
+    return [sys.executable, str(TAP), "--log", str(log), "--", *agent_argv]
+
+
+def ts_client_argv(
+    ts_sdk: Path,
+    scenario: str,
+    agent_argv: Sequence[str],
+    *,
+    cwd: Path | None = None,
+    count: int | None = None,
+    timeout: float = 30.0,
+) -> list[str]:
+    """The command line of the TypeScript test client for one scenario."""
+    if scenario not in SCENARIOS:
+        raise ValueError(f"unknown scenario {scenario!r}; expected one of {SCENARIOS}")
+    argv = [node(), str(TS_DIR / "client.mjs"), "--sdk", str(ts_sdk), "--scenario", scenario]
+    argv += ["--timeout", str(timeout)]
+    if cwd is not None:
+        argv += ["--cwd", str(cwd)]
+    if count is not None:
+        argv += ["--count", str(count)]
+    return [*argv, "--", *agent_argv]
+
+
+def run_ts_client(
+    ts_sdk: Path,
+    scenario: str,
+    agent_argv: Sequence[str],
+    tap_log: Path | None = None,
+    *,
+    cwd: Path | None = None,
+    count: int | None = None,
+    timeout: float = 30.0,
+) -> dict[str, Any]:
+    """Run the TypeScript client against ``agent_argv`` and return its report.
+
+    With ``tap_log`` the agent runs behind ``tap.py`` and the wire is logged there.
+    ``cwd`` is the session cwd (default: a folder of this checkout); ``count`` is the
+    number of chunks for ``stream``; ``timeout`` bounds each wait of the client.
+    Raises ``PeerError`` if the client exits non-zero or prints no report.
+    """
+    if tap_log is not None:
+        agent_argv = tap_argv(tap_log, agent_argv)
+    argv = ts_client_argv(
+        ts_sdk, scenario, agent_argv, cwd=cwd or INTEROP_DIR, count=count, timeout=timeout
+    )
+    try:
+        done = subprocess.run(
+            argv, capture_output=True, text=True, timeout=3 * timeout + 10, cwd=INTEROP_DIR
+        )
+    except subprocess.TimeoutExpired as exc:
+        stderr = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else ""
+        raise PeerError(f"ts client {scenario!r} hung: {exc}", None, stderr) from exc
+    report = _parse_report(done.stdout)
+    if done.returncode != 0 or report is None or not report.get("ok"):
+        error = (report or {}).get("error") or "no report on stdout"
+        raise PeerError(
+            f"ts client {scenario!r} failed (exit {done.returncode}): {error}\n"
+            f"--- stderr (tail) ---\n{_tail(done.stderr)}",
+            report,
+            done.stderr,
+        )
+    return report
+
+
+def _parse_report(stdout: str) -> dict[str, Any] | None:
+    for line in reversed(stdout.strip().splitlines()):
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return None
+
+
+def _tail(text: str, lines: int = 40) -> str:
+    return "\n".join(text.strip().splitlines()[-lines:])

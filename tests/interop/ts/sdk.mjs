@@ -1,0 +1,28 @@
+// Loads the experimental ACP v2 entrypoint of the official TypeScript SDK.
+//
+// The test peers live in the source tree while their node_modules lives in a cache
+// folder (see tests/interop/node_env.py). Node's ESM loader ignores NODE_PATH, so the
+// peers resolve the package from the folder given with `--sdk DIR` (or the
+// ACP2_TS_SDK environment variable), DIR being the folder that holds node_modules.
+// Without either, normal resolution is used (a node_modules next to this file).
+
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+export const SDK_ENTRY = "@agentclientprotocol/sdk/experimental/v2";
+
+export async function loadSdk(dir) {
+  const root = dir || process.env.ACP2_TS_SDK;
+  if (!root) {
+    return import(SDK_ENTRY);
+  }
+  const require = createRequire(join(root, "package.json"));
+  return import(pathToFileURL(require.resolve(SDK_ENTRY)).href);
+}
+
+// Writes one line to stderr: stdout belongs to the protocol (agent) or the report
+// (client).
+export function log(name, ...parts) {
+  process.stderr.write(`[${name}] ${parts.join(" ")}\n`);
+}
