@@ -1,0 +1,191 @@
+"""Checks over every frame of every agent process of the run (after the probes).
+
+stdout hygiene (TR-03, TR-01), ids answered once with their type and no answers to
+notifications (TR-09, TR-08), error object shapes (TR-12), ``messageId`` on every message
+update (MU-01), patch shapes (MU-05), and schema validity under both drafts.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from acp2.check.driver import AgentLink
+from acp2.check.frames import (
+    MESSAGE_KINDS,
+    Frame,
+    envelope_problem,
+    is_response,
+    session_update,
+    short,
+)
+from acp2.check.probes.base import Shared
+from acp2.check.results import Status
+from acp2.check.validator import SchemaValidator
+
+__all__ = ["AUDIT_ROWS", "audit"]
+
+AUDIT_ROWS = (
+    "TR-03",
+    "TR-01",
+    "TR-09",
+    "TR-08",
+    "TR-12",
+    "MU-01",
+    "MU-05",
+    "SCHEMA:aug",
+    "SCHEMA:nov",
+)
+_EXPECTED_NULL_ID = ("malformed:", "batch:")
+_UPSERTS = frozenset({"user_message", "agent_message", "agent_thought"})
+MAX_SHOWN = 4
+
+
+def _ev(link: AgentLink, frame: Frame, note: str = "") -> str:
+    prefix = f"{note} :: " if note else ""
+    return f"{prefix}[{link.label}] {frame.evidence(200)}"
+
+
+class _Row:
+    """Failures collected for one row across every link."""
+
+    def __init__(self, shared: Shared, key: str) -> None:
+        self.shared, self.key = shared, key
+        self.bad: list[str] = []
+        self.reasons: list[str] = []
+
+    def add(self, reason: str, evidence: str) -> None:
+        if reason not in self.reasons:
+            self.reasons.append(reason)
+        self.bad.append(evidence)
+
+    def finish(self, passed: str, *, checked: int = 1) -> None:
+        findings = self.shared.findings
+        if self.bad:
+            more = f" (+{len(self.reasons) - 1} other kinds)" if len(self.reasons) > 1 else ""
+            reason = f"{len(self.bad)} offending frame(s); first: {self.reasons[0]}{more}"
+            findings.add(self.key, Status.FAIL, reason, self.bad[:MAX_SHOWN], probe="audit")
+        elif checked:
+            findings.add(self.key, Status.PASS, passed, probe="audit")
+        else:
+            findings.add(self.key, Status.SKIP, "nothing to check", probe="audit")
+
+
+def audit(shared: Shared) -> None:
+    """Record the transcript-wide findings for every link of the run."""
+    pairs = [(link, f) for link in shared.links for f in link.frames]
+    _stdout(shared, pairs)
+    _ids(shared, pairs)
+    _messages(shared, pairs)
+    for draft in ("aug", "nov"):
+        _schema(shared, pairs, draft)
+
+
+def _stdout(shared: Shared, pairs: list[tuple[AgentLink, Frame]]) -> None:
+    garbage, envelope = _Row(shared, "TR-03"), _Row(shared, "TR-01")
+    for link, frame in pairs:
+        if frame.problem and frame.problem.startswith("not UTF-8"):
+            envelope.add(frame.problem, _ev(link, frame))
+        elif frame.problem:
+            garbage.add("a line that is not JSON", _ev(link, frame))
+        elif problem := envelope_problem(frame.value):
+            envelope.add(problem, _ev(link, frame, problem))
+    total = f"{len(pairs)} lines from {len(shared.links)} agent processes"
+    garbage.finish(f"{total}, all JSON")
+    envelope.finish(f"{total}, all JSON-RPC 2.0")
+
+
+def _ids(shared: Shared, pairs: list[tuple[AgentLink, Frame]]) -> None:
+    ids, notes, errors = _Row(shared, "TR-09"), _Row(shared, "TR-08"), _Row(shared, "TR-12")
+    seen: Counter[tuple[int, str]] = Counter()
+    answered = 0
+    for link, frame in pairs:
+        for value in frame.value if isinstance(frame.value, list) else [frame.value]:
+            if not is_response(value):
+                continue
+            answered += 1
+            _error_shape(errors, link, frame, value)
+            if isinstance(frame.value, list):
+                continue
+            rid = value.get("id")
+            if rid is None:
+                if not frame.step.startswith(_EXPECTED_NULL_ID):
+                    notes.add(
+                        "a response with id null where only valid messages were sent",
+                        _ev(link, frame),
+                    )
+                continue
+            if link.method_of(rid) is None:
+                why = (
+                    "the id came back with another JSON type"
+                    if any(i == rid or str(i) == str(rid) for i, _ in link.called)
+                    else "answers an id the checker never sent"
+                )
+                ids.add(why, _ev(link, frame, why))
+                continue
+            seen[(id(link), repr(rid))] += 1
+            if seen[(id(link), repr(rid))] == 2:
+                ids.add("a request was answered twice", _ev(link, frame))
+    ids.finish(f"{answered} responses, each to a request of ours with its id type")
+    notes.finish("no response without a request")
+    errors.finish("every error has an integer code and a string message", checked=answered)
+
+
+def _error_shape(row: _Row, link: AgentLink, frame: Frame, value: dict[str, Any]) -> None:
+    if "error" not in value:
+        return
+    error = value["error"]
+    code = error.get("code") if isinstance(error, dict) else None
+    message = error.get("message") if isinstance(error, dict) else None
+    if type(code) is not int or not isinstance(message, str):
+        row.add("an error without an integer code and a string message", _ev(link, frame))
+
+
+def _messages(shared: Shared, pairs: list[tuple[AgentLink, Frame]]) -> None:
+    ids, shapes = _Row(shared, "MU-01"), _Row(shared, "MU-05")
+    messages = updates = 0
+    for link, frame in pairs:
+        update = session_update(frame.value)
+        if update is None:
+            continue
+        updates += 1
+        kind = update.get("sessionUpdate")
+        if kind in MESSAGE_KINDS:
+            messages += 1
+            if not isinstance(update.get("messageId"), str):
+                ids.add(f"{kind} without a string messageId", _ev(link, frame))
+        if problem := _shape_problem(kind, update):
+            shapes.add(problem, _ev(link, frame, problem))
+    ids.finish(f"{messages} message updates, all with a messageId", checked=messages)
+    shapes.finish(f"{updates} updates with well-formed patch shapes", checked=updates)
+
+
+def _shape_problem(kind: Any, update: dict[str, Any]) -> str | None:
+    """Why an update's patch shape is wrong (MU-04/MU-05, TC-03, TC-05), or None."""
+    content = update.get("content")
+    if isinstance(kind, str) and kind.endswith("_chunk"):
+        if not (isinstance(content, dict) and isinstance(content.get("type"), str)):
+            return f"{kind}: content must be one block object"
+    elif kind in _UPSERTS or kind == "tool_call_update":
+        if content is not None and not isinstance(content, list):
+            return f"{kind}: content must be an array, null or omitted"
+        if kind == "tool_call_update" and not isinstance(update.get("toolCallId"), str):
+            return "tool_call_update without a toolCallId"
+    elif kind == "state_update" and not isinstance(update.get("state"), str):
+        return "state_update without a state"
+    return None
+
+
+def _schema(shared: Shared, pairs: list[tuple[AgentLink, Frame]], draft: str) -> None:
+    validator = SchemaValidator(draft)
+    row = _Row(shared, f"SCHEMA:{draft}")
+    checked = 0
+    for link, frame in pairs:
+        if not frame.ok or envelope_problem(frame.value):
+            continue
+        value = frame.value
+        called = link.method_of(value.get("id")) if isinstance(value, dict) else None
+        checked += 1
+        if problem := validator.check_frame(value, called):
+            row.add(short(problem, 120), _ev(link, frame, short(problem, 120)))
+    row.finish(f"{checked} frames valid under acp-v2-{draft}.json", checked=checked)

@@ -1,0 +1,35 @@
+"""The options of one ``acp2 check`` run (the CLI flags map onto these fields)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["DEFAULT_CANCEL_PROMPT", "DEFAULT_PERMISSION_PROMPT", "DEFAULT_PROMPT", "CheckOptions"]
+
+DEFAULT_PROMPT = "Say hello in one short sentence."
+DEFAULT_CANCEL_PROMPT = "Count slowly from 1 to 1000, one number per line."
+DEFAULT_PERMISSION_PROMPT = (
+    "Create a file named acp2-check.txt in the current directory containing the word hello."
+)
+
+
+@dataclass
+class CheckOptions:
+    """Everything ``acp2 check`` needs to know; the CLI flags map onto these fields.
+
+    ``timeout`` bounds every single wait for the agent; ``grace`` is how long the checker
+    keeps listening for frames that must *not* come (after an idle, after notifications).
+    ``cwd`` is the session directory (absolute; a fresh temporary directory when None).
+    """
+
+    argv: list[str]
+    draft: str = "aug"
+    timeout: float = 10.0
+    prompt: str = DEFAULT_PROMPT
+    cancel_prompt: str = DEFAULT_CANCEL_PROMPT
+    permission_prompt: str = DEFAULT_PERMISSION_PROMPT
+    cwd: str | None = None
+    env: dict[str, str] | None = None
+    only: frozenset[str] | None = None
+    jobs: int = 6
+    grace: float = 0.5

@@ -1,0 +1,162 @@
+"""What every probe shares: options, the :class:`Probe` handle, and protocol helpers.
+
+A probe is an async function taking a :class:`Probe`. It opens one or more agent
+processes with :meth:`Probe.link`, drives them, and records findings with
+:meth:`Probe.ok` / :meth:`Probe.fail` / :meth:`Probe.skip`. Raising :class:`Abort`
+ends the probe early; the runner marks its undecided rows SKIP with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from acp2.check.driver import AgentLink, Sent, open_link
+from acp2.check.frames import Frame
+from acp2.check.options import CheckOptions
+from acp2.check.results import Findings, Status
+
+__all__ = [
+    "Abort",
+    "Probe",
+    "ProbeSpec",
+    "Shared",
+    "has_capability",
+]
+
+CLIENT_INFO = {"name": "acp2-check", "title": "acp2 check", "version": "1"}
+
+
+class Abort(Exception):
+    """Stop the probe; its undecided rows become SKIP with this message."""
+
+
+@dataclass
+class Shared:
+    """State shared by all probes of one run (single event loop: no locking needed)."""
+
+    options: CheckOptions
+    findings: Findings
+    session_cwd: str
+    links: list[AgentLink] = field(default_factory=list)
+    agent: dict[str, Any] = field(default_factory=dict)
+
+
+class Probe:
+    """The handle a probe function works with."""
+
+    def __init__(self, name: str, shared: Shared) -> None:
+        self.name = name
+        self.shared = shared
+        self.options = shared.options
+        self.cwd = shared.session_cwd
+
+    @asynccontextmanager
+    async def link(self, label: str = "") -> AsyncIterator[AgentLink]:
+        """Start a fresh agent process for this probe (stopped and reaped on exit)."""
+        async with open_link(
+            self.options.argv,
+            label=f"{self.name}{':' + label if label else ''}",
+            wait_limit=self.options.timeout,
+            env=self.options.env,
+        ) as link:
+            self.shared.links.append(link)
+            yield link
+
+    def record(
+        self, key: str, status: Status, reason: str, frames: Iterable[Frame | Sent] = ()
+    ) -> None:
+        """Record a finding for row ``key`` with evidence (frames received or sent)."""
+        evidence = [f.evidence() for f in frames]
+        self.shared.findings.add(key, status, reason, evidence, probe=self.name)
+
+    def ok(self, key: str, reason: str = "") -> None:
+        """Record a PASS."""
+        self.record(key, Status.PASS, reason)
+
+    def fail(self, key: str, reason: str, frames: Iterable[Frame | Sent] = ()) -> None:
+        """Record a FAIL with the offending frames."""
+        self.record(key, Status.FAIL, reason, frames)
+
+    def skip(self, key: str, reason: str) -> None:
+        """Record a SKIP."""
+        self.record(key, Status.SKIP, reason)
+
+    def judge(
+        self, key: str, passed: bool, reason: str, frames: Iterable[Frame | Sent] = ()
+    ) -> None:
+        """PASS or FAIL on ``passed``; evidence is kept for failures only."""
+        if passed:
+            self.ok(key, reason)
+        else:
+            self.fail(key, reason, frames)
+
+    # -- protocol helpers ------------------------------------------------------------
+
+    async def initialize(self, link: AgentLink, version: int = 2) -> Frame | None:
+        """Send ``initialize`` asking for ``version``; the response frame or None."""
+        link.step(f"initialize v{version}")
+        params = {"protocolVersion": version, "info": CLIENT_INFO, "capabilities": {}}
+        return await link.call("initialize", params)
+
+    async def handshake(self, link: AgentLink) -> dict[str, Any]:
+        """Initialize with version 2; return the capabilities. Raises :class:`Abort`."""
+        frame = await self.initialize(link)
+        result = frame.value.get("result") if frame else None
+        if not isinstance(result, dict):
+            error = frame.value.get("error") if frame else None
+            raise Abort(f"initialize failed: {error or 'no answer'}{link.exit_note()}")
+        caps = result.get("capabilities")
+        caps = caps if isinstance(caps, dict) else {}
+        link.capabilities = caps
+        if has_capability(caps, "session"):
+            link.ping_call = ("session/list", {})
+        return caps
+
+    def require_session(self, caps: dict[str, Any], keys: Iterable[str]) -> None:
+        """Skip ``keys`` and stop the probe unless ``capabilities.session`` is advertised."""
+        if not has_capability(caps, "session"):
+            for key in keys:
+                self.skip(key, "the agent does not advertise capabilities.session")
+            raise Abort("no session capability")
+
+    async def new_session(self, link: AgentLink) -> str:
+        """Create a session in the checker's directory; its id. Raises :class:`Abort`
+        (also when the handshake showed no ``capabilities.session``)."""
+        if link.capabilities is not None and not has_capability(link.capabilities, "session"):
+            raise Abort("the agent does not advertise capabilities.session")
+        link.step("session/new")
+        frame = await link.call("session/new", {"cwd": self.cwd, "mcpServers": []})
+        result = frame.value.get("result") if frame else None
+        sid = result.get("sessionId") if isinstance(result, dict) else None
+        if not isinstance(sid, str):
+            error = frame.value.get("error") if frame else None
+            why = f"session/new failed: {error or 'no answer'}{link.exit_note()}"
+            self.fail("SS-03", why, [frame] if frame else [])  # session is advertised (IN-09)
+            raise Abort(why)
+        return sid
+
+
+def has_capability(caps: dict[str, Any], path: str) -> bool:
+    """Presence check for a dotted capability path: a non-null value (``{}`` counts, IN-07)."""
+    node: Any = caps
+    for part in path.split("."):
+        if not isinstance(node, dict) or node.get(part) is None:
+            return False
+        node = node[part]
+    return True
+
+
+ProbeFn = Callable[[Probe], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class ProbeSpec:
+    """A named probe and the rows it decides (undecided ones become SKIP)."""
+
+    name: str
+    fn: ProbeFn
+    rows: tuple[str, ...]
+    help: str

@@ -1,0 +1,203 @@
+"""Probes: malformed input and batches (TR-13, TR-01, TR-14, D-01).
+
+Each kind of malformed input goes to its own agent process, so an agent that dies on
+one fails that row alone. After each input a follow-up request shows whether the link
+is still usable; everything that arrived before its answer is the reply to the input.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from acp2.check.driver import AgentLink
+from acp2.check.frames import Frame, is_response, same_id
+from acp2.check.probes.base import Abort, Probe, ProbeSpec
+
+__all__ = ["MALFORMED_PROBES"]
+
+
+def _null_errors(frames: list[Frame]) -> list[Frame]:
+    return [
+        f
+        for f in frames
+        if isinstance(f.value, dict)
+        and is_response(f.value)
+        and f.value.get("id") is None
+        and isinstance(f.value.get("error"), dict)
+    ]
+
+
+def _code(frame: Frame) -> Any:
+    return frame.value["error"].get("code")
+
+
+async def _send_then_flush(
+    link: AgentLink, label: str, data: bytes, grace: float
+) -> tuple[Frame | None, list[Frame]]:
+    """Write ``data``, then a request; return its answer and every other frame before it."""
+    since = link.step(label)
+    await link.send_raw(data)
+    flush_id = f"alive-{label}"
+    await link.ping(flush_id)
+    answer = await link.response(flush_id, since=since)
+    await link.settle(grace)
+    others = [
+        f
+        for f in link.frames[since:]
+        if f is not answer
+        and f.ok
+        and not (isinstance(f.value, dict) and same_id(f.value.get("id"), flush_id))
+    ]
+    return answer, others
+
+
+async def _single_error(p: Probe, key: str, label: str, data: bytes, code: int) -> None:
+    async with p.link() as link:
+        await p.handshake(link)
+        answer, others = await _send_then_flush(link, f"malformed:{label}", data, 0.2)
+        errors = _null_errors(others)
+        if answer is None:
+            sent = [x for x in link.sent if x.raw == data]
+            p.fail(
+                key,
+                f"the agent stopped answering after {label}{link.exit_note()}",
+                [*sent, *others],
+            )
+        elif len(errors) != 1 or _code(errors[0]) != code or len(others) != 1:
+            p.fail(
+                key,
+                f"expected exactly one {code} error with id null, got {len(others)} frame(s)",
+                others,
+            )
+        else:
+            p.ok(key, f"one {code} error with id null; the link stayed usable")
+
+
+async def invalid_json(p: Probe) -> None:
+    """A line that is not JSON: one -32700 with id null, and the link stays up."""
+    await _single_error(p, "TR-13:json", "invalid JSON", b"{bad json\n", -32700)
+
+
+async def invalid_request(p: Probe) -> None:
+    """A JSON object that is not a request: one -32600 with id null."""
+    line = b'{"jsonrpc":"2.0","method":1,"params":"bar"}\n'
+    await _single_error(p, "TR-13:request", "a non-request object", line, -32600)
+
+
+async def invalid_utf8(p: Probe) -> None:
+    """A request whose bytes are not UTF-8 must not be dispatched (no result for it)."""
+    line = b'{"jsonrpc":"2.0","id":77,"method":"session/list","params":{"cwd":"/tmp/\xff"}}\n'
+    async with p.link() as link:
+        await p.handshake(link)
+        answer, others = await _send_then_flush(link, "malformed:invalid UTF-8", line, 0.2)
+        dispatched = [
+            f
+            for f in others
+            if isinstance(f.value, dict) and same_id(f.value.get("id"), 77) and "result" in f.value
+        ]
+        if answer is None:
+            p.fail("TR-01:utf8", f"the agent stopped answering{link.exit_note()}", others)
+        else:
+            p.judge(
+                "TR-01:utf8",
+                not dispatched,
+                "rejected, the link stayed usable"
+                if not dispatched
+                else "the request was dispatched and answered",
+                dispatched,
+            )
+
+
+def _message(method: str, id: Any = None) -> dict[str, Any]:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if id is not None:
+        message["id"] = id
+    return message
+
+
+async def batches(p: Probe) -> None:
+    """``[]``, a batch of notifications, and a mixed batch, judged per draft."""
+    async with p.link() as link:
+        await p.handshake(link)
+        answer, others = await _send_then_flush(link, "batch:empty", b"[]\n", p.options.grace)
+        if answer is None:
+            p.fail("TR-14:empty", f"the agent stopped answering after []{link.exit_note()}", others)
+            raise Abort("the agent stopped answering after a batch")
+        single = others and isinstance(others[0].value, dict) and _null_errors(others[:1])
+        p.judge(
+            "TR-14:empty",
+            bool(single) and len(others) == 1 and _code(others[0]) == -32600,
+            "one -32600 object" if single else "expected one -32600 error object",
+            others,
+        )
+        notes = [_message("_acp2check/n1"), _message("_acp2check/n2")]
+        data = json.dumps(notes).encode() + b"\n"
+        answer, others = await _send_then_flush(link, "batch:notifications", data, p.options.grace)
+        p.judge(
+            "TR-14:notifications",
+            answer is not None and not others,
+            "no reply" if not others else "a batch of notifications was answered",
+            others,
+        )
+        _judge_nov(p, others, "notifications")
+        await _mixed(p, link)
+
+
+async def _mixed(p: Probe, link: AgentLink) -> None:
+    entries = [
+        _message("_acp2check/b1", "b1"),
+        _message("_acp2check/n"),
+        5,
+        {**_message("session/list", "b2"), "params": {}},
+    ]
+    link.expect("b1", "_acp2check/b1")
+    link.expect("b2", "session/list")
+    data = json.dumps(entries).encode() + b"\n"
+    answer, others = await _send_then_flush(link, "batch:mixed", data, p.options.grace)
+    arrays = [f for f in others if isinstance(f.value, list)]
+    ok = len(others) == 1 and len(arrays) == 1 and _batch_entries_ok(arrays[0].value)
+    p.judge(
+        "TR-14:mixed",
+        answer is not None and ok,
+        "one array: b1, b2 and -32600 for the entry 5"
+        if ok
+        else "expected one array with 3 entries (b1, b2, -32600 id null)",
+        others,
+    )
+    _judge_nov(p, others, "mixed")
+
+
+def _batch_entries_ok(entries: list[Any]) -> bool:
+    ids = sorted(repr(e.get("id")) for e in entries if isinstance(e, dict))
+    return len(entries) == 3 and ids == sorted([repr("b1"), repr("b2"), repr(None)])
+
+
+def _judge_nov(p: Probe, others: list[Frame], label: str) -> None:
+    single = len(others) == 1 and bool(_null_errors(others)) and _code(others[0]) == -32600
+    p.judge(
+        "D-01:nov",
+        single,
+        f"{label} batch: one -32600 (Nov has no batches)"
+        if single
+        else f"{label} batch: Nov expects one -32600 with id null and nothing processed",
+        others,
+    )
+
+
+MALFORMED_PROBES = (
+    ProbeSpec("invalid-json", invalid_json, ("TR-13:json",), "a line that is not JSON"),
+    ProbeSpec(
+        "invalid-request",
+        invalid_request,
+        ("TR-13:request",),
+        "a JSON object that is not a request",
+    ),
+    ProbeSpec("invalid-utf8", invalid_utf8, ("TR-01:utf8",), "a request with invalid UTF-8"),
+    ProbeSpec(
+        "batches",
+        batches,
+        ("TR-14:empty", "TR-14:notifications", "TR-14:mixed", "D-01:nov"),
+        "empty, notification-only and mixed batches",
+    ),
+)

@@ -1,0 +1,304 @@
+"""The requirement rows ``acp2 check`` judges, keyed and cited by CHECKLIST.md id.
+
+Each :class:`Requirement` is one row of the report. ``key`` is unique; ``id`` is the
+CHECKLIST.md id it cites (several rows may cite one id). ``drafts`` says which draft the
+row applies to: a row in both drafts is judged the same way under either; a row in only
+one draft exists because the drafts disagree there, and ``diff`` names the section-4
+difference (``D-01`` ...). ``counterpart`` is the row of the other draft that judges the
+same observation, so the report can say how the agent fares under the other draft.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Final
+
+__all__ = ["DRAFTS", "REQUIREMENTS", "Level", "Requirement", "requirement"]
+
+#: The drafts a row can apply to: the seed's revision (default) and the TS SDK 2.4.0 draft.
+DRAFTS: Final = ("aug", "nov")
+BOTH: Final = ("aug", "nov")
+
+
+class Level(StrEnum):
+    """How much a failure weighs in the verdict."""
+
+    MUST = "MUST"  #: a failure makes the agent NOT CONFORMANT
+    SHOULD = "SHOULD"  #: reported, never changes the verdict
+    CAP = "CAP"  #: MUST once the agent advertises the capability; SKIP otherwise
+    INFO = "INFO"  #: an observation, never a failure of the agent
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One row: what is checked, how much it weighs, and under which draft."""
+
+    key: str
+    id: str
+    level: Level
+    text: str
+    drafts: tuple[str, ...] = BOTH
+    diff: str | None = None
+    counterpart: str | None = None
+    capability: str | None = None
+
+    def applies_to(self, draft: str) -> bool:
+        """True when this row is judged under ``draft``."""
+        return draft in self.drafts
+
+    @property
+    def draft_label(self) -> str:
+        """``both``, or the one draft this row comes from."""
+        return "both" if len(self.drafts) == 2 else self.drafts[0]
+
+
+M, S, C, INF = Level.MUST, Level.SHOULD, Level.CAP, Level.INFO
+AUG, NOV = ("aug",), ("nov",)
+
+_ROWS: Final[tuple[Requirement, ...]] = (
+    # -- handshake -----------------------------------------------------------------
+    Requirement("IN-03", "IN-03", M, "initialize answers protocolVersion, info and capabilities"),
+    Requirement("IN-15", "IN-15", M, "info carries a string name and version (title optional)"),
+    Requirement("IN-07", "IN-07", M, "capability markers are objects or null, never booleans"),
+    Requirement("IN-10", "IN-10", INF, "advertised capabilities"),
+    Requirement("IN-04:2", "IN-04", M, "protocolVersion 2 is echoed"),
+    Requirement(
+        "IN-04:65535", "IN-04", M, "protocolVersion 65535 gets a result with the agent's newest"
+    ),
+    Requirement(
+        "IN-04:1:aug",
+        "IN-04",
+        M,
+        "protocolVersion 1 gets a result: 1 if supported, else the newest (never an error)",
+        AUG,
+        "D-05",
+        "IN-04:1:nov",
+    ),
+    Requirement(
+        "IN-04:1:nov",
+        "IN-04",
+        M,
+        "protocolVersion 1 gets a version <= 1, or -32022 with data {requested, supported}",
+        NOV,
+        "D-05",
+        "IN-04:1:aug",
+    ),
+    # -- JSON-RPC hygiene ------------------------------------------------------------
+    Requirement("TR-09", "TR-09", M, "every request is answered once, echoing its id and id type"),
+    Requirement("TR-08", "TR-08", M, "notifications are never answered (MUST NOT)"),
+    Requirement("TR-22", "TR-22", M, "$/cancel_request for an unknown id gets no reply"),
+    Requirement("TR-11", "TR-11", S, "unknown and removed v1 methods get -32601"),
+    Requirement("EX-04", "EX-04", M, "an unknown `_` extension request gets -32601 with its id"),
+    Requirement("TR-12", "TR-12", M, "error objects carry an integer code and a string message"),
+    Requirement("TR-13:json", "TR-13", M, "invalid JSON gets -32700 with id null; link stays up"),
+    Requirement(
+        "TR-13:request", "TR-13", M, "a non-request object gets -32600, id null; link stays up"
+    ),
+    Requirement("TR-01:utf8", "TR-01", S, "a request with invalid UTF-8 is not dispatched"),
+    Requirement(
+        "TR-14:empty", "TR-14", M, "an empty batch [] gets one -32600 object, not an array"
+    ),
+    Requirement(
+        "TR-14:notifications",
+        "TR-14",
+        M,
+        "a batch of notifications gets no reply at all",
+        AUG,
+        "D-01",
+        "D-01:nov",
+    ),
+    Requirement(
+        "TR-14:mixed",
+        "TR-14",
+        S,
+        "a mixed batch gets one array: a response per request, -32600 for a bad entry",
+        AUG,
+        "D-01",
+        "D-01:nov",
+    ),
+    Requirement(
+        "D-01:nov",
+        "TR-14",
+        S,
+        "a batch gets one -32600 (id null) and nothing in it runs",
+        NOV,
+        "D-01",
+        "TR-14:notifications",
+    ),
+    # -- stdout and schema -----------------------------------------------------------
+    Requirement("TR-03", "TR-03", M, "nothing but JSON-RPC messages on stdout (MUST NOT)"),
+    Requirement("TR-01", "TR-01", M, "every stdout line is one UTF-8 JSON-RPC 2.0 message"),
+    Requirement(
+        "SCHEMA:aug",
+        "SCHEMA",
+        M,
+        "every frame validates against acp-v2-aug.json",
+        AUG,
+        "schema",
+        "SCHEMA:nov",
+    ),
+    Requirement(
+        "SCHEMA:nov",
+        "SCHEMA",
+        M,
+        "every frame validates against acp-v2-nov.json",
+        NOV,
+        "schema",
+        "SCHEMA:aug",
+    ),
+    # -- sessions ----------------------------------------------------------------------
+    Requirement(
+        "SS-03", "SS-03", C, "session/new returns a unique string sessionId", capability="session"
+    ),
+    Requirement(
+        "SS-18",
+        "SS-18",
+        C,
+        "session/list returns sessions [{sessionId, cwd}]",
+        capability="session",
+    ),
+    Requirement(
+        "SS-10", "SS-10", C, "session/resume without replayFrom succeeds", capability="session"
+    ),
+    Requirement(
+        "SS-11",
+        "SS-11",
+        C,
+        "resume without replayFrom sends no history first",
+        capability="session",
+    ),
+    Requirement(
+        "SS-12",
+        "SS-12",
+        C,
+        "resume from start replays history (with messageIds) before answering",
+        capability="session",
+    ),
+    Requirement(
+        "SS-16:nov",
+        "SS-16",
+        M,
+        "resume sends a state_update before its response",
+        NOV,
+        "D-14",
+    ),
+    Requirement("SS-22", "SS-22", C, "session/close answers {}", capability="session"),
+    Requirement(
+        "SS-23",
+        "SS-23",
+        C,
+        "session/delete answers {} and the session leaves the list",
+        capability="session.delete",
+    ),
+    Requirement("SS-23:again", "SS-23", S, "deleting a deleted session succeeds"),
+    # -- prompt lifecycle ----------------------------------------------------------------
+    Requirement("PL-03", "PL-03", M, "session/prompt is answered with a result before the idle"),
+    Requirement(
+        "PL-03:nov", "PL-03", M, "the prompt result carries messageId", NOV, "D-09", "D-09:aug"
+    ),
+    Requirement(
+        "D-09:aug",
+        "PL-03",
+        INF,
+        "the prompt result carries messageId (Nov clients need it)",
+        AUG,
+        "D-09",
+        "PL-03:nov",
+    ),
+    Requirement("PL-04", "PL-04", M, "the prompt is acknowledged by user_message with messageId"),
+    Requirement(
+        "PL-04:nov",
+        "PL-04",
+        M,
+        "the user_message id equals the prompt result's messageId",
+        NOV,
+        "D-09",
+    ),
+    Requirement("PL-06", "PL-06", M, "state_update running is sent when work starts"),
+    Requirement("PL-07", "PL-07", M, "every turn ends with idle carrying a stopReason"),
+    Requirement("PL-10", "PL-10", M, "stop reasons are known values or start with `_`"),
+    Requirement("PL-24", "PL-24", S, "exactly one idle per turn"),
+    Requirement("MU-01", "MU-01", M, "every message update and chunk has a string messageId"),
+    Requirement("MU-02", "MU-02", M, "distinct messages of one kind have distinct ids"),
+    Requirement(
+        "MU-02:aug",
+        "MU-02",
+        M,
+        "user, agent and thought messages never share an id",
+        AUG,
+        "D-25",
+        "D-25:nov",
+    ),
+    Requirement(
+        "D-25:nov",
+        "MU-02",
+        S,
+        "user, agent and thought messages never share an id",
+        NOV,
+        "D-25",
+        "MU-02:aug",
+    ),
+    Requirement("MU-05", "MU-05", M, "patch shapes: chunks carry one block, upserts an array"),
+    # -- prompt content ------------------------------------------------------------------
+    Requirement(
+        "IN-11",
+        "IN-11",
+        C,
+        "text and resource_link prompt blocks are accepted",
+        capability="session",
+    ),
+    Requirement(
+        "PL-02:image",
+        "PL-02",
+        C,
+        "an image prompt block is accepted",
+        capability="session.prompt.image",
+    ),
+    Requirement(
+        "PL-02:audio",
+        "PL-02",
+        C,
+        "an audio prompt block is accepted",
+        capability="session.prompt.audio",
+    ),
+    Requirement(
+        "PL-02:resource",
+        "PL-02",
+        C,
+        "an embedded resource prompt block is accepted",
+        capability="session.prompt.embeddedContext",
+    ),
+    Requirement(
+        "PL-02:nov", "PL-02", M, "an unadvertised prompt block type gets -32602", NOV, "D-10"
+    ),
+    # -- cancel and permission -----------------------------------------------------------
+    Requirement("PL-18", "PL-18", M, "session/cancel ends the turn with idle `cancelled`"),
+    Requirement("PL-19", "PL-19", M, "a cancel is never reported as an error"),
+    Requirement("PL-20", "PL-20", M, "nothing for the turn follows its idle `cancelled`"),
+    Requirement("PL-22", "PL-22", S, "the session takes a new prompt after a cancel"),
+    Requirement("PR-02", "PR-02", M, "a permission request has a title and options"),
+    Requirement("PL-09", "PL-09", S, "requires_action while waiting on permission, then running"),
+    Requirement(
+        "PL-18:permission", "PL-18", M, "cancel during a permission request ends idle `cancelled`"
+    ),
+    Requirement(
+        "PL-16:nov",
+        "PL-16",
+        S,
+        "on cancel the agent sends $/cancel_request for its permission",
+        NOV,
+        "D-15",
+    ),
+    # -- shutdown ---------------------------------------------------------------------
+    Requirement("TR-06", "TR-06", S, "the agent exits promptly when stdin closes while idle"),
+    Requirement("TR-06:busy", "TR-06", S, "the agent exits promptly when stdin closes mid-turn"),
+)
+
+#: Every row, by key, in report order.
+REQUIREMENTS: Final[dict[str, Requirement]] = {r.key: r for r in _ROWS}
+
+
+def requirement(key: str) -> Requirement:
+    """Return the row with this key; raises ``KeyError`` for an unknown key."""
+    return REQUIREMENTS[key]

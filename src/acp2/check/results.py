@@ -1,0 +1,209 @@
+"""Findings from probes, merged into report rows, and the verdict.
+
+A probe records :class:`Finding` values (PASS / FAIL / SKIP, a reason, evidence) against
+requirement keys; several probes may judge one row. A row FAILs if any finding failed,
+PASSes if at least one passed and none failed, and is SKIPped otherwise.
+
+The verdict only counts rows of the selected draft: the agent is CONFORMANT when no
+MUST row and no capability-gated row (of a capability it advertised) failed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import Any
+
+from acp2.check.requirements import REQUIREMENTS, Level, Requirement
+
+__all__ = ["Finding", "Findings", "Report", "Row", "Status"]
+
+MAX_EVIDENCE = 6
+
+
+class Status(StrEnum):
+    """The result of one row."""
+
+    PASS = "PASS"
+    FAIL = "FAIL"
+    SKIP = "SKIP"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One probe's judgement of one row."""
+
+    status: Status
+    reason: str = ""
+    evidence: tuple[str, ...] = ()
+    probe: str = ""
+
+
+class Findings:
+    """Collects findings per requirement key (the probes share one instance)."""
+
+    def __init__(self) -> None:
+        self._by_key: dict[str, list[Finding]] = {}
+
+    def add(
+        self,
+        key: str,
+        status: Status,
+        reason: str = "",
+        evidence: Iterable[str] = (),
+        *,
+        probe: str = "",
+    ) -> None:
+        """Record a finding; raises ``KeyError`` if ``key`` is not a known row."""
+        if key not in REQUIREMENTS:
+            raise KeyError(f"unknown requirement key: {key}")
+        self._by_key.setdefault(key, []).append(Finding(status, reason, tuple(evidence), probe))
+
+    def judged(self, key: str) -> bool:
+        """True once any finding was recorded for ``key``."""
+        return key in self._by_key
+
+    def rows(self) -> dict[str, Row]:
+        """Merge the findings into one row per requirement, in catalogue order."""
+        return {key: _merge(req, self._by_key.get(key, [])) for key, req in REQUIREMENTS.items()}
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the report."""
+
+    requirement: Requirement
+    status: Status
+    reason: str
+    evidence: tuple[str, ...] = ()
+
+    @property
+    def blocking(self) -> bool:
+        """True for a failure that makes the agent NOT CONFORMANT (MUST or advertised CAP)."""
+        return self.status is Status.FAIL and self.requirement.level in (Level.MUST, Level.CAP)
+
+    def to_json(self) -> dict[str, Any]:
+        """The row as JSON-ready data."""
+        req = self.requirement
+        return {
+            "key": req.key,
+            "id": req.id,
+            "level": req.level.value,
+            "drafts": list(req.drafts),
+            "differs": req.diff,
+            "capability": req.capability,
+            "description": req.text,
+            "result": self.status.value,
+            "reason": self.reason,
+            "evidence": list(self.evidence),
+        }
+
+
+def _merge(req: Requirement, findings: list[Finding]) -> Row:
+    if not findings:
+        return Row(req, Status.SKIP, "not probed")
+    fails = [f for f in findings if f.status is Status.FAIL]
+    if fails:
+        evidence = [e for f in fails for e in f.evidence][:MAX_EVIDENCE]
+        return Row(req, Status.FAIL, _reasons(fails), tuple(evidence))
+    passes = [f for f in findings if f.status is Status.PASS]
+    if passes:
+        return Row(req, Status.PASS, _reasons(passes))
+    return Row(req, Status.SKIP, _reasons(findings))
+
+
+def _reasons(findings: list[Finding]) -> str:
+    seen: list[str] = []
+    for f in findings:
+        text = f"{f.reason} [{f.probe}]" if f.probe and f.reason else f.reason
+        if text and text not in seen:
+            seen.append(text)
+    return "; ".join(seen)
+
+
+@dataclass
+class Report:
+    """The outcome of one ``acp2 check`` run."""
+
+    draft: str
+    argv: list[str]
+    rows: dict[str, Row]
+    agent: dict[str, Any] = field(default_factory=dict)
+    duration: float = 0.0
+
+    def under(self, draft: str) -> Report:
+        """The same observations judged under ``draft`` (the probes do not depend on it)."""
+        return replace(self, draft=draft)
+
+    def judged(self) -> list[Row]:
+        """The rows of the selected draft, in report order."""
+        return [r for r in self.rows.values() if r.requirement.applies_to(self.draft)]
+
+    def blocking(self) -> list[Row]:
+        """The failures that decide the verdict."""
+        return [r for r in self.judged() if r.blocking]
+
+    @property
+    def conformant(self) -> bool:
+        """True when no MUST and no advertised-capability row failed."""
+        return not self.blocking()
+
+    @property
+    def verdict(self) -> str:
+        """``CONFORMANT`` or ``NOT CONFORMANT (n MUST failures)``."""
+        n = len(self.blocking())
+        if n == 0:
+            return "CONFORMANT"
+        return f"NOT CONFORMANT ({n} MUST failure{'s' if n != 1 else ''})"
+
+    def counterpart(self, row: Row) -> Row | None:
+        """The row judging the same observation under the other draft, if any."""
+        key = row.requirement.counterpart
+        return self.rows.get(key) if key else None
+
+    def draft_notes(self) -> list[str]:
+        """One sentence per judged failure that comes from a difference between the drafts.
+
+        A failing row counts when it exists in one draft only and the other draft either
+        has no such rule or judges the same observation differently (it did not fail there).
+        """
+        other = "nov" if self.draft == "aug" else "aug"
+        notes = []
+        for row in self.judged():
+            req = row.requirement
+            if row.status is not Status.FAIL or req.diff is None:
+                continue
+            twin = self.counterpart(row)
+            if twin is None:
+                notes.append(
+                    f"{req.key}: a {self.draft}-only rule ({req.diff}); {other} has no such rule"
+                )
+            elif twin.status is not Status.FAIL:
+                notes.append(
+                    f"{req.key}: the drafts differ here ({req.diff}); under {other} "
+                    f"({twin.requirement.key}) it is {twin.status.value}"
+                )
+        return notes
+
+    def to_json(self) -> dict[str, Any]:
+        """The whole report as JSON-ready data (``--json FILE``)."""
+        counts = {s.value: 0 for s in Status}
+        for row in self.judged():
+            counts[row.status.value] += 1
+        return {
+            "tool": "acp2 check",
+            "draft": self.draft,
+            "agent_command": self.argv,
+            "agent": self.agent,
+            "verdict": self.verdict,
+            "conformant": self.conformant,
+            "must_failures": len(self.blocking()),
+            "counts": counts,
+            "duration_seconds": round(self.duration, 3),
+            "draft_notes": self.draft_notes(),
+            "rows": [r.to_json() for r in self.judged()],
+            "other_draft_rows": [
+                r.to_json() for r in self.rows.values() if not r.requirement.applies_to(self.draft)
+            ],
+        }

@@ -1,0 +1,312 @@
+"""A hand-written ACP v2 agent (a plain JSON-RPC loop) for testing ``acp2 check``.
+
+Correct by default (Aug rules; ``--nov`` answers version 1 with -32022 and rejects batches
+as the TypeScript SDK 2.4.0 does; ``--no-session`` advertises no session capability and
+has no session methods). ``--break RULE`` breaks exactly one rule:
+
+  no-idle                never reports idle
+  idle-no-stop-reason    ends normal turns with an idle that has no stopReason
+  no-message-id          sends agent_message_chunk without messageId
+  answers-notifications  answers every notification
+  cancel-as-error        reports a cancel as an error stop reason
+  stdout-logs            prints log lines to stdout
+  dies-on-invalid-json   exits on a line that is not JSON
+
+Prompt scenarios (first word): ``echo <text>``, ``wait`` (until cancelled), ``permission``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import sys
+import threading
+from typing import Any
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--break", dest="broken", default="")
+parser.add_argument("--nov", action="store_true")
+parser.add_argument("--no-session", action="store_true")
+ARGS = parser.parse_args()
+BROKEN, NOV = ARGS.broken, ARGS.nov
+LOCK = threading.Lock()
+COUNTER = itertools.count(1)
+SESSIONS: dict[str, Session] = {}
+PENDING: dict[int, dict[str, Any]] = {}
+
+
+def write(message: Any) -> None:
+    line = json.dumps(message, separators=(",", ":"))
+    with LOCK:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+
+def log(text: str) -> None:
+    if BROKEN == "stdout-logs":
+        with LOCK:
+            print(f"[reference-agent] {text}", flush=True)
+
+
+def error(id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
+    err: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        err["data"] = data
+    return {"jsonrpc": "2.0", "id": id, "error": err}
+
+
+class Session:
+    def __init__(self, sid: str, cwd: str) -> None:
+        self.id, self.cwd = sid, cwd
+        self.history: list[dict[str, Any]] = []
+        self.cancel = threading.Event()
+        self.busy = False
+
+    def update(self, update: dict[str, Any], *, keep: bool = False) -> None:
+        if keep:
+            self.history.append(update)
+        write(
+            {
+                "jsonrpc": "2.0",
+                "method": "session/update",
+                "params": {"sessionId": self.id, "update": update},
+            }
+        )
+
+    def state(self, state: str, reason: str | None = None, **extra: Any) -> None:
+        update: dict[str, Any] = {"sessionUpdate": "state_update", "state": state}
+        if reason is not None:
+            update["stopReason"] = reason
+        self.update({**update, **extra})
+
+    def idle(self, reason: str) -> None:
+        self.busy = False
+        if BROKEN == "no-idle":
+            return
+        if reason == "cancelled" and BROKEN == "cancel-as-error":
+            self.state("idle", "error", error={"code": -32800, "message": "Request cancelled"})
+        elif reason == "end_turn" and BROKEN == "idle-no-stop-reason":
+            self.state("idle")
+        else:
+            self.state("idle", reason)
+
+    def say(self, mid: str, text: str) -> None:
+        chunk: dict[str, Any] = {
+            "sessionUpdate": "agent_message_chunk",
+            "messageId": mid,
+            "content": {"type": "text", "text": text},
+        }
+        if BROKEN == "no-message-id":
+            del chunk["messageId"]
+        self.update(chunk)
+
+
+def ask_permission(session: Session) -> str:
+    rid = 1000 + next(COUNTER)
+    slot: dict[str, Any] = {"event": threading.Event()}
+    PENDING[rid] = slot
+    options = [
+        {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
+        {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+    ]
+    write(
+        {
+            "jsonrpc": "2.0",
+            "id": rid,
+            "method": "session/request_permission",
+            "params": {"sessionId": session.id, "title": "May I?", "options": options},
+        }
+    )
+    session.state("requires_action")
+    while not slot["event"].wait(0.02):
+        if session.cancel.is_set():
+            if NOV:
+                write(
+                    {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": rid}}
+                )
+            slot["event"].wait(2)
+            return "cancelled"
+    outcome = (slot.get("result") or {}).get("outcome") or {}
+    return str(outcome.get("optionId") or outcome.get("outcome"))
+
+
+def run_turn(session: Session, text: str, user: dict[str, Any]) -> None:
+    session.update(user, keep=True)
+    session.state("running")
+    word, _, rest = text.partition(" ")
+    mid = f"a{next(COUNTER)}"
+    if word == "wait":
+        session.say(mid, "Waiting until cancelled...")
+        session.cancel.wait()
+    elif word == "permission":
+        choice = ask_permission(session)
+        if choice != "cancelled":
+            session.state("running")
+            session.say(mid, f"You chose: {choice}")
+    else:
+        for i, piece in enumerate((rest if word == "echo" else text).split(" ")):
+            session.say(mid, piece if i == 0 else " " + piece)
+    session.history.append(
+        {
+            "sessionUpdate": "agent_message",
+            "messageId": mid,
+            "content": [{"type": "text", "text": "(reply)"}],
+        }
+    )
+    session.idle("cancelled" if session.cancel.is_set() else "end_turn")
+
+
+def on_prompt(id: Any, params: dict[str, Any]) -> list[Any]:
+    session = SESSIONS.get(params.get("sessionId", ""))
+    if session is None:
+        return [error(id, -32002, "Unknown session", {"sessionId": params.get("sessionId")})]
+    blocks = params.get("prompt") or []
+    for block in blocks:
+        if block.get("type") not in ("text", "resource_link"):
+            return [error(id, -32602, f"Unsupported prompt block: {block.get('type')}")]
+    log("prompt received")
+    text = " ".join(b.get("text", "") for b in blocks if b.get("type") == "text").strip()
+    mid = f"u{next(COUNTER)}"
+    session.cancel.clear()
+    session.busy = True
+    user = {"sessionUpdate": "user_message", "messageId": mid, "content": blocks}
+    write({"jsonrpc": "2.0", "id": id, "result": {"messageId": mid}})  # before the turn starts
+    threading.Thread(target=run_turn, args=(session, text, user), daemon=True).start()
+    return []
+
+
+def on_initialize(params: dict[str, Any]) -> Any:
+    version = params.get("protocolVersion")
+    if NOV and isinstance(version, int) and version < 2:
+        raise Reject(
+            -32022, "Unsupported protocol version", {"requested": version, "supported": [2]}
+        )
+    return {
+        "protocolVersion": 2,
+        "info": {"name": "reference-agent", "version": "1"},
+        "capabilities": {} if ARGS.no_session else {"session": {"prompt": {}, "delete": {}}},
+    }
+
+
+def on_resume(params: dict[str, Any]) -> Any:
+    session = SESSIONS.get(params.get("sessionId", ""))
+    if session is None:
+        raise Reject(-32002, "Unknown session", {"sessionId": params.get("sessionId")})
+    if (params.get("replayFrom") or {}).get("type") == "start":
+        for update in session.history:
+            session.update(update)
+    session.state("running" if session.busy else "idle")
+    return {}
+
+
+def on_close(params: dict[str, Any]) -> Any:
+    session = SESSIONS.get(params.get("sessionId", ""))
+    if session is not None:
+        session.cancel.set()
+    return {}
+
+
+class Reject(Exception):
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.data = code, message, data
+
+
+def new_session(params: dict[str, Any]) -> Any:
+    sid = f"sess_{next(COUNTER)}"
+    SESSIONS[sid] = Session(sid, params.get("cwd", "/"))
+    return {"sessionId": sid}
+
+
+HANDLERS = {
+    "initialize": on_initialize,
+    "session/new": new_session,
+    "session/list": lambda p: {
+        "sessions": [{"sessionId": s.id, "cwd": s.cwd} for s in SESSIONS.values()]
+    },
+    "session/resume": on_resume,
+    "session/close": on_close,
+    "session/delete": lambda p: (SESSIONS.pop(p.get("sessionId", ""), None), {})[1],
+}
+
+
+def on_request(msg: dict[str, Any]) -> list[Any]:
+    id, method, params = msg["id"], msg["method"], msg.get("params") or {}
+    if ARGS.no_session and method.startswith("session/"):
+        return [error(id, -32601, f"Method not found: {method}")]
+    if method == "session/prompt":
+        return on_prompt(id, params)
+    handler = HANDLERS.get(method)
+    if handler is None:
+        return [error(id, -32601, f"Method not found: {method}")]
+    try:
+        return [{"jsonrpc": "2.0", "id": id, "result": handler(params)}]
+    except Reject as exc:
+        return [error(id, exc.code, exc.message, exc.data)]
+
+
+def on_message(msg: Any) -> list[Any]:
+    """Handle one message; return the responses to send."""
+    if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0":
+        return [error(None, -32600, "Invalid request")]
+    if "method" not in msg:
+        slot = PENDING.pop(msg.get("id"), None) if "id" in msg else None
+        if slot is not None:
+            slot["result"] = msg.get("result")
+            slot["event"].set()
+        return []
+    if not isinstance(msg["method"], str):
+        return [error(None, -32600, "Invalid request")]
+    if "id" in msg:
+        return on_request(msg)
+    if msg["method"] == "session/cancel":
+        session = SESSIONS.get((msg.get("params") or {}).get("sessionId", ""))
+        if session is not None:
+            session.cancel.set()
+    return (
+        [{"jsonrpc": "2.0", "id": None, "result": None}]
+        if BROKEN == "answers-notifications"
+        else []
+    )
+
+
+def on_line(raw: bytes) -> None:
+    try:
+        msg = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        if BROKEN == "dies-on-invalid-json":
+            raise
+        write(error(None, -32700, "Parse error"))
+        return
+    if isinstance(msg, list):
+        if not msg or NOV:
+            write(
+                error(
+                    None,
+                    -32600,
+                    "Invalid request: batches are not supported"
+                    if msg
+                    else "Invalid request: empty batch",
+                )
+            )
+            return
+        answers = [a for entry in msg for a in on_message(entry)]
+        if answers:
+            write(answers)
+        return
+    for answer in on_message(msg):
+        write(answer)
+
+
+def main() -> None:
+    log("reference agent starting")
+    for raw in sys.stdin.buffer:
+        if raw.strip():
+            on_line(raw.rstrip(b"\r\n"))
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,64 @@
+"""Whole checks of the hand-written reference agent: conformant as written, and NOT
+CONFORMANT -- naming the broken requirement -- once one rule is broken."""
+
+from __future__ import annotations
+
+import pytest
+from check_support import REFERENCE, check, checker_errors, failing
+
+from acp2.check import Status
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_the_reference_agent_is_conformant_under_the_seed_revision() -> None:
+    report = await check(REFERENCE)
+    assert checker_errors(report) == []
+    assert report.verdict == "CONFORMANT", failing(report)
+    skipped = {r.requirement.key for r in report.judged() if r.status is Status.SKIP}
+    assert skipped == {"PL-02:image", "PL-02:audio", "PL-02:resource"}  # not advertised
+
+
+async def test_an_agent_following_the_nov_draft_gets_an_honest_verdict_under_each_draft() -> None:
+    report = await check([*REFERENCE, "--nov"], draft="nov")
+    assert report.verdict == "CONFORMANT", failing(report)
+    under_aug = report.under("aug")
+    assert failing(under_aug) == {"IN-04:1:aug", "TR-14:notifications"}
+    notes = " ".join(under_aug.draft_notes())
+    assert "(D-05); under nov (IN-04:1:nov) it is PASS" in notes
+    assert "(D-01); under nov (D-01:nov) it is PASS" in notes
+
+
+async def test_capability_rows_are_skipped_for_an_agent_without_sessions() -> None:
+    report = await check([*REFERENCE, "--no-session"], only=frozenset({"sessions", "content"}))
+    assert report.verdict == "CONFORMANT"
+    gated = [r for r in report.judged() if r.requirement.level == "CAP"]
+    assert gated
+    assert all(r.status is Status.SKIP for r in gated)
+    assert "does not advertise capabilities.session" in report.rows["SS-03"].reason
+
+
+BROKEN = [
+    # (rule broken, the row that must fail, every blocking row allowed to fail with it)
+    ("no-idle", "PL-07", {"PL-07", "PL-18", "PL-18:permission", "IN-11"}),
+    ("idle-no-stop-reason", "PL-07", {"PL-07"}),
+    ("no-message-id", "MU-01", {"MU-01", "SCHEMA:aug"}),
+    ("answers-notifications", "TR-08", {"TR-08", "TR-22", "TR-14:notifications"}),
+    ("cancel-as-error", "PL-19", {"PL-19", "PL-18", "PL-18:permission"}),
+    ("stdout-logs", "TR-03", {"TR-03"}),
+    ("dies-on-invalid-json", "TR-13:json", {"TR-13:json"}),
+]
+
+
+@pytest.mark.parametrize(("rule", "key", "allowed"), BROKEN, ids=[b[0] for b in BROKEN])
+async def test_a_broken_agent_is_not_conformant_and_the_broken_rule_is_named(
+    rule: str, key: str, allowed: set[str]
+) -> None:
+    report = await check([*REFERENCE, "--break", rule], timeout=2.0)
+    assert checker_errors(report) == []
+    assert not report.conformant
+    assert key in failing(report) <= allowed, failing(report)
+    row = report.rows[key]
+    assert row.reason
+    assert row.evidence, row  # the offending frames are shown
+    assert report.verdict.startswith("NOT CONFORMANT (")

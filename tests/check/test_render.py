@@ -1,0 +1,52 @@
+"""The printed report: a row per requirement, evidence for failures, the verdict last."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from acp2.check.render import print_report, render_plain
+from acp2.check.results import Findings, Report, Status
+
+
+def sample(draft: str = "aug") -> Report:
+    findings = Findings()
+    findings.add("TR-03", Status.FAIL, "a log line", ["+0.1s [start] <- INFO hello"], probe="audit")
+    findings.add("PL-07", Status.PASS, "idle with end_turn")
+    findings.add("IN-04:1:nov", Status.FAIL, "answered 2")
+    findings.add("IN-04:1:aug", Status.PASS, "answered 2")
+    agent = {"info": {"name": "demo", "version": "1.0"}, "protocolVersion": 2}
+    return Report(draft, ["demo-agent", "--stdio"], findings.rows(), agent, 1.5)
+
+
+def test_the_plain_report_shows_rows_reasons_evidence_and_ends_with_the_verdict() -> None:
+    text = render_plain(sample())
+    lines = text.splitlines()
+    assert lines[0] == "acp2 check -- demo-agent --stdio"
+    assert "agent: demo 1.0, protocol 2" in lines
+    assert any(line.startswith("TR-03") and "MUST" in line and "FAIL" in line for line in lines)
+    assert "INFO hello" in text
+    assert "a log line [audit]" in text
+    assert "IN-04:1:nov" not in text  # a Nov row is not judged under aug
+    assert lines[-1] == "VERDICT: NOT CONFORMANT (1 MUST failure)"
+
+
+def test_under_the_other_draft_the_report_says_which_failures_are_draft_differences() -> None:
+    text = render_plain(sample("nov"))
+    assert "IN-04:1:nov          MUST   nov*  FAIL" in text
+    assert "under aug (IN-04:1:aug) it is PASS" in text
+    assert text.splitlines()[-1] == "VERDICT: NOT CONFORMANT (2 MUST failures)"
+
+
+def test_passing_reasons_appear_only_when_verbose() -> None:
+    assert "idle with end_turn" not in render_plain(sample())
+    assert "idle with end_turn" in render_plain(sample(), verbose=True)
+
+
+@pytest.mark.parametrize("plain", [True, False])
+def test_printing_works_with_and_without_rich(plain: bool) -> None:
+    out = io.StringIO()
+    print_report(sample(), out, plain=plain)
+    assert out.getvalue().rstrip().splitlines()[-1] == "VERDICT: NOT CONFORMANT (1 MUST failure)"
+    assert "TR-03" in out.getvalue()

@@ -1,0 +1,75 @@
+"""Validation against the shipped schemas, with messages from the branch the tag selects."""
+
+from __future__ import annotations
+
+import sys
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from acp2.check.validator import MissingJsonschema, SchemaValidator, require_jsonschema
+
+DATA = Path(__file__).parents[1] / "data" / "schema"
+
+
+@pytest.mark.parametrize("draft", ["aug", "nov"])
+def test_the_shipped_schemas_are_byte_copies_of_the_vendored_ones(draft: str) -> None:
+    name = f"acp-v2-{draft}.json"
+    shipped = resources.files("acp2.check").joinpath("schemas", name).read_bytes()
+    assert shipped == (DATA / name).read_bytes()
+
+
+def test_the_prompt_receipt_differs_between_the_drafts() -> None:
+    frame = {"jsonrpc": "2.0", "id": 3, "result": {}}
+    assert SchemaValidator("aug").check_frame(frame, "session/prompt") is None
+    problem = SchemaValidator("nov").check_frame(frame, "session/prompt")
+    assert problem == "PromptResponse at (top): 'messageId' is a required property"
+
+
+@pytest.mark.parametrize("draft", ["aug", "nov"])
+def test_a_chunk_without_message_id_is_explained_by_its_own_branch(draft: str) -> None:
+    update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x"}}
+    frame = {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {"sessionId": "s", "update": update},
+    }
+    problem = SchemaValidator(draft).check_frame(frame, None)
+    assert problem == "UpdateSessionNotification at update: 'messageId' is a required property"
+
+
+def test_agents_may_send_only_what_clients_handle() -> None:
+    validator = SchemaValidator("aug")
+    prompt = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "session/prompt",
+        "params": {"sessionId": "s", "prompt": []},
+    }
+    assert "not an ACP request an agent may send" in (validator.check_frame(prompt, None) or "")
+    ask = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "session/request_permission",
+        "params": {
+            "sessionId": "s",
+            "title": "May I?",
+            "options": [{"optionId": "a", "name": "Allow", "kind": "allow_once"}],
+        },
+    }
+    assert validator.check_frame(ask, None) is None
+    assert validator.check_frame({"jsonrpc": "2.0", "method": "_x/y"}, None) is None
+
+
+def test_errors_are_validated_against_the_error_definition() -> None:
+    bad = {"jsonrpc": "2.0", "id": 1, "error": {"code": "oops", "message": "m"}}
+    assert "Error at code" in (SchemaValidator("nov").check_frame(bad, "initialize") or "")
+
+
+def test_without_jsonschema_a_clear_install_hint_is_raised(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "jsonschema", None)
+    with pytest.raises(MissingJsonschema, match=r"pip install 'acp2\[check\]'"):
+        require_jsonschema()
