@@ -1,0 +1,45 @@
+"""The client runtime: launch or connect to an ACP v2 agent and drive its sessions.
+
+::
+
+    from acp2.client import allow_all, connect
+
+    async with connect(["acp2", "test-agent"], permissions=allow_all) as client:
+        session = await client.new_session()
+        work = await session.prompt("echo hello")
+        async for update in work:      # every update of this work, until idle
+            ...
+        print(await work.wait(), work.text)    # "end_turn hello"
+
+See ``docs/writing-a-client.md``. The pieces: :func:`connect` / :func:`connect_transport`
+(initialized :class:`ClientConnection`), :class:`ClientSession` (reduced state, prompt,
+cancel, close), :class:`Work` (one prompt's updates until idle), the permission
+policies :func:`allow_all`, :func:`deny_all`, :func:`interactive`.
+"""
+
+from acp2.client.connection import ClientConnection
+from acp2.client.launch import client_info, connect, connect_transport
+from acp2.client.permissions import (
+    PermissionPolicy,
+    PermissionRequest,
+    allow_all,
+    deny_all,
+    interactive,
+)
+from acp2.client.session import ClientSession, UpdateListener
+from acp2.client.work import Work
+
+__all__ = [
+    "ClientConnection",
+    "ClientSession",
+    "PermissionPolicy",
+    "PermissionRequest",
+    "UpdateListener",
+    "Work",
+    "allow_all",
+    "client_info",
+    "connect",
+    "connect_transport",
+    "deny_all",
+    "interactive",
+]

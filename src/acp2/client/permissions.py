@@ -1,0 +1,199 @@
+"""Answering ``session/request_permission``: the request a policy sees, and the policies.
+
+A *policy* is any callable that takes a :class:`PermissionRequest` and returns (or
+awaits to) the chosen :class:`~acp2.schema.PermissionOption`, its ``optionId``, or
+``None`` to decline (answered with outcome ``cancelled``: never approval, PR-08).
+Ready-made policies: :func:`allow_all`, :func:`deny_all` and :func:`interactive`.
+An option id that was not offered, or a policy that raises, is answered ``cancelled``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import logging
+import sys
+import threading
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TextIO, TypeAlias
+
+import anyio
+import anyio.from_thread
+import anyio.lowlevel
+
+from acp2.schema import (
+    CancelledPermissionOutcome,
+    CommandPermissionSubject,
+    PermissionOption,
+    RequestPermissionRequest,
+    RequestPermissionResponse,
+    SelectedPermissionOutcome,
+    ToolCallPermissionSubject,
+)
+from acp2.state import ToolCallState
+
+if TYPE_CHECKING:
+    from acp2.client.session import ClientSession
+
+__all__ = [
+    "PermissionPolicy",
+    "PermissionRequest",
+    "allow_all",
+    "deny_all",
+    "interactive",
+]
+
+log = logging.getLogger("acp2.client")
+
+#: What a policy may return: an offered option, its id, or None (decline).
+Choice: TypeAlias = PermissionOption | str | None
+#: A permission policy: sync or async callable from request to choice.
+PermissionPolicy: TypeAlias = Callable[["PermissionRequest"], Awaitable[Choice] | Choice]
+
+ALLOW_KINDS = ("allow_once", "allow_always")
+REJECT_KINDS = ("reject_once", "reject_always")
+
+
+@dataclass(frozen=True, eq=False)
+class PermissionRequest:
+    """One pending ``session/request_permission`` from the agent.
+
+    ``params`` is the request as received; ``session`` the session it names, whose state
+    already includes the ``tool_call`` subject's patch (PR-04).
+    """
+
+    session: ClientSession
+    params: RequestPermissionRequest
+
+    @property
+    def title(self) -> str:
+        """The prompt text for the user (never copied onto the tool call, PR-03)."""
+        return self.params.title
+
+    @property
+    def description(self) -> str | None:
+        """Optional longer prompt text."""
+        value = self.params.description
+        return value if isinstance(value, str) else None
+
+    @property
+    def options(self) -> list[PermissionOption]:
+        """The options offered, in order."""
+        return list(self.params.options)
+
+    @property
+    def command(self) -> CommandPermissionSubject | None:
+        """The ``command`` subject, if the agent asks to run a shell command."""
+        subject = self.params.subject
+        return subject if isinstance(subject, CommandPermissionSubject) else None
+
+    @property
+    def tool_call(self) -> ToolCallState | None:
+        """The tool call this request is about (from a ``tool_call`` subject or a
+        ``command`` subject's ``toolCallId``), as currently reduced; else None."""
+        subject = self.params.subject
+        call_id: Any = None
+        if isinstance(subject, ToolCallPermissionSubject):
+            call_id = subject.tool_call.tool_call_id
+        elif isinstance(subject, CommandPermissionSubject):
+            call_id = subject.tool_call_id
+        return self.session.state.tool_calls.get(call_id) if isinstance(call_id, str) else None
+
+    def option_of_kind(self, *kinds: str) -> PermissionOption | None:
+        """The first offered option whose kind is ``kinds[0]``, else ``kinds[1]``, ...;
+        None when none is offered."""
+        for kind in kinds:
+            for option in self.params.options:
+                if option.kind == kind:
+                    return option
+        return None
+
+
+def allow_all(request: PermissionRequest) -> PermissionOption | None:
+    """Policy: pick ``allow_once`` (else ``allow_always``); decline if neither is offered."""
+    return request.option_of_kind(*ALLOW_KINDS)
+
+
+def deny_all(request: PermissionRequest) -> PermissionOption | None:
+    """Policy: pick ``reject_once`` (else ``reject_always``); else decline (``cancelled``)."""
+    return request.option_of_kind(*REJECT_KINDS)
+
+
+def interactive(
+    *, input: TextIO | None = None, output: TextIO | None = None
+) -> Callable[[PermissionRequest], Awaitable[Choice]]:
+    """Return a policy that asks on a terminal: it prints the request and the numbered
+    options to ``output`` (default stderr) and reads a number from ``input`` (default
+    stdin) in a worker thread. An empty line, end of input or anything else declines."""
+
+    async def ask(request: PermissionRequest) -> Choice:
+        out = output or sys.stderr
+        out.write(render_request(request))
+        out.flush()
+        choice = (await _read_line(input or sys.stdin)).strip()
+        if choice.isdigit() and 1 <= int(choice) <= len(request.params.options):
+            return request.params.options[int(choice) - 1]
+        return None
+
+    return ask
+
+
+async def _read_line(stream: TextIO) -> str:
+    """Read one line in a daemon thread: a prompt abandoned by cancel must not keep the
+    process alive at exit (anyio's worker threads are joined at interpreter exit)."""
+    done = anyio.Event()
+    token = anyio.lowlevel.current_token()
+    result: list[str] = []
+
+    def read() -> None:
+        try:
+            result.append(stream.readline())
+        except (OSError, ValueError):
+            result.append("")
+        # RuntimeError: the event loop is gone, so nobody is waiting any more.
+        with contextlib.suppress(RuntimeError):
+            anyio.from_thread.run_sync(done.set, token=token)
+
+    threading.Thread(target=read, name="acp2 permission prompt", daemon=True).start()
+    await done.wait()
+    return result[0]
+
+
+def render_request(request: PermissionRequest) -> str:
+    """The text :func:`interactive` shows: title, description, command, numbered options."""
+    lines = [f"\nPermission requested: {request.title}"]
+    if request.description:
+        lines.append(f"  {request.description}")
+    if request.command is not None:
+        lines.append(f"  $ {request.command.command}   (in {request.command.cwd})")
+    for number, option in enumerate(request.params.options, 1):
+        lines.append(f"  [{number}] {option.name} ({option.kind})")
+    lines.append("Choose a number (anything else declines): ")
+    return "\n".join(lines)
+
+
+CANCELLED = RequestPermissionResponse(outcome=CancelledPermissionOutcome())
+
+
+def to_response(choice: Choice, offered: Sequence[PermissionOption]) -> RequestPermissionResponse:
+    """Turn a policy's choice into the response; anything not offered is ``cancelled``."""
+    option_id = choice.option_id if isinstance(choice, PermissionOption) else choice
+    if option_id is None:
+        return CANCELLED
+    if not any(option.option_id == option_id for option in offered):
+        log.warning("permission policy chose %r, which was not offered: declining", option_id)
+        return CANCELLED
+    return RequestPermissionResponse(outcome=SelectedPermissionOutcome(option_id=option_id))
+
+
+async def run_policy(policy: PermissionPolicy, request: PermissionRequest) -> Choice:
+    """Call ``policy`` (sync or async); a policy that raises declines (logged)."""
+    try:
+        result = policy(request)
+        if inspect.isawaitable(result):
+            result = await result
+    except Exception:
+        log.exception("permission policy failed: declining")
+        return None
+    return result

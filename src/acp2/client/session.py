@@ -1,0 +1,261 @@
+"""A :class:`ClientSession`: one agent session as the client sees and drives it.
+
+Every ``session/update`` for the session is reduced into :attr:`ClientSession.state`
+(:mod:`acp2.state`), handed to the active :class:`~acp2.client.work.Work` objects and to
+the listeners, in arrival order -- also while the session is idle (PL-12).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+import anyio
+
+from acp2.client.checks import check_prompt
+from acp2.client.permissions import CANCELLED, PermissionRequest, run_policy, to_response
+from acp2.client.work import Work
+from acp2.errors import LocalProtocolError, ResourceNotFound
+from acp2.schema import (
+    AvailableCommandsUpdate,
+    BackgroundToolCall,
+    CancelSessionNotification,
+    CloseSessionRequest,
+    CloseSessionResponse,
+    CommandPermissionSubject,
+    ConfigOptionUpdate,
+    PromptRequest,
+    PromptResponse,
+    RequestPermissionRequest,
+    RequestPermissionResponse,
+    TextContent,
+    ToolCallPermissionSubject,
+)
+from acp2.state import SessionState, apply_permission_subject, mark_cancelled, reduce
+
+if TYPE_CHECKING:
+    from acp2.client.connection import ClientConnection
+
+__all__ = ["ClientSession", "UpdateListener"]
+
+log = logging.getLogger("acp2.client")
+
+_SEED_KINDS = (AvailableCommandsUpdate, ConfigOptionUpdate)
+
+#: Called inline with each update of the session (typed) and its exact JSON bytes.
+UpdateListener: TypeAlias = Callable[[Any, bytes], None]
+
+
+class _Pending:
+    """One permission request waiting for its answer."""
+
+    __slots__ = ("event", "params", "response", "scope")
+
+    def __init__(self, params: RequestPermissionRequest) -> None:
+        self.params = params
+        self.event = anyio.Event()
+        self.scope = anyio.CancelScope()
+        self.response: RequestPermissionResponse | None = None
+
+    def resolve(self, response: RequestPermissionResponse) -> None:
+        if self.response is None:
+            self.response = response
+            self.event.set()
+        self.scope.cancel()
+
+
+class ClientSession:
+    """A session on a :class:`~acp2.client.ClientConnection`.
+
+    ``id`` is the agent's session id, ``cwd`` its working directory, ``state`` the
+    reduced :class:`~acp2.state.SessionState` (read-only for callers), ``closed`` True
+    after :meth:`close`. Create one with ``new_session`` or ``resume``.
+    """
+
+    def __init__(self, client: ClientConnection, session_id: str, cwd: str) -> None:
+        self.client = client
+        self.id = session_id
+        self.cwd = cwd
+        self.state = SessionState(session_id=session_id)
+        self.closed = False
+        self._works: list[Work] = []
+        self._listeners: list[UpdateListener] = []
+        self._pending: set[_Pending] = set()
+        self._changed = anyio.Event()
+        self._waiting = 0
+        self._failure: BaseException | None = None
+        #: Snapshot kinds already received (they win over a new/resume response, SS-25).
+        self._seeded: set[type] = set()
+
+    def __repr__(self) -> str:
+        return f"ClientSession(id={self.id!r}, foreground={self.state.foreground!r})"
+
+    # -- updates ---------------------------------------------------------------------------
+
+    def add_listener(self, listener: UpdateListener) -> Callable[[], None]:
+        """Call ``listener(update, raw_json)`` for every later update of this session, after
+        it is reduced; returns a function that removes the listener. Keep it quick: it runs
+        inline in the connection's reader. Exceptions are logged, not raised."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _receive(self, update: Any, raw: bytes) -> None:
+        """Reduce one update, then hand it to the active works and the listeners."""
+        reduce(self.state, update)
+        if type(update) in _SEED_KINDS:
+            self._seeded.add(type(update))
+        for work in self._works:
+            work._push(update)
+        self._works = [work for work in self._works if not work.done]
+        for listener in list(self._listeners):
+            try:
+                listener(update, raw)
+            except Exception:
+                log.exception("update listener failed in session %s", self.id)
+        self._wake()
+
+    def _wake(self) -> None:
+        # A new Event only when someone waits: this runs once per update on the hot path.
+        if self._waiting:
+            event, self._changed = self._changed, anyio.Event()
+            event.set()
+
+    async def _wait_change(self) -> None:
+        """Wait for the next update (or failure); raise the failure if there is one."""
+        if self._failure is not None:
+            raise self._failure
+        self._waiting += 1
+        try:
+            await self._changed.wait()
+        finally:
+            self._waiting -= 1
+        if self._failure is not None:
+            raise self._failure
+
+    def _fail(self, exc: BaseException) -> None:
+        """The connection is gone (or the session closed): every waiter raises ``exc``."""
+        if self._failure is None:
+            self._failure = exc
+        for work in self._works:
+            work._fail(exc)
+        for pending in list(self._pending):
+            pending.resolve(CANCELLED)
+        self._wake()
+
+    # -- prompting -------------------------------------------------------------------------
+
+    async def prompt(self, prompt: str | Sequence[Any]) -> Work:
+        """Send ``session/prompt`` and return the :class:`Work` once the agent accepted it.
+
+        ``prompt`` is text or a list of content blocks. Raises ``LocalProtocolError``
+        (sending nothing) for an empty prompt or content the agent did not advertise
+        (PL-02), the agent's ``RequestError`` if it refuses the prompt (``-32800``: it was
+        withdrawn by a cancel), ``ConnectionClosed`` if the agent goes away.
+        """
+        self._check_open()
+        blocks = [TextContent(text=prompt)] if isinstance(prompt, str) else list(prompt)
+        check_prompt(self.client.agent_capabilities, blocks)
+        work = Work(self)
+        self._works.append(work)
+        try:
+            response = await self.client._request(
+                "session/prompt", PromptRequest(session_id=self.id, prompt=blocks), PromptResponse
+            )
+        except BaseException:
+            if work in self._works:
+                self._works.remove(work)
+            raise
+        message_id = response.message_id
+        work._accept(message_id if isinstance(message_id, str) else None)
+        if work.done and work in self._works:
+            self._works.remove(work)
+        return work
+
+    async def cancel(self, *, wait: bool = True) -> None:
+        """Cancel the session's foreground work.
+
+        In one step: send ``session/cancel``, mark the current work's unfinished tool calls
+        ``cancelled`` (PL-15) and answer every pending permission request ``cancelled``
+        (PL-16), except those about tool calls the agent lists as background work (D-15).
+        Then, with ``wait``, return once every accepted work has reported its idle
+        and the session is idle (PL-18). Raises ``ConnectionClosed`` if the agent goes away.
+        """
+        self._check_open()
+        self.client._notify_nowait("session/cancel", CancelSessionNotification(session_id=self.id))
+        mark_cancelled(self.state)
+        background = _background_tool_calls(self.state)
+        for pending in list(self._pending):
+            if _subject_tool_call(pending.params) not in background:
+                pending.resolve(CANCELLED)
+        self._wake()
+        while wait and (self.state.busy or any(w.accepted for w in self._works)):
+            await self._wait_change()
+
+    # -- permissions -----------------------------------------------------------------------
+
+    async def _answer_permission(self, params: RequestPermissionRequest) -> Any:
+        """Serve one ``session/request_permission`` for this session (PR-01..PR-10)."""
+        apply_permission_subject(self.state, params.subject)
+        pending = _Pending(params)
+        self._pending.add(pending)
+        self._wake()
+        self.client._start_soon(self._decide, pending, PermissionRequest(self, params))
+        try:
+            await pending.event.wait()
+        except anyio.get_cancelled_exc_class():
+            # The agent withdrew the request ($/cancel_request) or the connection is
+            # closing. Answer with the method's own cancellation result, outcome
+            # `cancelled`, rather than -32800 (PR-10, D-03, D-15). Nothing is awaited
+            # after this point, and the request's own cancel scope ends with this return.
+            pending.resolve(CANCELLED)
+            return CANCELLED
+        finally:
+            self._pending.discard(pending)
+        assert pending.response is not None
+        return pending.response
+
+    async def _decide(self, pending: _Pending, request: PermissionRequest) -> None:
+        with pending.scope:
+            choice = await run_policy(self.client.permission_policy, request)
+            pending.resolve(to_response(choice, request.params.options))
+
+    # -- closing ---------------------------------------------------------------------------
+
+    async def close(self) -> None:
+        """Send ``session/close`` (the agent cancels the session's work first, SS-22) and
+        detach the session from the connection; ``-32002`` counts as success (D-16).
+        Works still waiting for their idle raise ``LocalProtocolError``. Idempotent."""
+        if self.closed:
+            return
+        if not self.client.closed:
+            with contextlib.suppress(ResourceNotFound):
+                await self.client._request(
+                    "session/close", CloseSessionRequest(session_id=self.id), CloseSessionResponse
+                )
+        self.closed = True
+        self.client._detach(self)
+        self._fail(LocalProtocolError(f"session {self.id} was closed"))
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise LocalProtocolError(f"session {self.id} is closed")
+        if self._failure is not None:
+            raise self._failure
+
+
+def _background_tool_calls(state: SessionState) -> set[str]:
+    """Ids of tool calls listed in the last ``background`` snapshot (Nov, PL-25)."""
+    return {
+        item.tool_call_id for item in state.background or () if isinstance(item, BackgroundToolCall)
+    }
+
+
+def _subject_tool_call(params: RequestPermissionRequest) -> str | None:
+    subject = params.subject
+    if isinstance(subject, ToolCallPermissionSubject):
+        return subject.tool_call.tool_call_id
+    if isinstance(subject, CommandPermissionSubject) and isinstance(subject.tool_call_id, str):
+        return subject.tool_call_id
+    return None
