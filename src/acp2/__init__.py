@@ -1,1 +1,63 @@
-"""acp2."""
+"""acp2: the Agent Client Protocol, version 2, for Python.
+
+The top-level names are loaded lazily, so ``import acp2`` costs almost nothing; import
+the layer you need directly for the full API: :mod:`acp2.agent` (write an agent),
+:mod:`acp2.client` (drive an agent), :mod:`acp2.schema` (wire models), :mod:`acp2.rpc`
+(the JSON-RPC peer), :mod:`acp2.state` (client-side session state), :mod:`acp2.errors`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from acp2.agent import Agent, AgentSession, Turn
+    from acp2.client import ClientConnection, ClientSession, Work, allow_all, connect, deny_all
+    from acp2.errors import (
+        Acp2Error,
+        ConnectionClosed,
+        LocalProtocolError,
+        RemoteProtocolError,
+        RequestError,
+    )
+    from acp2.rpc import Connection
+    from acp2.state import SessionState
+
+__version__ = "0.1.0"
+
+#: name -> module that defines it (imported on first access).
+_LAZY: dict[str, str] = {
+    "Acp2Error": "acp2.errors",
+    "Agent": "acp2.agent",
+    "AgentSession": "acp2.agent",
+    "ClientConnection": "acp2.client",
+    "ClientSession": "acp2.client",
+    "Connection": "acp2.rpc",
+    "ConnectionClosed": "acp2.errors",
+    "LocalProtocolError": "acp2.errors",
+    "RemoteProtocolError": "acp2.errors",
+    "RequestError": "acp2.errors",
+    "SessionState": "acp2.state",
+    "Turn": "acp2.agent",
+    "Work": "acp2.client",
+    "allow_all": "acp2.client",
+    "connect": "acp2.client",
+    "deny_all": "acp2.client",
+}
+
+__all__ = sorted([*_LAZY, "__version__"])
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name on first use (PEP 562)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'acp2' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

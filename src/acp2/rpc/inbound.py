@@ -1,0 +1,238 @@
+"""Inbound dispatch for :class:`acp2.rpc.Connection`: the handler registry, and routing
+of every parsed frame in arrival order (notifications inline, one task per request,
+responses to our waiters, ``-32700`` / ``-32600`` for bad frames, batches per TR-14).
+
+Answering requests exactly once is :class:`~acp2.rpc.responder.Responder`'s job.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, Final, TypeVar
+
+import msgspec
+from msgspec import Raw
+
+from acp2.errors import (
+    InvalidParams,
+    InvalidRequest,
+    LocalProtocolError,
+    MethodNotFound,
+    ParseError,
+    RemoteProtocolError,
+    RequestCancelled,
+    error_for_code,
+)
+from acp2.rpc.framing import LineFramer, Oversized
+from acp2.rpc.messages import (
+    CANCEL_METHOD,
+    PARSE_ERROR,
+    Batch,
+    ErrorResponse,
+    Invalid,
+    Message,
+    Notification,
+    Request,
+    Response,
+    encode_error,
+    parse_frame,
+)
+from acp2.rpc.outbox import Tap
+from acp2.rpc.pending import BatchReply
+from acp2.rpc.responder import Responder
+from acp2.rpc.sniff import classify_oversized
+from acp2.schema.codec import decode, decode_any
+
+__all__ = ["Inbound", "NotificationHandler", "RequestHandler"]
+
+logger = logging.getLogger("acp2.rpc")
+
+P = TypeVar("P")
+RequestHandler = Callable[[Any], Awaitable[Any]]
+NotificationHandler = Callable[[Any], Awaitable[None]]
+UnknownRequestHandler = Callable[[str, Raw | None], Awaitable[Any]]
+UnknownNotificationHandler = Callable[[str, Raw | None], Awaitable[None]]
+
+_EMPTY_PARAMS: Final = Raw(b"{}")
+
+
+class _CancelParams(msgspec.Struct, rename="camel"):
+    request_id: int | str
+
+
+class Inbound:
+    """Handler registry and inbound dispatch; the base of :class:`Connection`."""
+
+    def __init__(self, *, name: str, max_message_size: int, tap: Tap | None) -> None:
+        self.name = name
+        self._tap = tap
+        self._framer = LineFramer(max_message_size)
+        self._requests: dict[str, tuple[Any, RequestHandler]] = {}
+        self._notifications: dict[str, tuple[Any, NotificationHandler]] = {}
+        self._unknown_request: UnknownRequestHandler | None = None
+        self._unknown_notification: UnknownNotificationHandler | None = None
+        self._responder = Responder(name, self._put)
+
+    # --- registration -------------------------------------------------------------
+
+    def on_request(
+        self, method: str, params_type: type[P], handler: Callable[[P], Awaitable[Any]]
+    ) -> None:
+        """Serve ``method``: params are decoded as ``params_type`` (``-32602`` if they do
+        not fit) and the handler's return value is the result. Replaces any handler."""
+        self._check_method(method)
+        self._requests[method] = (params_type, handler)
+
+    def on_notification(
+        self, method: str, params_type: type[P], handler: Callable[[P], Awaitable[None]]
+    ) -> None:
+        """Handle notification ``method``; awaited inline by the reader, in arrival order
+        (keep it quick; it must not await ``request()``). Undecodable params are logged."""
+        self._check_method(method)
+        self._notifications[method] = (params_type, handler)
+
+    def on_unknown_request(self, handler: UnknownRequestHandler) -> None:
+        """Serve every request without a registered handler (default: ``-32601``).
+
+        The handler gets the method and raw params; it may raise ``MethodNotFound``."""
+        self._unknown_request = handler
+
+    def on_unknown_notification(self, handler: UnknownNotificationHandler) -> None:
+        """Receive every notification without a registered handler (default: ignored)."""
+        self._unknown_notification = handler
+
+    @staticmethod
+    def _check_method(method: str) -> None:
+        if method == CANCEL_METHOD:
+            raise LocalProtocolError(f"{CANCEL_METHOD} is handled by the connection itself")
+
+    # --- hooks the connection provides ----------------------------------------------
+
+    _closing: bool
+
+    def _spawn(self, inbound_task: Any, *args: Any) -> None:
+        raise NotImplementedError
+
+    def _put(self, frame: bytes) -> None:
+        raise NotImplementedError
+
+    def _deliver(self, rid: Any, result: Raw | None, error: Exception | None) -> bool:
+        raise NotImplementedError
+
+    # --- dispatch -----------------------------------------------------------------
+
+    async def _dispatch(self, item: bytes | Oversized) -> None:
+        if type(item) is bytes:
+            if self._tap is not None:
+                self._tap("in", item)
+            message = parse_frame(item)
+        else:
+            assert isinstance(item, Oversized)
+            message = classify_oversized(item, self._framer.max_message_size)
+        if isinstance(message, Batch):
+            await self._dispatch_batch(message)
+        else:
+            await self._handle(message, None)
+
+    async def _dispatch_batch(self, batch: Batch) -> None:
+        reply = BatchReply()
+        for entry in batch.entries:
+            await self._handle(entry, reply)
+        reply.seal()
+        self._responder.flush_batch(reply)
+
+    async def _handle(self, message: Message, batch: BatchReply | None) -> None:
+        # Ordered by frequency: notifications dominate a busy session.
+        if isinstance(message, Notification):
+            await self._on_notification(message)
+        elif isinstance(message, Response):
+            if not self._deliver(message.id, message.result, None):
+                logger.debug("%s: dropped response to unknown id %r", self.name, message.id)
+        elif isinstance(message, Request):
+            self._on_request(message, batch)
+        elif isinstance(message, ErrorResponse):
+            self._on_error_response(message)
+        else:
+            self._on_invalid(message, batch)
+
+    async def _on_notification(self, note: Notification) -> None:
+        if note.method == CANCEL_METHOD:
+            self._on_cancel(note.params)
+            return
+        entry = self._notifications.get(note.method)
+        if entry is None:
+            if self._unknown_notification is not None:
+                handler = self._unknown_notification
+                await self._call_notification(note.method, handler, note.method, note.params)
+            return
+        try:
+            params = decode(note.params or _EMPTY_PARAMS, entry[0])
+        except ValueError as exc:
+            logger.warning("%s: dropped %s notification: %s", self.name, note.method, exc)
+            return
+        await self._call_notification(note.method, entry[1], params)
+
+    async def _call_notification(self, method: str, handler: Any, *args: Any) -> None:
+        try:
+            await handler(*args)
+        except Exception:
+            logger.exception("%s: notification handler for %s failed", self.name, method)
+
+    def _on_cancel(self, params: Raw | None) -> None:
+        try:
+            rid = decode(params or _EMPTY_PARAMS, _CancelParams).request_id
+        except ValueError as exc:
+            logger.warning("%s: malformed %s: %s", self.name, CANCEL_METHOD, exc)
+            return
+        self._responder.cancel(rid)
+
+    def _on_error_response(self, message: ErrorResponse) -> None:
+        data = None
+        if message.data is not None:
+            data = decode_any(message.data)
+        error = error_for_code(message.code, message.message, data, remote=True)
+        if message.id is None:
+            logger.warning("%s: peer reported %r about an unreadable message", self.name, error)
+        elif not self._deliver(message.id, None, error):  # e.g. -32800 after our cancel
+            logger.debug("%s: dropped error %r for unknown id %r", self.name, error, message.id)
+
+    def _on_invalid(self, invalid: Invalid, batch: BatchReply | None) -> None:
+        logger.warning("%s: invalid frame: %s", self.name, invalid.message)
+        if invalid.response_to is not None:
+            self._deliver(invalid.response_to, None, RemoteProtocolError(invalid.message))
+        if not invalid.reply:
+            return
+        cls = ParseError if invalid.code == PARSE_ERROR else InvalidRequest
+        frame = encode_error(invalid.reply_id, cls(invalid.message))
+        if batch is None:
+            self._put(frame)
+        else:
+            batch.add(frame, answers_request=False)
+
+    # --- requests -----------------------------------------------------------------
+
+    def _on_request(self, req: Request, batch: BatchReply | None) -> None:
+        responder = self._responder
+        live = responder.open(req.id, batch)
+        if live is None:
+            return
+        if self._closing:
+            responder.answer_error(req.id, live, RequestCancelled("Connection is closing"))
+            return
+        entry = self._requests.get(req.method)
+        if entry is None:
+            if self._unknown_request is None:
+                error = MethodNotFound(f"Method not found: {req.method}")
+                responder.answer_error(req.id, live, error)
+            else:
+                handler = functools.partial(self._unknown_request, req.method)
+                self._spawn(responder.serve, req.id, live, handler, req.params)
+            return
+        try:
+            params = decode(req.params or _EMPTY_PARAMS, entry[0])
+        except ValueError as exc:
+            responder.answer_error(req.id, live, InvalidParams(f"Invalid params: {exc}"))
+            return
+        self._spawn(responder.serve, req.id, live, entry[1], params)

@@ -1,0 +1,1 @@
+"""Small programs run as subprocesses by the transport tests."""
