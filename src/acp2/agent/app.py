@@ -1,0 +1,137 @@
+"""The :class:`Agent` application object: what an agent author configures.
+
+::
+
+    agent = Agent("echo", version="1.0")
+
+    @agent.prompt
+    async def handle(turn: Turn) -> str:
+        await turn.say(turn.text)
+        return "end_turn"
+
+    agent.run()          # serve ACP v2 on this process's stdin/stdout
+
+The runtime answers ``initialize`` itself, advertising exactly what is configured here,
+and owns the whole prompt lifecycle (see :mod:`acp2.agent.server`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from acp2.agent.store import HistoryStore, default_store_path
+
+if TYPE_CHECKING:
+    from acp2.agent.session import AgentSession
+    from acp2.agent.turn import Turn
+    from acp2.schema import AvailableCommand, SessionConfigOption
+    from acp2.transport.base import Transport
+
+__all__ = ["Agent", "AuthMethodSpec", "PromptHandler"]
+
+PromptHandler = Callable[["Turn"], Awaitable[str | None]]
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass
+class AuthMethodSpec:
+    """An ``agent``-type auth method: ``login`` is awaited on ``auth/login``."""
+
+    method_id: str
+    name: str
+    login: Callable[[], Awaitable[None]]
+    description: str | None = None
+
+
+@dataclass
+class Agent:
+    """An ACP v2 agent: identity, capabilities, handlers and session storage.
+
+    ``prompt_image`` / ``prompt_audio`` / ``prompt_embedded_context`` advertise the prompt
+    content the agent accepts (text and resource links always are); ``mcp_stdio`` /
+    ``mcp_http`` the MCP transports it connects to; ``store`` is the history database
+    (a path, ``":memory:"``, a :class:`HistoryStore`, or None for the default file under
+    the user's data directory).
+    """
+
+    name: str
+    version: str = "0.0.0"
+    title: str | None = None
+    prompt_image: bool = False
+    prompt_audio: bool = False
+    prompt_embedded_context: bool = True
+    mcp_stdio: bool = False
+    mcp_http: bool = False
+    additional_directories: bool = True
+    delete: bool = True
+    store: HistoryStore | str | os.PathLike[str] | None = None
+    commands: Sequence[AvailableCommand] = ()
+    config_options: Callable[[AgentSession], list[SessionConfigOption]] | None = None
+    on_config_change: Callable[[AgentSession, str, Any], Awaitable[None]] | None = None
+    auth_methods: list[AuthMethodSpec] = field(default_factory=list)
+    prompt_handler: PromptHandler | None = None
+    ext_requests: dict[str, Callable[[Any], Awaitable[Any]]] = field(default_factory=dict)
+    ext_notifications: dict[str, Callable[[Any], Awaitable[None]]] = field(default_factory=dict)
+    on_session_start: Callable[[AgentSession], Awaitable[None]] | None = None
+    _store: HistoryStore | None = field(default=None, init=False, repr=False)
+
+    def prompt(self, handler: PromptHandler) -> PromptHandler:
+        """Decorator: register the prompt handler. It returns the stop reason (None = end_turn)."""
+        self.prompt_handler = handler
+        return handler
+
+    def ext_method(self, method: str) -> Callable[[F], F]:
+        """Decorator: handle the extension request ``method`` (must start with ``_``)."""
+        _check_ext(method)
+
+        def register(fn: F) -> F:
+            self.ext_requests[method] = fn
+            return fn
+
+        return register
+
+    def ext_notification(self, method: str) -> Callable[[F], F]:
+        """Decorator: handle the extension notification ``method`` (must start with ``_``)."""
+        _check_ext(method)
+
+        def register(fn: F) -> F:
+            self.ext_notifications[method] = fn
+            return fn
+
+        return register
+
+    def history(self) -> HistoryStore:
+        """Return the history store, opening it on first use."""
+        if self._store is None:
+            if isinstance(self.store, HistoryStore):
+                self._store = self.store
+            else:
+                self._store = HistoryStore(self.store or default_store_path(self.name))
+        return self._store
+
+    async def serve(self, transport: Transport) -> None:
+        """Serve one client connection on ``transport`` until it closes."""
+        from acp2.agent.server import serve_connection
+
+        await serve_connection(self, transport)
+
+    async def serve_stdio(self) -> None:
+        """Serve ACP on this process's stdin/stdout until stdin closes."""
+        from acp2.transport.stdio import serve_stdio
+
+        async with serve_stdio() as transport:
+            await self.serve(transport)
+
+    def run(self) -> None:
+        """Blocking entry point: serve on stdio with anyio on asyncio, then return."""
+        import anyio
+
+        anyio.run(self.serve_stdio)
+
+
+def _check_ext(method: str) -> None:
+    if not method.startswith("_"):
+        raise ValueError(f"extension methods must start with '_': {method!r}")

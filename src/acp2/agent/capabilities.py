@@ -1,0 +1,95 @@
+"""What the agent advertises in ``initialize``, and the prompt-content check it implies."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from acp2.agent.app import Agent
+from acp2.errors import InvalidParams
+from acp2.schema import (
+    AgentCapabilities,
+    AudioContent,
+    AuthMethodAgent,
+    EmbeddedResource,
+    ImageContent,
+    Implementation,
+    InitializeResponse,
+    McpCapabilities,
+    McpHttpCapabilities,
+    McpStdioCapabilities,
+    PromptAudioCapabilities,
+    PromptCapabilities,
+    PromptEmbeddedContextCapabilities,
+    PromptImageCapabilities,
+    ResourceLink,
+    SessionAdditionalDirectoriesCapabilities,
+    SessionCapabilities,
+    SessionDeleteCapabilities,
+    TextContent,
+)
+
+__all__ = ["PROTOCOL_VERSION", "build_initialize_response", "check_prompt"]
+
+#: The only protocol version acp2 speaks.
+PROTOCOL_VERSION = 2
+
+
+def build_initialize_response(agent: Agent) -> InitializeResponse:
+    """Build the ``initialize`` result from the agent's configuration (IN-03, IN-09).
+
+    The version is always 2: a v2 agent answers its newest version whatever was asked
+    (Aug IN-04), so a client asking for 1 or 65535 still gets a usable answer.
+    """
+    prompt = PromptCapabilities()
+    if agent.prompt_image:
+        prompt.image = PromptImageCapabilities()
+    if agent.prompt_audio:
+        prompt.audio = PromptAudioCapabilities()
+    if agent.prompt_embedded_context:
+        prompt.embedded_context = PromptEmbeddedContextCapabilities()
+    mcp = McpCapabilities()
+    if agent.mcp_stdio:
+        mcp.stdio = McpStdioCapabilities()
+    if agent.mcp_http:
+        mcp.http = McpHttpCapabilities()
+    session = SessionCapabilities(prompt=prompt, mcp=mcp)
+    if agent.delete:
+        session.delete = SessionDeleteCapabilities()
+    if agent.additional_directories:
+        session.additional_directories = SessionAdditionalDirectoriesCapabilities()
+    info = Implementation(name=agent.name, version=agent.version)
+    if agent.title is not None:
+        info.title = agent.title
+    response = InitializeResponse(
+        protocol_version=PROTOCOL_VERSION,
+        info=info,
+        capabilities=AgentCapabilities(session=session),
+    )
+    if agent.auth_methods:
+        response.auth_methods = [_auth_method(m) for m in agent.auth_methods]
+    return response
+
+
+def _auth_method(spec: Any) -> AuthMethodAgent:
+    method = AuthMethodAgent(method_id=spec.method_id, name=spec.name)
+    if spec.description is not None:
+        method.description = spec.description
+    return method
+
+
+def check_prompt(agent: Agent, prompt: Sequence[Any]) -> None:
+    """Reject (``-32602``) an empty prompt or content the agent did not advertise (PL-02)."""
+    if not prompt:
+        raise InvalidParams("The prompt is empty")
+    for index, block in enumerate(prompt):
+        if isinstance(block, TextContent | ResourceLink):
+            continue
+        allowed = (
+            (isinstance(block, ImageContent) and agent.prompt_image)
+            or (isinstance(block, AudioContent) and agent.prompt_audio)
+            or (isinstance(block, EmbeddedResource) and agent.prompt_embedded_context)
+        )
+        if not allowed:
+            kind = getattr(block, "type", None) or type(block).__name__
+            raise InvalidParams(f"Prompt block {index} has a content type this agent does not accept: {kind}")

@@ -1,0 +1,79 @@
+"""Turning session updates into wire frames and history rows, fast.
+
+Every ``session/update`` an agent sends goes through :class:`Emitter.emit`: the update
+is encoded once, the bytes are queued in the history store (committed right before the
+connection writes them) and wrapped into a notification frame by byte concatenation --
+no intermediate dicts, no second encode.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from acp2.agent.store import HistoryStore
+from acp2.schema.codec import encode
+
+__all__ = ["Emitter", "FrameSink", "NOT_RECORDED"]
+
+#: Update kinds that are not part of the conversation history (never replayed).
+NOT_RECORDED = frozenset({b"state_update", b"notice"})
+
+_HEAD = b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":'
+
+
+class FrameSink(Protocol):
+    """Where encoded frames go: :class:`acp2.rpc.Connection` implements it."""
+
+    def send_frame_nowait(self, frame: bytes) -> None:
+        """Queue one complete JSON-RPC frame (without the newline) for writing."""
+
+    async def drain(self) -> None:
+        """Wait while the outgoing buffer is above its high-water mark."""
+
+    @property
+    def congested(self) -> bool:
+        """True when the outgoing buffer is above its high-water mark."""
+
+
+class Emitter:
+    """Encodes, records and sends the updates of one session."""
+
+    __slots__ = ("_head", "_sink", "_store", "closed", "session_id")
+
+    def __init__(self, session_id: str, sink: FrameSink, store: HistoryStore | None) -> None:
+        self.session_id = session_id
+        self._sink = sink
+        self._store = store
+        self._head = _HEAD + encode(session_id) + b',"update":'
+        self.closed = False
+
+    def emit(self, update: Any, *, record: bool = True) -> None:
+        """Send one update now (recording it in history unless it is state or a notice).
+
+        After the session is closed nothing more is sent for it (SS-22): the call is a no-op.
+        """
+        if self.closed:
+            return
+        body = encode(update)
+        if record and self._store is not None and _kind(body) not in NOT_RECORDED:
+            self._store.append(self.session_id, body)
+        self._sink.send_frame_nowait(self._head + body + b"}}")
+
+    def record_only(self, update: Any) -> None:
+        """Put an update in history without sending it (e.g. the inserted user message)."""
+        if self._store is not None:
+            self._store.append(self.session_id, encode(update))
+
+    async def emit_async(self, update: Any) -> None:
+        """:meth:`emit`, then wait if the connection is congested (backpressure)."""
+        self.emit(update)
+        if self._sink.congested:
+            await self._sink.drain()
+
+
+def _kind(body: bytes) -> bytes:
+    # Encoded updates start with their tag: {"sessionUpdate":"<kind>",...
+    if body.startswith(b'{"sessionUpdate":"'):
+        end = body.find(b'"', 18)
+        return body[18:end]
+    return b""

@@ -1,0 +1,129 @@
+"""Handles for the entities a turn reports: tool calls and display-only terminals."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from msgspec import UNSET
+
+from acp2.agent.emitter import Emitter
+from acp2.schema import (
+    Terminal,
+    TerminalExitStatus,
+    TerminalOutput,
+    TerminalOutputChunk,
+    TerminalUpdate,
+    ToolCallContentChunk,
+    ToolCallUpdate,
+)
+
+__all__ = ["FINAL_STATUSES", "TerminalHandle", "ToolCallHandle"]
+
+#: Tool-call statuses after which a call is finished.
+FINAL_STATUSES = frozenset({"completed", "failed", "cancelled"})
+
+
+class ToolCallHandle:
+    """A tool call reported by the agent; each method sends one ``tool_call_update``.
+
+    Patch rules apply (TC-03): a keyword left out is unchanged, ``None`` clears it.
+    """
+
+    def __init__(self, emitter: Emitter, tool_call_id: str) -> None:
+        self.tool_call_id = tool_call_id
+        self.status = "pending"
+        self._emitter = emitter
+
+    @property
+    def finished(self) -> bool:
+        """True once the call reached ``completed``, ``failed`` or ``cancelled``."""
+        return self.status in FINAL_STATUSES
+
+    async def update(self, **fields: Any) -> None:
+        """Send a patch: any ToolCallUpdate field (title, kind, status, content, ...)."""
+        patch = {k: v for k, v in fields.items() if v is not UNSET}
+        status = patch.get("status")
+        if isinstance(status, str):
+            self.status = status
+        elif "status" in patch:
+            self.status = "pending"
+        await self._emitter.emit_async(ToolCallUpdate(tool_call_id=self.tool_call_id, **patch))
+
+    async def start(self) -> None:
+        """Mark the call ``in_progress`` (after any permission, PL-13)."""
+        await self.update(status="in_progress")
+
+    async def add_content(self, content: Any) -> None:
+        """Append one ToolCallContent item with ``tool_call_content_chunk`` (TC-05)."""
+        await self._emitter.emit_async(
+            ToolCallContentChunk(tool_call_id=self.tool_call_id, content=content)
+        )
+
+    async def show_terminal(self, terminal: TerminalHandle) -> None:
+        """Append a reference to a display-only terminal to the call's content."""
+        await self.add_content(Terminal(terminal_id=terminal.terminal_id))
+
+    async def complete(self, *, content: Any = UNSET, raw_output: Any = UNSET) -> None:
+        """Mark the call ``completed``, optionally replacing its content."""
+        await self.update(status="completed", content=content, raw_output=raw_output)
+
+    async def fail(self, *, content: Any = UNSET, raw_output: Any = UNSET) -> None:
+        """Mark the call ``failed``, optionally replacing its content."""
+        await self.update(status="failed", content=content, raw_output=raw_output)
+
+    async def cancel(self) -> None:
+        """Mark the call ``cancelled``."""
+        await self.update(status="cancelled")
+
+
+class TerminalHandle:
+    """A display-only terminal owned by the agent (TM-01).
+
+    Output is sent as base64 ``terminal_output_chunk`` updates, in order; the exit status
+    as a ``terminal_update`` patch.
+    """
+
+    def __init__(self, emitter: Emitter, terminal_id: str) -> None:
+        self.terminal_id = terminal_id
+        self.exited = False
+        self._emitter = emitter
+
+    async def start(self, *, command: str | None, cwd: str | None) -> None:
+        """Announce the terminal with its command and absolute cwd (TM-04)."""
+        update = TerminalUpdate(terminal_id=self.terminal_id)
+        if command is not None:
+            update.command = command
+        if cwd is not None:
+            update.cwd = cwd
+        await self._emitter.emit_async(update)
+
+    async def write(self, data: bytes) -> None:
+        """Append raw output bytes (any split: clients decode chunks separately, TM-06)."""
+        if data:
+            await self._emitter.emit_async(
+                TerminalOutputChunk(
+                    terminal_id=self.terminal_id, data=base64.b64encode(data).decode("ascii")
+                )
+            )
+
+    async def snapshot(self, data: bytes) -> None:
+        """Replace everything the client holds for this terminal with ``data`` (TM-05)."""
+        await self._emitter.emit_async(
+            TerminalUpdate(
+                terminal_id=self.terminal_id,
+                output=TerminalOutput(data=base64.b64encode(data).decode("ascii")),
+            )
+        )
+
+    async def exit(self, exit_code: int | None = None, signal: str | None = None) -> None:
+        """Report the exit status; the terminal counts as finished (TM-07)."""
+        status = TerminalExitStatus()
+        if exit_code is not None:
+            status.exit_code = exit_code
+        if signal is not None:
+            status.signal = signal
+        self.exited = True
+        await self._emitter.emit_async(
+            TerminalUpdate(terminal_id=self.terminal_id, exit_status=status)
+        )

@@ -1,0 +1,224 @@
+"""The agent side of one connection: initialize, auth, routing, and the prompt lifecycle.
+
+Session management (new / list / resume / close / delete / config) lives in
+:mod:`acp2.agent.sessions`; this module owns ``initialize``, ``auth/*``, extension
+methods, ``session/prompt`` and ``session/cancel`` and the turn runner that guarantees
+the lifecycle: response on insertion carrying the ``messageId`` (valid under both drafts),
+``user_message`` with the same id, ``running``, the handler's output, and exactly one
+``idle`` with a stop reason -- ``cancelled`` after ``session/cancel``, ``error`` (with an
+``error`` object and a readable agent message) when the handler raises.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+from anyio.abc import TaskGroup
+from msgspec import Raw
+
+from acp2.agent.app import Agent
+from acp2.agent.capabilities import build_initialize_response, check_prompt
+from acp2.agent.session import AgentSession
+from acp2.agent.sessions import SessionManager
+from acp2.agent.turn import Turn
+from acp2.errors import (
+    AuthRequired,
+    ConnectionClosed,
+    InvalidParams,
+    InvalidRequest,
+    MethodNotFound,
+)
+from acp2.rpc import Connection
+from acp2.schema import (
+    CancelSessionNotification,
+    Error,
+    InitializeRequest,
+    InitializeResponse,
+    LoginAuthRequest,
+    LoginAuthResponse,
+    LogoutAuthRequest,
+    LogoutAuthResponse,
+    PromptRequest,
+    PromptResponse,
+    TextContent,
+    UserMessage,
+)
+from acp2.transport.base import Transport
+
+__all__ = ["AgentServer", "serve_connection"]
+
+log = logging.getLogger("acp2.agent")
+
+
+async def serve_connection(agent: Agent, transport: Transport) -> None:
+    """Serve ``agent`` on one transport until the peer goes away; cancel its work then."""
+    store = agent.history()
+    async with Connection(transport, name="client") as conn, anyio.create_task_group() as tg:
+        conn.add_flush_hook(store.flush)
+        server = AgentServer(agent, conn, tg)
+        server.register()
+        await conn.wait_closed()
+        tg.cancel_scope.cancel()
+    store.flush()
+
+
+class AgentServer:
+    """Everything the agent keeps for one client connection."""
+
+    def __init__(self, agent: Agent, connection: Connection, task_group: TaskGroup) -> None:
+        self.agent = agent
+        self.connection = connection
+        self.task_group = task_group
+        self.store = agent.history()
+        self.initialized = False
+        self.client_capabilities: Any = None
+        self.logged_in = not agent.auth_methods
+        self.sessions = SessionManager(self)
+
+    # -- wiring -------------------------------------------------------------------
+
+    def register(self) -> None:
+        """Install every handler on the connection."""
+        on = self.connection.on_request
+        on("initialize", InitializeRequest, self.on_initialize)
+        if self.agent.auth_methods:
+            on("auth/login", LoginAuthRequest, self.guarded(self.on_login, auth=False))
+            on("auth/logout", LogoutAuthRequest, self.guarded(self.on_logout, auth=False))
+        self.sessions.register()
+        on("session/prompt", PromptRequest, self.guarded(self.on_prompt))
+        self.connection.on_notification("session/cancel", CancelSessionNotification, self.on_cancel)
+        self.connection.on_unknown_request(self.on_ext_request)
+        self.connection.on_unknown_notification(self.on_ext_notification)
+
+    def guarded(
+        self, handler: Callable[[Any], Awaitable[Any]], *, auth: bool = True
+    ) -> Callable[[Any], Awaitable[Any]]:
+        """Wrap a handler: initialize first (IN-01), and login first when auth is configured."""
+
+        async def run(params: Any) -> Any:
+            if not self.initialized:
+                raise InvalidRequest("Send initialize before any other request")
+            if auth and not self.logged_in:
+                raise AuthRequired("Log in with auth/login first")
+            return await handler(params)
+
+        return run
+
+    # -- initialize and auth --------------------------------------------------------
+
+    async def on_initialize(self, params: InitializeRequest) -> InitializeResponse:
+        """Answer with protocol version 2 (whatever was requested: never an error), our info
+        and the capabilities derived from the configuration (IN-03, IN-04)."""
+        self.client_capabilities = params.capabilities
+        self.initialized = True
+        return build_initialize_response(self.agent)
+
+    async def on_login(self, params: LoginAuthRequest) -> LoginAuthResponse:
+        """Run the login of an advertised ``agent`` auth method (AU-04)."""
+        for method in self.agent.auth_methods:
+            if method.method_id == params.method_id:
+                await method.login()
+                self.logged_in = True
+                return LoginAuthResponse()
+        raise InvalidParams(f"Unknown auth method: {params.method_id}")
+
+    async def on_logout(self, params: LogoutAuthRequest) -> LogoutAuthResponse:
+        """Forget the login; gated requests need a new one (AU-09)."""
+        self.logged_in = False
+        return LogoutAuthResponse()
+
+    # -- extensions ---------------------------------------------------------------------
+
+    async def on_ext_request(self, method: str, params: Raw | None) -> Any:
+        """Dispatch a ``_`` extension request; anything unknown is -32601 (EX-04, TR-11)."""
+        handler = self.agent.ext_requests.get(method)
+        if handler is None:
+            raise MethodNotFound(f"Method not found: {method}")
+        if not self.initialized:
+            raise InvalidRequest("Send initialize before any other request")
+        return await handler(params)
+
+    async def on_ext_notification(self, method: str, params: Raw | None) -> None:
+        """Dispatch a ``_`` extension notification; unknown ones are ignored (EX-04)."""
+        handler = self.agent.ext_notifications.get(method)
+        if handler is not None:
+            await handler(params)
+
+    # -- the prompt lifecycle ------------------------------------------------------------
+
+    async def on_prompt(self, params: PromptRequest) -> PromptResponse:
+        """Accept a prompt: check it, wait for its slot, insert it, answer with its id.
+
+        The turn itself runs in its own task, started here so that it cannot write before
+        this response (docs/internals.md): the client sees the response, then
+        ``user_message`` with the same ``messageId``, then ``running`` (PL-03, PL-04, PL-06).
+        """
+        session = self.sessions.live(params.session_id)
+        check_prompt(self.agent, params.prompt)
+        await session.acquire()
+        message_id = session.new_message_id("user")
+        user_message = UserMessage(message_id=message_id, content=list(params.prompt))
+        session.emitter.record_only(user_message)
+        turn = Turn(self, session, params.prompt, message_id)
+        session.turn = turn
+        self.task_group.start_soon(self.run_turn, session, turn, user_message)
+        return PromptResponse(message_id=message_id)
+
+    async def on_cancel(self, params: CancelSessionNotification) -> None:
+        """Cancel the session's foreground work and withdraw held prompts (PL-18)."""
+        session = self.sessions.find(params.session_id)
+        if session is not None:
+            session.cancel()
+
+    async def start_work(self, session: AgentSession, handler: Callable[[Turn], Awaitable[str | None]]) -> None:
+        """Start agent-initiated foreground work (no prompt, no user message; PL-24)."""
+        await session.acquire()
+        turn = Turn(self, session, [], None)
+        session.turn = turn
+        self.task_group.start_soon(self.run_turn, session, turn, None, handler)
+
+    async def run_turn(
+        self,
+        session: AgentSession,
+        turn: Turn,
+        user_message: UserMessage | None,
+        handler: Callable[[Turn], Awaitable[str | None]] | None = None,
+    ) -> None:
+        """Run one piece of foreground work from ``running`` to its single ``idle``."""
+        body = handler or self.agent.prompt_handler
+        try:
+            if user_message is not None:
+                session.emitter.emit(user_message, record=False)
+            session.report("start")
+            if body is None:
+                reason, failure = "end_turn", None
+            else:
+                reason, failure = await session.run_work(lambda: body(turn))
+            await self._finish(session, turn, reason, failure)
+        except ConnectionClosed:
+            log.debug("connection closed during a turn of %s", session.id)
+        finally:
+            session.release()
+
+    async def _finish(
+        self, session: AgentSession, turn: Turn, reason: str, failure: BaseException | None
+    ) -> None:
+        fields: dict[str, Any] = {"stop_reason": reason}
+        if reason == "cancelled":
+            for call in turn.unfinished_tool_calls():
+                await call.cancel()
+        if failure is not None:
+            summary = _one_line(failure)
+            log.error("prompt handler failed in %s", session.id, exc_info=failure)
+            await turn.message([TextContent(text=f"The agent failed: {summary}")])
+            fields["error"] = Error(code=-32603, message=summary)
+        session.report("stop", **fields)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+

@@ -1,0 +1,278 @@
+"""Session management on the agent side: new, list, resume (with replay), close, delete,
+and config options (SS-01..SS-26, CO-01..CO-09)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import os
+import secrets
+from typing import TYPE_CHECKING, Any
+
+from msgspec import UNSET, Raw
+
+from acp2.agent.emitter import Emitter
+from acp2.agent.replay import replay_updates
+from acp2.agent.session import AgentSession
+from acp2.errors import InvalidParams, ResourceNotFound
+from acp2.schema import (
+    AvailableCommandsUpdate,
+    CloseSessionRequest,
+    CloseSessionResponse,
+    DeleteSessionRequest,
+    DeleteSessionResponse,
+    ListSessionsRequest,
+    ListSessionsResponse,
+    McpServerHttp,
+    McpServerStdio,
+    NewSessionRequest,
+    NewSessionResponse,
+    ReplayFromStart,
+    ResumeSessionRequest,
+    ResumeSessionResponse,
+    SessionInfo,
+    SetSessionConfigOptionRequest,
+    SetSessionConfigOptionResponse,
+    StateUpdate,
+)
+
+if TYPE_CHECKING:
+    from acp2.agent.server import AgentServer
+
+__all__ = ["PAGE_SIZE", "SessionManager"]
+
+#: Sessions per ``session/list`` page.
+PAGE_SIZE = 50
+
+
+class SessionManager:
+    """The sessions live on one connection, and the session-management handlers."""
+
+    def __init__(self, server: AgentServer) -> None:
+        self.server = server
+        self.agent = server.agent
+        self.store = server.store
+        self._live: dict[str, AgentSession] = {}
+
+    def register(self) -> None:
+        """Install the session-management handlers on the connection."""
+        on = self.server.connection.on_request
+        guard = self.server.guarded
+        on("session/new", NewSessionRequest, guard(self.on_new))
+        on("session/list", ListSessionsRequest, guard(self.on_list))
+        on("session/resume", ResumeSessionRequest, guard(self.on_resume))
+        on("session/close", CloseSessionRequest, guard(self.on_close))
+        if self.agent.delete:
+            on("session/delete", DeleteSessionRequest, guard(self.on_delete))
+        on("session/set_config_option", SetSessionConfigOptionRequest, guard(self.on_set_config))
+
+    # -- lookups ----------------------------------------------------------------------
+
+    def find(self, session_id: str) -> AgentSession | None:
+        """The live session with this id on this connection, or None."""
+        return self._live.get(session_id)
+
+    def live(self, session_id: str) -> AgentSession:
+        """The live session with this id; raises -32002 with ``data.sessionId`` (SS-26)."""
+        session = self._live.get(session_id)
+        if session is None:
+            raise ResourceNotFound(f"Unknown session: {session_id}", {"sessionId": session_id})
+        return session
+
+    def all(self) -> list[AgentSession]:
+        """Every live session on this connection."""
+        return list(self._live.values())
+
+    # -- new / resume -------------------------------------------------------------------
+
+    async def on_new(self, params: NewSessionRequest) -> NewSessionResponse:
+        """Create a session rooted at an absolute ``cwd`` (SS-02..SS-05, SS-09)."""
+        dirs = self._check_roots(params.cwd, params.additional_directories)
+        mcp = self._check_mcp(params.mcp_servers)
+        session_id = f"sess_{secrets.token_hex(12)}"
+        self.store.create_session(session_id, params.cwd, dirs)
+        session = self._open(session_id, params.cwd, dirs, mcp)
+        response = NewSessionResponse(session_id=session_id)
+        self._fill_session_response(session, response)
+        if self.agent.on_session_start is not None:
+            await self.agent.on_session_start(session)
+        self._announce_commands(session)
+        return response
+
+    async def on_resume(self, params: ResumeSessionRequest) -> ResumeSessionResponse:
+        """Reattach a stored session; replay its history first when asked (SS-10..SS-16)."""
+        record = self.store.get_session(params.session_id)
+        if record is None:
+            raise ResourceNotFound(
+                f"Unknown session: {params.session_id}", {"sessionId": params.session_id}
+            )
+        if os.path.normpath(params.cwd) != os.path.normpath(record.cwd):
+            raise InvalidParams(f"cwd must be the session's own cwd: {record.cwd}")
+        replay = self._check_replay(params.replay_from)
+        dirs = self._check_roots(params.cwd, params.additional_directories)
+        mcp = self._check_mcp(params.mcp_servers)
+        session = self._live.get(record.id)
+        if session is None:
+            session = self._open(record.id, record.cwd, dirs, mcp)
+        else:
+            session.additional_directories, session.mcp_servers = dirs, mcp
+        self.store.update_session(record.id, additional_directories=dirs)
+        if replay:
+            for update in replay_updates(self.store.updates(record.id)):
+                session.emitter.emit(update, record=False)
+                if self.server.connection.congested:
+                    await self.server.connection.drain()
+        session.emitter.emit(StateUpdate(state=session.state))
+        response = ResumeSessionResponse()
+        self._fill_session_response(session, response)
+        self._announce_commands(session)
+        return response
+
+    def _open(self, session_id: str, cwd: str, dirs: list[str], mcp: list[Any]) -> AgentSession:
+        emitter = Emitter(session_id, self.server.connection, self.store)
+        session = AgentSession(session_id, cwd, dirs, mcp, emitter)
+        session.server = self.server
+        self._live[session_id] = session
+        return session
+
+    def _fill_session_response(self, session: AgentSession, response: Any) -> None:
+        options = self._options(session)
+        if options is not None:
+            response.config_options = options
+        if self.agent.commands:
+            response.available_commands = list(self.agent.commands)
+
+    def _announce_commands(self, session: AgentSession) -> None:
+        # D-19: Aug clients only read the update, so send it too -- after the response.
+        if self.agent.commands:
+            commands = list(self.agent.commands)
+
+            async def announce() -> None:
+                session.emitter.emit(AvailableCommandsUpdate(available_commands=commands))
+
+            self.server.task_group.start_soon(announce)
+
+    # -- list -----------------------------------------------------------------------------
+
+    async def on_list(self, params: ListSessionsRequest) -> ListSessionsResponse:
+        """One page of stored sessions, optionally filtered by exact ``cwd`` (SS-18, SS-19)."""
+        cwd = params.cwd if isinstance(params.cwd, str) else None
+        if cwd is not None and not os.path.isabs(cwd):
+            raise InvalidParams("cwd must be an absolute path")
+        after = _decode_cursor(params.cursor) if isinstance(params.cursor, str) else None
+        records = self.store.list_sessions(cwd=cwd, after=after, limit=PAGE_SIZE + 1)
+        page = records[:PAGE_SIZE]
+        infos = []
+        for record in page:
+            info = SessionInfo(session_id=record.id, cwd=record.cwd, updated_at=record.updated_at)
+            if record.title is not None:
+                info.title = record.title
+            if record.additional_directories and self.agent.additional_directories:
+                info.additional_directories = record.additional_directories
+            infos.append(info)
+        response = ListSessionsResponse(sessions=infos)
+        if len(records) > PAGE_SIZE:
+            response.next_cursor = _encode_cursor(page[-1].updated_at, page[-1].id)
+        return response
+
+    # -- close / delete -------------------------------------------------------------------
+
+    async def on_close(self, params: CloseSessionRequest) -> CloseSessionResponse:
+        """Cancel the work, end it idle ``cancelled``, answer, then go silent (SS-22, D-16).
+
+        An unknown or already closed session succeeds (Nov).
+        """
+        await self.close(params.session_id)
+        return CloseSessionResponse()
+
+    async def close(self, session_id: str) -> None:
+        """Close a live session: cancel its work, wait for its idle, stop sending for it."""
+        session = self._live.get(session_id)
+        if session is None:
+            return
+        session.cancel()
+        await session.wait_idle()
+        session.mark_closed()
+        self._live.pop(session_id, None)
+
+    async def on_delete(self, params: DeleteSessionRequest) -> DeleteSessionResponse:
+        """Delete a session and its history; unknown ids succeed silently (SS-23)."""
+        await self.close(params.session_id)
+        self.store.delete_session(params.session_id)
+        return DeleteSessionResponse()
+
+    # -- config options -----------------------------------------------------------------
+
+    def _options(self, session: AgentSession) -> list[Any] | None:
+        if self.agent.config_options is None:
+            return None
+        stored = session.data.get("_acp2_config")
+        if stored is None:
+            stored = self.agent.config_options(session)
+            session.data["_acp2_config"] = stored
+        return list(stored)
+
+    async def on_set_config(self, params: SetSessionConfigOptionRequest) -> SetSessionConfigOptionResponse:
+        """Change one option; reject unknown ids and invalid values unchanged (CO-06, CO-09)."""
+        session = self.live(params.session_id)
+        options = self._options(session)
+        if not options:
+            raise InvalidParams("This session has no config options")
+        from acp2.agent.config import apply_config_change
+
+        apply_config_change(options, params)
+        session.data["_acp2_config"] = options
+        if self.agent.on_config_change is not None:
+            await self.agent.on_config_change(session, params.config_id, params.value)
+        return SetSessionConfigOptionResponse(config_options=options)
+
+    # -- validation ---------------------------------------------------------------------
+
+    def _check_roots(self, cwd: str, additional: Any) -> list[str]:
+        if not os.path.isabs(cwd):
+            raise InvalidParams("cwd must be an absolute path")
+        dirs = list(additional) if isinstance(additional, list) else []
+        if dirs and not self.agent.additional_directories:
+            raise InvalidParams("This agent does not support additionalDirectories")
+        for entry in dirs:
+            if not isinstance(entry, str) or not os.path.isabs(entry):
+                raise InvalidParams("additionalDirectories entries must be absolute paths")
+        return dirs
+
+    def _check_mcp(self, given: Any) -> list[Any]:
+        servers: list[Any] = list(given) if isinstance(given, list) else []
+        for server in servers:
+            supported = (isinstance(server, McpServerStdio) and self.agent.mcp_stdio) or (
+                isinstance(server, McpServerHttp) and self.agent.mcp_http
+            )
+            if not supported:
+                raise InvalidParams("Unsupported MCP server transport")
+            if isinstance(server, McpServerStdio) and not os.path.isabs(server.command):
+                raise InvalidParams("An MCP stdio command must be an absolute path")
+        return servers
+
+    @staticmethod
+    def _check_replay(replay_from: Any) -> bool:
+        if replay_from is UNSET or replay_from is None:
+            return False
+        if isinstance(replay_from, ReplayFromStart):
+            return True
+        if isinstance(replay_from, Raw):
+            raise InvalidParams("Unknown replayFrom cursor type")
+        raise InvalidParams("Invalid replayFrom")
+
+
+def _encode_cursor(updated_at: str, session_id: str) -> str:
+    return base64.urlsafe_b64encode(json.dumps([updated_at, session_id]).encode()).decode()
+
+
+def _decode_cursor(cursor: str) -> tuple[str, str]:
+    try:
+        value = json.loads(base64.urlsafe_b64decode(cursor.encode()))
+        if isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value):
+            return value[0], value[1]
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        pass
+    raise InvalidParams("Invalid cursor")
+

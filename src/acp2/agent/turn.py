@@ -1,0 +1,205 @@
+"""The :class:`Turn`: everything a prompt handler may report while it works.
+
+A handler receives one Turn per piece of foreground work. Text and thoughts stream as
+chunks under a stable ``messageId`` (call :meth:`Turn.new_message` to start another
+message); tool calls and terminals are handles whose methods send upserts and chunks;
+:meth:`Turn.request_permission` asks the client and reports ``requires_action`` /
+``running`` around the wait. The handler's return value is the stop reason.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from msgspec import UNSET
+
+from acp2.agent.handles import TerminalHandle, ToolCallHandle
+from acp2.agent.permission import PermissionResult, ask_permission
+from acp2.schema import (
+    AgentMessage,
+    AgentMessageChunk,
+    AgentThoughtChunk,
+    AvailableCommand,
+    AvailableCommandsUpdate,
+    Cost,
+    PlanEntry,
+    PlanItems,
+    PlanUpdate,
+    TextContent,
+    UsageUpdate,
+)
+
+if TYPE_CHECKING:
+    from acp2.agent.server import AgentServer
+    from acp2.agent.session import AgentSession
+    from acp2.schema import ContentBlock, PermissionOption, SessionUpdate
+
+__all__ = ["Turn"]
+
+
+class Turn:
+    """One piece of foreground work in a session, as seen by the agent author.
+
+    ``prompt`` is the list of content blocks the user sent (empty for agent-initiated
+    work), ``message_id`` the id of the inserted user message (None for agent-initiated
+    work), ``session`` the :class:`~acp2.agent.session.AgentSession`.
+    """
+
+    def __init__(
+        self,
+        server: AgentServer,
+        session: AgentSession,
+        prompt: Sequence[ContentBlock],
+        message_id: str | None,
+    ) -> None:
+        self.server = server
+        self.session = session
+        self.prompt = list(prompt)
+        self.message_id = message_id
+        self._agent_msg: str | None = None
+        self._thought_msg: str | None = None
+        self._tool_calls: dict[str, ToolCallHandle] = {}
+        self._terminals: dict[str, TerminalHandle] = {}
+        self._waiting = 0
+
+    @property
+    def text(self) -> str:
+        """The text of the prompt: its text blocks joined by newlines."""
+        return "\n".join(b.text for b in self.prompt if isinstance(b, TextContent))
+
+    @property
+    def cancelled(self) -> bool:
+        """True once the client asked to cancel this work (the handler is being cancelled)."""
+        return self.session.cancel_requested
+
+    # -- messages -----------------------------------------------------------------
+
+    def new_message(self) -> None:
+        """Make the next :meth:`say` / :meth:`think` start a new message."""
+        self._agent_msg = None
+        self._thought_msg = None
+
+    async def say(self, text: str) -> str:
+        """Stream ``text`` as an ``agent_message_chunk``; return the message id."""
+        if self._agent_msg is None:
+            self._agent_msg = self.session.new_message_id("agent")
+        await self.session.emitter.emit_async(
+            AgentMessageChunk(message_id=self._agent_msg, content=TextContent(text=text))
+        )
+        return self._agent_msg
+
+    async def think(self, text: str) -> str:
+        """Stream ``text`` as an ``agent_thought_chunk``; return the thought's message id."""
+        if self._thought_msg is None:
+            self._thought_msg = self.session.new_message_id("thought")
+        await self.session.emitter.emit_async(
+            AgentThoughtChunk(message_id=self._thought_msg, content=TextContent(text=text))
+        )
+        return self._thought_msg
+
+    async def message(self, content: Sequence[ContentBlock] | None, *, message_id: str | None = None) -> str:
+        """Upsert a whole agent message (replace, or clear with None); return its id."""
+        mid = message_id or self.session.new_message_id("agent")
+        await self.session.emitter.emit_async(
+            AgentMessage(message_id=mid, content=None if content is None else list(content))
+        )
+        return mid
+
+    # -- plans, usage, commands ----------------------------------------------------
+
+    async def plan(self, entries: Sequence[PlanEntry], *, plan_id: str = "plan") -> None:
+        """Send the full entry list of plan ``plan_id`` (PN-02: a full replacement)."""
+        await self.session.emitter.emit_async(
+            PlanUpdate(plan=PlanItems(plan_id=plan_id, entries=list(entries)))
+        )
+
+    async def usage(self, used: int, size: int, *, cost: tuple[float, str] | None = None) -> None:
+        """Report context usage in tokens, with an optional cumulative ``(amount, currency)``."""
+        update = UsageUpdate(used=used, size=size)
+        if cost is not None:
+            update.cost = Cost(amount=cost[0], currency=cost[1])
+        await self.session.emitter.emit_async(update)
+
+    async def commands(self, commands: Sequence[AvailableCommand]) -> None:
+        """Replace the session's available slash commands."""
+        await self.session.emitter.emit_async(
+            AvailableCommandsUpdate(available_commands=list(commands))
+        )
+
+    async def send(self, update: SessionUpdate) -> None:
+        """Send any session update as it is (the escape hatch for custom ``_`` variants)."""
+        await self.session.emitter.emit_async(update)
+
+    # -- tool calls and terminals ----------------------------------------------------
+
+    async def tool_call(
+        self,
+        title: str,
+        *,
+        kind: str = "other",
+        raw_input: Any = UNSET,
+        locations: Any = UNSET,
+        name: Any = UNSET,
+        tool_call_id: str | None = None,
+    ) -> ToolCallHandle:
+        """Report a new tool call (status ``pending``) and return its handle."""
+        call_id = tool_call_id or self._next_id("call")
+        handle = ToolCallHandle(self.session.emitter, call_id)
+        self._tool_calls[call_id] = handle
+        await handle.update(
+            title=title, kind=kind, status="pending", raw_input=raw_input, locations=locations, name=name
+        )
+        return handle
+
+    async def terminal(self, command: str | None = None, *, cwd: str | None = None) -> TerminalHandle:
+        """Open a display-only terminal (TM-01: the agent owns its id) and return its handle."""
+        handle = TerminalHandle(self.session.emitter, self._next_id("term"))
+        self._terminals[handle.terminal_id] = handle
+        await handle.start(command=command, cwd=cwd or self.session.cwd)
+        return handle
+
+    def _next_id(self, prefix: str) -> str:
+        return f"{prefix}_{secrets.token_hex(6)}"
+
+    def unfinished_tool_calls(self) -> list[ToolCallHandle]:
+        """Tool calls of this turn that have not reached a final status."""
+        return [h for h in self._tool_calls.values() if not h.finished]
+
+    # -- permissions ------------------------------------------------------------------
+
+    async def request_permission(
+        self,
+        title: str,
+        *,
+        options: Sequence[PermissionOption] | None = None,
+        description: str | None = None,
+        tool_call: ToolCallHandle | None = None,
+        command: str | None = None,
+        cwd: str | None = None,
+    ) -> PermissionResult:
+        """Ask the user; report ``requires_action`` while waiting and ``running`` after.
+
+        Returns the user's choice. An unknown outcome, or an option that was not offered,
+        is never an approval (PR-08). Cancellation of the turn cancels the request
+        (the client gets ``$/cancel_request``).
+        """
+        self._waiting += 1
+        if self._waiting == 1:
+            self.session.report("block")
+        try:
+            return await ask_permission(
+                self.server.connection,
+                self.session,
+                title,
+                options=options,
+                description=description,
+                tool_call=tool_call,
+                command=command,
+                cwd=cwd,
+            )
+        finally:
+            self._waiting -= 1
+            if self._waiting == 0 and not self.session.cancel_requested:
+                self.session.report("unblock")

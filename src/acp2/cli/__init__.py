@@ -1,0 +1,1 @@
+"""The ``acp2`` command line: argument parsing and wiring only."""

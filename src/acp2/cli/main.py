@@ -1,0 +1,66 @@
+"""``acp2``: the entry point. Each subcommand lives in its own module, imported lazily so
+``acp2 --help`` and the agents start fast."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+__all__ = ["build_parser", "main"]
+
+#: subcommand -> (module, one-line help). Each module has add_parser(subparsers) and main(args).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "demo": ("acp2.cli.demo", "see the whole prompt lifecycle: chat with the built-in agent"),
+    "chat": ("acp2.cli.chat", "chat with any ACP v2 agent in the terminal"),
+    "run": ("acp2.cli.run", "send one prompt to an agent and print the reply (scripting, CI)"),
+    "agent": ("acp2.cli.agent_cmd", "the built-in coding agent, on stdio"),
+    "test-agent": ("acp2.cli.test_agent", "a deterministic agent for testing clients, on stdio"),
+    "check": ("acp2.cli.check_cmd", "check an ACP v2 agent for conformance"),
+}
+
+
+def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
+    """Build the parser; only the module of the chosen subcommand is imported."""
+    parser = argparse.ArgumentParser(
+        prog="acp2",
+        description="The Agent Client Protocol, version 2: agents, clients and tools.",
+    )
+    parser.add_argument("--version", action="version", version=f"acp2 {_version()}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    chosen = next((a for a in argv if not a.startswith("-")), None)
+    for name, (module, help_text) in COMMANDS.items():
+        if name == chosen:
+            importlib.import_module(module).add_parser(subparsers)
+        else:
+            subparsers.add_parser(name, help=help_text, add_help=False)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``acp2`` command line; return the process exit code."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(args_list)
+    args = parser.parse_args(args_list)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    module = importlib.import_module(COMMANDS[args.command][0])
+    try:
+        return int(module.main(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("acp2")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "unknown"
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
