@@ -115,7 +115,16 @@ class Connection(Inbound):
         try:
             await self.aclose()
         finally:
-            result = await self._tg.__aexit__(exc_type, exc, tb)
+            try:
+                result = await self._tg.__aexit__(exc_type, exc, tb)
+            except BaseExceptionGroup as group:
+                # Callers see the exception their own code raised, not a task-group wrapper.
+                leaves = _leaves(group)
+                if exc is not None and all(leaf is exc for leaf in leaves):
+                    return False
+                if len(leaves) == 1:
+                    raise leaves[0] from None
+                raise
         return result
 
     @property
@@ -314,3 +323,14 @@ class Connection(Inbound):
         waiter.error = error
         waiter.event.set()
         return True
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
+    """The non-group exceptions inside ``group``, depth first."""
+    out: list[BaseException] = []
+    for item in group.exceptions:
+        if isinstance(item, BaseExceptionGroup):
+            out.extend(_leaves(item))
+        else:
+            out.append(item)
+    return out

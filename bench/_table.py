@@ -1,0 +1,183 @@
+"""The report: which metric goes in which row, each target, and the table's text.
+
+A :class:`Row` names one metric of one scenario (``stream.updates_per_s``) and at most
+one :class:`Target`. Targets compare acp2's value with a baseline's (a ratio) or with a
+fixed bound; a row whose acp2 value or baseline is missing is ``n/a``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+#: Implementations in column order.
+IMPLS = ("acp2", "raw", "py-sdk", "ts-sdk")
+#: Column headers for the implementations.
+IMPL_HEADERS = {
+    "acp2": "acp2",
+    "raw": "raw limit",
+    "py-sdk": "py SDK 0.12.1 (v1)",
+    "ts-sdk": "TS SDK 2.4.0 (v2)",
+}
+
+TargetKind = Literal["ratio_min", "speedup_min", "ratio_max", "max"]
+#: results[impl][metric key] -> value (medians); a missing key means no value.
+Values = Mapping[str, Mapping[str, float]]
+
+
+@dataclass(frozen=True)
+class Target:
+    """What acp2 must reach on a row.
+
+    * ``ratio_min``: acp2 / ref >= value (more is better, e.g. throughput);
+    * ``speedup_min``: ref / acp2 >= value (less is better, e.g. latency);
+    * ``ratio_max``: acp2 / ref <= value (less is better, bounded by a floor);
+    * ``max``: acp2 <= value (an absolute bound).
+    """
+
+    kind: TargetKind
+    value: float
+    ref: str | None = None
+
+    def describe(self) -> str:
+        """Return the target as table text, e.g. ``>= 10x py-sdk``."""
+        if self.kind == "max":
+            return f"<= {self.value:g}"
+        if abs(self.value - 1 / 3) < 1e-9:
+            return f">= 1/3 of {self.ref}"
+        shown = f"{self.value:g}"
+        if self.kind == "ratio_min":
+            return f">= {shown}x {self.ref}"
+        if self.kind == "speedup_min":
+            return f"{shown}x faster than {self.ref}"
+        return f"<= {shown}x {self.ref}"
+
+    def ratio(self, acp2: float, ref: float) -> float:
+        """Return the ratio this target compares (``acp2/ref`` or ``ref/acp2``)."""
+        return ref / acp2 if self.kind == "speedup_min" else acp2 / ref
+
+    def met(self, acp2: float, ratio: float | None) -> bool:
+        """Return whether ``acp2`` (and its ``ratio`` to the reference) meets the target."""
+        if self.kind == "max":
+            return acp2 <= self.value
+        assert ratio is not None
+        return ratio <= self.value if self.kind == "ratio_max" else ratio >= self.value
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the table: a metric (``scenario.key``), its label, format and target."""
+
+    metric: str
+    label: str
+    digits: int = 1
+    target: Target | None = None
+
+
+ROWS: tuple[Row, ...] = (
+    Row("stream.updates_per_s", "stream: updates/s", 0, Target("ratio_min", 10, "py-sdk")),
+    Row("stream.updates_per_s", "stream: updates/s", 0, Target("ratio_min", 10, "ts-sdk")),
+    Row("stream.updates_per_s", "stream: updates/s", 0, Target("ratio_min", 1 / 3, "raw")),
+    Row("stream.encode_updates_per_s", "stream: msgs/s, producer encodes each", 0),
+    Row("stream.client_cpu_us_per_update", "stream: client CPU µs/update", 2, Target("max", 5)),
+    Row("stream.agent_cpu_us_per_update", "stream: agent CPU µs/update", 2, Target("max", 5)),
+    Row("stream.client_maxrss_mib", "stream: client peak RSS MiB"),
+    Row("stream.agent_maxrss_mib", "stream: agent peak RSS MiB"),
+    Row("rtt.ping_p50_us", "round trip: ping p50 µs", 1, Target("ratio_max", 1.3, "raw")),
+    Row("rtt.ping_p50_us", "round trip: ping p50 µs", 1, Target("speedup_min", 2, "py-sdk")),
+    Row("rtt.ping_p99_us", "round trip: ping p99 µs"),
+    Row("rtt.prompt_p50_us", "round trip: prompt p50 µs", 1, Target("speedup_min", 2, "py-sdk")),
+    Row("rtt.prompt_p99_us", "round trip: prompt p99 µs"),
+    Row("replay.seconds", "replay: s until response", 3, Target("max", 0.5)),
+    Row("replay.client_maxrss_mib", "replay: client peak RSS MiB"),
+    Row("replay.client_rss_growth_mib", "replay: client RSS growth MiB"),
+    Row("sessions.seconds", "sessions: total s", 3),
+    Row("sessions.agent_kib_per_session", "sessions: agent KiB/session", 2, Target("max", 20)),
+    Row("sessions.client_kib_per_session", "sessions: client KiB/session", 2),
+    Row("startup.import_ms", "startup: import ms (acp2 / acp)", 1, Target("max", 100)),
+    Row("startup.import_client_ms", "startup: import acp2.client ms"),
+    Row("startup.spawn_init_ms", "startup: spawn -> initialize ms"),
+)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A row's outcome: the ratio shown (if any) and met / NOT MET / n/a / ``-``."""
+
+    ratio: float | None
+    status: str
+
+
+def judge(row: Row, values: Values) -> Verdict:
+    """Return the row's ratio and status from the implementations' values."""
+    target = row.target
+    if target is None:
+        return Verdict(None, "-")
+    acp2 = values.get("acp2", {}).get(row.metric)
+    if acp2 is None:
+        return Verdict(None, "n/a")
+    if target.kind == "max":
+        return Verdict(None, "met" if target.met(acp2, None) else "NOT MET")
+    ref = values.get(target.ref or "", {}).get(row.metric)
+    if not ref or not acp2:
+        return Verdict(None, "n/a")
+    ratio = target.ratio(acp2, ref)
+    return Verdict(ratio, "met" if target.met(acp2, ratio) else "NOT MET")
+
+
+def fmt(value: float | None, digits: int) -> str:
+    """Format a cell value (thousands separators for big numbers)."""
+    if value is None:
+        return "n/a"
+    if digits == 0 or abs(value) >= 10_000:
+        return f"{value:,.0f}"
+    return f"{value:,.{digits}f}"
+
+
+def table_rows(
+    values: Values,
+    absent: Mapping[str, Mapping[str, str]],
+    impls: Sequence[str],
+    scenarios: Sequence[str],
+) -> list[list[str]]:
+    """Return the table's cells, header first, for the rows of ``scenarios``.
+
+    ``absent[impl][scenario]`` is ``"n/a"`` (skipped or failed) or ``"-"`` (does not
+    apply); a metric missing from a scenario that ran is ``n/a`` for acp2, else ``-``.
+    """
+    header = ["metric", *(IMPL_HEADERS[i] for i in impls), "ratio", "target", "status"]
+    lines = [header]
+    for row in ROWS:
+        scenario = row.metric.split(".")[0]
+        if scenario not in scenarios:
+            continue
+        cells = [row.label]
+        for impl in impls:
+            value = values.get(impl, {}).get(row.metric)
+            if value is not None:
+                cells.append(fmt(value, row.digits))
+            else:
+                default = "n/a" if impl == "acp2" else "-"
+                cells.append(absent.get(impl, {}).get(scenario, default))
+        if all(cell == "-" for cell in cells[1:]):
+            continue
+        verdict = judge(row, values)
+        cells.append("-" if verdict.ratio is None else f"{verdict.ratio:.2f}x")
+        cells.append(row.target.describe() if row.target else "-")
+        cells.append(verdict.status)
+        lines.append(cells)
+    return lines
+
+
+def render(lines: Sequence[Sequence[str]]) -> str:
+    """Return ``lines`` as an aligned Markdown table."""
+    widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
+
+    def one(line: Sequence[str]) -> str:
+        pairs = enumerate(zip(line, widths, strict=True))
+        cells = [c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in pairs]
+        return "| " + " | ".join(cells) + " |"
+
+    rule = "|" + "|".join("-" * (w + 1) + (":" if i else "-") for i, w in enumerate(widths)) + "|"
+    return "\n".join([one(lines[0]), rule, *(one(line) for line in lines[1:])])
