@@ -11,18 +11,23 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from acp2.agent import Agent, AgentSession, Turn
-    from acp2.client import ClientConnection, ClientSession, Work, allow_all, connect, deny_all
-    from acp2.errors import (
-        Acp2Error,
-        ConnectionClosed,
-        LocalProtocolError,
-        RemoteProtocolError,
-        RequestError,
-    )
-    from acp2.rpc import Connection
-    from acp2.state import SessionState
+if TYPE_CHECKING:  # the names below, for type checkers and IDEs
+    from acp2.agent import Agent as Agent
+    from acp2.agent import AgentSession as AgentSession
+    from acp2.agent import Turn as Turn
+    from acp2.client import ClientConnection as ClientConnection
+    from acp2.client import ClientSession as ClientSession
+    from acp2.client import Work as Work
+    from acp2.client import allow_all as allow_all
+    from acp2.client import connect as connect
+    from acp2.client import deny_all as deny_all
+    from acp2.errors import Acp2Error as Acp2Error
+    from acp2.errors import ConnectionClosed as ConnectionClosed
+    from acp2.errors import LocalProtocolError as LocalProtocolError
+    from acp2.errors import RemoteProtocolError as RemoteProtocolError
+    from acp2.errors import RequestError as RequestError
+    from acp2.rpc import Connection as Connection
+    from acp2.state import SessionState as SessionState
 
 __version__ = "0.1.0"
 

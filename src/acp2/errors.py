@@ -176,7 +176,9 @@ _BY_CODE: dict[int, type[RequestError]] = {
 }
 
 
-def error_for_code(code: int, message: str, data: Any = None, *, remote: bool = True) -> RequestError:
+def error_for_code(
+    code: int, message: str, data: Any = None, *, remote: bool = True
+) -> RequestError:
     """Build the :class:`RequestError` subclass for a wire error ``code``.
 
     Unknown codes give a plain :class:`RequestError` carrying that code.

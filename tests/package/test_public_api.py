@@ -58,7 +58,9 @@ def test_every_public_callable_has_a_docstring() -> None:
         module = __import__(info.name, fromlist=["_"])
         for name in getattr(module, "__all__", []):
             obj = getattr(module, name, None)
-            if (inspect.isclass(obj) or inspect.isfunction(obj)) and obj.__module__ == info.name:
-                if not (obj.__doc__ or "").strip():
-                    missing.append(f"{info.name}.{name}")
+            is_own = (inspect.isclass(obj) or inspect.isfunction(obj)) and (
+                obj.__module__ == info.name
+            )
+            if is_own and not (obj.__doc__ or "").strip():
+                missing.append(f"{info.name}.{name}")
     assert missing == []
