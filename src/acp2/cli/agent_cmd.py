@@ -1,0 +1,152 @@
+"""``acp2 agent``: the built-in coding agent, served on stdio."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+__all__ = ["add_parser", "main"]
+
+_EPILOG = """\
+models:
+  scripted  an offline, deterministic model (the default): it looks around the
+            workspace, plans, proposes an edit and runs the tests -- every part of
+            the prompt lifecycle, with no network. On the sample project of
+            `acp2 demo` it finds and fixes a real bug.
+  openai    any OpenAI-compatible chat-completions server: OpenAI, vLLM, Ollama,
+            llama.cpp, LM Studio, OpenRouter...  Chosen automatically when
+            --base-url or --model-name is given.
+
+environment:
+  OPENAI_API_KEY, ACP2_API_KEY   API key (when --api-key is not given)
+  OPENAI_BASE_URL                base URL (default https://api.openai.com/v1)
+  ACP2_MODEL_NAME, OPENAI_MODEL  model name (default gpt-4o-mini)
+  ACP2_MODEL                     scripted or openai (when --model is not given)
+
+register it in an editor (ACP v2 over stdio), e.g. Zed's settings.json:
+  "agent_servers": {
+    "acp2": {
+      "command": "acp2",
+      "args": ["agent", "--model", "openai", "--model-name", "gpt-4o-mini"],
+      "env": {"OPENAI_API_KEY": "sk-..."}
+    }
+  }
+a local server:
+  acp2 agent --base-url http://127.0.0.1:11434/v1 --model-name qwen2.5-coder
+try it from a terminal:
+  acp2 chat -- acp2 agent
+"""
+
+
+_NUMBERS: tuple[tuple[str, type, Any, str, str], ...] = (
+    ("--max-tokens", int, None, "N", "output tokens per model request"),
+    ("--temperature", float, None, "T", "sampling temperature"),
+    ("--retries", int, 4, "N", "retries on HTTP 429/5xx and connection failures (default 4)"),
+    ("--context-window", int, 128_000, "TOKENS", "context size in usage updates (default 128000)"),
+    ("--max-requests", int, 50, "N", "model requests per prompt before stopping (default 50)"),
+    ("--command-timeout", float, 120.0, "SECONDS", "time limit of a command (default 120)"),
+    ("--pace", float, 0.02, "SECONDS", "scripted model: delay between words (default 0.02)"),
+)
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``acp2 agent`` and its flags; return the parser."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "agent",
+        help="the built-in coding agent, on stdio",
+        description=(
+            "Serve the built-in coding agent (ACP v2) on stdin/stdout. It reads, searches\n"
+            "and edits files and runs commands in the session's directories, asking\n"
+            "permission before every write and command."
+        ),
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--model",
+        choices=("scripted", "openai"),
+        default=None,
+        help="which model drives the agent (default: $ACP2_MODEL, else scripted)",
+    )
+    parser.add_argument("--base-url", metavar="URL", help="OpenAI-compatible API base URL")
+    parser.add_argument("--model-name", metavar="NAME", help="model name sent to the server")
+    parser.add_argument("--api-key", metavar="KEY", help="API key (prefer OPENAI_API_KEY)")
+    for flag, kind, default, metavar, text in _NUMBERS:
+        parser.add_argument(flag, type=kind, default=default, metavar=metavar, help=text)
+    parser.add_argument(
+        "--store", metavar="PATH", help="SQLite file of session history (default: per-user)"
+    )
+    return parser
+
+
+def choose_model(args: argparse.Namespace, env: Any = None) -> str:
+    """``--model``, else ``$ACP2_MODEL``, else ``openai`` if a base URL or model name was
+    given on the command line, else ``scripted``."""
+    env = os.environ if env is None else env
+    if args.model:
+        return str(args.model)
+    if env.get("ACP2_MODEL"):
+        return str(env["ACP2_MODEL"])
+    return "openai" if args.base_url or args.model_name else "scripted"
+
+
+def model_options(args: argparse.Namespace, kind: str) -> dict[str, Any]:
+    """The keyword options of :func:`acp2.coder.providers.make_model` for ``kind``."""
+    if kind == "scripted":
+        return {"pace": max(args.pace, 0.0)}
+    return {
+        "model_name": args.model_name,
+        "base_url": args.base_url,
+        "api_key": args.api_key,
+        "max_tokens": args.max_tokens,
+        "temperature": args.temperature,
+        "max_retries": max(args.retries, 0),
+    }
+
+
+def main(args: argparse.Namespace) -> int:
+    """Serve the coding agent until stdin closes; 2 on a configuration error."""
+    from acp2.coder import CoderSettings, build_coder_agent
+
+    kind = choose_model(args)
+    if kind not in ("scripted", "openai"):
+        print(f"acp2 agent: unknown model {kind!r} (scripted or openai)", file=sys.stderr)
+        return 2
+    problem = _check_openai(args) if kind == "openai" else None
+    if problem:
+        print(f"acp2 agent: {problem}", file=sys.stderr)
+        return 2
+    agent = build_coder_agent(
+        kind,
+        settings=CoderSettings(
+            max_requests=max(args.max_requests, 1),
+            context_window=max(args.context_window, 1),
+            command_timeout=max(args.command_timeout, 0.1),
+        ),
+        store=args.store,
+        **model_options(args, kind),
+    )
+    agent.run()
+    return 0
+
+
+def _check_openai(args: argparse.Namespace) -> str | None:
+    """A configuration that cannot work, said before serving (None when it may work)."""
+    try:
+        from acp2.coder.providers.openai import DEFAULT_BASE_URL, OpenAIConfig
+    except ImportError:
+        return "--model openai needs httpx: install acp2[llm]"
+    config = OpenAIConfig.from_env(
+        model=args.model_name, base_url=args.base_url, api_key=args.api_key
+    )
+    if config.base_url == DEFAULT_BASE_URL and not config.api_key:
+        return "the OpenAI API needs a key: set OPENAI_API_KEY or pass --api-key"
+    return None
+
+
+if __name__ == "__main__":  # pragma: no cover - python -m acp2.cli.agent_cmd
+    from acp2.cli.main import main as acp2_main
+
+    sys.exit(acp2_main(["agent", *sys.argv[1:]]))

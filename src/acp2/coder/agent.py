@@ -1,0 +1,120 @@
+"""The built-in coding agent as an :class:`~acp2.agent.Agent`.
+
+::
+
+    agent = build_coder_agent("openai", model_name="qwen2.5", base_url="http://127.0.0.1:8000/v1")
+    agent.run()                      # ACP v2 on stdin/stdout
+
+Per session it keeps, in ``session.data``, the conversation with the model and the
+permission answers given with "always" (see :class:`~acp2.coder.loop.Conversation`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from acp2.agent import Agent
+from acp2.coder.driver import Driver
+from acp2.coder.loop import Conversation, coder_loop
+from acp2.coder.messages import Message
+from acp2.coder.providers import ChatModel, make_model
+from acp2.coder.tools import Sandbox, Toolbox
+from acp2.schema import EmbeddedResource, ResourceLink, TextContent
+
+if TYPE_CHECKING:
+    from acp2.agent import AgentSession, HistoryStore, Turn
+
+__all__ = ["CONVERSATION_KEY", "CoderSettings", "build_coder_agent", "prompt_text"]
+
+#: Where the session's :class:`Conversation` lives in ``session.data``.
+CONVERSATION_KEY = "acp2.coder.conversation"
+
+
+@dataclass(frozen=True)
+class CoderSettings:
+    """Limits of the agent: ``max_requests`` model requests per prompt (then
+    ``max_turn_requests``), the ``context_window`` reported as usage ``size``, and the
+    default ``command_timeout`` in seconds."""
+
+    max_requests: int = 50
+    context_window: int = 128_000
+    command_timeout: float = 120.0
+
+
+def build_coder_agent(
+    model: ChatModel | str = "scripted",
+    *,
+    settings: CoderSettings | None = None,
+    store: HistoryStore | str | os.PathLike[str] | None = None,
+    name: str = "acp2-coder",
+    **model_options: Any,
+) -> Agent:
+    """Return the coding agent, ready to :meth:`~acp2.agent.Agent.serve` or ``run``.
+
+    ``model`` is a :class:`ChatModel` or a name for :func:`make_model` (then
+    ``model_options`` go to it). ``store`` is the session history (see :class:`Agent`).
+    """
+    chat = make_model(model, **model_options) if isinstance(model, str) else model
+    limits = settings or CoderSettings()
+    agent = Agent(name, version=_version(), title="acp2 coding agent", store=store)
+
+    @agent.prompt
+    async def on_prompt(turn: Turn) -> str:
+        return await run_turn(turn, chat, limits)
+
+    return agent
+
+
+async def run_turn(turn: Turn, model: ChatModel, settings: CoderSettings) -> str:
+    """Work on one prompt with ``model``; return the stop reason."""
+    session = turn.session
+    conversation = session.data.get(CONVERSATION_KEY)
+    if not isinstance(conversation, Conversation):
+        conversation = Conversation([Message("system", system_prompt(session))])
+        session.data[CONVERSATION_KEY] = conversation
+    sandbox = Sandbox(session.cwd, session.additional_directories)
+    toolbox = Toolbox(sandbox, command_timeout=settings.command_timeout)
+    loop = coder_loop(
+        conversation, prompt_text(turn.prompt), toolbox.specs, max_requests=settings.max_requests
+    )
+    driver = Driver(turn, model, toolbox, context_window=settings.context_window)
+    return await driver.run(loop)
+
+
+def system_prompt(session: AgentSession) -> str:
+    """The instructions the model gets at the start of a session."""
+    extra = session.additional_directories
+    roots = f" Other directories you may use: {', '.join(extra)}." if extra else ""
+    return (
+        "You are a careful coding agent working in the user's project at "
+        f"{session.cwd}.{roots} Use the tools to look at files before changing them; paths "
+        "are relative to the project root and must stay inside the workspace. Prefer small "
+        "edits with edit_file. For work with several steps, show a plan with update_plan "
+        "and keep it current. Run the project's tests with run_command when you change "
+        "code. Answer briefly; when you are done, say what you changed."
+    )
+
+
+def prompt_text(prompt: Sequence[Any]) -> str:
+    """The prompt's content blocks as text for the model (resources inlined as files)."""
+    parts = []
+    for block in prompt:
+        if isinstance(block, TextContent):
+            parts.append(block.text)
+        elif isinstance(block, EmbeddedResource) and isinstance(block.resource.text, str):
+            parts.append(f"Attached {block.resource.uri}:\n```\n{block.resource.text}\n```")
+        elif isinstance(block, ResourceLink):
+            parts.append(f"Attached link: {block.uri}")
+    return "\n\n".join(parts)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("acp2")
+    except PackageNotFoundError:  # running from a bare checkout
+        return "0.0.0"

@@ -1,0 +1,141 @@
+"""A small ``.gitignore`` matcher and a directory walker that honours it.
+
+Supported: comments, blank lines, ``!`` negation, trailing ``/`` (directories only),
+anchoring (a leading or middle ``/``), ``*``, ``?``, ``[...]``, ``**`` (leading, middle,
+trailing) and backslash escapes. ``.gitignore`` files are read in every directory the
+walk enters; the last matching rule wins; an ignored directory is not entered (so, as in
+Git, nothing below it can be re-included). ``.git`` itself is always skipped.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+__all__ = ["IgnoreRule", "IgnoreRules", "compile_glob", "parse_gitignore", "walk"]
+
+
+@dataclass(frozen=True)
+class IgnoreRule:
+    """One compiled line: its regex, negation, directory-only flag and anchoring."""
+
+    regex: re.Pattern[str]
+    negated: bool
+    dir_only: bool
+    anchored: bool
+
+
+def parse_gitignore(text: str) -> list[IgnoreRule]:
+    """Compile the lines of one ``.gitignore`` file, in order."""
+    rules = []
+    for raw in text.splitlines():
+        line = raw.rstrip()
+        if not line or line.startswith("#"):
+            continue
+        negated = line.startswith("!")
+        if negated:
+            line = line[1:]
+        dir_only = line.endswith("/")
+        line = line.rstrip("/")
+        if not line:
+            continue
+        anchored = "/" in line
+        line = line.lstrip("/")
+        rules.append(IgnoreRule(re.compile(_translate(line) + r"\Z"), negated, dir_only, anchored))
+    return rules
+
+
+def compile_glob(pattern: str) -> re.Pattern[str]:
+    """Compile a ``/``-separated glob (``*``, ``?``, ``[...]``, ``**``) matching whole paths."""
+    return re.compile(_translate(pattern.strip("/")) + r"\Z")
+
+
+def _translate(pattern: str) -> str:
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif c == "*":
+            out.append("[^/]*")
+            i += 1
+        elif c == "?":
+            out.append("[^/]")
+            i += 1
+        elif c == "[" and "]" in pattern[i + 2 :]:
+            end = pattern.index("]", i + 2)
+            body = pattern[i + 1 : end]
+            if body.startswith("!"):
+                body = "^" + body[1:]
+            out.append("[" + body.replace("\\", "\\\\") + "]")
+            i = end + 1
+        elif c == "\\" and i + 1 < n:
+            out.append(re.escape(pattern[i + 1]))
+            i += 2
+        else:
+            out.append(re.escape(c))
+            i += 1
+    return "".join(out)
+
+
+class IgnoreRules:
+    """The rules in force at one point of a walk: ``(base, rules)`` layers, outermost first,
+    where ``base`` is the directory (relative to the walk's top) of each ``.gitignore``."""
+
+    def __init__(self, layers: tuple[tuple[str, tuple[IgnoreRule, ...]], ...] = ()) -> None:
+        self.layers = layers
+
+    def extend(self, base: str, rules: list[IgnoreRule]) -> IgnoreRules:
+        """Return the rules with one more ``.gitignore`` layer (self unchanged)."""
+        return IgnoreRules((*self.layers, (base, tuple(rules)))) if rules else self
+
+    def ignored(self, rel: str, is_dir: bool) -> bool:
+        """True when the path ``rel`` (relative to the walk's top, ``/``-separated) is ignored."""
+        verdict = False
+        for base, rules in self.layers:
+            sub = rel[len(base) + 1 :] if base else rel
+            name = sub.rsplit("/", 1)[-1]
+            for rule in rules:
+                if rule.dir_only and not is_dir:
+                    continue
+                if rule.regex.match(sub if rule.anchored else name):
+                    verdict = not rule.negated
+        return verdict
+
+
+def walk(top: str) -> Iterator[tuple[str, str]]:
+    """Yield ``(absolute path, relative path)`` of every file under ``top`` that no
+    ``.gitignore`` excludes, sorted per directory. Symlinked directories are not entered."""
+    yield from _walk(top, "", IgnoreRules())
+
+
+def _walk(path: str, rel: str, rules: IgnoreRules) -> Iterator[tuple[str, str]]:
+    rules = rules.extend(rel, _read_rules(os.path.join(path, ".gitignore")))
+    try:
+        entries = sorted(os.scandir(path), key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        child = f"{rel}/{entry.name}" if rel else entry.name
+        is_dir = entry.is_dir(follow_symlinks=False)
+        if entry.name == ".git" or rules.ignored(child, is_dir):
+            continue
+        if is_dir:
+            yield from _walk(entry.path, child, rules)
+        else:
+            yield entry.path, child
+
+
+def _read_rules(path: str) -> list[IgnoreRule]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return parse_gitignore(handle.read())
+    except OSError:
+        return []
