@@ -73,6 +73,7 @@ def ts_client_argv(
     *,
     cwd: Path | None = None,
     count: int | None = None,
+    prompt: str | None = None,
     timeout: float = 30.0,
 ) -> list[str]:
     """The command line of the TypeScript test client for one scenario."""
@@ -84,6 +85,8 @@ def ts_client_argv(
         argv += ["--cwd", str(cwd)]
     if count is not None:
         argv += ["--count", str(count)]
+    if prompt is not None:
+        argv += ["--prompt", prompt]
     return [*argv, "--", *agent_argv]
 
 
@@ -95,19 +98,28 @@ def run_ts_client(
     *,
     cwd: Path | None = None,
     count: int | None = None,
+    prompt: str | None = None,
     timeout: float = 30.0,
 ) -> dict[str, Any]:
     """Run the TypeScript client against ``agent_argv`` and return its report.
 
     With ``tap_log`` the agent runs behind ``tap.py`` and the wire is logged there.
     ``cwd`` is the session cwd (default: a folder of this checkout); ``count`` is the
-    number of chunks for ``stream``; ``timeout`` bounds each wait of the client.
+    number of chunks for ``stream``; ``prompt`` replaces the prompt text of a
+    single-prompt scenario (``echo``, ``stream``, ``tools-*``, ``kinds``, ``fail``);
+    ``timeout`` bounds each wait of the client.
     Raises ``PeerError`` if the client exits non-zero or prints no report.
     """
     if tap_log is not None:
         agent_argv = tap_argv(tap_log, agent_argv)
     argv = ts_client_argv(
-        ts_sdk, scenario, agent_argv, cwd=cwd or INTEROP_DIR, count=count, timeout=timeout
+        ts_sdk,
+        scenario,
+        agent_argv,
+        cwd=cwd or INTEROP_DIR,
+        count=count,
+        prompt=prompt,
+        timeout=timeout,
     )
     try:
         done = subprocess.run(

@@ -23,7 +23,8 @@
 //   fail         ends idle with stopReason "error" and an error object
 //   anything else is echoed back whole.
 //
-// The first prompt of a session also sets its title (session_info_update).
+// The first prompt of a session also sets its title (session_info_update). Prompt blocks
+// other than text and resource_link (not advertised) are rejected with -32602.
 // Extension request "_acp2/echo" answers with its params.
 
 import { join } from "node:path";
@@ -301,6 +302,8 @@ const SCENARIOS = {
   fail: scenarioFail,
 };
 
+const PROMPT_BLOCKS = new Set(["text", "resource_link"]);
+
 function promptText(prompt) {
   return prompt
     .filter((block) => block.type === "text")
@@ -421,6 +424,11 @@ const app = acp
     const session = getSession(params.sessionId);
     if (params.prompt.length === 0) {
       throw RequestError.invalidParams(undefined, "empty prompt");
+    }
+    // Only text and resource_link are advertised (session.prompt is {}): Nov D-10.
+    const unsupported = params.prompt.find((block) => !PROMPT_BLOCKS.has(block.type));
+    if (unsupported) {
+      throw RequestError.invalidParams({ type: unsupported.type }, "unsupported prompt block type");
     }
     if (session.turn) {
       // Held until the running turn ends; session/cancel withdraws it.

@@ -4,7 +4,10 @@
 // stderr is passed through to ours).
 //
 //   node client.mjs [--sdk DIR] --scenario NAME [--cwd DIR] [--count N]
-//                   [--timeout SECONDS] -- AGENT_ARGV...
+//                   [--prompt TEXT] [--timeout SECONDS] -- AGENT_ARGV...
+//
+// --prompt replaces the prompt text of the single-prompt scenarios (echo, stream,
+// tools-*, kinds, fail), for agents whose scenario words differ (e.g. "all").
 //
 // Scenarios (prompts use the words the test agents understand, see agent.mjs):
 //   echo                 prompt "echo hello world"
@@ -21,7 +24,8 @@
 //                        replayFrom start (records the replay), prompt "echo second"
 //   list                 two sessions, a prompt, session/list without and with cwd
 //   close                prompt "wait", session/close while running, close an unknown id
-//   ext                  prompt "ext", request "_acp2/echo", notification "_acp2/ping"
+//   ext                  prompt "ext", request "_acp2/echo" (its result, or its error
+//                        in extra.echoError), notification "_acp2/ping"
 //   kinds                prompt "kinds"
 //   fail                 prompt "fail"
 //
@@ -78,6 +82,7 @@ function parseCommandLine(argv) {
       scenario: { type: "string" },
       cwd: { type: "string" },
       count: { type: "string" },
+      prompt: { type: "string" },
       timeout: { type: "string" },
     },
     strict: true,
@@ -90,6 +95,7 @@ function parseCommandLine(argv) {
     scenario: values.scenario,
     cwd: values.cwd ?? process.cwd(),
     count: Number.parseInt(values.count ?? "5", 10),
+    prompt: values.prompt,
     timeoutMs: Number.parseFloat(values.timeout ?? "30") * 1000,
     agentArgv: argv.slice(split + 1),
   };
@@ -279,16 +285,22 @@ async function cancelPermission(c, sessionId, waitForAgent) {
   await c.untilIdle(sessionId, cancelAt);
 }
 
+// The prompt of a single-prompt scenario: `fallback`, unless --prompt replaces it.
+function promptOf(fallback) {
+  report.extra.prompt = options.prompt ?? fallback;
+  return report.extra.prompt;
+}
+
 const RUNNERS = {
-  echo: (c, sid) => c.turn(sid, "echo hello world"),
+  echo: (c, sid) => c.turn(sid, promptOf("echo hello world")),
   stream: (c, sid) => {
     report.extra.count = options.count;
-    return c.turn(sid, `stream ${options.count}`);
+    return c.turn(sid, promptOf(`stream ${options.count}`));
   },
-  "tools-allow": (c, sid) => c.turn(sid, "tools"),
-  "tools-reject": (c, sid) => c.turn(sid, "tools"),
-  kinds: (c, sid) => c.turn(sid, "kinds"),
-  fail: (c, sid) => c.turn(sid, "fail"),
+  "tools-allow": (c, sid) => c.turn(sid, promptOf("tools")),
+  "tools-reject": (c, sid) => c.turn(sid, promptOf("tools")),
+  kinds: (c, sid) => c.turn(sid, promptOf("kinds")),
+  fail: (c, sid) => c.turn(sid, promptOf("fail")),
   async cancel(c, sid) {
     const { from } = await c.prompt(sid, "wait");
     await waitFor(isState(sid, "running"), "running", from);
@@ -324,7 +336,12 @@ const RUNNERS = {
   },
   async ext(c, sid) {
     await c.turn(sid, "ext");
-    report.extra.echo = await c.call("_acp2/echo", { value: 42 });
+    try {
+      report.extra.echo = await c.call("_acp2/echo", { value: 42 });
+    } catch (error) {
+      // An agent without this extension must answer -32601 (method not found).
+      report.extra.echoError = { code: error?.code ?? null, message: String(error?.message ?? error) };
+    }
     await c.notify("_acp2/ping", { sessionId: sid });
   },
 };
