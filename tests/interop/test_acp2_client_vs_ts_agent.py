@@ -5,9 +5,8 @@ of the log, both directions, must be valid under the Aug and the Nov schema, and
 test reads the wire to check what acp2 sent (permission answers, cancel order, resume
 parameters) and that what it hands to its caller is what arrived.
 
-``acp2 run`` is started as a subprocess (``python -m acp2 run``). Its agent command is
-a one-line shell script that execs the tap: ``acp2 run`` does not yet accept an agent
-command that contains ``--`` itself (see the xfail test at the end).
+``acp2 run`` is started as a subprocess (``python -m acp2 run``); its agent command may
+itself contain ``--`` (the tap's own separator).
 """
 
 from __future__ import annotations
@@ -498,11 +497,6 @@ def test_acp2_run_json_prints_unknown_update_unchanged(ts_sdk: Path, tmp_path: P
     assert with_meta["_meta"] == {"acp2/test": {"tag": "meta-on-update"}}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="acp2 bug: `acp2 run PROMPT -- AGENT...` exits 2 when AGENT's argv itself "
-    "contains '--' (src/acp2/cli/run.py _split_command re-splits at the agent's '--')",
-)
 def test_acp2_run_accepts_an_agent_command_containing_double_dash(
     ts_sdk: Path, tmp_path: Path
 ) -> None:

@@ -80,7 +80,9 @@ def main(args: argparse.Namespace) -> int:
 def _split_command(args: argparse.Namespace) -> str | None:
     """Move options written between PROMPT and ``--`` into ``args``; return a usage error."""
     command = list(args.agent_command)
-    if "--" in command:
+    # argparse may already have removed the separating "--": then the agent command starts
+    # right away, and a later "--" belongs to the agent command itself (e.g. `uv run -- x`).
+    if command and command[0].startswith("-") and "--" in command:
         cut = command.index("--")
         before, command = command[:cut], command[cut + 1 :]
         if before:

@@ -90,6 +90,9 @@ async def invalid_utf8(p: Probe) -> None:
     line = b'{"jsonrpc":"2.0","id":77,"method":"session/list","params":{"cwd":"/tmp/\xff"}}\n'
     async with p.link() as link:
         await p.handshake(link)
+        # The id is ours even though the bytes are broken: a lenient agent may answer it,
+        # which TR-01:utf8 judges; the id audit (TR-09) must not count it as unknown.
+        link.called.append((77, "session/list"))
         answer, others = await _send_then_flush(link, "malformed:invalid UTF-8", line, 0.2)
         dispatched = [
             f
