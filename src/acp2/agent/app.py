@@ -54,7 +54,8 @@ class Agent:
     content the agent accepts (text and resource links always are); ``mcp_stdio`` /
     ``mcp_http`` the MCP transports it connects to; ``store`` is the history database
     (a path, ``":memory:"``, a :class:`HistoryStore`, or None for the default file under
-    the user's data directory).
+    the user's data directory); ``list_page_size`` the number of sessions per
+    ``session/list`` page.
     """
 
     name: str
@@ -68,6 +69,7 @@ class Agent:
     additional_directories: bool = True
     delete: bool = True
     store: HistoryStore | str | os.PathLike[str] | None = None
+    list_page_size: int = 50
     commands: Sequence[AvailableCommand] = ()
     config_options: Callable[[AgentSession], list[SessionConfigOption]] | None = None
     on_config_change: Callable[[AgentSession, str, Any], Awaitable[None]] | None = None
@@ -77,6 +79,7 @@ class Agent:
     ext_notifications: dict[str, Callable[[Any], Awaitable[None]]] = field(default_factory=dict)
     on_session_start: Callable[[AgentSession], Awaitable[None]] | None = None
     _store: HistoryStore | None = field(default=None, init=False, repr=False)
+    _data: dict[str, dict[str, Any]] = field(default_factory=dict, init=False, repr=False)
 
     def prompt(self, handler: PromptHandler) -> PromptHandler:
         """Decorator: register the prompt handler. It returns the stop reason (None = end_turn)."""
@@ -88,6 +91,7 @@ class Agent:
         _check_ext(method)
 
         def register(fn: F) -> F:
+            """Register ``fn`` and return it unchanged."""
             self.ext_requests[method] = fn
             return fn
 
@@ -98,10 +102,16 @@ class Agent:
         _check_ext(method)
 
         def register(fn: F) -> F:
+            """Register ``fn`` and return it unchanged."""
             self.ext_notifications[method] = fn
             return fn
 
         return register
+
+    def session_data(self, session_id: str) -> dict[str, Any]:
+        """The author's dict for ``session_id`` (``AgentSession.data``): one per session for
+        the life of this Agent, shared by every connection that opens or resumes it."""
+        return self._data.setdefault(session_id, {})
 
     def history(self) -> HistoryStore:
         """Return the history store, opening it on first use."""

@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import msgspec
+from msgspec import Raw
+
 from acp2.agent.app import Agent
 from acp2.errors import InvalidParams
 from acp2.schema import (
@@ -91,5 +94,17 @@ def check_prompt(agent: Agent, prompt: Sequence[Any]) -> None:
             or (isinstance(block, EmbeddedResource) and agent.prompt_embedded_context)
         )
         if not allowed:
-            kind = getattr(block, "type", None) or type(block).__name__
-            raise InvalidParams(f"Prompt block {index} has a content type this agent does not accept: {kind}")
+            raise InvalidParams(
+                f"Prompt block {index} has a content type this agent does not accept:"
+                f" {_block_type(block)}"
+            )
+
+
+def _block_type(block: Any) -> str:
+    if isinstance(block, Raw):  # an unknown content type, kept raw by the decoder
+        try:
+            kind = msgspec.json.decode(block).get("type")
+        except (msgspec.DecodeError, AttributeError):
+            kind = None
+        return str(kind) if kind is not None else "unknown"
+    return str(getattr(block, "type", None) or type(block).__name__)

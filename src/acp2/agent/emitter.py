@@ -10,10 +10,14 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from msgspec import UNSET
+
 from acp2.agent.store import HistoryStore
+from acp2.errors import ConnectionClosed
+from acp2.schema import SessionInfoUpdate
 from acp2.schema.codec import encode
 
-__all__ = ["Emitter", "FrameSink", "NOT_RECORDED"]
+__all__ = ["NOT_RECORDED", "Emitter", "FrameSink"]
 
 #: Update kinds that are not part of the conversation history (never replayed).
 NOT_RECORDED = frozenset({b"state_update", b"notice"})
@@ -28,11 +32,11 @@ class FrameSink(Protocol):
         """Queue one complete JSON-RPC frame (without the newline) for writing."""
 
     async def drain(self) -> None:
-        """Wait while the outgoing buffer is above its high-water mark."""
+        """Wait until the producer may go on (it lets the other tasks run)."""
 
     @property
     def congested(self) -> bool:
-        """True when the outgoing buffer is above its high-water mark."""
+        """True when the producer should ``await drain()`` now."""
 
 
 class Emitter:
@@ -51,13 +55,21 @@ class Emitter:
         """Send one update now (recording it in history unless it is state or a notice).
 
         After the session is closed nothing more is sent for it (SS-22): the call is a no-op.
+        Once the connection is closed the frame is dropped (the work is being cancelled).
         """
         if self.closed:
             return
         body = encode(update)
         if record and self._store is not None and _kind(body) not in NOT_RECORDED:
             self._store.append(self.session_id, body)
-        self._sink.send_frame_nowait(self._head + body + b"}}")
+            if isinstance(update, SessionInfoUpdate) and update.title is not UNSET:
+                self._store.set_title(self.session_id, update.title)  # for session/list
+        try:  # noqa: SIM105 - the hot path: a bare try costs less than suppress()
+            self._sink.send_frame_nowait(self._head + body + b"}}")
+        except ConnectionClosed:
+            # The client is gone: the runtime is cancelling the work of this connection,
+            # and the handler sees that cancellation at its next await -- not an error.
+            pass
 
     def record_only(self, update: Any) -> None:
         """Put an update in history without sending it (e.g. the inserted user message)."""
@@ -65,7 +77,12 @@ class Emitter:
             self._store.append(self.session_id, encode(update))
 
     async def emit_async(self, update: Any) -> None:
-        """:meth:`emit`, then wait if the connection is congested (backpressure)."""
+        """:meth:`emit`, then ``drain()`` when the connection says so (backpressure).
+
+        The Connection also reports ``congested`` after a burst of output without a
+        yield, so a handler streaming in a tight loop still lets the reader see
+        ``session/cancel`` and other sessions' requests, and is cancellable here.
+        """
         self.emit(update)
         if self._sink.congested:
             await self._sink.drain()

@@ -6,14 +6,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from acp2.errors import RequestError
+from acp2.errors import RemoteProtocolError, RequestError
 from acp2.schema import (
+    CancelledPermissionOutcome,
     CommandPermissionSubject,
     PermissionOption,
     RequestPermissionRequest,
     RequestPermissionResponse,
     SelectedPermissionOutcome,
-    CancelledPermissionOutcome,
     ToolCallFields,
     ToolCallPermissionSubject,
 )
@@ -73,7 +73,11 @@ async def ask_permission(
     command: str | None,
     cwd: str | None,
 ) -> PermissionResult:
-    """Send ``session/request_permission`` and interpret the answer (never approving by default)."""
+    """Send ``session/request_permission`` and interpret the answer (PR-08).
+
+    Never approves by default: an error answer is ``cancelled`` (-32800) or ``invalid``;
+    a malformed result is ``invalid``. Raises ConnectionClosed if the client goes away.
+    """
     offered = list(options) if options else default_options()
     request = RequestPermissionRequest(session_id=session.id, title=title, options=offered)
     if description is not None:
@@ -94,10 +98,15 @@ async def ask_permission(
     except RequestError as exc:
         # Aug clients may answer a cancelled permission request with -32800 (PR-10).
         return PermissionResult("cancelled" if exc.code == -32800 else "invalid")
+    except RemoteProtocolError:
+        # A result that is not a RequestPermissionResponse at all: never an approval.
+        return PermissionResult("invalid")
     return interpret(response, offered)
 
 
-def interpret(response: RequestPermissionResponse, offered: Sequence[PermissionOption]) -> PermissionResult:
+def interpret(
+    response: RequestPermissionResponse, offered: Sequence[PermissionOption]
+) -> PermissionResult:
     """Map a response to a result; unknown outcomes and unoffered ids are not approval (PR-08)."""
     outcome = response.outcome
     if isinstance(outcome, SelectedPermissionOutcome):

@@ -5,6 +5,7 @@ one by one would be slow and noisy, so the history is reduced with the same pure
 clients use (:mod:`acp2.state`) and rendered back as whole-entity updates (SS-13, TM-09):
 one whole message per message (ids kept, so a replayed user message keeps the id its
 prompt response carried, SS-17), one full ``tool_call_update`` per tool call, one
+``compaction_update`` (with its whole summary) per compaction, one
 ``terminal_update`` snapshot per terminal, the latest plan of each ``planId``, then usage,
 commands, config options and session info. Unknown updates are replayed raw (EX-07).
 """
@@ -12,15 +13,18 @@ commands, config options and session info. Unknown updates are replayed raw (EX-
 from __future__ import annotations
 
 import base64
+import logging
 from collections.abc import Iterable
 from typing import Any
 
+import msgspec
 from msgspec import UNSET
 
 from acp2.schema import (
     AgentMessage,
     AgentThought,
     AvailableCommandsUpdate,
+    CompactionUpdate,
     ConfigOptionUpdate,
     Cost,
     PlanUpdate,
@@ -34,9 +38,17 @@ from acp2.schema import (
 )
 from acp2.schema.codec import decode
 from acp2.state import SessionState, reduce
-from acp2.state.entities import MessageState, PlanState, TerminalState, ToolCallState
+from acp2.state.entities import (
+    CompactionState,
+    MessageState,
+    PlanState,
+    TerminalState,
+    ToolCallState,
+)
 
 __all__ = ["fold", "replay_updates"]
+
+log = logging.getLogger("acp2.agent")
 
 _MESSAGE_TYPES: dict[str, Any] = {
     "user": UserMessage,
@@ -46,10 +58,19 @@ _MESSAGE_TYPES: dict[str, Any] = {
 
 
 def fold(bodies: Iterable[bytes]) -> SessionState:
-    """Reduce stored update bodies into a :class:`SessionState`."""
+    """Reduce stored update bodies into a :class:`SessionState`.
+
+    A stored body that no longer decodes (e.g. a malformed known variant an author sent
+    through ``Turn.send``) is skipped and logged, so one bad row cannot break resume.
+    """
     state = SessionState()
     for body in bodies:
-        reduce(state, decode(body, SessionUpdate))
+        try:
+            update = decode(body, SessionUpdate)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            log.warning("replay skips a stored update that does not decode: %s", exc)
+            continue
+        reduce(state, update)
     return state
 
 
@@ -78,7 +99,20 @@ def _render(entry: Any) -> Any:
         return _tool_call(entry)
     if isinstance(entry, PlanState):
         return PlanUpdate(plan=entry.plan) if entry.plan is not None else None
+    if isinstance(entry, CompactionState):
+        return _compaction(entry)
     return None
+
+
+def _compaction(comp: CompactionState) -> CompactionUpdate:
+    update = CompactionUpdate(
+        compaction_id=comp.compaction_id, status=comp.status, summary=list(comp.summary)
+    )
+    if comp.error is not None:
+        update.error = comp.error
+    if comp.meta is not None:
+        update.meta = comp.meta
+    return update
 
 
 def _tool_call(call: ToolCallState) -> ToolCallUpdate:

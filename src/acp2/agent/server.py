@@ -99,6 +99,7 @@ class AgentServer:
         """Wrap a handler: initialize first (IN-01), and login first when auth is configured."""
 
         async def run(params: Any) -> Any:
+            """Check the gates, then run the handler."""
             if not self.initialized:
                 raise InvalidRequest("Send initialize before any other request")
             if auth and not self.logged_in:
@@ -173,7 +174,9 @@ class AgentServer:
         if session is not None:
             session.cancel()
 
-    async def start_work(self, session: AgentSession, handler: Callable[[Turn], Awaitable[str | None]]) -> None:
+    async def start_work(
+        self, session: AgentSession, handler: Callable[[Turn], Awaitable[str | None]]
+    ) -> None:
         """Start agent-initiated foreground work (no prompt, no user message; PL-24)."""
         await session.acquire()
         turn = Turn(self, session, [], None)
@@ -187,7 +190,11 @@ class AgentServer:
         user_message: UserMessage | None,
         handler: Callable[[Turn], Awaitable[str | None]] | None = None,
     ) -> None:
-        """Run one piece of foreground work from ``running`` to its single ``idle``."""
+        """Run one piece of foreground work from ``running`` to its single ``idle``.
+
+        Never raises (but for cancellation of the whole connection): a failure of the
+        runtime itself is logged and still ends the work ``idle`` / ``error`` if it can.
+        """
         body = handler or self.agent.prompt_handler
         try:
             if user_message is not None:
@@ -200,25 +207,43 @@ class AgentServer:
             await self._finish(session, turn, reason, failure)
         except ConnectionClosed:
             log.debug("connection closed during a turn of %s", session.id)
+        except Exception as exc:
+            log.exception("the agent runtime failed during a turn of %s", session.id)
+            _force_idle(session, exc)
         finally:
             session.release()
 
     async def _finish(
         self, session: AgentSession, turn: Turn, reason: str, failure: BaseException | None
     ) -> None:
+        if isinstance(failure, ConnectionClosed):
+            log.debug("connection closed during a turn of %s", session.id)
+            return
         fields: dict[str, Any] = {"stop_reason": reason}
-        if reason == "cancelled":
+        if reason == "cancelled" or failure is not None:
+            # PL-20: final tool-call statuses go out before the idle that ends the work.
             for call in turn.unfinished_tool_calls():
-                await call.cancel()
+                await (call.cancel() if failure is None else call.fail())
         if failure is not None:
             summary = _one_line(failure)
             log.error("prompt handler failed in %s", session.id, exc_info=failure)
+            turn.new_message()
             await turn.message([TextContent(text=f"The agent failed: {summary}")])
             fields["error"] = Error(code=-32603, message=summary)
         session.report("stop", **fields)
 
 
+def _force_idle(session: AgentSession, exc: Exception) -> None:
+    """After a runtime failure, end the work ``idle`` / ``error`` unless already idle."""
+    if session.state == "idle":
+        return
+    error = Error(code=-32603, message=_one_line(exc))
+    try:
+        session.report("stop", stop_reason="error", error=error)
+    except Exception:
+        log.exception("could not report idle for %s", session.id)
+
+
 def _one_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
-

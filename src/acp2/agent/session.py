@@ -30,10 +30,14 @@ __all__ = ["AgentSession"]
 
 
 class _Held:
-    __slots__ = ("event", "withdrawn")
+    """A prompt waiting for the slot: ``granted`` once the slot was handed to it,
+    ``withdrawn`` once session/cancel or session/close took it back."""
+
+    __slots__ = ("event", "granted", "withdrawn")
 
     def __init__(self) -> None:
         self.event = anyio.Event()
+        self.granted = False
         self.withdrawn = False
 
 
@@ -42,8 +46,8 @@ class AgentSession:
 
     Attributes the prompt handler may read: ``id``, ``cwd``, ``additional_directories``,
     ``mcp_servers`` (as sent by the client), ``data`` (a dict for the author's own state,
-    kept for the life of the process) and ``state`` (``idle`` / ``running`` /
-    ``requires_action``).
+    kept for the life of the process: a resume, even on another connection, gets the same
+    dict; not stored on disk) and ``state`` (``idle`` / ``running`` / ``requires_action``).
     """
 
     def __init__(
@@ -64,8 +68,10 @@ class AgentSession:
         self.machine = ForegroundMachine()
         self.turn: Turn | None = None
         self.closed = False
+        self._closing = False
         self._busy = False
         self._held: deque[_Held] = deque()
+        self._handoff: _Held | None = None
         self._scope: anyio.CancelScope | None = None
         self._cancel_requested = False
         self._work_done = anyio.Event()
@@ -115,8 +121,11 @@ class AgentSession:
     # -- prompt slots -------------------------------------------------------------
 
     async def acquire(self) -> None:
-        """Wait until this prompt may be inserted (FIFO). Raises RequestCancelled if withdrawn."""
-        if self.closed:
+        """Wait until this prompt may be inserted (FIFO). Raises RequestCancelled if withdrawn.
+
+        When it returns, the caller owns the slot and must end with :meth:`release`.
+        """
+        if self.closed or self._closing:
             raise RequestCancelled("The session is closed")
         if not self._busy and not self._held:
             self._busy = True
@@ -126,11 +135,25 @@ class AgentSession:
         self._held.append(held)
         try:
             await held.event.wait()
-        finally:
-            if not held.event.is_set():
+        except BaseException:
+            # Cancelled ($/cancel_request, shutdown) while held -- or just after the slot
+            # was handed to us: then pass it on, or the session would stay busy forever.
+            if held.granted:
+                self._take_handoff(held)
+                self.release()
+            elif held in self._held:
                 self._held.remove(held)
+            raise
+        if held.granted:
+            self._take_handoff(held)
         if held.withdrawn:
+            if held.granted:
+                self.release()
             raise RequestCancelled("The prompt was withdrawn by session/cancel")
+
+    def _take_handoff(self, held: _Held) -> None:
+        if self._handoff is held:
+            self._handoff = None
 
     def release(self) -> None:
         """End the current foreground work and hand the slot to the next held prompt."""
@@ -138,16 +161,22 @@ class AgentSession:
         self._cancel_requested = False
         self.turn = None
         if self._held:
-            self._held.popleft().event.set()
+            held = self._held.popleft()
+            held.granted = True
+            self._handoff = held
+            held.event.set()
             return
         self._busy = False
         self._work_done.set()
 
-    async def run_work(self, body: Callable[[], Awaitable[str | None]]) -> tuple[str, BaseException | None]:
+    async def run_work(
+        self, body: Callable[[], Awaitable[str | None]]
+    ) -> tuple[str, BaseException | None]:
         """Run foreground work in a cancel scope; return (stop reason, failure or None).
 
         Cancellation requested through :meth:`cancel` yields ``"cancelled"``; a failure
-        raised after cancel was requested also counts as cancelled (PL-19).
+        raised after cancel was requested also counts as cancelled (PL-19). A return value
+        that is not a non-empty string (or None, meaning ``end_turn``) is a failure.
         """
         with anyio.CancelScope() as scope:
             self._scope = scope
@@ -165,17 +194,27 @@ class AgentSession:
                 return "error", exc
         if self._cancel_requested:
             return "cancelled", None
-        return (reason or "end_turn"), None
+        if reason is None:
+            return "end_turn", None
+        if not isinstance(reason, str) or not reason:
+            return "error", TypeError(f"the handler returned {reason!r}, not a stop reason")
+        return reason, None
 
     def cancel(self) -> bool:
         """Cancel running foreground work and withdraw held prompts. Harmless when idle.
 
-        Returns True if foreground work was running.
+        Prompts not yet inserted -- held ones, and one the slot was just handed to -- are
+        answered ``-32800`` (PL-18). Returns True if foreground work was running.
         """
         while self._held:
             held = self._held.popleft()
             held.withdrawn = True
             held.event.set()
+        if self._handoff is not None:
+            # Its work has not started: withdrawing the prompt is the whole cancellation.
+            self._handoff.withdrawn = True
+            self._handoff = None
+            return False
         if not self._busy:
             return False
         self._cancel_requested = True
@@ -191,6 +230,11 @@ class AgentSession:
     async def wait_idle(self) -> None:
         """Wait until no foreground work is running (used by session/close)."""
         await self._work_done.wait()
+
+    def begin_close(self) -> bool:
+        """Refuse new prompts and work, and cancel what runs (SS-22); see :meth:`cancel`."""
+        self._closing = True
+        return self.cancel()
 
     def mark_closed(self) -> None:
         """Stop sending anything for this session (SS-22)."""

@@ -3,15 +3,18 @@ and config options (SS-01..SS-26, CO-01..CO-09)."""
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import os
 import secrets
 from typing import TYPE_CHECKING, Any
 
-from msgspec import UNSET, Raw
-
+from acp2.agent.checks import (
+    check_mcp,
+    check_replay,
+    check_roots,
+    decode_cursor,
+    encode_cursor,
+    same_dir,
+)
 from acp2.agent.emitter import Emitter
 from acp2.agent.replay import replay_updates
 from acp2.agent.session import AgentSession
@@ -24,11 +27,8 @@ from acp2.schema import (
     DeleteSessionResponse,
     ListSessionsRequest,
     ListSessionsResponse,
-    McpServerHttp,
-    McpServerStdio,
     NewSessionRequest,
     NewSessionResponse,
-    ReplayFromStart,
     ResumeSessionRequest,
     ResumeSessionResponse,
     SessionInfo,
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = ["PAGE_SIZE", "SessionManager"]
 
-#: Sessions per ``session/list`` page.
+#: Sessions per ``session/list`` page unless ``Agent.list_page_size`` says otherwise.
 PAGE_SIZE = 50
 
 
@@ -88,15 +88,21 @@ class SessionManager:
 
     async def on_new(self, params: NewSessionRequest) -> NewSessionResponse:
         """Create a session rooted at an absolute ``cwd`` (SS-02..SS-05, SS-09)."""
-        dirs = self._check_roots(params.cwd, params.additional_directories)
-        mcp = self._check_mcp(params.mcp_servers)
+        dirs = check_roots(self.agent, params.cwd, params.additional_directories)
+        mcp = check_mcp(self.agent, params.mcp_servers)
         session_id = f"sess_{secrets.token_hex(12)}"
         self.store.create_session(session_id, params.cwd, dirs)
         session = self._open(session_id, params.cwd, dirs, mcp)
         response = NewSessionResponse(session_id=session_id)
         self._fill_session_response(session, response)
         if self.agent.on_session_start is not None:
-            await self.agent.on_session_start(session)
+            try:
+                await self.agent.on_session_start(session)
+            except BaseException:
+                # The client gets an error, so there is no session: leave no trace of it.
+                del self._live[session_id]
+                self.store.delete_session(session_id)
+                raise
         self._announce_commands(session)
         return response
 
@@ -107,11 +113,11 @@ class SessionManager:
             raise ResourceNotFound(
                 f"Unknown session: {params.session_id}", {"sessionId": params.session_id}
             )
-        if os.path.normpath(params.cwd) != os.path.normpath(record.cwd):
+        if not same_dir(params.cwd, record.cwd):
             raise InvalidParams(f"cwd must be the session's own cwd: {record.cwd}")
-        replay = self._check_replay(params.replay_from)
-        dirs = self._check_roots(params.cwd, params.additional_directories)
-        mcp = self._check_mcp(params.mcp_servers)
+        replay = check_replay(params.replay_from)
+        dirs = check_roots(self.agent, params.cwd, params.additional_directories)
+        mcp = check_mcp(self.agent, params.mcp_servers)
         session = self._live.get(record.id)
         if session is None:
             session = self._open(record.id, record.cwd, dirs, mcp)
@@ -132,6 +138,7 @@ class SessionManager:
     def _open(self, session_id: str, cwd: str, dirs: list[str], mcp: list[Any]) -> AgentSession:
         emitter = Emitter(session_id, self.server.connection, self.store)
         session = AgentSession(session_id, cwd, dirs, mcp, emitter)
+        session.data = self.agent.session_data(session_id)
         session.server = self.server
         self._live[session_id] = session
         return session
@@ -149,6 +156,7 @@ class SessionManager:
             commands = list(self.agent.commands)
 
             async def announce() -> None:
+                """Send the commands (started after the response is queued)."""
                 session.emitter.emit(AvailableCommandsUpdate(available_commands=commands))
 
             self.server.task_group.start_soon(announce)
@@ -160,9 +168,10 @@ class SessionManager:
         cwd = params.cwd if isinstance(params.cwd, str) else None
         if cwd is not None and not os.path.isabs(cwd):
             raise InvalidParams("cwd must be an absolute path")
-        after = _decode_cursor(params.cursor) if isinstance(params.cursor, str) else None
-        records = self.store.list_sessions(cwd=cwd, after=after, limit=PAGE_SIZE + 1)
-        page = records[:PAGE_SIZE]
+        after = decode_cursor(params.cursor) if isinstance(params.cursor, str) else None
+        size = max(1, self.agent.list_page_size)
+        records = self.store.list_sessions(cwd=cwd, after=after, limit=size + 1)
+        page = records[:size]
         infos = []
         for record in page:
             info = SessionInfo(session_id=record.id, cwd=record.cwd, updated_at=record.updated_at)
@@ -172,8 +181,8 @@ class SessionManager:
                 info.additional_directories = record.additional_directories
             infos.append(info)
         response = ListSessionsResponse(sessions=infos)
-        if len(records) > PAGE_SIZE:
-            response.next_cursor = _encode_cursor(page[-1].updated_at, page[-1].id)
+        if len(records) > size:
+            response.next_cursor = encode_cursor(page[-1].updated_at, page[-1].id)
         return response
 
     # -- close / delete -------------------------------------------------------------------
@@ -191,15 +200,17 @@ class SessionManager:
         session = self._live.get(session_id)
         if session is None:
             return
-        session.cancel()
+        session.begin_close()
         await session.wait_idle()
         session.mark_closed()
-        self._live.pop(session_id, None)
+        if self._live.get(session_id) is session:
+            del self._live[session_id]
 
     async def on_delete(self, params: DeleteSessionRequest) -> DeleteSessionResponse:
         """Delete a session and its history; unknown ids succeed silently (SS-23)."""
         await self.close(params.session_id)
         self.store.delete_session(params.session_id)
+        self.agent._data.pop(params.session_id, None)
         return DeleteSessionResponse()
 
     # -- config options -----------------------------------------------------------------
@@ -213,7 +224,9 @@ class SessionManager:
             session.data["_acp2_config"] = stored
         return list(stored)
 
-    async def on_set_config(self, params: SetSessionConfigOptionRequest) -> SetSessionConfigOptionResponse:
+    async def on_set_config(
+        self, params: SetSessionConfigOptionRequest
+    ) -> SetSessionConfigOptionResponse:
         """Change one option; reject unknown ids and invalid values unchanged (CO-06, CO-09)."""
         session = self.live(params.session_id)
         options = self._options(session)
@@ -226,53 +239,3 @@ class SessionManager:
         if self.agent.on_config_change is not None:
             await self.agent.on_config_change(session, params.config_id, params.value)
         return SetSessionConfigOptionResponse(config_options=options)
-
-    # -- validation ---------------------------------------------------------------------
-
-    def _check_roots(self, cwd: str, additional: Any) -> list[str]:
-        if not os.path.isabs(cwd):
-            raise InvalidParams("cwd must be an absolute path")
-        dirs = list(additional) if isinstance(additional, list) else []
-        if dirs and not self.agent.additional_directories:
-            raise InvalidParams("This agent does not support additionalDirectories")
-        for entry in dirs:
-            if not isinstance(entry, str) or not os.path.isabs(entry):
-                raise InvalidParams("additionalDirectories entries must be absolute paths")
-        return dirs
-
-    def _check_mcp(self, given: Any) -> list[Any]:
-        servers: list[Any] = list(given) if isinstance(given, list) else []
-        for server in servers:
-            supported = (isinstance(server, McpServerStdio) and self.agent.mcp_stdio) or (
-                isinstance(server, McpServerHttp) and self.agent.mcp_http
-            )
-            if not supported:
-                raise InvalidParams("Unsupported MCP server transport")
-            if isinstance(server, McpServerStdio) and not os.path.isabs(server.command):
-                raise InvalidParams("An MCP stdio command must be an absolute path")
-        return servers
-
-    @staticmethod
-    def _check_replay(replay_from: Any) -> bool:
-        if replay_from is UNSET or replay_from is None:
-            return False
-        if isinstance(replay_from, ReplayFromStart):
-            return True
-        if isinstance(replay_from, Raw):
-            raise InvalidParams("Unknown replayFrom cursor type")
-        raise InvalidParams("Invalid replayFrom")
-
-
-def _encode_cursor(updated_at: str, session_id: str) -> str:
-    return base64.urlsafe_b64encode(json.dumps([updated_at, session_id]).encode()).decode()
-
-
-def _decode_cursor(cursor: str) -> tuple[str, str]:
-    try:
-        value = json.loads(base64.urlsafe_b64decode(cursor.encode()))
-        if isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value):
-            return value[0], value[1]
-    except (binascii.Error, ValueError, UnicodeDecodeError):
-        pass
-    raise InvalidParams("Invalid cursor")
-

@@ -94,6 +94,7 @@ class HistoryStore:
         self._pending: list[tuple[str, int, bytes]] = []
         self._seq: dict[str, int] = {}
         self._touched: dict[str, str] = {}
+        self._titles: dict[str, str | None] = {}
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -103,7 +104,9 @@ class HistoryStore:
 
     # -- sessions -----------------------------------------------------------------
 
-    def create_session(self, session_id: str, cwd: str, additional_directories: Sequence[str]) -> SessionRecord:
+    def create_session(
+        self, session_id: str, cwd: str, additional_directories: Sequence[str]
+    ) -> SessionRecord:
         """Insert a new session and return its record."""
         now = _now()
         dirs = list(additional_directories)
@@ -191,19 +194,29 @@ class HistoryStore:
         self._pending.append((session_id, seq, body))
         self._touched[session_id] = ""
 
+    def set_title(self, session_id: str, title: str | None) -> None:
+        """Queue a new title (None clears it) for ``session_id``, committed by flush."""
+        self._titles[session_id] = title
+        self._touched[session_id] = ""
+
     def flush(self) -> None:
         """Commit every queued update in one transaction. Cheap when nothing is queued."""
-        if not self._pending:
+        if not self._pending and not self._titles:
             return
         with self._lock:
             pending, self._pending = self._pending, []
             touched, self._touched = self._touched, {}
+            titles, self._titles = self._titles, {}
             now = _now()
             with self._transaction():
                 self._db.executemany("INSERT INTO updates VALUES (?, ?, ?)", pending)
                 self._db.executemany(
                     "UPDATE sessions SET updated_at = ?, next_seq = ? WHERE id = ?",
                     [(now, self._seq[s], s) for s in touched if s in self._seq],
+                )
+                self._db.executemany(
+                    "UPDATE sessions SET title = ? WHERE id = ?",
+                    [(title, s) for s, title in titles.items()],
                 )
 
     def updates(self, session_id: str) -> Iterator[bytes]:

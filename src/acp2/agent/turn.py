@@ -99,7 +99,9 @@ class Turn:
         )
         return self._thought_msg
 
-    async def message(self, content: Sequence[ContentBlock] | None, *, message_id: str | None = None) -> str:
+    async def message(
+        self, content: Sequence[ContentBlock] | None, *, message_id: str | None = None
+    ) -> str:
         """Upsert a whole agent message (replace, or clear with None); return its id."""
         mid = message_id or self.session.new_message_id("agent")
         await self.session.emitter.emit_async(
@@ -149,11 +151,18 @@ class Turn:
         handle = ToolCallHandle(self.session.emitter, call_id)
         self._tool_calls[call_id] = handle
         await handle.update(
-            title=title, kind=kind, status="pending", raw_input=raw_input, locations=locations, name=name
+            title=title,
+            kind=kind,
+            status="pending",
+            raw_input=raw_input,
+            locations=locations,
+            name=name,
         )
         return handle
 
-    async def terminal(self, command: str | None = None, *, cwd: str | None = None) -> TerminalHandle:
+    async def terminal(
+        self, command: str | None = None, *, cwd: str | None = None
+    ) -> TerminalHandle:
         """Open a display-only terminal (TM-01: the agent owns its id) and return its handle."""
         handle = TerminalHandle(self.session.emitter, self._next_id("term"))
         self._terminals[handle.terminal_id] = handle
@@ -185,8 +194,11 @@ class Turn:
         is never an approval (PR-08). Cancellation of the turn cancels the request
         (the client gets ``$/cancel_request``).
         """
+        # Only the session's current work reports states: a task the handler leaked past
+        # its idle must not make an idle session look busy.
+        active = self.session.turn is self
         self._waiting += 1
-        if self._waiting == 1:
+        if self._waiting == 1 and active:
             self.session.report("block")
         try:
             return await ask_permission(
@@ -201,5 +213,6 @@ class Turn:
             )
         finally:
             self._waiting -= 1
-            if self._waiting == 0 and not self.session.cancel_requested:
+            still_active = active and self.session.turn is self
+            if self._waiting == 0 and still_active and not self.session.cancel_requested:
                 self.session.report("unblock")

@@ -103,8 +103,13 @@ async def tools(turn: Turn, arg: str) -> str:
         await turn.say("Permission denied; nothing was changed.")
         return "end_turn"
     await call.start()
-    patch = f"diff --git {path} {path}\n--- {path}\n+++ {path}\n@@ -1 +1 @@\n-hello\n+hello, world\n"
-    await call.add_content(Diff(changes=[DiffModifyChange(path=path)], patch=DiffPatch(format="git_patch", text=patch)))
+    patch = (
+        f"diff --git {path} {path}\n--- {path}\n+++ {path}\n@@ -1 +1 @@\n-hello\n+hello, world\n"
+    )
+    diff = Diff(
+        changes=[DiffModifyChange(path=path)], patch=DiffPatch(format="git_patch", text=patch)
+    )
+    await call.add_content(diff)
     terminal = await turn.terminal("cat hello.txt")
     await call.show_terminal(terminal)
     await terminal.write(b"hello, world\n")
@@ -153,14 +158,20 @@ async def ext(turn: Turn, arg: str) -> str:
 async def everything(turn: Turn, arg: str) -> str:
     """Every update kind once."""
     await think(turn, "considering")
+    turn.new_message()
     await plan(turn, "")
+    turn.new_message()
     await tools(turn, "")
+    turn.new_message()
     await turn.message([TextContent(text="A whole message.")])
     term = await turn.terminal("printf data")
     await term.snapshot(b"snapshot\n")
     await term.write("é".encode())
     await term.exit(0)
-    await turn.commands([AvailableCommand(name="test", description="Run tests", input=TextCommandInput(hint="args"))])
+    test = AvailableCommand(
+        name="test", description="Run tests", input=TextCommandInput(hint="args")
+    )
+    await turn.commands([test])
     await turn.send(SessionInfoUpdate(title="Everything"))
     await ext(turn, "")
     return "end_turn"
@@ -190,11 +201,16 @@ def build_test_agent(store: str | None = None) -> Agent:
         store=store or ":memory:",
         prompt_image=True,
         prompt_audio=True,
-        commands=[AvailableCommand(name="echo", description="Echo the input", input=TextCommandInput(hint="text"))],
+        commands=[
+            AvailableCommand(
+                name="echo", description="Echo the input", input=TextCommandInput(hint="text")
+            )
+        ],
     )
 
     @agent.prompt
     async def handle(turn: Turn) -> str | None:
+        """Run the scenario named by the prompt's first word (a leading ``/`` is allowed)."""
         text = turn.text.strip()
         if text.startswith("/"):
             text = text[1:]
@@ -206,6 +222,7 @@ def build_test_agent(store: str | None = None) -> Agent:
 
     @agent.ext_method("_acp2/ping")
     async def ping(params: object) -> dict[str, bool]:
+        """Answer ``{"pong": true}``."""
         return {"pong": True}
 
     return agent

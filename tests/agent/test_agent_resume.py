@@ -1,0 +1,313 @@
+"""session/resume and replay on the agent runtime (SS-10..SS-17, SS-26, TM-09, D-14)."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agent_harness import CWD, agent_harness, make_agent, text_of
+
+from acp2.agent import HistoryStore, Turn
+from acp2.errors import InvalidParams, ResourceNotFound
+from acp2.schema import (
+    CompactionSummaryChunk,
+    CompactionUpdate,
+    PlanEntry,
+    SessionInfoUpdate,
+    TextContent,
+)
+from acp2.testing.scenarios import build_test_agent
+
+pytestmark = pytest.mark.anyio
+
+
+def _rich_agent(store: Any) -> Any:
+    agent = make_agent(store=store)
+
+    @agent.prompt
+    async def handle(turn: Turn) -> str:
+        await turn.think("thinking ")
+        await turn.think("hard")
+        for word in turn.text.split():
+            await turn.say(word + " ")
+        await turn.plan([PlanEntry(content="one", priority="high", status="pending")])
+        await turn.plan([PlanEntry(content="one", priority="high", status="completed")])
+        call = await turn.tool_call("Run ls", kind="execute", raw_input={"cmd": "ls"})
+        await call.start()
+        term = await turn.terminal("ls")
+        await call.show_terminal(term)
+        await term.write(b"a\n")
+        await term.write(b"b\n")
+        await term.exit(0)
+        await call.complete()
+        return "end_turn"
+
+    return agent
+
+
+async def _record(store: Any, prompts: list[str]) -> tuple[str, list[dict[str, Any]]]:
+    async with agent_harness(_rich_agent(store), initialize=True) as h:
+        sid = await h.new_session()
+        for text in prompts:
+            await h.turn(sid, text)
+    return sid, h.updates(sid)
+
+
+async def _resume(agent: Any, sid: str, **params: Any) -> tuple[Any, Any]:
+    async with agent_harness(agent, initialize=True) as h:
+        result = await h.call("session/resume", {"sessionId": sid, "cwd": CWD, **params})
+        await h.call("session/list", {})
+    return result, h
+
+
+def _before_response(h: Any) -> list[dict[str, Any]]:
+    at = h.response_index(h.request_id("session/resume"))
+    return [f.update for f in h.frames[:at] if f.update is not None]
+
+
+async def test_ss10_ss26_resuming_an_unknown_session_is_32002_with_the_session_id() -> None:
+    async with agent_harness(make_agent(), initialize=True) as h:
+        with pytest.raises(ResourceNotFound) as info:
+            await h.call("session/resume", {"sessionId": "sess_nope", "cwd": CWD})
+    assert info.value.code == -32002
+    assert info.value.data == {"sessionId": "sess_nope"}
+
+
+async def test_ss10_resuming_with_a_different_cwd_is_invalid_params() -> None:
+    store = HistoryStore(":memory:")
+    sid, _ = await _record(store, ["hi"])
+    async with agent_harness(make_agent(store=store), initialize=True) as h:
+        with pytest.raises(InvalidParams):
+            await h.call("session/resume", {"sessionId": sid, "cwd": "/somewhere/else"})
+        with pytest.raises(InvalidParams):
+            await h.call("session/resume", {"sessionId": sid, "cwd": "relative"})
+        # the same directory spelled differently is the same cwd
+        await h.call("session/resume", {"sessionId": sid, "cwd": CWD + "/"})
+
+
+async def test_ss11_ss16_without_replay_from_only_a_state_snapshot_precedes_the_response() -> None:
+    store = HistoryStore(":memory:")
+    sid, _ = await _record(store, ["hello world"])
+    result, h = await _resume(make_agent(store=store), sid)
+    assert result == {}
+    assert _before_response(h) == [{"sessionUpdate": "state_update", "state": "idle"}]
+
+
+async def test_ss12_replay_from_start_sends_the_whole_conversation_then_state_then_response() -> (
+    None
+):
+    store = HistoryStore(":memory:")
+    sid, live = await _record(store, ["hello world", "second turn"])
+    _, h = await _resume(make_agent(store=store), sid, replayFrom={"type": "start"})
+    replay = _before_response(h)
+    kinds = [u["sessionUpdate"] for u in replay]
+    assert kinds == [
+        "user_message",
+        "agent_thought",
+        "agent_message",
+        "plan_update",
+        "tool_call_update",
+        "user_message",
+        "agent_thought",
+        "agent_message",
+        "tool_call_update",
+        "terminal_update",
+        "terminal_update",
+        "state_update",
+    ]
+    assert replay[-1] == {"sessionUpdate": "state_update", "state": "idle"}
+    # SS-13 / SS-17: the original ids, one whole message per message
+    live_ids = {
+        (u["sessionUpdate"].removesuffix("_chunk"), u["messageId"])
+        for u in live
+        if "messageId" in u
+    }
+    replay_ids = {(u["sessionUpdate"], u["messageId"]) for u in replay if "messageId" in u}
+    assert replay_ids == live_ids
+    assert text_of(replay[0]) == "hello world"
+    assert text_of(replay[1]) == "thinking hard"
+    assert text_of(replay[2]) == "hello world "
+    assert replay[3]["plan"]["entries"][0]["status"] == "completed"
+    call = replay[4]
+    assert call["status"] == "completed"
+    assert call["title"] == "Run ls"
+    assert call["rawInput"] == {"cmd": "ls"}
+    assert call["content"][0]["type"] == "terminal"
+    terminal = replay[9]
+    assert base64.b64decode(terminal["output"]["data"]) == b"a\nb\n"
+    assert terminal["exitStatus"] == {"exitCode": 0}
+    assert terminal["command"] == "ls"
+
+
+async def test_ss12_the_user_message_keeps_the_id_its_prompt_response_carried() -> None:
+    store = HistoryStore(":memory:")
+    async with agent_harness(_rich_agent(store), initialize=True) as h:
+        sid = await h.new_session()
+        response = await h.prompt(sid, "remember me")
+        await h.wait_idle(sid)
+    _, h2 = await _resume(make_agent(store=store), sid, replayFrom={"type": "start"})
+    assert _before_response(h2)[0]["messageId"] == response["messageId"]
+
+
+async def test_ss13_replaying_many_stored_chunks_folds_them_into_one_whole_message() -> None:
+    store = HistoryStore(":memory:")
+    agent = make_agent(store=store)
+
+    @agent.prompt
+    async def handle(turn: Turn) -> str:
+        for i in range(500):
+            await turn.say(f"{i},")
+        return "end_turn"
+
+    async with agent_harness(agent, initialize=True) as h:
+        sid = await h.new_session()
+        await h.turn(sid, "count")
+    assert sum(1 for _ in store.updates(sid)) == 501  # the user message + every chunk
+    _, h2 = await _resume(make_agent(store=store), sid, replayFrom={"type": "start"})
+    replay = _before_response(h2)
+    assert [u["sessionUpdate"] for u in replay] == ["user_message", "agent_message", "state_update"]
+    assert text_of(replay[1]) == "".join(f"{i}," for i in range(500))
+
+
+@pytest.mark.parametrize(
+    "replay_from", [{"type": "message", "messageId": "m1"}, {"type": "_custom"}, "start", 5]
+)
+async def test_ss15_an_unknown_or_malformed_replay_from_is_invalid_params(replay_from: Any) -> None:
+    store = HistoryStore(":memory:")
+    sid, _ = await _record(store, ["hi"])
+    async with agent_harness(make_agent(store=store), initialize=True, validate="agent") as h:
+        with pytest.raises(InvalidParams) as info:
+            await h.call(
+                "session/resume", {"sessionId": sid, "cwd": CWD, "replayFrom": replay_from}
+            )
+        assert info.value.code == -32602
+        assert h.updates(sid) == []
+
+
+async def test_ss11_replay_from_null_means_no_replay() -> None:
+    store = HistoryStore(":memory:")
+    sid, _ = await _record(store, ["hi"])
+    _, h = await _resume(make_agent(store=store), sid, replayFrom=None)
+    assert [u["sessionUpdate"] for u in _before_response(h)] == ["state_update"]
+
+
+async def test_ss10_a_resumed_session_takes_prompts_and_appends_to_the_same_history() -> None:
+    store = HistoryStore(":memory:")
+    sid, _ = await _record(store, ["first"])
+    async with agent_harness(_rich_agent(store), initialize=True) as h:
+        await h.call("session/resume", {"sessionId": sid, "cwd": CWD})
+        await h.turn(sid, "second")
+    _, h2 = await _resume(make_agent(store=store), sid, replayFrom={"type": "start"})
+    users = [text_of(u) for u in _before_response(h2) if u["sessionUpdate"] == "user_message"]
+    assert users == ["first", "second"]
+
+
+async def test_ss12_replay_survives_restarting_the_agent_on_the_same_sqlite_file(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "history.sqlite3"
+    sid, _ = await _record(str(path), ["before restart"])
+    # a brand-new Agent (and HistoryStore) on the same file, as after a process restart
+    _, h = await _resume(make_agent(store=str(path)), sid, replayFrom={"type": "start"})
+    replay = _before_response(h)
+    assert text_of(replay[0]) == "before restart"
+    listed = [s["sessionId"] for s in (await _list(make_agent(store=str(path))))["sessions"]]
+    assert listed == [sid]
+
+
+async def _list(agent: Any) -> Any:
+    async with agent_harness(agent, initialize=True) as h:
+        return await h.call("session/list", {})
+
+
+async def test_ss12_replay_of_the_test_agents_all_scenario_is_valid_under_both_drafts() -> None:
+    store = HistoryStore(":memory:")
+    agent = build_test_agent()
+    agent.store = store
+    async with agent_harness(agent, initialize=True) as h:
+        sid = await h.new_session()
+        await h.turn(sid, "all")
+        await h.turn(sid, "fail")
+    again = build_test_agent()
+    again.store = store
+    result, h2 = await _resume(again, sid, replayFrom={"type": "start"})
+    kinds = {u["sessionUpdate"] for u in _before_response(h2)}
+    assert {
+        "user_message",
+        "agent_message",
+        "agent_thought",
+        "plan_update",
+        "tool_call_update",
+        "terminal_update",
+        "usage_update",
+        "available_commands_update",
+        "session_info_update",
+        "_acp2/custom",
+    } <= kinds
+    assert [c["name"] for c in result["availableCommands"]] == ["echo"]
+
+
+async def test_ss14_resuming_a_session_that_is_live_on_this_connection_replays_and_keeps_it() -> (
+    None
+):
+    store = HistoryStore(":memory:")
+    async with agent_harness(_rich_agent(store), initialize=True) as h:
+        sid = await h.new_session()
+        await h.turn(sid, "once")
+        before = len(h.updates(sid))
+        await h.call(
+            "session/resume", {"sessionId": sid, "cwd": CWD, "replayFrom": {"type": "start"}}
+        )
+        replayed = h.updates(sid)[before:]
+        idle = await h.turn(sid, "twice")
+    assert replayed[0]["sessionUpdate"] == "user_message"
+    assert replayed[-1] == {"sessionUpdate": "state_update", "state": "idle"}
+    assert idle["stopReason"] == "end_turn"
+
+
+async def test_replay_skips_a_stored_update_that_no_longer_decodes() -> None:
+    store = HistoryStore(":memory:")
+    sid, _ = await _record(store, ["fine"])
+    store.append(sid, b'{"sessionUpdate":"agent_message_chunk","messageId":5}')
+    store.append(sid, b'{"sessionUpdate":"agent_message","messageId":"late","content":[]}')
+    _, h = await _resume(make_agent(store=store), sid, replayFrom={"type": "start"})
+    replay = _before_response(h)
+    assert "late" in [u.get("messageId") for u in replay]
+
+
+async def test_ss13_compactions_usage_and_titles_are_replayed_as_whole_updates() -> None:
+    store = HistoryStore(":memory:")
+    agent = make_agent(store=store)
+
+    @agent.prompt
+    async def handle(turn: Turn) -> str:
+        await turn.send(CompactionUpdate(compaction_id="c1", status="in_progress"))
+        await turn.send(CompactionSummaryChunk(compaction_id="c1", content=TextContent(text="a")))
+        await turn.send(CompactionSummaryChunk(compaction_id="c1", content=TextContent(text="b")))
+        await turn.send(CompactionUpdate(compaction_id="c1", status="completed"))
+        await turn.usage(10, 100, cost=(0.5, "USD"))
+        await turn.usage(20, 100, cost=(0.75, "USD"))
+        await turn.send(SessionInfoUpdate(title="Compacted"))
+        return "end_turn"
+
+    async with agent_harness(agent, initialize=True) as h:
+        sid = await h.new_session()
+        await h.turn(sid, "go")
+    _, h2 = await _resume(make_agent(store=store), sid, replayFrom={"type": "start"})
+    replay = {u["sessionUpdate"]: u for u in _before_response(h2)}
+    assert replay["compaction_update"] == {
+        "sessionUpdate": "compaction_update",
+        "compactionId": "c1",
+        "status": "completed",
+        "summary": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
+    }
+    assert "compaction_summary_chunk" not in replay
+    assert replay["usage_update"] == {
+        "sessionUpdate": "usage_update",
+        "used": 20,
+        "size": 100,
+        "cost": {"amount": 0.75, "currency": "USD"},
+    }
+    assert replay["session_info_update"]["title"] == "Compacted"

@@ -1,0 +1,184 @@
+"""The SQLite history store: committed before the wire, disconnects, listing (SS-18, TR-06)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.lowlevel
+import pytest
+from agent_harness import agent_harness, make_agent
+
+from acp2.agent import HistoryStore, Turn
+from acp2.agent.store import default_store_path
+
+pytestmark = pytest.mark.anyio
+
+_HEAD = b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":'
+
+
+def _committed(path: Path, session_id: str) -> list[Any]:
+    """The update rows another process would see now (only committed transactions)."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        rows = db.execute(
+            "SELECT body FROM updates WHERE session_id = ? ORDER BY seq", (session_id,)
+        ).fetchall()
+    finally:
+        db.close()
+    return [json.loads(bytes(r[0])) for r in rows]
+
+
+async def test_every_recorded_update_is_committed_before_the_client_receives_it(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "h.sqlite3"
+    agent = make_agent(store=str(path))
+
+    @agent.prompt
+    async def handle(turn: Turn) -> str:
+        for i in range(50):
+            await turn.say(f"{i} ")
+        call = await turn.tool_call("x")
+        await call.complete()
+        return "end_turn"
+
+    checked: list[str] = []
+    missing: list[Any] = []
+    async with agent_harness(agent, initialize=True) as h:
+        original = h.tap
+
+        def tap(direction: str, frame: bytes) -> None:
+            if direction == "in" and frame.startswith(_HEAD):
+                message = json.loads(frame)
+                update = message["params"]["update"]
+                if update["sessionUpdate"] != "state_update":
+                    if update not in _committed(path, message["params"]["sessionId"]):
+                        missing.append(update)
+                    checked.append(update["sessionUpdate"])
+            original(direction, frame)  # type: ignore[arg-type]
+
+        h.tap = tap  # type: ignore[method-assign]
+        sid = await h.new_session()
+        await h.turn(sid, "go")
+    assert missing == []
+    assert checked.count("agent_message_chunk") == 50
+    assert checked[0] == "user_message"
+
+
+async def test_tr06_a_client_disconnect_mid_turn_cancels_the_turn_and_keeps_the_history(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "h.sqlite3"
+    agent = make_agent(store=str(path))
+    outcome: list[str] = []
+
+    @agent.prompt
+    async def handle(turn: Turn) -> str:
+        try:
+            while True:
+                await turn.say("more ")
+                await anyio.lowlevel.checkpoint()
+        except anyio.get_cancelled_exc_class():
+            outcome.append("cancelled")
+            raise
+
+    async with agent_harness(agent, initialize=True) as h:
+        sid = await h.new_session()
+        await h.prompt(sid, "go")
+        await h.wait_for(lambda: len(h.updates(sid)) > 20)
+        seen = [u for u in h.updates(sid) if u["sessionUpdate"] == "agent_message_chunk"]
+    # leaving the harness closed the client's end; agent.serve returned (bounded)
+    assert outcome == ["cancelled"]
+    stored = HistoryStore(path)
+    bodies = [json.loads(b) for b in stored.updates(sid)]
+    stored.close()
+    assert bodies[0]["sessionUpdate"] == "user_message"
+    chunks = [b for b in bodies if b["sessionUpdate"] == "agent_message_chunk"]
+    assert len(chunks) >= len(seen)
+
+
+async def test_a_disconnect_during_a_permission_wait_ends_serving_without_errors(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    agent = make_agent()
+
+    @agent.prompt
+    async def handle(turn: Turn) -> str:
+        await turn.request_permission("ok?")
+        return "end_turn"
+
+    async def never(request: Any) -> Any:
+        await anyio.sleep_forever()
+
+    async with agent_harness(agent, initialize=True) as h:
+        h.permission = never
+        sid = await h.new_session()
+        await h.prompt(sid, "go")
+        await h.wait_for(lambda: h.permission_requests)
+    assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")]
+
+
+# -- the store itself ---------------------------------------------------------------------
+
+
+def test_sessions_are_listed_newest_first_and_deleted_ones_never() -> None:
+    store = HistoryStore(":memory:")
+    store.create_session("a", "/p", [])
+    store.create_session("b", "/p", ["/x"])
+    store.create_session("c", "/q", [])
+    store.append("a", b'{"sessionUpdate":"agent_message","messageId":"m","content":[]}')
+    store.flush()
+    ids = [r.id for r in store.list_sessions()]
+    assert ids[0] == "a"
+    assert sorted(ids) == ["a", "b", "c"]
+    store.delete_session("b")
+    store.delete_session("b")
+    store.delete_session("unknown")
+    assert sorted(r.id for r in store.list_sessions()) == ["a", "c"]
+    assert store.get_session("b") is None
+    assert list(store.updates("b")) == []
+    assert [r.id for r in store.list_sessions(cwd="/q")] == ["c"]
+
+
+def test_sequence_numbers_continue_after_reopening_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    first = HistoryStore(path)
+    first.create_session("s", "/p", [])
+    first.append("s", b'{"n":1}')
+    first.append("s", b'{"n":2}')
+    first.close()
+    second = HistoryStore(path)
+    second.append("s", b'{"n":3}')
+    assert list(second.updates("s")) == [b'{"n":1}', b'{"n":2}', b'{"n":3}']
+    second.close()
+
+
+def test_titles_and_extra_roots_are_stored_with_the_session() -> None:
+    store = HistoryStore(":memory:")
+    store.create_session("s", "/p", [])
+    store.set_title("s", "Hello")
+    store.flush()
+    record = store.get_session("s")
+    assert record is not None
+    assert record.title == "Hello"
+    store.update_session("s", additional_directories=["/x"])
+    store.set_title("s", None)
+    store.flush()
+    record = store.get_session("s")
+    assert record is not None
+    assert record.title is None
+    assert record.additional_directories == ["/x"]
+
+
+def test_the_default_store_path_honours_acp2_data_dir_and_xdg(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("ACP2_DATA_DIR", str(tmp_path / "data"))
+    assert default_store_path("my agent/1") == tmp_path / "data" / "my_agent_1.sqlite3"
+    monkeypatch.delenv("ACP2_DATA_DIR")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert default_store_path("a") == tmp_path / "xdg" / "acp2" / "a.sqlite3"
