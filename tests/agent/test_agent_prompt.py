@@ -11,7 +11,7 @@ from agent_harness import Frame, agent_harness, make_agent, text_of
 
 from acp2.agent import AgentSession, Turn
 from acp2.errors import InvalidParams
-from acp2.schema import PlanEntry, SessionInfoUpdate, TextContent
+from acp2.schema import Content, PlanEntry, SessionInfoUpdate, TextContent
 
 pytestmark = pytest.mark.anyio
 
@@ -436,3 +436,24 @@ async def test_a_handler_streaming_in_a_tight_loop_does_not_starve_other_session
     # the other session's prompt ran before the busy handler finished
     assert said == [20_000]
     assert seen_at[0] < 20_000
+
+
+async def test_tc01_a_tool_call_can_carry_its_content_in_the_first_update() -> None:
+    agent = make_agent()
+
+    @agent.prompt
+    async def handle(turn: Turn) -> str:
+        preview = [Content(content=TextContent(text="preview"))]
+        await turn.tool_call("Edit a file", kind="edit", content=preview)
+        return "end_turn"
+
+    async with agent_harness(agent, initialize=True) as h:
+        sid = await h.new_session()
+        await h.prompt(sid, "go")
+        await h.wait_idle(sid)
+        calls = [u for u in h.updates(sid) if u["sessionUpdate"] == "tool_call_update"]
+    assert len(calls) == 1
+    assert calls[0]["status"] == "pending"
+    assert calls[0]["content"] == [
+        {"type": "content", "content": {"type": "text", "text": "preview"}}
+    ]

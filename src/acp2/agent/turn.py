@@ -144,9 +144,14 @@ class Turn:
         raw_input: Any = UNSET,
         locations: Any = UNSET,
         name: Any = UNSET,
+        content: Any = UNSET,
         tool_call_id: str | None = None,
     ) -> ToolCallHandle:
-        """Report a new tool call (status ``pending``) and return its handle."""
+        """Report a new tool call (status ``pending``) and return its handle.
+
+        ``content`` (a list of ToolCallContent, e.g. a diff preview) goes out with the
+        first update, so no second ``tool_call_update`` is needed for it.
+        """
         call_id = tool_call_id or self._next_id("call")
         handle = ToolCallHandle(self.session.emitter, call_id)
         self._tool_calls[call_id] = handle
@@ -157,6 +162,7 @@ class Turn:
             raw_input=raw_input,
             locations=locations,
             name=name,
+            content=content,
         )
         return handle
 
