@@ -16,11 +16,6 @@ pytestmark = pytest.mark.anyio
 _RUNS: dict[str, Report] = {}
 
 
-@pytest.fixture(autouse=True)
-def _runtime_ready() -> None:
-    pytest.importorskip("acp2.transport.stdio", reason="the stdio transport is not built yet")
-
-
 async def _test_agent_report() -> Report:
     """The report of one check of the test agent (made once per test session)."""
     if "aug" not in _RUNS:
