@@ -10,9 +10,9 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "echo_agent.py"
 
 
 def test_the_echo_example_streams_the_prompt_back_and_ends_the_turn(tmp_path: Path) -> None:
+    argv = [sys.executable, "-m", "acp2", "run", "--cwd", str(tmp_path), "hello there"]
     done = subprocess.run(
-        [sys.executable, "-m", "acp2", "run", "--cwd", str(tmp_path), "hello there", "--"]
-        + [sys.executable, str(EXAMPLE)],
+        [*argv, "--", sys.executable, str(EXAMPLE)],
         capture_output=True,
         text=True,
         timeout=60,
