@@ -1,0 +1,87 @@
+"""``acp2 chat``: chat with any ACP v2 agent in the terminal.
+
+::
+
+    acp2 chat [--resume SESSION_ID] [--cwd DIR] [--permission allow|deny|ask] [--plain]
+              [--thoughts] -- AGENT_COMMAND...
+
+On a terminal: streamed markdown, tool calls with live status, diffs, terminal output,
+plans, usage; ``/`` completes the agent's commands; Ctrl-C cancels the running work and
+Ctrl-C or Ctrl-D on an empty line quits. Without a terminal (or with ``--plain``) it
+reads one prompt per input line and prints a plain transcript; then the exit status is
+0 when every turn ended with ``end_turn``, 1 otherwise, 3 when the agent failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+__all__ = ["add_common_options", "add_parser", "main"]
+
+
+def add_common_options(parser: argparse.ArgumentParser, *, permission_default: str) -> None:
+    """The options ``acp2 chat`` and ``acp2 demo`` share."""
+    parser.add_argument(
+        "--permission",
+        choices=("allow", "deny", "ask"),
+        default=None,
+        help="answer permission requests: allow, deny, or ask (default: ask on a "
+        f"terminal, else {permission_default}; in transcript mode 'ask' reads the "
+        "choice from the next input line)",
+    )
+    parser.add_argument(
+        "--plain",
+        action="store_true",
+        help="print a plain transcript, reading prompts line by line, even on a terminal",
+    )
+    parser.add_argument(
+        "--thoughts", action="store_true", help="show the agent's thoughts in full (ctrl-t)"
+    )
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register ``acp2 chat`` on the ``acp2`` subcommand parser."""
+    parser = subparsers.add_parser(
+        "chat",
+        help="chat with any ACP v2 agent in the terminal",
+        description="Chat with an ACP v2 agent: start it, open a session, send prompts.",
+        epilog="examples:\n  acp2 chat -- acp2 test-agent\n  acp2 chat -- acp2 agent\n"
+        "  echo 'echo hi' | acp2 chat -- acp2 test-agent\n\n"
+        "keys: / completes commands, ctrl-c cancels the work (or quits when idle),\n"
+        "ctrl-d quits, ctrl-t shows thoughts in full, up/down browse the history",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--resume", metavar="SESSION_ID", help="resume (and replay) a session")
+    parser.add_argument("--cwd", metavar="DIR", help="session and agent working directory")
+    add_common_options(parser, permission_default="deny")
+    parser.add_argument(
+        "agent_command",
+        metavar="AGENT_COMMAND",
+        nargs=argparse.REMAINDER,
+        help="the agent to run, after '--'",
+    )
+
+
+def main(args: argparse.Namespace) -> int:
+    """Run ``acp2 chat`` with parsed ``args``; return the exit status."""
+    import anyio
+
+    from acp2.ui.app import ChatOptions, run_chat
+
+    command = list(args.agent_command)
+    if command[:1] == ["--"]:
+        command = command[1:]
+    if not command:
+        print("acp2 chat: error: missing AGENT_COMMAND (write it after '--')", file=sys.stderr)
+        return 2
+    options = ChatOptions(
+        agent_command=command,
+        cwd=args.cwd,
+        resume=args.resume,
+        permission=args.permission,
+        interactive=False if args.plain else None,
+        expand_thoughts=args.thoughts,
+    )
+    return anyio.run(run_chat, options)

@@ -1,0 +1,133 @@
+"""Connect to an agent and chat with it: :func:`run_chat`, shared by ``acp2 chat`` and
+``acp2 demo``.
+
+The interactive front-end is used when stdin and stdout are both terminals, the plain
+transcript otherwise (or when asked). Exit status: the front-end's (0 on a normal end;
+in transcript mode 1 when a turn did not end with ``end_turn``), 3 when the agent could
+not be started, broke the protocol, refused the session or went away.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, TextIO
+
+from acp2.client import ClientConnection, ClientSession, PermissionPolicy
+
+__all__ = ["EXIT_AGENT_FAILED", "ChatOptions", "run_chat"]
+
+EXIT_AGENT_FAILED = 3
+
+
+@dataclass
+class ChatOptions:
+    """What to run and how.
+
+    ``permission``: ``allow`` / ``deny`` / ``ask``; None means ask on a terminal and
+    ``transcript_permission`` in transcript mode. ``interactive``: None decides from the
+    streams. ``intro``: lines printed before connecting. ``first_prompt`` pre-fills the
+    first interactive input line.
+    """
+
+    agent_command: Sequence[str]
+    cwd: str | None = None
+    resume: str | None = None
+    permission: str | None = None
+    interactive: bool | None = None
+    transcript_permission: str = "deny"
+    first_prompt: str | None = None
+    expand_thoughts: bool = False
+    intro: list[str] = field(default_factory=list)
+
+
+class Frontend(Protocol):
+    """What :func:`run_chat` needs from a chat loop."""
+
+    def policy(self) -> PermissionPolicy:
+        """The permission policy to connect with."""
+        ...
+
+    def note(self, text: str) -> None:
+        """Show an informational line."""
+        ...
+
+    def error(self, message: str) -> None:
+        """Show an error that ends the chat."""
+        ...
+
+    async def run(self, session: ClientSession, *, replayed: bool = False) -> int:
+        """Chat in ``session`` until the input ends; return the exit status."""
+        ...
+
+
+def is_interactive(stdin: TextIO, stdout: TextIO) -> bool:
+    """True when both streams are terminals."""
+    try:
+        return stdin.isatty() and stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def make_frontend(options: ChatOptions, stdin: TextIO, stdout: TextIO) -> Frontend:
+    """The interactive chat or the transcript chat, as ``options`` and the streams say."""
+    interactive = options.interactive
+    if interactive is None:
+        interactive = is_interactive(stdin, stdout)
+    if interactive:
+        try:
+            from rich.console import Console
+
+            from acp2.ui.interactive import InteractiveChat
+        except ImportError as exc:  # the `cli` extra is not installed: plain text still works
+            print(
+                f"acp2: {exc.name} is missing (pip install 'acp2[cli]'); plain mode",
+                file=sys.stderr,
+            )
+        else:
+            return InteractiveChat(
+                Console(file=stdout),
+                permission=options.permission or "ask",
+                first_prompt=options.first_prompt,
+                expand_thoughts=options.expand_thoughts,
+                stdin=stdin,
+            )
+    from acp2.ui.lines import LineReader
+    from acp2.ui.transcript import TranscriptChat
+
+    permission = options.permission or options.transcript_permission
+    return TranscriptChat(stdout, LineReader(stdin), permission=permission)
+
+
+def agent_line(client: ClientConnection) -> str:
+    """``connected to acp2 coding agent 0.1.0``."""
+    info = client.agent_info
+    title = info.title if isinstance(info.title, str) and info.title else info.name
+    return f"connected to {title} {info.version}"
+
+
+async def run_chat(
+    options: ChatOptions, *, stdin: TextIO | None = None, stdout: TextIO | None = None
+) -> int:
+    """Start the agent, open (or resume, replaying it) a session and chat; return the
+    exit status. Errors of the agent are shown by the front-end, never raised."""
+    from acp2.client import connect
+    from acp2.errors import Acp2Error
+
+    frontend = make_frontend(options, stdin or sys.stdin, stdout or sys.stdout)
+    for line in options.intro:
+        frontend.note(line)
+    try:
+        async with connect(
+            list(options.agent_command), cwd=options.cwd, permissions=frontend.policy()
+        ) as client:
+            frontend.note(agent_line(client))
+            if options.resume:
+                session = await client.resume(options.resume, replay=True)
+            else:
+                session = await client.new_session()
+            return await frontend.run(session, replayed=bool(options.resume))
+    except (Acp2Error, OSError, TimeoutError) as exc:
+        frontend.error(str(exc) or type(exc).__name__)
+        return EXIT_AGENT_FAILED

@@ -1,0 +1,133 @@
+"""The chat without a terminal: prompts read line by line, a plain transcript printed.
+
+Used when stdin or stdout is not a TTY (scripts, CI, ``echo "fix the failing test" |
+acp2 demo``). Each prompt line starts one turn; the transcript shows ``> prompt``, then
+the turn's entries as they settle (checked :data:`FLUSH_HZ` times a second), then the
+usage and ``[stop: reason]``. Permission requests are answered by the ``allow`` /
+``deny`` policy and logged, or with ``ask`` read as a number from the next input line.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, TextIO
+
+import anyio
+
+from acp2.client import ClientSession, PermissionPolicy, PermissionRequest, allow_all, deny_all
+from acp2.errors import RequestError
+from acp2.schema import PermissionOption
+from acp2.state import SessionState
+from acp2.ui import plain
+from acp2.ui.lines import LineReader
+from acp2.ui.permission import choice_hint, choice_text, parse_choice, request_text
+from acp2.ui.settle import NoticeTracker, Settler
+
+__all__ = ["FLUSH_HZ", "TranscriptChat"]
+
+#: How often settled entries are printed during a turn.
+FLUSH_HZ: Final = 10.0
+
+
+class TranscriptChat:
+    """Reads prompts from ``reader``, writes the transcript to ``out``.
+
+    ``permission`` is ``allow``, ``deny`` or ``ask``. :meth:`run` returns 0 when every
+    turn ended with ``end_turn``, else 1.
+    """
+
+    def __init__(self, out: TextIO, reader: LineReader, *, permission: str = "deny") -> None:
+        self.out = out
+        self.reader = reader
+        self.permission = permission
+        self.session: Any = None
+        self.settler = Settler(SessionState())
+        self.notices = NoticeTracker(self.settler.state)
+        self.stops: list[str | None] = []
+
+    def write(self, text: str) -> None:
+        """Write one or more lines to the transcript, flushed at once."""
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def error(self, message: str) -> None:
+        """Show an error that ends the chat."""
+        self.write(f"[error] {message}")
+
+    def note(self, text: str) -> None:
+        """Show an informational line."""
+        self.write(text)
+
+    def policy(self) -> PermissionPolicy:
+        """The permission policy to connect with (it logs every decision)."""
+        return self._decide
+
+    async def _decide(self, request: PermissionRequest) -> PermissionOption | None:
+        self.flush(messages_done=True)
+        if self.permission != "ask":
+            option = allow_all(request) if self.permission == "allow" else deny_all(request)
+            self.write(f"[permission] {request.title} -> {choice_text(option)}")
+            return option
+        self.write(request_text(request))
+        self.out.write(f"choose [{choice_hint(request)}]: ")
+        self.out.flush()
+        answer = await self.reader.readline()
+        choice = parse_choice(request, answer)
+        option = choice if isinstance(choice, PermissionOption) else None
+        self.write(f"{answer.strip()}\n  -> {choice_text(option)}")
+        return option
+
+    async def run(self, session: ClientSession, *, replayed: bool = False) -> int:
+        """Run one turn per input line until the input ends; return the exit status."""
+        self.session = session
+        self.settler = Settler(session.state)
+        self.notices = NoticeTracker(session.state)
+        self.write(f"session {session.id} ({session.cwd})")
+        if replayed:
+            self.flush(final=True, show_user=True)
+            self.write("--- resumed ---")
+        while True:
+            line = await self.reader.readline()
+            if not line:
+                break
+            if line.strip():
+                self.stops.append(await self.turn(line.strip()))
+        return 0 if all(stop == "end_turn" for stop in self.stops) else 1
+
+    async def turn(self, text: str) -> str | None:
+        """Send ``text``, print the turn's transcript, return its stop reason."""
+        self.write(f"> {text}")
+        stop: str | None = None
+        try:
+            async with anyio.create_task_group() as group:
+                group.start_soon(self._flusher)
+                try:
+                    work = await self.session.prompt(text)
+                    stop = await work.wait()
+                except RequestError as exc:
+                    self.write(f"[refused] {exc}")
+                finally:
+                    group.cancel_scope.cancel()
+        finally:
+            self.flush(final=True)  # also when the agent went away: show what it said
+        usage = plain.usage_line(self.session.state)
+        if usage:
+            self.write(usage)
+        self.write(plain.stop_text(stop, self.session.state.error if stop else None))
+        return stop
+
+    async def _flusher(self) -> None:
+        while True:
+            await anyio.sleep(1 / FLUSH_HZ)
+            self.flush()
+
+    def flush(
+        self, *, final: bool = False, messages_done: bool = False, show_user: bool = False
+    ) -> None:
+        """Print the entries that settled (every one with ``final``) and new notices."""
+        state = self.settler.state
+        for entry in self.settler.take(final=final, messages_done=messages_done):
+            text = plain.entry_text(entry, state, show_user=show_user)
+            if text is not None:
+                self.write(text)
+        for notice in self.notices.take():
+            self.write(plain.notice_text(notice))
