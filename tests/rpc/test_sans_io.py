@@ -5,7 +5,13 @@ from __future__ import annotations
 import subprocess
 import sys
 
-PURE = ["acp2.rpc.framing", "acp2.rpc.messages", "acp2.rpc.pending", "acp2.rpc.sniff"]
+PURE = [
+    "acp2.rpc.framing",
+    "acp2.rpc.messages",
+    "acp2.rpc.pending",
+    "acp2.rpc.routes",
+    "acp2.rpc.sniff",
+]
 FORBIDDEN = ["anyio", "asyncio", "trio", "subprocess", "socket", "selectors"]
 
 

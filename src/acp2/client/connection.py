@@ -29,7 +29,6 @@ from acp2.schema import (
     RequestPermissionRequest,
     SessionUpdate,
 )
-from acp2.schema.codec import decode
 
 __all__ = ["AgentClosed", "ClientConnection"]
 
@@ -64,6 +63,13 @@ class _RawUpdateNotification(msgspec.Struct, rename="camel"):
 
     session_id: str
     update: msgspec.Raw
+
+
+class _UpdateNotification(msgspec.Struct, rename="camel"):
+    """``session/update`` params decoded in one pass (the hot path)."""
+
+    session_id: str
+    update: SessionUpdate
 
 
 class ClientConnection(SessionManagement):
@@ -104,7 +110,7 @@ class ClientConnection(SessionManagement):
     def _install(self) -> None:
         """Register the client's handlers on the connection (before it is entered)."""
         conn = self.connection
-        conn.on_notification("session/update", _RawUpdateNotification, self._on_update)
+        conn.on_notification("session/update", _UpdateNotification, self._on_update, raw=True)
         conn.on_request("session/request_permission", RequestPermissionRequest, self._on_permission)
 
     def _initialized(self, response: InitializeResponse) -> None:
@@ -193,18 +199,21 @@ class ClientConnection(SessionManagement):
 
     # -- handlers ----------------------------------------------------------------------------
 
-    async def _on_update(self, params: _RawUpdateNotification) -> None:
-        raw = bytes(params.update)
-        try:
-            update = decode(raw, SessionUpdate)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            log.warning("dropped a malformed session/update for %s: %s", params.session_id, exc)
+    def _on_update(self, note: _UpdateNotification, raw_params: bytes) -> None:
+        # A plain function: the reader calls it inline, no coroutine per update. ``note``
+        # was decoded strictly in one pass; the exact bytes of the update are only cut out
+        # of ``raw_params`` when someone needs them (listeners, early buffering).
+        session = self.sessions.get(note.session_id)
+        if session is not None and not session._listeners:
+            session._receive(note.update, b"")
             return
-        session = self.sessions.get(params.session_id)
+        raw = _raw_update(raw_params)
+        if raw is None:
+            return
         if session is not None:
-            session._receive(update, raw)
-        elif params.session_id not in self._forgotten:
-            self._buffer(params.session_id, update, raw)
+            session._receive(note.update, raw)
+        elif note.session_id not in self._forgotten:
+            self._buffer(note.session_id, note.update, raw)
 
     def _buffer(self, session_id: str, update: Any, raw: bytes) -> None:
         early = self._early.get(session_id)
@@ -221,3 +230,12 @@ class ClientConnection(SessionManagement):
             log.warning("permission request for unknown session %s: declined", params.session_id)
             return CANCELLED
         return await session._answer_permission(params)
+
+
+def _raw_update(raw_params: bytes) -> bytes | None:
+    """The exact bytes of the ``update`` inside ``session/update`` params (None if absent)."""
+    try:
+        return bytes(msgspec.json.decode(raw_params, type=_RawUpdateNotification).update)
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        log.warning("dropped a malformed session/update: %s", exc)
+        return None

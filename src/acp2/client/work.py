@@ -131,12 +131,15 @@ class Work:
 
     # -- write side (called by the session) -----------------------------------------------
 
-    def _push(self, update: Any) -> None:
+    def _push(self, update: Any) -> bool:
+        """Record one update; return True when it ended the work."""
         if self.done:
-            return
+            return False
         self._items.append(update)
-        if self.accepted and _is_idle(update):
+        if self.accepted and type(update) is StateUpdate and update.state == "idle":
             self._finish(update)
+            return True
+        return False
 
     def _accept(self, message_id: str | None) -> None:
         """Mark accepted; drop updates that belong to earlier work (see module doc)."""

@@ -1,8 +1,9 @@
 """JSON-RPC 2.0 for ACP: sans-IO framing, envelopes and id tables, and the async Connection.
 
 The sans-IO modules (:mod:`~acp2.rpc.framing`, :mod:`~acp2.rpc.messages`,
-:mod:`~acp2.rpc.pending`, :mod:`~acp2.rpc.sniff`) import no async library; this package
-loads :class:`Connection` (and anyio) lazily, so importing them stays pure.
+:mod:`~acp2.rpc.pending`, :mod:`~acp2.rpc.routes`, :mod:`~acp2.rpc.sniff`) import no
+async library; this package loads :class:`Connection` (and anyio) lazily, so importing
+them stays pure.
 """
 
 from __future__ import annotations

@@ -115,13 +115,15 @@ class LineFramer:
         if len(data) - start > self._max:
             for line in lines:
                 self._emit(line, out)
-        else:
+        elif b"\r" in data:
             for line in lines:
                 if line:
                     if line[-1] == 13:  # b"\r"
                         line = line[:-1]
                     if line and (line[0] not in _WHITESPACE or line.strip()):
                         out.append(line)
+        else:  # the common case: one comprehension, a JSON object line is kept at a glance
+            out += [line for line in lines if line and (line[0] == 123 or line.strip())]
         if rest:
             self._hold(rest, out)
 

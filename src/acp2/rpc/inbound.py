@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, Final, TypeVar
+from typing import Any, Final, Literal, TypeVar, overload
 
 import msgspec
 from msgspec import Raw
@@ -42,6 +42,7 @@ from acp2.rpc.messages import (
 from acp2.rpc.outbox import Tap
 from acp2.rpc.pending import BatchReply
 from acp2.rpc.responder import Responder
+from acp2.rpc.routes import Route, Routes
 from acp2.rpc.sniff import classify_oversized
 from acp2.schema.codec import decode, decode_any
 
@@ -51,11 +52,19 @@ logger = logging.getLogger("acp2.rpc")
 
 P = TypeVar("P")
 RequestHandler = Callable[[Any], Awaitable[Any]]
-NotificationHandler = Callable[[Any], Awaitable[None]]
+NotificationHandler = Callable[[Any], Awaitable[None] | None]
 UnknownRequestHandler = Callable[[str, Raw | None], Awaitable[Any]]
-UnknownNotificationHandler = Callable[[str, Raw | None], Awaitable[None]]
+UnknownNotificationHandler = Callable[[str, Raw | None], Awaitable[None] | None]
 
 _EMPTY_PARAMS: Final = Raw(b"{}")
+
+
+def _is_utf8(line: bytes) -> bool:
+    try:
+        line.decode()
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 class _CancelParams(msgspec.Struct, rename="camel"):
@@ -70,7 +79,7 @@ class Inbound:
         self._tap = tap
         self._framer = LineFramer(max_message_size)
         self._requests: dict[str, tuple[Any, RequestHandler]] = {}
-        self._notifications: dict[str, tuple[Any, NotificationHandler]] = {}
+        self._routes = Routes()
         self._unknown_request: UnknownRequestHandler | None = None
         self._unknown_notification: UnknownNotificationHandler | None = None
         self._responder = Responder(name, self._put)
@@ -85,13 +94,42 @@ class Inbound:
         self._check_method(method)
         self._requests[method] = (params_type, handler)
 
+    @overload
     def on_notification(
-        self, method: str, params_type: type[P], handler: Callable[[P], Awaitable[None]]
+        self,
+        method: str,
+        params_type: type[P],
+        handler: Callable[[P], Awaitable[None] | None],
+        *,
+        raw: Literal[False] = False,
+    ) -> None: ...
+    @overload
+    def on_notification(
+        self,
+        method: str,
+        params_type: type[P],
+        handler: Callable[[P, bytes], Awaitable[None] | None],
+        *,
+        raw: Literal[True],
+    ) -> None: ...
+    def on_notification(
+        self,
+        method: str,
+        params_type: type[P],
+        handler: Callable[..., Awaitable[None] | None],
+        *,
+        raw: bool = False,
     ) -> None:
-        """Handle notification ``method``; awaited inline by the reader, in arrival order
-        (keep it quick; it must not await ``request()``). Undecodable params are logged."""
+        """Handle notification ``method``; called inline by the reader, in arrival order
+        (keep it quick; it must not await ``request()``). The handler may be a plain
+        function (cheapest: no coroutine per message) or a coroutine function, which the
+        reader awaits before the next message. Undecodable params are logged.
+
+        With ``raw=True`` the handler is called as ``handler(params, raw_params)``, where
+        ``raw_params`` is the exact JSON text of the params (bytes), for handlers that
+        sometimes need the original bytes. Replaces any handler for ``method``."""
         self._check_method(method)
-        self._notifications[method] = (params_type, handler)
+        self._routes.add(Route(method, params_type, handler, raw))
 
     def on_unknown_request(self, handler: UnknownRequestHandler) -> None:
         """Serve every request without a registered handler (default: ``-32601``).
@@ -122,32 +160,88 @@ class Inbound:
         raise NotImplementedError
 
     # --- dispatch -----------------------------------------------------------------
+    #
+    # Dispatch is synchronous: each step returns None when the message was handled in
+    # place, or an awaitable the reader must await before the next message (an async
+    # notification handler, a batch). Routing a message therefore costs plain calls,
+    # not a chain of coroutines.
 
-    async def _dispatch(self, item: bytes | Oversized) -> None:
-        if type(item) is bytes:
-            if self._tap is not None:
-                self._tap("in", item)
-            message = parse_frame(item)
-        else:
+    def _dispatch(self, item: bytes | Oversized) -> Awaitable[None] | None:
+        if type(item) is not bytes:
             assert isinstance(item, Oversized)
-            message = classify_oversized(item, self._framer.max_message_size)
+            return self._handle(classify_oversized(item, self._framer.max_message_size), None)
+        if self._tap is not None:
+            self._tap("in", item)
+        # The hot path: a notification in the canonical layout, params decoded straight
+        # from the line by its handler's strict decoder (see acp2.rpc.routes).
+        route = self._routes.match(item)
+        if route is not None and (item.isascii() or _is_utf8(item)):
+            body = item[route.prefix_len : -1]
+            try:
+                params = route.decoder.decode(body)
+            except msgspec.DecodeError:
+                pass  # the general path retries leniently, or reports the error
+            else:
+                return self._notify(route, params, body)
+        message = parse_frame(item)
         if isinstance(message, Batch):
-            await self._dispatch_batch(message)
-        else:
-            await self._handle(message, None)
+            return self._dispatch_batch(message)
+        return self._handle(message, None)
+
+    def _dispatch_all(
+        self, items: list[bytes | Oversized], start: int = 0
+    ) -> tuple[Awaitable[None], int] | None:
+        """Dispatch ``items[start:]`` in order. Return ``(awaitable, next index)`` at the
+        first message that needs awaiting (the caller awaits it, then calls again from
+        that index), or None when all were handled.
+
+        The loop inlines the hot path of :meth:`_dispatch` for the route matched last
+        (a stream repeats one notification): same checks, same result, fewer calls.
+        """
+        routes = self._routes
+        dispatch = self._dispatch
+        fast = self._tap is None
+        index = start
+        end = len(items)
+        while index < end:
+            item = items[index]
+            index += 1
+            route = routes.hot
+            if (
+                fast
+                and route is not None
+                and type(item) is bytes
+                and item.startswith(route.prefix)
+                and item[-1] == 125  # b"}"
+                and item.isascii()
+            ):
+                body = item[route.prefix_len : -1]
+                try:
+                    params = route.decoder.decode(body)
+                except msgspec.DecodeError:
+                    pending = dispatch(item)
+                else:
+                    pending = self._notify(route, params, body)
+            else:
+                pending = dispatch(item)
+            if pending is not None:
+                return pending, index
+        return None
 
     async def _dispatch_batch(self, batch: Batch) -> None:
         reply = BatchReply()
         for entry in batch.entries:
-            await self._handle(entry, reply)
+            pending = self._handle(entry, reply)
+            if pending is not None:
+                await pending
         reply.seal()
         self._responder.flush_batch(reply)
 
-    async def _handle(self, message: Message, batch: BatchReply | None) -> None:
+    def _handle(self, message: Message, batch: BatchReply | None) -> Awaitable[None] | None:
         # Ordered by frequency: notifications dominate a busy session.
         if isinstance(message, Notification):
-            await self._on_notification(message)
-        elif isinstance(message, Response):
+            return self._on_notification(message)
+        if isinstance(message, Response):
             if not self._deliver(message.id, message.result, None):
                 logger.debug("%s: dropped response to unknown id %r", self.name, message.id)
         elif isinstance(message, Request):
@@ -156,27 +250,43 @@ class Inbound:
             self._on_error_response(message)
         else:
             self._on_invalid(message, batch)
+        return None
 
-    async def _on_notification(self, note: Notification) -> None:
+    def _on_notification(self, note: Notification) -> Awaitable[None] | None:
         if note.method == CANCEL_METHOD:
             self._on_cancel(note.params)
-            return
-        entry = self._notifications.get(note.method)
-        if entry is None:
-            if self._unknown_notification is not None:
-                handler = self._unknown_notification
-                await self._call_notification(note.method, handler, note.method, note.params)
-            return
+            return None
+        route = self._routes.get(note.method)
+        if route is None:
+            if self._unknown_notification is None:
+                return None
+            try:
+                pending = self._unknown_notification(note.method, note.params)
+            except Exception:
+                logger.exception("%s: notification handler for %s failed", self.name, note.method)
+                return None
+            return None if pending is None else self._finish(note.method, pending)
+        body = note.params or _EMPTY_PARAMS
         try:
-            params = decode(note.params or _EMPTY_PARAMS, entry[0])
+            params = decode(body, route.params_type)
         except ValueError as exc:
             logger.warning("%s: dropped %s notification: %s", self.name, note.method, exc)
-            return
-        await self._call_notification(note.method, entry[1], params)
+            return None
+        return self._notify(route, params, bytes(body) if route.raw else b"")
 
-    async def _call_notification(self, method: str, handler: Any, *args: Any) -> None:
+    def _notify(self, route: Route, params: Any, body: bytes) -> Awaitable[None] | None:
         try:
-            await handler(*args)
+            pending = route.handler(params, body) if route.raw else route.handler(params)
+        except Exception:
+            logger.exception("%s: notification handler for %s failed", self.name, route.method)
+            return None
+        if pending is None:  # a plain function: handled already
+            return None
+        return self._finish(route.method, pending)
+
+    async def _finish(self, method: str, pending: Awaitable[None]) -> None:
+        try:
+            await pending
         except Exception:
             logger.exception("%s: notification handler for %s failed", self.name, method)
 

@@ -101,6 +101,9 @@ class Responder:
         except Exception as exc:
             logger.exception("%s: request handler failed (id %r)", self.name, rid)
             self.answer_error(rid, live, InternalError(one_line(exc)))
+        except BaseException as exc:  # e.g. KeyboardInterrupt: answer, then let it through
+            self.answer_error(rid, live, InternalError(one_line(exc)))
+            raise
 
     def answer_result(self, rid: RequestId, live: Live, result: Any) -> None:
         """Answer with ``result`` (``-32603`` if it cannot be encoded), if still unanswered."""

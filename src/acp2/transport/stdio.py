@@ -22,7 +22,7 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Final
 
 import anyio
@@ -54,6 +54,19 @@ class StdioTransport:
     async def send(self, data: bytes) -> None:
         """Write all of ``data``; raises ``ConnectionClosed`` if the other side is gone."""
         await self._writer.write(data)
+
+    async def pump(self, consume: Callable[[bytes], bool]) -> bool:
+        """Hand chunks to ``consume`` as they arrive (see
+        :class:`~acp2.transport.base.DirectReceive`); True: it stopped, False: end of stream."""
+        return await self._reader.pump(consume)
+
+    def send_nowait(self, data: bytes) -> int:
+        """Write what fits in the pipe now; return how many bytes were taken (maybe 0).
+
+        Raises ``ConnectionClosed`` if the other side is gone (see
+        :class:`~acp2.transport.base.DirectSend`).
+        """
+        return self._writer.write_nowait(data)
 
     async def aclose(self) -> None:
         """Close both directions (the peer sees end of input). Idempotent."""
