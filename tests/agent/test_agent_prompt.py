@@ -8,6 +8,7 @@ from typing import Any
 import anyio
 import pytest
 from agent_harness import Frame, agent_harness, make_agent, text_of
+from msgspec import Raw
 
 from acp2.agent import AgentSession, Turn
 from acp2.errors import InvalidParams
@@ -457,3 +458,19 @@ async def test_tc01_a_tool_call_can_carry_its_content_in_the_first_update() -> N
     assert calls[0]["content"] == [
         {"type": "content", "content": {"type": "text", "text": "preview"}}
     ]
+
+
+async def test_tr02_a_pretty_printed_raw_update_is_compacted_into_one_line() -> None:
+    agent = make_agent()
+
+    @agent.prompt
+    async def handle(turn: Turn) -> str:
+        await turn.send(Raw(b'{\n  "sessionUpdate": "_acp2/pretty",\n  "n": 1\n}'))
+        return "end_turn"
+
+    async with agent_harness(agent, initialize=True) as h:
+        sid = await h.new_session()
+        await h.prompt(sid, "go")
+        await h.wait_idle(sid)
+        custom = [u for u in h.updates(sid) if u["sessionUpdate"] == "_acp2/pretty"]
+    assert custom == [{"sessionUpdate": "_acp2/pretty", "n": 1}]

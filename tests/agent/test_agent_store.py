@@ -29,7 +29,7 @@ def _committed(path: Path, session_id: str) -> list[Any]:
         ).fetchall()
     finally:
         db.close()
-    return [json.loads(bytes(r[0])) for r in rows]
+    return [json.loads(body) for r in rows for body in bytes(r[0]).split(b"\n")]
 
 
 async def test_every_recorded_update_is_committed_before_the_client_receives_it(

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from msgspec import UNSET
+from msgspec import UNSET, Raw
 
 from acp2.agent.store import HistoryStore
 from acp2.errors import ConnectionClosed
-from acp2.schema import SessionInfoUpdate
-from acp2.schema.codec import encode
+from acp2.schema import Notice, SessionInfoUpdate, StateUpdate
+from acp2.schema.codec import decode_any, encode
 
 __all__ = ["NOT_RECORDED", "Emitter", "FrameSink"]
 
@@ -60,9 +60,13 @@ class Emitter:
         if self.closed:
             return
         body = encode(update)
-        if record and self._store is not None and _kind(body) not in NOT_RECORDED:
+        if type(update) is Raw and b"\n" in body:
+            # An author's raw variant may be pretty-printed JSON: a newline outside strings
+            # is whitespace, and it would split the frame (TR-02). Compact it.
+            body = encode(decode_any(body))
+        if record and self._store is not None and _recorded(update, body):
             self._store.append(self.session_id, body)
-            if isinstance(update, SessionInfoUpdate) and update.title is not UNSET:
+            if type(update) is SessionInfoUpdate and update.title is not UNSET:
                 self._store.set_title(self.session_id, update.title)  # for session/list
         try:  # noqa: SIM105 - the hot path: a bare try costs less than suppress()
             self._sink.send_frame_nowait(self._head + body + b"}}")
@@ -86,6 +90,15 @@ class Emitter:
         self.emit(update)
         if self._sink.congested:
             await self._sink.drain()
+
+
+def _recorded(update: Any, body: bytes) -> bool:
+    # A typed update tells its kind by its type (cheaper than reading the bytes); only an
+    # unknown (raw) variant needs its tag read from the encoded body.
+    kind = type(update)
+    if kind is Raw:
+        return _kind(body) not in NOT_RECORDED
+    return kind is not StateUpdate and kind is not Notice
 
 
 def _kind(body: bytes) -> bytes:

@@ -91,7 +91,8 @@ class HistoryStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
-        self._pending: list[tuple[str, int, bytes]] = []
+        #: Queued update bodies by session; a flush stores each session's batch as one row.
+        self._pending: dict[str, list[bytes]] = {}
         self._seq: dict[str, int] = {}
         self._touched: dict[str, str] = {}
         self._titles: dict[str, str | None] = {}
@@ -186,13 +187,16 @@ class HistoryStore:
     # -- updates ------------------------------------------------------------------
 
     def append(self, session_id: str, body: bytes) -> None:
-        """Queue one encoded ``update`` object for ``session_id`` (committed by flush)."""
-        seq = self._seq.get(session_id)
-        if seq is None:
-            seq = self._load_seq(session_id)
-        self._seq[session_id] = seq + 1
-        self._pending.append((session_id, seq, body))
-        self._touched[session_id] = ""
+        """Queue one encoded ``update`` object for ``session_id`` (committed by flush).
+
+        ``body`` must be compact JSON (no raw newline, as on the wire): a flush stores all
+        the bodies queued for a session as one newline-joined row -- one SQLite row per
+        write instead of one per update.
+        """
+        batch = self._pending.get(session_id)
+        if batch is None:
+            batch = self._pending[session_id] = []
+        batch.append(body)
 
     def set_title(self, session_id: str, title: str | None) -> None:
         """Queue a new title (None clears it) for ``session_id``, committed by flush."""
@@ -204,20 +208,31 @@ class HistoryStore:
         if not self._pending and not self._titles:
             return
         with self._lock:
-            pending, self._pending = self._pending, []
+            pending, self._pending = self._pending, {}
             touched, self._touched = self._touched, {}
             titles, self._titles = self._titles, {}
+            rows = [(s, self._next_seq(s), b"\n".join(bodies)) for s, bodies in pending.items()]
+            touched.update(dict.fromkeys(pending, ""))
             now = _now()
             with self._transaction():
-                self._db.executemany("INSERT INTO updates VALUES (?, ?, ?)", pending)
+                if rows:
+                    self._db.executemany("INSERT INTO updates VALUES (?, ?, ?)", rows)
                 self._db.executemany(
                     "UPDATE sessions SET updated_at = ?, next_seq = ? WHERE id = ?",
                     [(now, self._seq[s], s) for s in touched if s in self._seq],
                 )
-                self._db.executemany(
-                    "UPDATE sessions SET title = ? WHERE id = ?",
-                    [(title, s) for s, title in titles.items()],
-                )
+                if titles:
+                    self._db.executemany(
+                        "UPDATE sessions SET title = ? WHERE id = ?",
+                        [(title, s) for s, title in titles.items()],
+                    )
+
+    def _next_seq(self, session_id: str) -> int:
+        seq = self._seq.get(session_id)
+        if seq is None:
+            seq = self._load_seq(session_id)
+        self._seq[session_id] = seq + 1
+        return seq
 
     def updates(self, session_id: str) -> Iterator[bytes]:
         """Yield the stored update bodies of a session, oldest first."""
@@ -226,7 +241,7 @@ class HistoryStore:
             "SELECT body FROM updates WHERE session_id = ? ORDER BY seq", (session_id,)
         )
         for (body,) in cur:
-            yield bytes(body)
+            yield from bytes(body).split(b"\n")  # a row holds one flush's batch
 
     def _load_seq(self, session_id: str) -> int:
         row = self._db.execute(
