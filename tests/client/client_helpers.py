@@ -131,6 +131,21 @@ def initialize_result(version: int = 2, **capabilities: Any) -> dict[str, Any]:
     }
 
 
+async def handshake(fake: FakeAgent, msg: dict[str, Any]) -> bool:
+    """Answer ``initialize`` and ``session/new`` (session ``s1``) for a fake agent's script.
+
+    Returns True when ``msg`` was one of them, so a script handles only the rest.
+    """
+    method = msg.get("method")
+    if method == "initialize":
+        await fake.respond(msg, initialize_result())
+        return True
+    if method == "session/new":
+        await fake.respond(msg, {"sessionId": "s1"})
+        return True
+    return False
+
+
 @asynccontextmanager
 async def fake_agent(
     script: Script, **kwargs: Any

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import anyio
 import pytest
-from client_helpers import fake_agent, in_process, initialize_result
+from client_helpers import fake_agent, handshake, in_process, initialize_result
 
 from acp2.client import PermissionRequest
 from acp2.schema import AgentMessageChunk, StateUpdate
@@ -71,12 +71,10 @@ async def test_tool_updates_after_cancel_are_still_applied() -> None:
     """PL-20, PL-21: updates between session/cancel and idle are accepted and reduced."""
 
     async def script(fake, msg):  # type: ignore[no-untyped-def]
+        if await handshake(fake, msg):
+            return
         method = msg.get("method")
-        if method == "initialize":
-            await fake.respond(msg, initialize_result())
-        elif method == "session/new":
-            await fake.respond(msg, {"sessionId": "s1"})
-        elif method == "session/prompt":
+        if method == "session/prompt":
             await fake.respond(msg, {"messageId": "u1"})
             await fake.update("s1", {"sessionUpdate": "state_update", "state": "running"})
             await fake.update(

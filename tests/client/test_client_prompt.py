@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import anyio
 import pytest
-from client_helpers import CWD, fake_agent, in_process, initialize_result
+from client_helpers import CWD, fake_agent, handshake, in_process, initialize_result
 from msgspec import Raw
 
 from acp2.schema import (
@@ -134,12 +134,9 @@ async def test_a_prompt_response_without_message_id_takes_the_id_from_the_user_m
     """D-09 (accept): an Aug agent answers `{}`; the work's id comes from user_message."""
 
     async def script(fake, msg):  # type: ignore[no-untyped-def]
-        method = msg.get("method")
-        if method == "initialize":
-            await fake.respond(msg, initialize_result())
-        elif method == "session/new":
-            await fake.respond(msg, {"sessionId": "s1"})
-        elif method == "session/prompt":
+        if await handshake(fake, msg):
+            return
+        if msg.get("method") == "session/prompt":
             await fake.respond(msg, {})
             text = {"type": "text", "text": "hi"}
             await fake.update(
@@ -167,12 +164,9 @@ async def test_updates_of_earlier_work_before_acceptance_do_not_end_the_new_work
     (Nov) are sorted out on acceptance; the work ends with its own idle."""
 
     async def script(fake, msg):  # type: ignore[no-untyped-def]
-        method = msg.get("method")
-        if method == "initialize":
-            await fake.respond(msg, initialize_result())
-        elif method == "session/new":
-            await fake.respond(msg, {"sessionId": "s1"})
-        elif method == "session/prompt":
+        if await handshake(fake, msg):
+            return
+        if msg.get("method") == "session/prompt":
             text = {"type": "text", "text": "x"}
             await fake.update(
                 "s1", {"sessionUpdate": "agent_message_chunk", "messageId": "old", "content": text}
@@ -207,12 +201,9 @@ async def test_a_work_whose_idle_came_before_the_response_is_already_done() -> N
     """D-09: the user message and the whole work may precede the response."""
 
     async def script(fake, msg):  # type: ignore[no-untyped-def]
-        method = msg.get("method")
-        if method == "initialize":
-            await fake.respond(msg, initialize_result())
-        elif method == "session/new":
-            await fake.respond(msg, {"sessionId": "s1"})
-        elif method == "session/prompt":
+        if await handshake(fake, msg):
+            return
+        if msg.get("method") == "session/prompt":
             text = {"type": "text", "text": "x"}
             await fake.update(
                 "s1", {"sessionUpdate": "user_message_chunk", "messageId": "u9", "content": text}
@@ -237,12 +228,9 @@ async def test_a_refused_prompt_raises_the_agents_error_and_leaves_no_active_wor
     from acp2.errors import RequestCancelled
 
     async def script(fake, msg):  # type: ignore[no-untyped-def]
-        method = msg.get("method")
-        if method == "initialize":
-            await fake.respond(msg, initialize_result())
-        elif method == "session/new":
-            await fake.respond(msg, {"sessionId": "s1"})
-        elif method == "session/prompt":
+        if await handshake(fake, msg):
+            return
+        if msg.get("method") == "session/prompt":
             await fake.error(msg, -32800, "withdrawn")
 
     with anyio.fail_after(10):
