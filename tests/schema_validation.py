@@ -20,7 +20,7 @@ sampled: every frame except ``session/update`` is still validated, and of the
 ``session/update`` frames the first of each ``sessionUpdate`` kind and every
 ``SAMPLE_EVERY``-th one (see ``LogReport`` for the counts).
 
-Only the vendored copies under ``tests/data/schema`` are read. Validators are compiled
+Only the vendored copies under ``src/acp2/check/schemas`` are read. Validators are compiled
 once per (draft, definition), from a copy of the definition with every ``$ref`` inlined
 and every discriminated ``anyOf`` (all branches but the ``other`` fallback tagged by a
 ``const`` on the same property) turned into an ``if``/``then`` chain on the tag, ending
@@ -46,7 +46,8 @@ from referencing.jsonschema import DRAFT202012
 Draft = Literal["aug", "nov"]
 Sender = Literal["agent", "client"]
 
-SCHEMA_DIR = Path(__file__).resolve().parent / "data" / "schema"
+#: The one vendored copy of each schema: the package data `acp2 check` ships.
+SCHEMA_DIR = Path(__file__).resolve().parents[1] / "src" / "acp2" / "check" / "schemas"
 SCHEMA_FILES: dict[str, str] = {"aug": "acp-v2-aug.json", "nov": "acp-v2-nov.json"}
 CANCEL_REQUEST = "$/cancel_request"
 FULL_LIMIT = 5000

@@ -10,9 +10,10 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 DATA = Path(__file__).resolve().parents[1] / "data"
+SCHEMAS = Path(__file__).resolve().parents[2] / "src" / "acp2" / "check" / "schemas"
 SCHEMA_FILES = {
-    "aug": DATA / "schema" / "acp-v2-aug.json",
-    "nov": DATA / "schema" / "acp-v2-nov.json",
+    "aug": SCHEMAS / "acp-v2-aug.json",
+    "nov": SCHEMAS / "acp-v2-nov.json",
 }
 DRAFTS = tuple(SCHEMA_FILES)
 
