@@ -43,6 +43,7 @@ __all__ = [
     "ResourceNotFound",
     "UnsupportedProtocolVersion",
     "error_for_code",
+    "summarize",
 ]
 
 
@@ -187,3 +188,12 @@ def error_for_code(
     if cls is None:
         return RequestError(message, data, code=code, remote=remote)
     return cls(message, data, remote=remote)
+
+
+def summarize(exc: BaseException) -> str:
+    """Return ``"TypeName: first line of the message"`` (just the type name if empty).
+
+    The one-line form used wherever an unexpected exception is reported to a peer.
+    """
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__

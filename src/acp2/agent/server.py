@@ -30,6 +30,7 @@ from acp2.errors import (
     InvalidParams,
     InvalidRequest,
     MethodNotFound,
+    summarize,
 )
 from acp2.rpc import Connection
 from acp2.schema import (
@@ -163,9 +164,7 @@ class AgentServer:
         message_id = session.new_message_id("user")
         user_message = UserMessage(message_id=message_id, content=list(params.prompt))
         session.emitter.record_only(user_message)
-        turn = Turn(self, session, params.prompt, message_id)
-        session.turn = turn
-        self.task_group.start_soon(self.run_turn, session, turn, user_message)
+        self._begin(session, Turn(self, session, params.prompt, message_id), user_message)
         return PromptResponse(message_id=message_id)
 
     async def on_cancel(self, params: CancelSessionNotification) -> None:
@@ -179,9 +178,18 @@ class AgentServer:
     ) -> None:
         """Start agent-initiated foreground work (no prompt, no user message; PL-24)."""
         await session.acquire()
-        turn = Turn(self, session, [], None)
+        self._begin(session, Turn(self, session, [], None), None, handler)
+
+    def _begin(
+        self,
+        session: AgentSession,
+        turn: Turn,
+        user_message: UserMessage | None,
+        handler: Callable[[Turn], Awaitable[str | None]] | None = None,
+    ) -> None:
+        """Make ``turn`` the session's current work and start it in its own task."""
         session.turn = turn
-        self.task_group.start_soon(self.run_turn, session, turn, None, handler)
+        self.task_group.start_soon(self.run_turn, session, turn, user_message, handler)
 
     async def run_turn(
         self,
@@ -225,7 +233,7 @@ class AgentServer:
             for call in turn.unfinished_tool_calls():
                 await (call.cancel() if failure is None else call.fail())
         if failure is not None:
-            summary = _one_line(failure)
+            summary = summarize(failure)
             log.error("prompt handler failed in %s", session.id, exc_info=failure)
             turn.new_message()
             await turn.message([TextContent(text=f"The agent failed: {summary}")])
@@ -237,13 +245,8 @@ def _force_idle(session: AgentSession, exc: Exception) -> None:
     """After a runtime failure, end the work ``idle`` / ``error`` unless already idle."""
     if session.state == "idle":
         return
-    error = Error(code=-32603, message=_one_line(exc))
+    error = Error(code=-32603, message=summarize(exc))
     try:
         session.report("stop", stop_reason="error", error=error)
     except Exception:
         log.exception("could not report idle for %s", session.id)
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__

@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 import msgspec
 
-from acp2.errors import InternalError, RequestCancelled, RequestError
+from acp2.errors import InternalError, RequestCancelled, RequestError, summarize
 from acp2.rpc.messages import RequestId, encode_error, encode_result
 from acp2.rpc.pending import BatchReply, InboundRequests
 
@@ -38,9 +38,7 @@ class Live:
 
 def one_line(exc: BaseException) -> str:
     """Return the one-line ``-32603`` message for an unexpected handler exception."""
-    text = str(exc).strip().splitlines()
-    detail = f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
-    return f"Internal error: {detail}"[:200]
+    return f"Internal error: {summarize(exc)}"[:200]
 
 
 class Responder:
