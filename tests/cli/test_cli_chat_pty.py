@@ -92,15 +92,21 @@ def test_ctrl_c_cancels_the_running_work(chat: pexpect.spawn) -> None:
     assert quit_with_ctrl_d(chat) == 0
 
 
-def test_ctrl_c_on_an_empty_prompt_exits(chat: pexpect.spawn) -> None:
+def test_ctrl_c_on_an_empty_prompt_asks_first_and_a_second_one_exits(
+    chat: pexpect.spawn,
+) -> None:
     chat.sendcontrol("c")
+    chat.expect("press ctrl-c again to exit")
+    chat.expect("❯")
+    chat.sendcontrol("c")
+    chat.expect("resume this session with")
     chat.expect(pexpect.EOF)
     chat.close()
     assert chat.exitstatus == 0
 
 
 def test_slash_offers_the_agents_commands(chat: pexpect.spawn) -> None:
-    chat.send("/")
+    chat.send("/ec")
     chat.expect("Echo the input")
     chat.send("\t")
     chat.send("completed\r")
@@ -113,7 +119,8 @@ def test_prompts_are_kept_in_the_history_file(chat: pexpect.spawn, tmp_path: Pat
     chat.sendline("echo remember me")
     chat.expect("✓ end_turn")
     assert quit_with_ctrl_d(chat) == 0
-    assert "echo remember me" in (tmp_path / "data" / "chat_history").read_text()
+    (history,) = (tmp_path / "data" / "history").iterdir()
+    assert "echo remember me" in history.read_text()
 
 
 def test_the_demo_fixes_the_sample_project_interactively(

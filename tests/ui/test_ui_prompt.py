@@ -1,4 +1,4 @@
-"""Terminal input pieces (acp2.ui.prompt): completion, keys, history location."""
+"""Terminal input pieces (acp2.ui.prompt): completion, keys."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from acp2.schema import AvailableCommand, TextCommandInput
-from acp2.ui.prompt import CommandCompleter, history_path, make_prompt_session
+from acp2.ui.prompt import ChatCompleter, ExitGuard, chat_key_bindings, make_prompt_session
 
 COMMANDS = [
     AvailableCommand(
@@ -26,14 +26,21 @@ COMMANDS = [
 ]
 
 
-def completions(text: str) -> list[tuple[str, str]]:
-    completer = CommandCompleter(lambda: COMMANDS)
-    found = completer.get_completions(Document(text), CompleteEvent(text_inserted=True))
+def completer(commands: list[AvailableCommand], cwd: str = "/") -> ChatCompleter:
+    return ChatCompleter(lambda: commands, lambda: (), lambda: cwd)
+
+
+def completions(text: str, cwd: str = "/") -> list[tuple[str, str]]:
+    found = completer(COMMANDS, cwd).get_completions(
+        Document(text), CompleteEvent(text_inserted=True)
+    )
     return [(c.text, c.display_meta_text) for c in found]
 
 
-def test_slash_offers_every_agent_command_with_its_description() -> None:
-    assert completions("/") == [
+def test_slash_offers_the_chat_commands_then_every_agent_command() -> None:
+    found = completions("/")
+    assert found[0] == ("/help", "list the commands and keys")
+    assert found[-3:] == [
         ("/echo ", "Echo the input [text]"),
         ("/explain", "Explain code"),
         ("/test", "Run the tests"),
@@ -42,6 +49,7 @@ def test_slash_offers_every_agent_command_with_its_description() -> None:
 
 def test_completion_narrows_by_prefix() -> None:
     assert [text for text, _ in completions("/ex")] == ["/explain"]
+    assert [text for text, _ in completions("/c")] == ["/clear", "/cancel", "/cost"]
 
 
 @pytest.mark.parametrize("text", ["echo", "hello /ec", "/echo hello", ""])
@@ -52,21 +60,19 @@ def test_no_completion_outside_a_leading_command_name(text: str) -> None:
 def test_the_commands_are_read_at_each_keypress() -> None:
     """An available_commands_update changes the list while the prompt is open."""
     current: list[AvailableCommand] = []
-    completer = CommandCompleter(lambda: current)
     event = CompleteEvent(text_inserted=True)
-    assert list(completer.get_completions(Document("/"), event)) == []
+    chat = completer(current)
+    assert [c.text for c in chat.get_completions(Document("/t"), event)] == []
     current.append(COMMANDS[2])
-    assert [c.text for c in completer.get_completions(Document("/"), event)] == ["/test"]
+    assert [c.text for c in chat.get_completions(Document("/t"), event)] == ["/test"]
 
 
-def test_history_lives_in_the_acp2_data_directory(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    monkeypatch.setenv("ACP2_DATA_DIR", str(tmp_path / "data"))
-    assert history_path() == tmp_path / "data" / "chat_history"
-    monkeypatch.delenv("ACP2_DATA_DIR")
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
-    assert history_path() == tmp_path / "xdg" / "acp2" / "chat_history"
+def test_at_completes_the_files_of_the_session_folder(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.py").write_text("x")
+    (tmp_path / "setup.cfg").write_text("x")
+    assert [t for t, _ in completions("look at @s", str(tmp_path))] == ["@setup.cfg ", "@src/"]
+    assert [t for t, _ in completions("@src/", str(tmp_path))] == ["@src/main.py "]
 
 
 @pytest.fixture
@@ -76,10 +82,13 @@ def keyboard() -> Iterator[PipeInput]:
 
 
 def _session(toggled: list[bool] | None = None) -> PromptSession[str]:
+    def toggle() -> None:
+        (toggled if toggled is not None else []).append(True)
+
     return make_prompt_session(
-        lambda: COMMANDS,
+        completer(COMMANDS),
         toolbar=lambda: "status",
-        on_toggle_thoughts=lambda: (toggled if toggled is not None else []).append(True),
+        bindings=chat_key_bindings(ExitGuard(), {"c-t": toggle}),
         history=InMemoryHistory(),
     )
 
@@ -92,9 +101,9 @@ async def test_ctrl_c_clears_a_typed_line(keyboard: PipeInput) -> None:
 
 
 @pytest.mark.anyio
-async def test_ctrl_c_on_an_empty_line_and_ctrl_d_quit(keyboard: PipeInput) -> None:
+async def test_ctrl_c_twice_on_an_empty_line_and_ctrl_d_quit(keyboard: PipeInput) -> None:
     session = _session()
-    keyboard.send_text("\x03")
+    keyboard.send_text("\x03\x03")
     with pytest.raises(KeyboardInterrupt):
         await session.prompt_async("> ")
     keyboard.send_text("\x04")
@@ -118,3 +127,33 @@ async def test_up_arrow_recalls_earlier_prompts(keyboard: PipeInput) -> None:
     await session.prompt_async("> ")
     keyboard.send_text("\x1b[A\r")
     assert await session.prompt_async("> ") == "first prompt"
+
+
+@pytest.mark.anyio
+async def test_one_ctrl_c_on_an_empty_line_only_asks_to_press_it_again(
+    keyboard: PipeInput,
+) -> None:
+    session = _session()
+    keyboard.send_text("\x03kept\r")
+    assert await session.prompt_async("> ") == "kept"
+
+
+@pytest.mark.anyio
+async def test_escape_enter_inserts_a_newline_and_a_paste_keeps_its_newlines(
+    keyboard: PipeInput,
+) -> None:
+    session = _session()
+    keyboard.send_text("one\x1b\rtwo\r")
+    assert await session.prompt_async("> ") == "one\ntwo"
+    keyboard.send_text("\x1b[200~a\nb\x1b[201~\r")
+    assert await session.prompt_async("> ") == "a\nb"
+
+
+def test_the_exit_guard_forgets_a_first_press_after_its_window() -> None:
+    guard = ExitGuard()
+    assert not guard.press(now=100.0)
+    assert guard.armed(now=101.0)
+    assert guard.press(now=101.0)
+    assert not guard.press(now=200.0)
+    assert not guard.press(now=204.0)
+    assert not guard.armed(now=210.0)

@@ -28,7 +28,7 @@ class ChatOptions:
     ``permission``: ``allow`` / ``deny`` / ``ask``; None means ask on a terminal and
     ``transcript_permission`` in transcript mode. ``interactive``: None decides from the
     streams. ``intro``: lines printed before connecting. ``first_prompt`` pre-fills the
-    first interactive input line.
+    first interactive input line. ``resume_hint``: print how to resume on leaving.
     """
 
     agent_command: Sequence[str]
@@ -40,6 +40,7 @@ class ChatOptions:
     first_prompt: str | None = None
     expand_thoughts: bool = False
     intro: list[str] = field(default_factory=list)
+    resume_hint: bool = True
 
 
 class Frontend(Protocol):
@@ -92,6 +93,7 @@ def make_frontend(options: ChatOptions, stdin: TextIO, stdout: TextIO) -> Fronte
                 first_prompt=options.first_prompt,
                 expand_thoughts=options.expand_thoughts,
                 stdin=stdin,
+                agent_command=options.agent_command if options.resume_hint else (),
             )
     from acp2.ui.lines import LineReader
     from acp2.ui.transcript import TranscriptChat

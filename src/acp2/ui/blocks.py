@@ -54,12 +54,14 @@ COLLAPSED_THOUGHT_CHARS = 68
 class View:
     """How to draw: ``live`` for the in-progress region, ``expand_thoughts`` to show
     thoughts in full once settled, ``output_lines`` of terminal and tool text kept,
-    ``show_user`` False to leave out user messages (the prompt is already on screen)."""
+    ``show_user`` False to leave out user messages (the prompt is already on screen),
+    ``more_hint`` appended to the ``… N lines before`` line (the key that expands)."""
 
     live: bool = False
     expand_thoughts: bool = False
     output_lines: int = 10
     show_user: bool = True
+    more_hint: str = ""
 
 
 def entry_block(entry: Entry, state: SessionState, view: View) -> RenderableType | None:
@@ -141,7 +143,8 @@ def _content_block(item: Any, state: SessionState, view: View, failed: bool, tit
         return None
     hidden, lines = describe.tail(text, view.output_lines)
     body = Text("\n".join(lines), style="red" if failed else "dim")
-    return Group(Text(f"… {_lines(hidden)} before", style="dim"), body) if hidden else body
+    more = Text(f"… {_lines(hidden)} before{view.more_hint}", style="dim")
+    return Group(more, body) if hidden else body
 
 
 def diff_block(diff: Diff) -> RenderableType:
@@ -166,7 +169,7 @@ def terminal_block(term: TerminalState, view: View, *, title: str = "") -> Rende
         parts.append(Text.assemble(("$ ", "bold green"), (term.command, "bold")))
     hidden, lines = describe.tail(term.text, view.output_lines)
     if hidden:
-        parts.append(Text(f"… {_lines(hidden)} before", style="dim"))
+        parts.append(Text(f"… {_lines(hidden)} before{view.more_hint}", style="dim"))
     if lines:
         output = Text.from_ansi("\n".join(lines))
         output.no_wrap, output.overflow = True, "ellipsis"

@@ -6,6 +6,12 @@ changing and is redrawn :data:`~acp2.ui.live.FPS` times a second from the sessio
 turn (``session/cancel``) and shows ``cancelling…`` until the agent reports idle; a second
 Ctrl-C while cancelling quits. A permission request pauses the live region, shows the
 request and reads the choice (:mod:`acp2.ui.asking`).
+
+Lines typed during a turn are queued (:mod:`acp2.ui.turnkeys`) and sent in order once
+the agent is idle; after a cancelled turn they are put back in the prompt for editing
+instead. A line is a prompt, one of the chat's own commands (:mod:`acp2.ui.slash`) or
+an agent command (:mod:`acp2.ui.commands` tells them apart); ``@path`` words attach files
+(:mod:`acp2.ui.attach`). Leaving prints the command that resumes the session.
 """
 
 from __future__ import annotations
@@ -14,30 +20,32 @@ import contextlib
 import signal
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any, TextIO
 
 import anyio
 from anyio.abc import TaskGroup
-from prompt_toolkit.formatted_text import AnyFormattedText
+from prompt_toolkit import PromptSession
 from rich.console import Console
 from rich.text import Text
 
 from acp2.client import ClientSession, PermissionPolicy
-from acp2.errors import Acp2Error, RequestError
-from acp2.state import MessageState, SessionState
-from acp2.ui import describe
+from acp2.errors import Acp2Error, LocalProtocolError, RequestError
+from acp2.schema import supports
+from acp2.state import SessionState
+from acp2.ui import attach, options
 from acp2.ui.asking import Asker
-from acp2.ui.blocks import View, entry_block, notice_block
+from acp2.ui.chatview import ChatView, collapsed_view, status_extras
+from acp2.ui.commands import agent_commands, parse_line
+from acp2.ui.history import open_history
 from acp2.ui.live import FPS, LiveRegion, PausableLive
-from acp2.ui.prompt import make_prompt_session
+from acp2.ui.prompt import ChatCompleter, ExitGuard, chat_key_bindings, make_prompt_session
 from acp2.ui.settle import NoticeTracker, Settler
-from acp2.ui.style import elapsed_text, usage_text
+from acp2.ui.slash import SlashCommands
+from acp2.ui.turnkeys import TurnKeys
 
 __all__ = ["InteractiveChat", "quiet_input"]
-
-_STOP_STYLES = {"end_turn": ("✓", "green"), "cancelled": ("⊘", "yellow"), "error": ("✗", "red")}
 
 
 @contextlib.contextmanager
@@ -63,9 +71,10 @@ def quiet_input(stream: TextIO) -> Iterator[None]:
         termios.tcsetattr(fd, termios.TCSANOW, saved)
 
 
-class InteractiveChat:
+class InteractiveChat(ChatView):
     """The chat on a terminal. ``permission`` is ``ask`` (the default), ``allow`` or
-    ``deny``; ``first_prompt`` pre-fills the first input line (the demo's suggestion)."""
+    ``deny``; ``first_prompt`` pre-fills the first input line (the demo's suggestion);
+    ``agent_command`` makes the resume hint printed on leaving."""
 
     def __init__(
         self,
@@ -75,19 +84,29 @@ class InteractiveChat:
         first_prompt: str | None = None,
         expand_thoughts: bool = False,
         stdin: TextIO | None = None,
+        agent_command: Sequence[str] = (),
     ) -> None:
         self.console = console
-        self.view = View(expand_thoughts=expand_thoughts, show_user=False)
+        self.view = collapsed_view(expand_thoughts=expand_thoughts)
         self.first_prompt = first_prompt
         self.stdin = stdin or sys.stdin
+        self.agent_command = list(agent_command)
         self.session: Any = None
         self.settler = Settler(SessionState())
         self.notices = NoticeTracker(self.settler.state)
         self.live: PausableLive | None = None
         self.region: LiveRegion | None = None
         self.quit = False
+        #: Leave once idle (``/quit``, or Ctrl-D typed during a turn).
+        self.leaving = False
+        #: Prompts typed during a turn, sent in order once idle.
+        self.queue: list[str] = []
+        self.guard = ExitGuard()
+        self.slash = SlashCommands(self)
+        self.keys: TurnKeys | None = None
         self._turn_group: TaskGroup | None = None
         self._cancelling = False
+        self._default = first_prompt or ""
         self.asker = Asker(self, permission)
 
     # -- wiring ----------------------------------------------------------------------------
@@ -105,29 +124,61 @@ class InteractiveChat:
         self.console.print(Text(text, style="dim"))
 
     async def run(self, session: ClientSession, *, replayed: bool = False) -> int:
-        """Chat until the user quits (Ctrl-D, or Ctrl-C on an empty line); return 0, or
-        130 when the user quit while a cancel was pending."""
+        """Chat until the user leaves (Ctrl-D, Ctrl-C twice on an empty line, ``/quit``);
+        print the resume hint; return 0, or 130 when the user quit while cancelling."""
         self.attach(session)
         self.console.print(Text(f"session {session.id} · {session.cwd}", style="dim"))
         if replayed:
-            self.print_settled(final=True, view=replace(self.view, show_user=True))
-            self.console.print(Text("── resumed ──", style="dim"))
+            self.show_resumed(session, announce=False)
         prompts = make_prompt_session(
-            lambda: session.state.available_commands,
-            toolbar=self._toolbar,
-            on_toggle_thoughts=self.toggle_thoughts,
+            ChatCompleter(
+                lambda: self.session.state.available_commands,
+                lambda: options.categories(self.session.state.config_options),
+                lambda: self.session.cwd,
+            ),
+            toolbar=self.toolbar,
+            bindings=chat_key_bindings(
+                self.guard,
+                {"c-t": self.toggle_thoughts, "c-o": self.toggle_output},
+                on_armed=self._ask_again,
+            ),
+            history=open_history(session.cwd),
         )
-        default = self.first_prompt or ""
         with quiet_input(self.stdin):
-            while not self.quit:
-                try:
-                    text = await prompts.prompt_async([("class:prompt", "❯ ")], default=default)
-                except (KeyboardInterrupt, EOFError):
+            while not self.quit and not self.leaving:
+                text = await self._next_line(prompts)
+                if text is None:
                     break
-                default = ""
-                if text.strip():
-                    await self.turn(text.strip())
+                await self.handle(text)
+        self.print_resume_hint()
         return 130 if self.quit else 0
+
+    async def _next_line(self, prompts: PromptSession[str]) -> str | None:
+        """The next queued prompt (shown as sent), else the next line typed."""
+        if self.queue:
+            text = self.queue.pop(0)
+            self.console.print(Text.assemble(("❯ ", "bold cyan"), text))
+            return text
+        default, self._default = self._default, ""
+        guard = self.guard
+        while True:
+            try:
+                text = await prompts.prompt_async([("class:prompt", "❯ ")], default=default)
+                guard.disarm()
+                return text
+            except EOFError:
+                return None
+            except KeyboardInterrupt:
+                if guard.confirmed or guard.press():
+                    return None
+                self._ask_again()
+                # A Ctrl-C that came as a signal, before the prompt took the terminal:
+                # it counts as the first press, and the prompt opens again.
+            finally:
+                guard.confirmed = False
+
+    def _ask_again(self) -> None:
+        self.note("press ctrl-c again to exit (ctrl-d exits too)")
 
     def attach(self, session: ClientSession) -> None:
         """Show ``session`` from now on (``run`` does this first)."""
@@ -135,38 +186,92 @@ class InteractiveChat:
         self.settler = Settler(session.state)
         self.notices = NoticeTracker(session.state)
 
+    def show_resumed(self, session: ClientSession, *, announce: bool = True) -> None:
+        """Switch to the resumed ``session`` and print its replayed conversation."""
+        self.attach(session)
+        if announce:
+            self.console.print(Text(f"session {session.id} · {session.cwd}", style="dim"))
+        self.print_settled(final=True, view=replace(self.view, show_user=True))
+        self.console.print(Text("── resumed ──", style="dim"))
+
+    async def handle(self, line: str) -> None:
+        """Run one typed line: a built-in command, or a prompt (with its ``@`` files)."""
+        text = line.strip()
+        if not text:
+            return
+        names = [name for name, _, _ in agent_commands(self.session.state.available_commands)]
+        parsed = parse_line(text, names)
+        if parsed.kind == "builtin":
+            await self.slash.run(parsed.name, parsed.arg)
+        elif parsed.kind == "unknown":
+            self.note(f"unknown command /{parsed.name}: /help lists the commands")
+        else:
+            await self.turn(self._attach_files(parsed.text))
+
+    def _attach_files(self, text: str) -> str | list[Any]:
+        if not attach.mentions(text):
+            return text
+        caps = self.session.client.agent_capabilities
+        prompt = getattr(caps.session, "prompt", None)
+        embed = supports(getattr(prompt, "embedded_context", None))
+        attached = attach.prompt_blocks(text, self.session.cwd, embed=embed)
+        for name, how in attached.notes:
+            self.note(f"@{name}: {how}")
+        return attached.blocks
+
     # -- one turn --------------------------------------------------------------------------
 
-    async def turn(self, text: str) -> None:
-        """Send ``text`` and show the work until idle; print the stop line."""
+    async def turn(self, prompt: str | list[Any]) -> None:
+        """Send ``prompt`` (text or content blocks) and show the work until idle; print
+        the stop line."""
         started = time.monotonic()
         self._cancelling = False
+        self.keys = TurnKeys(self)
         self.region = LiveRegion(self.session.state, self.settler, phase="sending…")
         self.region.view = replace(self.view, live=True)
+        self.region.queued = self.queue
+        self.region.typing = lambda: self.keys.editor.text if self.keys else ""
+        self.region.extras = lambda: status_extras(self.session.state)[:1]
         stop: str | None = None
         with PausableLive(self.console, self.region) as live:
             self.live = live
             try:
-                stop = await self._work(text)
+                stop = await self._work(prompt, live)
             finally:
                 self.live = None
                 live.stop()
                 self.print_settled(final=True)  # also when the agent went away
-        self._print_stop(stop, time.monotonic() - started)
+        self.print_stop(stop, time.monotonic() - started)
+        self._after_turn(stop)
 
-    async def _work(self, text: str) -> str | None:
+    def _after_turn(self, stop: str | None) -> None:
+        """Keep what was being typed for the next prompt; after a cancel, put the queued
+        prompts back there too, for editing."""
+        typed = self.keys.editor.text if self.keys else ""
+        self.keys = None
+        if stop == "cancelled" and self.queue:
+            typed = "\n".join([*self.queue, typed]).strip("\n")
+            self.queue.clear()
+            self.note("the queued prompts are back in the prompt, for editing")
+        self._default = typed
+
+    async def _work(self, prompt: str | list[Any], live: PausableLive) -> str | None:
         stop: str | None = None  # stays None when the user quits while cancelling
         async with anyio.create_task_group() as group:
             self._turn_group = group
             group.start_soon(self._frames)
             group.start_soon(self._interrupts)
+            if self.keys is not None:
+                group.start_soon(self.keys.run, live)
             try:
-                work = await self.session.prompt(text)
+                work = await self.session.prompt(prompt)
                 if self.region is not None and not self._cancelling:
                     self.region.phase = None
                 stop = await work.wait()
             except RequestError as exc:
                 self.console.print(Text(f"the agent refused the prompt: {exc}", style="red"))
+            except LocalProtocolError as exc:
+                self.console.print(Text(f"not sent: {exc}", style="red"))
             finally:
                 self._turn_group = None
                 group.cancel_scope.cancel()
@@ -183,6 +288,8 @@ class InteractiveChat:
         live = self.live
         if live is None or self.asker.busy:
             return
+        if self.keys is not None:
+            self.keys.tick(live)
         self.print_settled()
         live.refresh()
 
@@ -210,52 +317,3 @@ class InteractiveChat:
         # If the agent is gone, the turn's own wait reports it; one report is enough.
         with contextlib.suppress(Acp2Error):
             await self.session.cancel()
-
-    # -- output ----------------------------------------------------------------------------
-
-    def print_settled(
-        self, *, final: bool = False, messages_done: bool = False, view: View | None = None
-    ) -> None:
-        """Print the entries that settled (all of them with ``final``) and new notices."""
-        shown = view or self.view
-        for entry in self.settler.take(final=final, messages_done=messages_done):
-            block = entry_block(entry, self.session.state, shown)
-            if block is not None:
-                self.console.print(block)
-        for notice in self.notices.take():
-            self.console.print(notice_block(notice))
-
-    def _print_stop(self, stop: str | None, seconds: float) -> None:
-        glyph, style = _STOP_STYLES.get(stop or "", ("■", "yellow"))
-        line = Text.assemble((f"{glyph} {stop or 'stopped'}", f"bold {style}"))
-        message = describe.error_message(self.session.state.error)
-        if message:
-            line.append(f": {message}", style=style)
-        details = [elapsed_text(seconds), usage_text(self.session.state.usage)]
-        line.append("".join(f" · {d}" for d in details if d), style="dim")
-        self.console.print(line)
-
-    def toggle_thoughts(self) -> None:
-        """Ctrl-T: show thoughts in full (printing the last one again) or collapsed."""
-        expanded = not self.view.expand_thoughts
-        self.view = replace(self.view, expand_thoughts=expanded)
-        self.console.print(Text(f"thoughts {'expanded' if expanded else 'collapsed'}", style="dim"))
-        state = self.settler.state
-        thoughts = [
-            e for e in state.timeline if isinstance(e, MessageState) and e.kind == "thought"
-        ]
-        if expanded and thoughts:
-            block = entry_block(thoughts[-1], state, self.view)
-            if block is not None:
-                self.console.print(block)
-
-    def _toolbar(self) -> AnyFormattedText:
-        state = self.session.state
-        parts = [state.foreground.replace("_", " ")]
-        if state.stop_reason:
-            parts.append(state.stop_reason)
-        usage = usage_text(state.usage)
-        if usage:
-            parts.append(usage)
-        keys = "/ commands  ^T thoughts  ^D quit"
-        return [("class:bottom-toolbar", f" {' · '.join(parts)} │ {keys}")]

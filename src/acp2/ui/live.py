@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Final
 
+import anyio
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.live import Live
 from rich.segment import Segment
@@ -84,6 +85,12 @@ class LiveRegion:
     hint: str | None = "ctrl-c to cancel"
     clock: Callable[[], float] = time.monotonic
     started: float = field(default=0.0)
+    #: Prompts typed during the turn, sent in order once it ends.
+    queued: list[str] = field(default_factory=list)
+    #: The line being typed during the turn (read at each frame).
+    typing: Callable[[], str] = field(default=lambda: "")
+    #: What the status line adds after the usage (the model name).
+    extras: Callable[[], list[str]] = field(default=lambda: [])
 
     def __post_init__(self) -> None:
         self.started = self.clock()
@@ -95,15 +102,35 @@ class LiveRegion:
             if block is not None:
                 yield block
 
+    def input_lines(self) -> list[Text]:
+        """The queued prompts and the line being typed, below the status line."""
+        lines = [_one_line("⧗ queued ", text, "yellow") for text in self.queued]
+        typing = self.typing()
+        if typing:
+            lines.append(_one_line("❯ ", typing + "▏", "bold cyan"))
+        return lines
+
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         height = options.height or console.height
         status = status_line(
             self.state, phase=self.phase, elapsed=self.clock() - self.started, hint=self.hint
         )
+        extras = self.extras()
+        if extras:
+            status.append("".join(f" · {extra}" for extra in extras), style="dim")
+        below = self.input_lines()[-max(0, height - 3) :] if height > 3 else []
         blocks = list(self.body())
         if blocks:
-            yield TailCrop(Group(*blocks), max(1, height - 2))
+            yield TailCrop(Group(*blocks), max(1, height - 2 - len(below)))
         yield status
+        yield from below
+
+
+def _one_line(lead: str, text: str, style: str) -> Text:
+    """``lead`` then ``text`` on one line (newlines shown as ``↵``), cut with ``…``."""
+    line = Text.assemble((lead, style), text.replace("\n", " ↵ "))
+    line.no_wrap, line.overflow = True, "ellipsis"
+    return line
 
 
 class PausableLive:
@@ -118,6 +145,9 @@ class PausableLive:
         self.console = console
         self.renderable = renderable
         self._live: Live | None = None
+        self._shown = anyio.Event()
+        #: How many times the region was shown (each resume counts).
+        self.starts = 0
 
     @property
     def active(self) -> bool:
@@ -131,12 +161,20 @@ class PausableLive:
                 self.renderable, console=self.console, auto_refresh=False, transient=True
             )
             self._live.start(refresh=True)
+            self.starts += 1
+            self._shown.set()
 
     def stop(self) -> None:
         """Take the region off the screen (no-op when hidden)."""
         live, self._live = self._live, None
         if live is not None:
             live.stop()
+            self._shown = anyio.Event()
+
+    async def wait_active(self) -> None:
+        """Return once the region is on screen (at once when it is)."""
+        if self._live is None:
+            await self._shown.wait()
 
     def refresh(self) -> None:
         """Redraw the region from its renderable."""

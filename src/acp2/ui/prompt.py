@@ -1,18 +1,21 @@
-"""Reading input on a terminal with prompt_toolkit: history, ``/`` completion, keys.
+"""Reading input on a terminal with prompt_toolkit: history, completion, keys.
 
-- history is kept in ``chat_history`` under the acp2 data directory (``$ACP2_DATA_DIR``,
-  else ``$XDG_DATA_HOME/acp2``, else ``~/.local/share/acp2``);
-- typing ``/`` offers the agent's available commands, with their descriptions;
-- Ctrl-C clears a non-empty line and exits on an empty one (Ctrl-D too); Ctrl-T calls
-  the chat's thought toggle above the prompt.
+- history is kept per project (:func:`acp2.ui.history.history_path`);
+- ``/`` offers the chat's commands and the agent's (:mod:`acp2.ui.commands`), ``@``
+  the files of the session folder (:mod:`acp2.ui.attach`);
+- Enter sends; Esc-Enter / Alt-Enter insert a newline, and a bracketed paste keeps its
+  newlines;
+- Ctrl-C clears a non-empty line; on an empty one it asks to be pressed again within
+  :data:`EXIT_WINDOW` seconds to exit; Ctrl-D on an empty line exits at once;
+- Ctrl-T / Ctrl-O call the chat's thought / output toggles above the prompt.
 """
 
 from __future__ import annotations
 
-import os
+import time
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Final
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import run_in_terminal
@@ -20,93 +23,142 @@ from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.formatted_text import AnyFormattedText
-from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.history import History
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-__all__ = ["CommandCompleter", "chat_key_bindings", "history_path", "make_prompt_session"]
+from acp2.ui import attach, commands
+
+__all__ = [
+    "EXIT_WINDOW",
+    "ChatCompleter",
+    "ExitGuard",
+    "chat_key_bindings",
+    "make_prompt_session",
+]
+
+#: Seconds within which a second Ctrl-C on an empty line exits.
+EXIT_WINDOW: Final = 3.0
 
 
-def history_path() -> Path:
-    """The input history file of ``acp2 chat`` in the acp2 data directory."""
-    base = os.environ.get("ACP2_DATA_DIR")
-    if base:
-        root = Path(base)
-    else:
-        xdg = os.environ.get("XDG_DATA_HOME")
-        root = (Path(xdg) if xdg else Path.home() / ".local" / "share") / "acp2"
-    return root / "chat_history"
+@dataclass
+class ExitGuard:
+    """The first Ctrl-C on an empty line arms it; a second one within the window exits."""
+
+    armed_at: float | None = None
+    #: Set by the key binding when it exits on a second press (a SIGINT that arrives
+    #: before the prompt took the terminal raises KeyboardInterrupt without it).
+    confirmed: bool = False
+
+    def press(self, now: float | None = None) -> bool:
+        """Record a Ctrl-C on an empty line; True when it is the second one in time."""
+        now = time.monotonic() if now is None else now
+        if self.armed_at is not None and now - self.armed_at <= EXIT_WINDOW:
+            self.armed_at = None
+            return True
+        self.armed_at = now
+        return False
+
+    def armed(self, now: float | None = None) -> bool:
+        """True while a second Ctrl-C would exit."""
+        now = time.monotonic() if now is None else now
+        return self.armed_at is not None and now - self.armed_at <= EXIT_WINDOW
+
+    def disarm(self) -> None:
+        """Forget the first press."""
+        self.armed_at = None
 
 
-def _open_history() -> History:
-    """A file history, or an in-memory one when the data directory is not writable."""
-    path = history_path()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.touch(exist_ok=True)
-    except OSError:
-        return InMemoryHistory()
-    return FileHistory(str(path))
+class ChatCompleter(Completer):
+    """``/`` commands (read at each keypress, so an ``available_commands_update`` shows
+    up at once) and ``@path`` file names under the session folder."""
 
-
-class CommandCompleter(Completer):
-    """Completes ``/name`` from the agent's available commands (read at each keypress,
-    so an ``available_commands_update`` shows up at once)."""
-
-    def __init__(self, commands: Callable[[], Sequence[Any]]) -> None:
-        self.commands = commands
+    def __init__(
+        self,
+        agent_commands: Callable[[], Sequence[Any]],
+        categories: Callable[[], Iterable[str]],
+        cwd: Callable[[], str],
+    ) -> None:
+        self.agent_commands = agent_commands
+        self.categories = categories
+        self.cwd = cwd
 
     def get_completions(self, document: Document, event: CompleteEvent) -> Iterable[Completion]:
-        """Yield the commands whose name starts with what follows ``/`` (first word only)."""
+        """Complete the command being typed, or the ``@path`` word under the cursor."""
         text = document.text_before_cursor
-        if not text.startswith("/") or " " in text:
-            return
-        prefix = text[1:]
-        for command in self.commands():
-            name = getattr(command, "name", None)
-            if isinstance(name, str) and name.startswith(prefix):
-                hint = getattr(getattr(command, "input", None), "hint", None)
-                meta = str(getattr(command, "description", ""))
+        if text.startswith("/") and not any(c.isspace() for c in text):
+            found = commands.completions(text, self.agent_commands(), self.categories())
+            for item in found:
                 yield Completion(
-                    f"/{name}" + (" " if isinstance(hint, str) else ""),
+                    item.text,
                     start_position=-len(text),
-                    display=f"/{name}",
-                    display_meta=f"{meta} [{hint}]" if isinstance(hint, str) else meta,
+                    display=item.shown,
+                    display_meta=item.meta,
+                )
+            return
+        word = text.split()[-1] if text and not text[-1].isspace() else ""
+        if word.startswith("@"):
+            for name, is_dir in attach.path_completions(word[1:], self.cwd()):
+                yield Completion(
+                    f"@{name}" + ("/" if is_dir else " "),
+                    start_position=-len(word),
+                    display=name + ("/" if is_dir else ""),
                 )
 
 
-def chat_key_bindings(on_toggle_thoughts: Callable[[], None]) -> KeyBindings:
-    """Ctrl-C (clear the line, or exit when it is empty) and Ctrl-T (toggle thoughts)."""
+def chat_key_bindings(
+    guard: ExitGuard,
+    toggles: dict[str, Callable[[], None]] | None = None,
+    *,
+    on_armed: Callable[[], None] | None = None,
+) -> KeyBindings:
+    """Ctrl-C (clear, or exit on a second press; ``on_armed`` runs above the prompt at
+    the first), Esc-Enter (newline) and the ``toggles`` by key (e.g. ``{"c-t":
+    toggle_thoughts}``), run above the prompt."""
     bindings = KeyBindings()
 
     @bindings.add("c-c")
     def _interrupt(event: KeyPressEvent) -> None:
         buffer = event.app.current_buffer
         if buffer.text:
+            guard.disarm()
             buffer.reset()
-        else:
+        elif guard.press():
+            guard.confirmed = True
             event.app.exit(exception=KeyboardInterrupt, style="class:aborting")
+        elif on_armed is not None:
+            run_in_terminal(on_armed)
 
-    @bindings.add("c-t")
-    def _toggle(event: KeyPressEvent) -> None:
-        run_in_terminal(on_toggle_thoughts)
+    @bindings.add("escape", "enter")
+    def _newline(event: KeyPressEvent) -> None:
+        event.app.current_buffer.insert_text("\n")
 
+    for key, action in (toggles or {}).items():
+        bindings.add(key)(_toggle_handler(action))
     return bindings
 
 
+def _toggle_handler(action: Callable[[], None]) -> Callable[[KeyPressEvent], None]:
+    def handler(event: KeyPressEvent) -> None:
+        run_in_terminal(action)
+
+    return handler
+
+
 def make_prompt_session(
-    commands: Callable[[], Sequence[Any]],
+    completer: Completer,
     *,
     toolbar: Callable[[], AnyFormattedText],
-    on_toggle_thoughts: Callable[[], None],
-    history: History | None = None,
+    bindings: KeyBindings,
+    history: History,
 ) -> PromptSession[str]:
-    """The chat's prompt: file history, ``/`` completion, key bindings, status toolbar."""
+    """The chat's prompt: history, completion, key bindings, status toolbar."""
     return PromptSession(
-        history=history if history is not None else _open_history(),
-        completer=CommandCompleter(commands),
+        history=history,
+        completer=completer,
         complete_while_typing=True,
         auto_suggest=AutoSuggestFromHistory(),
-        key_bindings=chat_key_bindings(on_toggle_thoughts),
+        key_bindings=bindings,
         bottom_toolbar=toolbar,
+        prompt_continuation="  ",
         reserve_space_for_menu=4,
     )

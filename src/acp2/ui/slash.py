@@ -1,0 +1,179 @@
+"""Running the chat's own slash commands (:mod:`acp2.ui.commands` parses them).
+
+Each handler prints its answer above the prompt; a refusal by the agent (or a capability
+it lacks) is shown as one line, never raised, so the chat goes on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING, Any
+
+from prompt_toolkit import PromptSession
+from rich.text import Text
+
+from acp2.errors import Acp2Error
+from acp2.ui import commands, options
+from acp2.ui.style import cost_text, tokens_text
+
+if TYPE_CHECKING:
+    from acp2.ui.interactive import InteractiveChat
+
+__all__ = ["KEYS_HELP", "SlashCommands"]
+
+#: The keys ``/help`` lists.
+KEYS_HELP = (
+    ("enter", "send (while the agent works: queue)"),
+    ("esc enter / alt enter", "new line"),
+    ("@path", "attach a file of this folder"),
+    ("ctrl-c", "cancel the work; twice on an empty line: exit"),
+    ("ctrl-d", "exit"),
+    ("ctrl-t / ctrl-o", "expand or collapse thoughts / tool output"),
+    ("up / down", "this folder's prompt history"),
+)
+
+
+class SlashCommands:
+    """The built-in commands of ``chat``; :meth:`run` dispatches one by name."""
+
+    def __init__(self, chat: InteractiveChat) -> None:
+        self.chat = chat
+
+    @property
+    def session(self) -> Any:
+        """The chat's current session."""
+        return self.chat.session
+
+    def say(self, text: str, style: str = "dim") -> None:
+        """Print one line above the prompt."""
+        self.chat.console.print(Text(text, style=style))
+
+    async def run(self, name: str, arg: str) -> None:
+        """Run the built-in ``name`` with ``arg``; agent errors become one line."""
+        handler = getattr(self, f"do_{name}")
+        try:
+            await handler(arg)
+        except Acp2Error as exc:
+            self.say(f"/{name}: {exc}", style="red")
+
+    async def do_help(self, arg: str) -> None:
+        """List the commands (the chat's, then the agent's) and the keys."""
+        state = self.session.state
+        rows = commands.help_rows(state.available_commands, self._categories())
+        width = max(len(usage) for usage, _ in [*rows, *KEYS_HELP]) + 2
+        out = Text("commands\n", style="bold")
+        for usage, description in rows:
+            out.append(f"  {usage:<{width}}", style="cyan")
+            out.append(f"{description}\n")
+        out.append("keys\n", style="bold")
+        for key, description in KEYS_HELP:
+            out.append(f"  {key:<{width}}", style="cyan")
+            out.append(f"{description}\n")
+        out.append("a built-in wins over an agent command of the same name: ")
+        out.append("//name runs the agent's")
+        self.chat.console.print(out)
+
+    async def do_quit(self, arg: str) -> None:
+        """Leave the chat once this command is done."""
+        self.chat.leaving = True
+
+    async def do_cancel(self, arg: str) -> None:
+        """Nothing runs between turns (during a turn, /cancel is handled at once)."""
+        self.say("nothing to cancel: the agent is idle")
+
+    async def do_cost(self, arg: str) -> None:
+        """The context tokens used of the window, and the cost, as last reported."""
+        usage = self.session.state.usage
+        if usage is None:
+            self.say("the agent has not reported usage in this session")
+            return
+        percent = f" ({100 * usage.used / usage.size:.0f}%)" if usage.size else ""
+        line = f"context {tokens_text(usage.used)} of {tokens_text(usage.size)} tokens{percent}"
+        cost = cost_text(usage.cost)
+        self.say(line + (f" · cost {cost}" if cost else " · no cost reported"), style="")
+
+    async def do_clear(self, arg: str) -> None:
+        """Start a new session in the same folder; the old one is closed."""
+        old = self.session
+        new = await old.client.new_session(old.cwd)
+        await self._leave(old)
+        self.chat.attach(new)
+        self.chat.console.rule(style="dim")
+        self.say(f"new session {new.id}")
+
+    async def do_sessions(self, arg: str) -> None:
+        """List this folder's sessions, newest first, and resume the one picked."""
+        found = await self.session.client.list_sessions(cwd=self.session.cwd)
+        if not found:
+            self.say("the agent lists no sessions for this folder")
+            return
+        found.sort(key=lambda s: str(s.updated_at or ""), reverse=True)
+        for number, info in enumerate(found, 1):
+            line = Text(f" {number:>2} ", style="bold")
+            line.append(info.session_id, style="cyan")
+            if isinstance(info.title, str) and info.title:
+                line.append(f"  {info.title}")
+            if isinstance(info.updated_at, str):
+                line.append(f"  {info.updated_at}", style="dim")
+            if info.session_id == self.session.id:
+                line.append("  (this session)", style="dim")
+            self.chat.console.print(line)
+        answer = await self._ask(f"resume which? [1-{len(found)}, enter: none] › ")
+        if answer.isdigit() and 1 <= int(answer) <= len(found):
+            await self.do_resume(found[int(answer) - 1].session_id)
+        elif answer:
+            self.say(f"no session {answer!r}")
+
+    async def do_resume(self, arg: str) -> None:
+        """Resume session ``arg`` of this folder, replaying it."""
+        if not arg:
+            self.say("usage: /resume SESSION_ID (/sessions lists them)")
+            return
+        old = self.session
+        new = await old.client.resume(arg, cwd=old.cwd, replay=True)
+        if new is not old and old.id != new.id:
+            await self._leave(old)
+        self.chat.show_resumed(new)
+
+    async def do_model(self, arg: str) -> None:
+        """Show the model choices, or choose one (by number, id or name)."""
+        await self._choose("model", arg)
+
+    async def do_mode(self, arg: str) -> None:
+        """Show the mode choices, or choose one (by number, id or name)."""
+        await self._choose("mode", arg)
+
+    async def _choose(self, category: str, arg: str) -> None:
+        option = options.find_select(self.session.state.config_options, category)
+        if option is None:
+            self.say(f"the agent offers no {category} choice")
+            return
+        listed = options.choices(option)
+        if not arg:
+            for number, (value, name) in enumerate(listed, 1):
+                mark = "●" if value == option.current_value else " "
+                self.chat.console.print(Text(f" {mark} {number:>2} {name}"))
+            arg = await self._ask(f"{category}? [1-{len(listed)}, enter: keep] › ")
+            if not arg:
+                return
+        picked = options.pick(option, arg)
+        if picked is None:
+            self.say(f"no {category} {arg!r}", style="yellow")
+            return
+        await options.set_select(self.session, option, picked)
+        changed = options.find_select(self.session.state.config_options, category)
+        self.say(f"{category}: {options.current_name(changed or option)}")
+
+    def _categories(self) -> set[str]:
+        return options.categories(self.session.state.config_options)
+
+    async def _ask(self, message: str) -> str:
+        asking: PromptSession[str] = PromptSession()
+        try:
+            return (await asking.prompt_async(message)).strip()
+        except (KeyboardInterrupt, EOFError):
+            return ""
+
+    async def _leave(self, old: Any) -> None:
+        with contextlib.suppress(Acp2Error):
+            await old.close()

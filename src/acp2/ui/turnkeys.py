@@ -1,0 +1,110 @@
+"""The keys typed while the agent works: read, edited, queued.
+
+During a turn prompt_toolkit is not reading, so :class:`TurnKeys` reads the terminal
+itself (through a duplicate of its file descriptor, so the selector never confuses it
+with prompt_toolkit's reader), only while the live region is on screen: a permission
+prompt pauses the region, and with it this reader. Bytes go to a
+:class:`~acp2.ui.keys.LineEditor`; the line being typed and the queued prompts are drawn
+in the live region. ``/cancel`` takes effect at once; every other line is queued and
+sent, in order, once the agent is idle. Bracketed paste is switched on meanwhile, so a
+pasted text with newlines stays one prompt.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from typing import TYPE_CHECKING, TextIO
+
+import anyio
+
+from acp2.ui.commands import parse_line
+from acp2.ui.keys import LineEditor
+from acp2.ui.live import PausableLive
+
+if TYPE_CHECKING:
+    from acp2.ui.interactive import InteractiveChat
+
+__all__ = ["BRACKETED_PASTE_OFF", "BRACKETED_PASTE_ON", "TurnKeys"]
+
+BRACKETED_PASTE_ON = "\x1b[?2004h"
+BRACKETED_PASTE_OFF = "\x1b[?2004l"
+
+
+def _terminal_fd(stream: TextIO) -> int | None:
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError, AttributeError):
+        return None
+    return fd if os.isatty(fd) else None
+
+
+class TurnKeys:
+    """Reads the keys of one turn for ``chat``; ``editor.text`` is what is being typed."""
+
+    def __init__(self, chat: InteractiveChat) -> None:
+        self.chat = chat
+        self.editor = LineEditor()
+        self._reading = False
+        self._paste_for = -1  # the live region's start count paste mode was set for
+
+    async def run(self, live: PausableLive) -> None:
+        """Read until cancelled (no-op when stdin is not a terminal)."""
+        fd = _terminal_fd(self.chat.stdin)
+        if fd is None:
+            return
+        copy = os.dup(fd)
+        self._reading = True
+        try:
+            await self._read(copy, live)
+        finally:
+            self._reading = False
+            os.close(copy)
+            self._paste_mode(False)
+
+    def tick(self, live: PausableLive) -> None:
+        """Called at each frame: after a pause (a permission prompt switched bracketed
+        paste off on leaving), switch it on again."""
+        if self._reading and live.active and live.starts != self._paste_for:
+            self._paste_for = live.starts
+            self._paste_mode(True)
+
+    async def _read(self, fd: int, live: PausableLive) -> None:
+        while True:
+            if not live.active:
+                await live.wait_active()
+            self.tick(live)
+            await anyio.wait_readable(fd)
+            if not live.active or self.chat.asker.busy:
+                continue  # the permission prompt reads this key
+            try:
+                data = os.read(fd, 4096)
+            except BlockingIOError:
+                continue
+            if not data:
+                return
+            for kind, text in self.editor.feed(data):
+                self.handle(kind, text)
+
+    def handle(self, kind: str, text: str) -> None:
+        """Act on one editor event."""
+        chat = self.chat
+        if kind == "thoughts":
+            chat.toggle_thoughts()
+        elif kind == "output":
+            chat.toggle_output()
+        elif kind == "eof":
+            chat.leaving = True
+        elif kind == "submit":
+            names = [str(getattr(c, "name", "")) for c in chat.session.state.available_commands]
+            parsed = parse_line(text.strip(), names)
+            if parsed.kind == "builtin" and parsed.name == "cancel":
+                chat.request_cancel()
+            else:
+                chat.queue.append(text.strip())
+
+    def _paste_mode(self, on: bool) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            out = self.chat.console.file
+            out.write(BRACKETED_PASTE_ON if on else BRACKETED_PASTE_OFF)
+            out.flush()
