@@ -109,7 +109,7 @@ async def handle(turn: Turn) -> str:
         await turn.say("long done")
     elif word == "gate":
         await turn.say("at the gate")
-        await anyio.to_thread.run_sync(_read_line, arg)
+        await anyio.to_thread.run_sync(_read_line, arg, abandon_on_cancel=True)
         await turn.say("gate opened")
     else:
         await turn.say(f"echo: {text}")
