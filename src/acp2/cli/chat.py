@@ -6,10 +6,16 @@
               [--thoughts] -- AGENT_COMMAND...
 
 On a terminal: streamed markdown, tool calls with live status, diffs, terminal output,
-plans, usage; ``/`` completes the agent's commands; Ctrl-C cancels the running work and
-Ctrl-C or Ctrl-D on an empty line quits. Without a terminal (or with ``--plain``) it
-reads one prompt per input line and prints a plain transcript; then the exit status is
-0 when every turn ended with ``end_turn``, 1 otherwise, 3 when the agent failed.
+plans, usage. ``/`` completes the chat's own commands (``/help``, ``/clear``,
+``/sessions``, ``/resume ID``, ``/cancel``, ``/model``, ``/mode``, ``/cost``, ``/quit``)
+and the agent's; a built-in wins over an agent command of the same name, which stays
+reachable as ``//name``. ``@path`` attaches a file of the session folder. Lines typed
+while the agent works are queued and sent in order once it is idle. Esc-Enter inserts a
+newline; Ctrl-C cancels the running work, and pressed twice on an empty line quits, as
+does Ctrl-D; leaving prints the ``acp2 chat --resume`` command that comes back. Without a
+terminal (or with ``--plain``) it reads one prompt per input line and prints a plain
+transcript; then the exit status is 0 when every turn ended with ``end_turn``, 1
+otherwise, 3 when the agent failed.
 """
 
 from __future__ import annotations
@@ -49,11 +55,18 @@ def add_parser(subparsers: Any) -> None:
         description="Chat with an ACP v2 agent: start it, open a session, send prompts.",
         epilog="examples:\n  acp2 chat -- acp2 test-agent\n  acp2 chat -- acp2 agent\n"
         "  echo 'echo hi' | acp2 chat -- acp2 test-agent\n\n"
-        "keys: / completes commands, ctrl-c cancels the work (or quits when idle),\n"
-        "ctrl-d quits, ctrl-t shows thoughts in full, up/down browse the history",
+        "commands: /help lists them; //name runs an agent command a built-in shadows\n"
+        "keys: enter sends (queued while the agent works), esc-enter adds a line,\n"
+        "@path attaches a file, ctrl-c cancels the work (twice on an empty line: quit),\n"
+        "ctrl-d quits, ctrl-t / ctrl-o expand thoughts / tool output, up/down browse\n"
+        "this folder's history",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--resume", metavar="SESSION_ID", help="resume (and replay) a session")
+    parser.add_argument(
+        "--resume",
+        metavar="SESSION_ID",
+        help="resume (and replay) a session; leaving a chat prints this command",
+    )
     parser.add_argument("--cwd", metavar="DIR", help="session and agent working directory")
     add_common_options(parser, permission_default="deny")
     parser.add_argument(

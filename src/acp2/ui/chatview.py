@@ -22,6 +22,7 @@ from acp2.state import MessageState, ToolCallState
 from acp2.ui import describe, options
 from acp2.ui.blocks import View, entry_block, notice_block
 from acp2.ui.commands import resume_command
+from acp2.ui.live import LiveRegion
 from acp2.ui.prompt import ExitGuard
 from acp2.ui.settle import NoticeTracker, Settler
 from acp2.ui.style import elapsed_text, usage_text
@@ -63,6 +64,7 @@ class ChatView:
     notices: NoticeTracker
     guard: ExitGuard
     agent_command: Sequence[str]
+    region: LiveRegion | None
 
     def print_settled(
         self, *, final: bool = False, messages_done: bool = False, view: View | None = None
@@ -90,7 +92,7 @@ class ChatView:
     def toggle_thoughts(self) -> None:
         """Ctrl-T: show thoughts in full (printing the last one again) or collapsed."""
         expanded = not self.view.expand_thoughts
-        self.view = replace(self.view, expand_thoughts=expanded)
+        self.set_view(replace(self.view, expand_thoughts=expanded))
         self.console.print(Text(f"thoughts {'expanded' if expanded else 'collapsed'}", style="dim"))
         thoughts = [
             e
@@ -106,7 +108,7 @@ class ChatView:
         expanded = self.view.output_lines == COLLAPSED_LINES
         lines = EXPANDED_LINES if expanded else COLLAPSED_LINES
         hint = "" if expanded else _COLLAPSED_HINT
-        self.view = replace(self.view, output_lines=lines, more_hint=hint)
+        self.set_view(replace(self.view, output_lines=lines, more_hint=hint))
         self.console.print(
             Text(f"tool output {'expanded' if expanded else 'collapsed'}", style="dim")
         )
@@ -115,6 +117,12 @@ class ChatView:
         long_calls = [c for c in calls if _output_lines(c, state) > COLLAPSED_LINES]
         if expanded and long_calls:
             self._reprint(long_calls[-1])
+
+    def set_view(self, view: View) -> None:
+        """Draw with ``view`` from now on, the running turn's live region too."""
+        self.view = view
+        if self.region is not None:
+            self.region.view = replace(view, live=True)
 
     def _reprint(self, entry: Any) -> None:
         block = entry_block(entry, self.settler.state, self.view)

@@ -20,7 +20,7 @@ import contextlib
 import signal
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, TextIO
 
@@ -43,32 +43,9 @@ from acp2.ui.live import FPS, LiveRegion, PausableLive
 from acp2.ui.prompt import ChatCompleter, ExitGuard, chat_key_bindings, make_prompt_session
 from acp2.ui.settle import NoticeTracker, Settler
 from acp2.ui.slash import SlashCommands
-from acp2.ui.turnkeys import TurnKeys
+from acp2.ui.turnkeys import TurnKeys, quiet_input
 
-__all__ = ["InteractiveChat", "quiet_input"]
-
-
-@contextlib.contextmanager
-def quiet_input(stream: TextIO) -> Iterator[None]:
-    """Keys typed outside a prompt are neither echoed (over the live region) nor
-    line-buffered: they wait, byte for byte, for the next prompt, so a Ctrl-D typed as a
-    turn ends still quits. Ctrl-C still raises SIGINT. prompt_toolkit switches to raw
-    mode for each prompt and back to this afterwards. No-op off a terminal."""
-    try:
-        import termios
-
-        fd = stream.fileno()
-        saved = termios.tcgetattr(fd)
-    except (ImportError, OSError, ValueError):
-        yield
-        return
-    quiet = list(saved)
-    quiet[3] &= ~(termios.ECHO | termios.ICANON)
-    termios.tcsetattr(fd, termios.TCSANOW, quiet)
-    try:
-        yield
-    finally:
-        termios.tcsetattr(fd, termios.TCSANOW, saved)
+__all__ = ["InteractiveChat"]
 
 
 class InteractiveChat(ChatView):
@@ -158,6 +135,7 @@ class InteractiveChat(ChatView):
         if self.queue:
             text = self.queue.pop(0)
             self.console.print(Text.assemble(("❯ ", "bold cyan"), text))
+            prompts.history.append_string(text)
             return text
         default, self._default = self._default, ""
         guard = self.guard
@@ -286,10 +264,10 @@ class InteractiveChat(ChatView):
         """Print what settled above the live region, then redraw it (skipped while a
         permission prompt has the screen)."""
         live = self.live
+        if live is not None and self.keys is not None:
+            self.keys.tick(live)
         if live is None or self.asker.busy:
             return
-        if self.keys is not None:
-            self.keys.tick(live)
         self.print_settled()
         live.refresh()
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, TextIO
 
 import anyio
@@ -25,10 +26,33 @@ from acp2.ui.live import PausableLive
 if TYPE_CHECKING:
     from acp2.ui.interactive import InteractiveChat
 
-__all__ = ["BRACKETED_PASTE_OFF", "BRACKETED_PASTE_ON", "TurnKeys"]
+__all__ = ["BRACKETED_PASTE_OFF", "BRACKETED_PASTE_ON", "TurnKeys", "quiet_input"]
 
 BRACKETED_PASTE_ON = "\x1b[?2004h"
 BRACKETED_PASTE_OFF = "\x1b[?2004l"
+
+
+@contextlib.contextmanager
+def quiet_input(stream: TextIO) -> Iterator[None]:
+    """Keys typed outside a prompt are neither echoed (over the live region) nor
+    line-buffered: they wait, byte for byte, for the next prompt, so a Ctrl-D typed as a
+    turn ends still quits. Ctrl-C still raises SIGINT. prompt_toolkit switches to raw
+    mode for each prompt and back to this afterwards. No-op off a terminal."""
+    try:
+        import termios
+
+        fd = stream.fileno()
+        saved = termios.tcgetattr(fd)
+    except (ImportError, OSError, ValueError):
+        yield
+        return
+    quiet = list(saved)
+    quiet[3] &= ~(termios.ECHO | termios.ICANON)
+    termios.tcsetattr(fd, termios.TCSANOW, quiet)
+    try:
+        yield
+    finally:
+        termios.tcsetattr(fd, termios.TCSANOW, saved)
 
 
 def _terminal_fd(stream: TextIO) -> int | None:
@@ -47,6 +71,7 @@ class TurnKeys:
         self.editor = LineEditor()
         self._reading = False
         self._paste_for = -1  # the live region's start count paste mode was set for
+        self._frame = anyio.Event()  # set at each frame of the chat
 
     async def run(self, live: PausableLive) -> None:
         """Read until cancelled (no-op when stdin is not a terminal)."""
@@ -65,6 +90,8 @@ class TurnKeys:
     def tick(self, live: PausableLive) -> None:
         """Called at each frame: after a pause (a permission prompt switched bracketed
         paste off on leaving), switch it on again."""
+        frame, self._frame = self._frame, anyio.Event()
+        frame.set()
         if self._reading and live.active and live.starts != self._paste_for:
             self._paste_for = live.starts
             self._paste_mode(True)
@@ -75,8 +102,13 @@ class TurnKeys:
                 await live.wait_active()
             self.tick(live)
             await anyio.wait_readable(fd)
-            if not live.active or self.chat.asker.busy:
-                continue  # the permission prompt reads this key
+            if not live.active:
+                continue  # paused for a permission prompt: it reads this key
+            if self.chat.asker.busy:
+                # A permission question that keeps the region on screen reads the keys
+                # itself; the fd stays readable until it does: wait a frame, do not spin.
+                await self._frame.wait()
+                continue
             try:
                 data = os.read(fd, 4096)
             except BlockingIOError:
@@ -95,6 +127,8 @@ class TurnKeys:
             chat.toggle_output()
         elif kind == "eof":
             chat.leaving = True
+            if chat.region is not None:
+                chat.region.hint = "ctrl-d: leaving once the agent is idle"
         elif kind == "submit":
             names = [str(getattr(c, "name", "")) for c in chat.session.state.available_commands]
             parsed = parse_line(text.strip(), names)
