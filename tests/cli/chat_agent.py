@@ -110,7 +110,7 @@ async def handle(turn: Turn) -> str:
     elif word == "gate":
         await turn.say("at the gate")
         await anyio.to_thread.run_sync(_read_line, arg, abandon_on_cancel=True)
-        await turn.say("gate opened")
+        await turn.say(" - gate opened")
     else:
         await turn.say(f"echo: {text}")
     return "end_turn"

@@ -48,12 +48,31 @@ def test_prompts_typed_while_the_agent_works_are_queued_and_sent_in_order(
     chat.expect(shown("⧗ queued first queued"))
     chat.send("second queued\r")
     chat.expect(shown("⧗ queued second queued"))
+    chat.send("still typing")
+    chat.expect(shown("❯ still typing"))
     with open(gate, "w") as opening:  # the turn ends
         opening.write("go\n")
     chat.expect("gate opened")
     chat.expect("echo: first queued")
     chat.expect("echo: second queued")
+    chat.expect("✓ end_turn")
+    chat.expect(shown("❯ still typing"))  # not sent: it is the next prompt's text
+    chat.send("\x15")
+    assert leave(chat)[0] == 0
+
+
+def test_a_paste_while_the_agent_works_is_queued_as_one_prompt(chat: Any, tmp_path: Path) -> None:
+    gate = tmp_path / "gate"
+    os.mkfifo(gate)
+    chat.sendline(f"gate {gate}")
+    chat.expect("at the gate")
+    chat.send("\x1b[200~pasted one\npasted two\x1b[201~\r")
+    chat.expect(shown("⧗ queued pasted one ↵ pasted two"))
+    with open(gate, "w") as opening:
+        opening.write("go\n")
+    chat.expect("echo: pasted one")
     wait_idle(chat)
+    assert "echo: pasted two" not in chat.before  # one prompt, not two
     assert leave(chat)[0] == 0
 
 

@@ -37,8 +37,8 @@ def model_option(current: str) -> SessionConfigSelect:
     )
 
 
-def toolbar_text(chat: InteractiveChat) -> str:
-    return "".join(text for _, text in chat.toolbar())  # type: ignore[union-attr]
+def toolbar_text(chat: InteractiveChat, width: int = 200) -> str:
+    return "".join(text for _, text in chat.toolbar(width))  # type: ignore[union-attr]
 
 
 def test_the_toolbar_shows_model_usage_cost_and_title() -> None:
@@ -50,13 +50,14 @@ def test_the_toolbar_shows_model_usage_cost_and_title() -> None:
     text = toolbar_text(chat)
     assert text.startswith(" idle · ctx 1.5k/100k (2%) · Opus 9 · “Fix the bug” │")
     assert "/help commands" in text
+    assert "/help" not in toolbar_text(chat, width=80)  # the keys give way to the status
 
 
 def test_the_toolbar_asks_for_a_second_ctrl_c_while_armed() -> None:
     chat = InteractiveChat(capture())
     chat.session = FakeSession(state_from())
     chat.guard.press()
-    assert "press ctrl-c again to exit" in toolbar_text(chat)
+    assert toolbar_text(chat).startswith(" press ctrl-c again to exit ")
     assert "/help" not in toolbar_text(chat)
 
 

@@ -10,6 +10,7 @@ tool call again in full) or collapses them, the way Ctrl-T does for thoughts.
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Final
@@ -129,9 +130,10 @@ class ChatView:
         if block is not None:
             self.console.print(block)
 
-    def toolbar(self) -> AnyFormattedText:
-        """The status bar below the prompt: state, model, usage, title, then the keys
-        (or the Ctrl-C exit question)."""
+    def toolbar(self, width: int | None = None) -> AnyFormattedText:
+        """The status bar below the prompt: state, usage, model, title, then the keys
+        when they fit in ``width`` (default: the terminal's); while a second Ctrl-C
+        would exit, that question comes first."""
         state = self.session.state
         parts = [state.foreground.replace("_", " ")]
         if state.stop_reason:
@@ -139,11 +141,13 @@ class ChatView:
         usage = usage_text(state.usage)
         parts += [usage] if usage else []
         parts += status_extras(state)
+        status = f" {' · '.join(parts)}"
         if self.guard.armed():
-            keys = [("class:bottom-toolbar.exit", " press ctrl-c again to exit ")]
-        else:
-            keys = [("class:bottom-toolbar", " /help commands  @ files  ^D quit")]
-        return [("class:bottom-toolbar", f" {' · '.join(parts)} │"), *keys]
+            return [("class:bottom-toolbar.exit", " press ctrl-c again to exit "), ("", status)]
+        keys = " │ /help commands  @ files  ^D quit"
+        columns = width or shutil.get_terminal_size().columns
+        shown = status + keys if len(status) + len(keys) <= columns else status
+        return [("class:bottom-toolbar", shown)]
 
     def print_resume_hint(self) -> None:
         """How to come back to this session: the exact ``acp2 chat --resume`` command."""

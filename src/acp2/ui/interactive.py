@@ -205,6 +205,8 @@ class InteractiveChat(ChatView):
         started = time.monotonic()
         self._cancelling = False
         self.keys = TurnKeys(self)
+        # What was typed during an earlier turn and not sent yet goes on being typed.
+        self.keys.editor.text, self._default = self._default, ""
         self.region = LiveRegion(self.session.state, self.settler, phase="sending…")
         self.region.view = replace(self.view, live=True)
         self.region.queued = self.queue
