@@ -36,6 +36,7 @@ NAMES = ["help", "deploy"]
         ("/nonsense", Parsed("unknown", name="nonsense")),
         ("fix the /help page", Parsed("prompt", text="fix the /help page")),
         ("/", Parsed("prompt", text="/")),
+        ("/usr/bin/env is missing", Parsed("prompt", text="/usr/bin/env is missing")),
     ],
 )
 def test_a_line_is_a_built_in_an_agent_command_a_prompt_or_unknown(

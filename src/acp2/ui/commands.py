@@ -6,8 +6,8 @@ Pure (no IO): :func:`parse_line` decides what a line is, :func:`completions` lis
 Names: a built-in wins over an agent command of the same name. The agent's is then
 reached as ``//name`` (``//name args`` is sent to the agent as ``/name args``) and is
 listed that way, marked ``(agent)``. A ``/word`` that is neither a built-in nor an agent
-command is refused locally (``unknown``) instead of being sent as a prompt; ``//word``
-always goes to the agent.
+command is refused locally (``unknown``) instead of being sent as a prompt, unless it
+looks like a path (``/usr/bin/env is missing``); ``//word`` always goes to the agent.
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def parse_line(text: str, agent_names: Sequence[str]) -> Parsed:
         arg = f"{rest}\n{arg}".strip() if arg else rest
     if word in _BY_NAME:
         return Parsed("builtin", name=word, arg=arg.strip())
-    if word in agent_names:
+    if word in agent_names or "/" in word:  # an agent command, or a path: a prompt
         return Parsed("prompt", text=text)
     return Parsed("unknown", name=word)
 
