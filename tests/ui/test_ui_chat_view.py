@@ -133,3 +133,15 @@ async def test_quit_leaves_and_agent_commands_still_reach_the_agent() -> None:
     chat, out = await run_lines("/echo via the command", "/quit")
     assert "via the command" in out
     assert chat.leaving
+
+
+def test_a_toggle_during_a_turn_reaches_the_live_region() -> None:
+    chat = InteractiveChat(capture())
+    state = state_from()
+    chat.session = FakeSession(state)
+    chat.region = LiveRegion(state, Settler(state))
+    chat.toggle_output()
+    assert chat.region.view.live
+    assert chat.region.view.output_lines == chat.view.output_lines > COLLAPSED_LINES
+    chat.toggle_thoughts()
+    assert chat.region.view.expand_thoughts
