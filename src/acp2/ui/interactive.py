@@ -211,7 +211,7 @@ class InteractiveChat(ChatView):
         self.region.view = replace(self.view, live=True)
         self.region.queued = self.queue
         self.region.typing = lambda: self.keys.editor.text if self.keys else ""
-        self.region.extras = lambda: status_extras(self.session.state)[:1]
+        self.region.extras = lambda: status_extras(self.session.state)
         stop: str | None = None
         with PausableLive(self.console, self.region) as live:
             self.live = live
