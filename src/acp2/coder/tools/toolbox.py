@@ -18,6 +18,7 @@ import anyio
 from acp2.coder.diffs import file_diff
 from acp2.coder.tools import files, search, shell
 from acp2.coder.tools.errors import ToolError
+from acp2.coder.tools.limits import DEFAULT_LIMITS, FileLimits
 from acp2.coder.tools.sandbox import Sandbox
 from acp2.coder.tools.specs import TOOL_SPECS
 from acp2.schema import Content, Diff, TextContent
@@ -63,12 +64,26 @@ class Prepared:
 
 
 class Toolbox:
-    """The tools of one session, confined to its root set."""
+    """The tools of one session, confined to its root set, within ``limits``."""
 
-    def __init__(self, sandbox: Sandbox, *, command_timeout: float = 120.0) -> None:
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        *,
+        command_timeout: float = 120.0,
+        limits: FileLimits = DEFAULT_LIMITS,
+    ) -> None:
         self.sandbox = sandbox
         self.command_timeout = command_timeout
+        self.limits = limits
         self.specs = TOOL_SPECS
+
+    async def prepare_async(self, name: str, arguments: str) -> Prepared:
+        """:meth:`prepare` in a worker thread, so reading and diffing a file never holds up
+        the event loop; a cancelled turn does not wait for it (preparing changes nothing)."""
+        call = partial(self.prepare, name, arguments)
+        result: Prepared = await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
+        return result
 
     def prepare(self, name: str, arguments: str) -> Prepared:
         """Check a request; raise ToolError (unknown tool, bad arguments, bad path...)."""
@@ -84,7 +99,7 @@ class Toolbox:
     def _prep_read_file(self, args: dict[str, Any]) -> Prepared:
         target = self.sandbox.resolve(_str(args, "path"))
         offset, limit = _int(args, "offset", 1), _opt_int(args, "limit")
-        call = partial(files.read_file, self.sandbox, target.shown, offset, limit)
+        call = partial(files.read_file, self.sandbox, target.shown, offset, limit, self.limits)
         return Prepared(f"Read {target.relative}", "read", _threaded(call), (target.shown,))
 
     def _prep_list_files(self, args: dict[str, Any]) -> Prepared:
@@ -92,8 +107,8 @@ class Toolbox:
         base = self.sandbox.resolve(_str(args, "path", "."))
 
         def run() -> ToolRun:
-            found = files.list_files(self.sandbox, pattern, base.shown)
-            more = "\n[list truncated]" if len(found) >= files.MAX_LIST else ""
+            found = files.list_files(self.sandbox, pattern, base.shown, self.limits)
+            more = "\n[list truncated]" if len(found) >= self.limits.list_max else ""
             return _text_run("\n".join(found) + more if found else "No files match.")
 
         title = f"List {pattern} in {base.relative}"
@@ -104,17 +119,22 @@ class Toolbox:
         base = self.sandbox.resolve(_str(args, "path", "."))
         glob, nocase = _str(args, "glob", "") or None, bool(args.get("ignore_case", False))
 
-        def run() -> ToolRun:
-            hits = search.search(self.sandbox, pattern, base.shown, glob, nocase)
+        search.compile_pattern(pattern, nocase)  # a bad pattern fails now, not later
+
+        async def execute(_: ToolContext) -> ToolRun:
+            hits = await search.search_async(
+                self.sandbox, pattern, base.shown, glob, nocase, self.limits
+            )
             return _text_run("\n".join(hits) if hits else "No matches.")
 
         title = f"Search /{pattern}/ in {base.relative}"
-        return Prepared(title, "search", _threaded(run, wrap=False), (base.shown,))
+        return Prepared(title, "search", execute, (base.shown,))
 
     # -- writes and commands ---------------------------------------------------------
 
     def _prep_write_file(self, args: dict[str, Any]) -> Prepared:
-        change = files.prepare_write(self.sandbox, _str(args, "path"), _str(args, "content"))
+        path, content = _str(args, "path"), _str(args, "content")
+        change = files.prepare_write(self.sandbox, path, content, self.limits)
         verb = "Create" if change.old is None else "Write"
         return self._change(f"{verb} {change.path.relative}", change)
 
@@ -125,14 +145,16 @@ class Toolbox:
             _str(args, "old_string"),
             _str(args, "new_string", ""),
             bool(args.get("replace_all", False)),
+            self.limits,
         )
         return self._change(f"Edit {change.path.relative}", change)
 
     def _change(self, title: str, change: files.FileChange) -> Prepared:
-        diff = file_diff(change.path.real, change.old, change.new)
+        diff = file_diff(change.path.real, change.old, change.new, self.limits.diff_lines)
 
         async def execute(_: ToolContext) -> ToolRun:
-            await anyio.to_thread.run_sync(files.apply_change, self.sandbox, change)
+            apply = partial(files.apply_change, self.sandbox, change, self.limits)
+            await anyio.to_thread.run_sync(apply)
             return ToolRun(True, f"{title}: done.", [diff])
 
         return Prepared(title, "edit", execute, (change.path.shown,), preview=diff)
