@@ -17,6 +17,7 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
+import stat
 import sys
 from collections.abc import Callable
 
@@ -129,17 +130,26 @@ def _walk(root_fd: int, parts: list[str], flags: int, mode: int) -> int:
     fd = os.dup(root_fd)
     try:
         for name in parts[:-1]:
-            step = os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC
-            child = _translate(_plain_open, fd, name, step, 0)
+            child = _translate(_open_dir_step, fd, name, 0, 0)
             os.close(fd)
             fd = child
-        return _translate(_plain_open, fd, parts[-1], flags | _NOFOLLOW | _CLOEXEC, mode)
+        last = _open_dir_step if flags & _DIRECTORY else _plain_open
+        return _translate(last, fd, parts[-1], flags | _NOFOLLOW | _CLOEXEC, mode)
     finally:
         os.close(fd)
 
 
 def _plain_open(dir_fd: int, name: str, flags: int, mode: int) -> int:
     return os.open(name, flags, mode, dir_fd=dir_fd)
+
+
+def _open_dir_step(dir_fd: int, name: str, _flags: int, _mode: int) -> int:
+    try:
+        return os.open(name, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=dir_fd)
+    except NotADirectoryError:  # O_DIRECTORY wins over O_NOFOLLOW: was it a symlink?
+        if stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode):
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), name) from None
+        raise
 
 
 def _translate(opener: _Opener, dir_fd: int, rel: str, flags: int, mode: int) -> int:
