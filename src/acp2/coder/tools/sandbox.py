@@ -211,6 +211,8 @@ class Sandbox:
         except FileNotFoundError:
             raise MissingPathError(f"{shown} does not exist") from None
         except OSError as exc:
+            if exc.errno == errno.ENXIO:  # a socket (or a device without its driver)
+                raise ToolError(f"{shown} is not a regular file (a socket or device)") from None
             raise ToolError(f"cannot open {shown}: {_reason(exc)}") from None
 
 
@@ -226,8 +228,6 @@ def _kind(mode: int) -> str:
 
 def _reason(exc: BaseException) -> str:
     if isinstance(exc, OSError):
-        if exc.errno == errno.ENXIO:
-            return "not a regular file (a socket or device)"
         return exc.strerror or str(exc)
     return str(exc)
 
