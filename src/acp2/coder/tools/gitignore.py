@@ -10,19 +10,20 @@ Git, nothing below it can be re-included). ``.git`` itself is always skipped.
 from __future__ import annotations
 
 import os
-import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
+
+from acp2.coder.tools.globs import Glob, compile_glob
 
 __all__ = ["IgnoreRule", "IgnoreRules", "compile_glob", "parse_gitignore", "walk"]
 
 
 @dataclass(frozen=True)
 class IgnoreRule:
-    """One compiled line: its regex, negation, directory-only flag and anchoring."""
+    """One compiled line: its glob, negation, directory-only flag and anchoring."""
 
-    regex: re.Pattern[str]
+    glob: Glob
     negated: bool
     dir_only: bool
     anchored: bool
@@ -44,46 +45,8 @@ def parse_gitignore(text: str) -> list[IgnoreRule]:
             continue
         anchored = "/" in line
         line = line.lstrip("/")
-        rules.append(IgnoreRule(re.compile(_translate(line) + r"\Z"), negated, dir_only, anchored))
+        rules.append(IgnoreRule(compile_glob(line), negated, dir_only, anchored))
     return rules
-
-
-def compile_glob(pattern: str) -> re.Pattern[str]:
-    """Compile a ``/``-separated glob (``*``, ``?``, ``[...]``, ``**``) matching whole paths."""
-    return re.compile(_translate(pattern.strip("/")) + r"\Z")
-
-
-def _translate(pattern: str) -> str:
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif c == "*":
-            out.append("[^/]*")
-            i += 1
-        elif c == "?":
-            out.append("[^/]")
-            i += 1
-        elif c == "[" and "]" in pattern[i + 2 :]:
-            end = pattern.index("]", i + 2)
-            body = pattern[i + 1 : end]
-            if body.startswith("!"):
-                body = "^" + body[1:]
-            out.append("[" + body.replace("\\", "\\\\") + "]")
-            i = end + 1
-        elif c == "\\" and i + 1 < n:
-            out.append(re.escape(pattern[i + 1]))
-            i += 2
-        else:
-            out.append(re.escape(c))
-            i += 1
-    return "".join(out)
 
 
 class IgnoreRules:
@@ -106,7 +69,7 @@ class IgnoreRules:
             for rule in rules:
                 if rule.dir_only and not is_dir:
                     continue
-                if rule.regex.match(sub if rule.anchored else name):
+                if rule.glob.match(sub if rule.anchored else name):
                     verdict = not rule.negated
         return verdict
 
