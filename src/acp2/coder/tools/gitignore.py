@@ -5,6 +5,10 @@ anchoring (a leading or middle ``/``), ``*``, ``?``, ``[...]``, ``**`` (leading,
 trailing) and backslash escapes. ``.gitignore`` files are read in every directory the
 walk enters; the last matching rule wins; an ignored directory is not entered (so, as in
 Git, nothing below it can be re-included). ``.git`` itself is always skipped.
+
+The patterns are the workspace's, so they are matched without backtracking
+(:mod:`acp2.coder.tools.globs`), and the walk goes by directory descriptors, never
+through a symlink.
 """
 
 from __future__ import annotations
