@@ -24,6 +24,7 @@ from acp2.coder.tools.errors import ToolError
 from acp2.coder.tools.gitignore import compile_glob, walk
 from acp2.coder.tools.limits import DEFAULT_LIMITS, FileLimits
 from acp2.coder.tools.sandbox import MissingPathError, Sandbox, SandboxError, SandboxPath
+from acp2.coder.tools.stopping import Stop, check, never
 
 __all__ = [
     "MAX_LIST",
@@ -84,9 +85,11 @@ def read_file(
     offset: int = 1,
     limit: int | None = None,
     limits: FileLimits = DEFAULT_LIMITS,
+    stop: Stop = never,
 ) -> str:
     """Return the text of ``path`` from line ``offset`` (1-based), at most ``limit`` lines
-    and ``limits.read_chars`` characters, reading only as far into the file as needed."""
+    and ``limits.read_chars`` characters, reading only as far into the file as needed
+    (skipping to ``offset`` checks ``stop`` between chunks)."""
     target = sandbox.resolve(path)
     fd = sandbox.open_file(target)
     with os.fdopen(fd, "rb") as raw:
@@ -94,7 +97,7 @@ def read_file(
             raise ToolError(f"{target.relative} looks binary")
         text = io.TextIOWrapper(raw, encoding="utf-8", newline="")
         try:
-            window = _Window(text, max(offset, 1), limit, limits.read_chars)
+            window = _Window(text, max(offset, 1), limit, limits.read_chars, stop)
         except UnicodeDecodeError:
             raise ToolError(f"{target.relative} is not UTF-8 text") from None
     if "\x00" in window.text:
@@ -105,17 +108,20 @@ def read_file(
 class _Window:
     """Lines ``start``.. of a text stream: at most ``limit`` lines and ``budget`` chars."""
 
-    def __init__(self, handle: io.TextIOWrapper, start: int, limit: int | None, budget: int):
+    def __init__(
+        self, handle: io.TextIOWrapper, start: int, limit: int | None, budget: int, stop: Stop
+    ) -> None:
         self.start, self.end = start, start - 1
         self.total: int | None = None
         parts: list[str] = []
-        if self._skip(handle, start - 1, budget):
+        if self._skip(handle, start - 1, budget, stop):
             self._collect(handle, parts, limit, budget)
         self.text = "".join(parts)
 
-    def _skip(self, handle: io.TextIOWrapper, count: int, chunk: int) -> bool:
+    def _skip(self, handle: io.TextIOWrapper, count: int, chunk: int, stop: Stop) -> bool:
         number = 0
         while number < count:
+            check(stop)
             line = handle.readline(chunk)
             if not line:
                 self.total = number
@@ -151,11 +157,16 @@ class _Window:
 
 
 def list_files(
-    sandbox: Sandbox, pattern: str = "**", path: str = ".", limits: FileLimits = DEFAULT_LIMITS
+    sandbox: Sandbox,
+    pattern: str = "**",
+    path: str = ".",
+    limits: FileLimits = DEFAULT_LIMITS,
+    stop: Stop = never,
 ) -> list[str]:
     """Return the files under ``path`` matching ``pattern`` (a glob relative to ``path``),
     relative to the session cwd, skipping what ``.gitignore`` excludes; at most
-    ``limits.list_max``. The walk goes by directory descriptors and enters no symlink."""
+    ``limits.list_max``. The walk goes by directory descriptors and enters no symlink;
+    it checks ``stop`` at every file."""
     base = sandbox.resolve(path)
     try:
         fd = sandbox.open_dir(base.real, base.relative)
@@ -169,6 +180,7 @@ def list_files(
     found = []
     try:
         for _real, rel in walk(base.real, dir_fd=fd):
+            check(stop)
             if regex.match(rel):
                 found.append(sandbox.display(os.path.join(base.shown, rel)))
                 if len(found) >= limits.list_max:

@@ -30,6 +30,7 @@ from acp2.coder.tools.errors import ToolError
 from acp2.coder.tools.gitignore import compile_glob, walk
 from acp2.coder.tools.limits import DEFAULT_LIMITS, FileLimits
 from acp2.coder.tools.sandbox import Sandbox, SandboxPath
+from acp2.coder.tools.stopping import Stop, check, never, run_stoppable
 
 __all__ = [
     "MAX_FILE_BYTES",
@@ -106,11 +107,12 @@ async def search_async(
     """:func:`search` without freezing the event loop, and always cancellable (see above)."""
     if _compile_re2(pattern, ignore_case) is not None:
 
-        def run() -> list[str]:
-            return search(sandbox, pattern, path, glob, ignore_case, limits, engine="re2")
+        def run(stop: Stop) -> list[str]:
+            args = (sandbox, pattern, path, glob, ignore_case, limits)
+            return search(*args, engine="re2", stop=stop)
 
         with anyio.move_on_after(limits.search_seconds):
-            return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
+            return await run_stoppable(run)
         raise ToolError(too_long(limits))
     from acp2.coder.tools.search_worker import run_in_child
 
@@ -134,18 +136,20 @@ def search(
     limits: FileLimits = DEFAULT_LIMITS,
     *,
     engine: str = "auto",
+    stop: Stop = never,
 ) -> list[str]:
     """Return ``"relative/path:line: text"`` for each matching line, at most
     ``limits.search_matches``, in this thread (see :func:`search_async` for the tool).
 
     ``glob`` filters the files (relative to ``path``). Raises ToolError for a bad regex
-    or a path outside the roots.
+    or a path outside the roots. ``stop`` is checked at every file.
     """
     matcher = compile_pattern(pattern, ignore_case, engine)
     base = sandbox.resolve(path)
     only = compile_glob(glob) if glob else None
     found: list[str] = []
     for rel, target in _files(sandbox, base):
+        check(stop)
         if only is not None and not only.match(rel):
             continue
         for number, line in _matches(sandbox, target, matcher, limits.search_file_bytes):

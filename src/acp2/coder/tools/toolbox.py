@@ -21,6 +21,7 @@ from acp2.coder.tools.errors import ToolError
 from acp2.coder.tools.limits import DEFAULT_LIMITS, FileLimits
 from acp2.coder.tools.sandbox import Sandbox
 from acp2.coder.tools.specs import TOOL_SPECS
+from acp2.coder.tools.stopping import Stop, run_stoppable
 from acp2.schema import Content, Diff, TextContent
 
 __all__ = ["Prepared", "ToolContext", "ToolRun", "Toolbox"]
@@ -99,20 +100,24 @@ class Toolbox:
     def _prep_read_file(self, args: dict[str, Any]) -> Prepared:
         target = self.sandbox.resolve(_str(args, "path"))
         offset, limit = _int(args, "offset", 1), _opt_int(args, "limit")
-        call = partial(files.read_file, self.sandbox, target.shown, offset, limit, self.limits)
-        return Prepared(f"Read {target.relative}", "read", _threaded(call), (target.shown,))
+
+        def run(stop: Stop) -> ToolRun:
+            text = files.read_file(self.sandbox, target.shown, offset, limit, self.limits, stop)
+            return ToolRun(True, text)
+
+        return Prepared(f"Read {target.relative}", "read", _threaded(run), (target.shown,))
 
     def _prep_list_files(self, args: dict[str, Any]) -> Prepared:
         pattern = _str(args, "pattern", "**")
         base = self.sandbox.resolve(_str(args, "path", "."))
 
-        def run() -> ToolRun:
-            found = files.list_files(self.sandbox, pattern, base.shown, self.limits)
+        def run(stop: Stop) -> ToolRun:
+            found = files.list_files(self.sandbox, pattern, base.shown, self.limits, stop)
             more = "\n[list truncated]" if len(found) >= self.limits.list_max else ""
             return _text_run("\n".join(found) + more if found else "No files match.")
 
         title = f"List {pattern} in {base.relative}"
-        return Prepared(title, "search", _threaded(run, wrap=False), (base.shown,))
+        return Prepared(title, "search", _threaded(run), (base.shown,))
 
     def _prep_search(self, args: dict[str, Any]) -> Prepared:
         pattern = _str(args, "pattern")
@@ -187,13 +192,11 @@ def _text_run(text: str) -> ToolRun:
     return ToolRun(True, text, [Content(content=TextContent(text=text))])
 
 
-def _threaded(fn: Callable[[], Any], *, wrap: bool = True) -> Execute:
+def _threaded(fn: Callable[[Stop], ToolRun]) -> Execute:
+    """Run ``fn`` in a worker thread that stops soon after the turn stops waiting."""
+
     async def execute(_: ToolContext) -> ToolRun:
-        result = await anyio.to_thread.run_sync(fn, abandon_on_cancel=True)
-        if wrap:
-            return ToolRun(True, str(result))
-        assert isinstance(result, ToolRun)
-        return result
+        return await run_stoppable(fn)
 
     return execute
 
