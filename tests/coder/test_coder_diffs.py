@@ -7,6 +7,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from acp2.coder.diffs import file_diff, git_patch, quote_path
 from acp2.schema import Diff, DiffAddChange, DiffModifyChange
@@ -88,3 +90,69 @@ def test_git_applies_the_generated_patches(tmp_path: Path) -> None:
     )
     assert (tmp_path / "f.txt").read_text() == "a\nB\nc\nd"
     assert (tmp_path / "new file.txt").read_text() == "x\n"
+
+
+# -- large files: only the changed region is compared (issue 10, §3) --------------------
+
+
+def apply_patch(old: str, patch: str) -> str:
+    """Apply a one-file unified diff from git_patch to ``old`` (a small reference applier)."""
+    source = old.splitlines(keepends=True)
+    lines = patch.splitlines(keepends=True)
+    out: list[str] = []
+    at = index = 0
+    while index < len(lines) and not lines[index].startswith("@@ "):
+        index += 1
+    while index < len(lines):
+        first, _, count = lines[index].split()[1][1:].partition(",")
+        start = int(first) - (0 if count == "0" else 1)
+        out.extend(source[at:start])
+        at, index, kept = start, index + 1, False
+        while index < len(lines) and not lines[index].startswith("@@ "):
+            line, index = lines[index], index + 1
+            if line.startswith("\\"):
+                if kept:  # the line just kept had no newline in the file
+                    out[-1] = out[-1][:-1]
+                continue
+            at += line[0] in " -"
+            kept = line[0] in " +"
+            if kept:
+                out.append(line[1:])
+    return "".join(out + source[at:])
+
+
+texts = st.lists(st.sampled_from(["a\n", "b\n", "c\n", "d\n"]), max_size=30).map("".join)
+
+
+@given(
+    old=texts, new=texts, tail=st.sampled_from(["", "x"]), max_lines=st.sampled_from([0, 4, 10_000])
+)
+def test_every_patch_applies_and_gives_the_new_text(
+    old: str, new: str, tail: str, max_lines: int
+) -> None:
+    new += tail
+    patch = git_patch("/w/f", old, new, max_lines)
+    assert apply_patch(old, patch) == new
+
+
+def test_an_edit_in_a_large_file_is_one_small_hunk() -> None:
+    old = "".join(f"line {n}\n" for n in range(200_000))
+    new = old.replace("line 100000\n", "changed\n")
+    patch = git_patch("/w/big", old, new)
+    assert patch.count("\n@@ ") == 1
+    assert "@@ -99998,7 +99998,7 @@\n" in patch
+    assert "-line 100000\n+changed\n" in patch
+
+
+def test_a_changed_region_over_the_limit_is_one_replaced_block() -> None:
+    old = "keep\n" + "".join(f"o{n}\n" for n in range(50)) + "end\n"
+    new = "keep\n" + "".join(f"n{n}\n" for n in range(50)) + "end\n"
+    patch = git_patch("/w/f", old, new, max_lines=10)
+    body = patch.split("@@ -1,52 +1,52 @@\n", 1)[1]
+    assert (
+        body
+        == " keep\n"
+        + "".join(f"-o{n}\n" for n in range(50))
+        + "".join(f"+n{n}\n" for n in range(50))
+        + " end\n"
+    )

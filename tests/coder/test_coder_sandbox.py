@@ -161,3 +161,97 @@ async def test_a_link_swapped_in_after_permission_is_caught_before_writing(world
 
 def _json(args: dict[str, object]) -> str:
     return json.dumps(args)
+
+
+# -- protected paths (issue 10, §5): .git and friends run commands later -------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        ".git/config",
+        ".git/hooks/pre-commit",
+        "sub/.git/config",
+        ".GIT/config",
+        ".envrc",
+        ".vscode/tasks.json",
+        ".idea/workspace.xml",
+        ".hg/hgrc",
+        "git_alias/config",
+    ],
+)
+def test_writes_under_protected_paths_are_refused_with_a_reason(world: Path, path: str) -> None:
+    work = world / "work"
+    (work / ".git").mkdir()
+    (work / "git_alias").symlink_to(work / ".git")
+    sandbox = Sandbox(str(work))
+    with pytest.raises(SandboxError, match=r"protected path .*could run commands"):
+        sandbox.resolve_for_write(path)
+
+
+def test_protected_paths_can_still_be_read(world: Path) -> None:
+    from acp2.coder.tools.files import read_file
+
+    (world / "work" / ".git").mkdir()
+    (world / "work" / ".git" / "config").write_text("[core]\n")
+    assert read_file(Sandbox(str(world / "work")), ".git/config") == "[core]\n"
+
+
+def test_names_that_only_look_protected_are_writable(world: Path) -> None:
+    sandbox = Sandbox(str(world / "work"))
+    for path in (".gitignore", ".github/workflows/x.yml", "my.git/config", "docs/.envrc.md"):
+        assert sandbox.resolve_for_write(path).relative == path
+
+
+def test_the_protected_list_is_configurable(world: Path) -> None:
+    open_sandbox = Sandbox(str(world / "work"), protected=())
+    assert open_sandbox.resolve_for_write(".git/config").relative == ".git/config"
+    strict = Sandbox(str(world / "work"), protected=["secrets/keys"])
+    with pytest.raises(SandboxError, match="'secrets/keys'"):
+        strict.resolve_for_write("app/secrets/keys/id.pem")
+    assert strict.resolve_for_write("app/secrets/other").relative == "app/secrets/other"
+
+
+# -- every OSError becomes a tool error (issue 10, §6) ---------------------------------
+
+
+def test_a_failing_realpath_is_a_sandbox_error(
+    world: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(_path: str) -> str:
+        raise OSError(22, "Invalid argument")  # what a concurrent swap made realpath raise
+
+    monkeypatch.setattr(os.path, "realpath", broken)
+    sandbox = Sandbox.__new__(Sandbox)
+    sandbox.cwd, sandbox.roots, sandbox.protected = str(world / "work"), (str(world),), ()
+    with pytest.raises(SandboxError, match="cannot be resolved: Invalid argument"):
+        sandbox.resolve("a.txt")
+
+
+@pytest.mark.parametrize("walk_only", [False, True])
+def test_a_directory_swapped_for_a_link_after_the_check_is_not_followed(
+    world: Path, walk_only: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from acp2.coder.tools import beneath
+    from acp2.coder.tools.files import apply_change, prepare_write, read_file
+
+    monkeypatch.setattr(beneath, "USE_OPENAT2", not walk_only)
+    work = world / "work"
+    (work / "d").mkdir()
+    (work / "d" / "secret.txt").write_text("inside\n")
+    (world / "outside" / "d").mkdir()
+    sandbox = Sandbox(str(work))
+    target = sandbox.resolve("d/secret.txt")  # checked while d is a directory...
+    change = prepare_write(sandbox, "d/new.txt", "x\n")
+    (work / "d").rename(work / "d.real")
+    (work / "d").symlink_to(world / "outside")  # ...then swapped for a link out
+    with pytest.raises(SandboxError, match="changed while"):
+        os.close(sandbox.open_file(target))
+    with pytest.raises(SandboxError, match="changed while"):  # a write's parent directory
+        os.close(sandbox.open_dir(str(work / "d"), "d", create=True))
+    with pytest.raises(ToolError):
+        apply_change(sandbox, change)
+    with pytest.raises(SandboxError):
+        read_file(sandbox, "d/secret.txt")
+    assert not (world / "outside" / "new.txt").exists()
+    assert not (world / "outside" / "d" / "new.txt").exists()

@@ -225,3 +225,131 @@ def test_tool_titles_kinds_and_locations_describe_the_call(project: Path) -> Non
     assert prepared.locations == (str(project / "pkg" / "core.py"),)
     command = box(project).prepare("run_command", json.dumps({"command": "ls -l"}))
     assert (command.title, command.kind, command.command) == ("ls -l", "execute", "ls -l")
+
+
+# -- bounded reads and edits (issue 10, §3) -------------------------------------------
+
+
+def test_a_window_says_whether_the_file_goes_on(project: Path) -> None:
+    (project / "many.txt").write_text("".join(f"line {n}\n" for n in range(1, 11)))
+    sandbox = Sandbox(str(project))
+    first = read_file(sandbox, "many.txt", limit=2)
+    assert (
+        first
+        == "line 1\nline 2\n\n[showing lines 1-2; the file goes on, use offset/limit for more]"
+    )
+    last = read_file(sandbox, "many.txt", offset=9, limit=5)
+    assert last == "line 9\nline 10\n\n[showing lines 9-10 of 10; use offset/limit for more]"
+    assert "offset 20 is past the end" in read_file(sandbox, "many.txt", offset=20)
+    assert read_file(sandbox, "many.txt", limit=10).endswith("line 10\n")
+
+
+def test_a_read_stops_at_the_character_budget(project: Path) -> None:
+    from acp2.coder.tools.limits import FileLimits
+
+    (project / "wide.txt").write_text("x" * 50 + "\n" + "y" * 50 + "\n")
+    text = read_file(Sandbox(str(project)), "wide.txt", limits=FileLimits(read_chars=60))
+    assert text.startswith("x" * 50 + "\n" + "y" * 9 + "\n[showing lines 1-2")
+
+
+def test_a_file_that_is_not_utf8_is_refused(project: Path) -> None:
+    (project / "latin1.txt").write_bytes(b"caf\xe9\n")
+    with pytest.raises(ToolError, match="not UTF-8"):
+        read_file(Sandbox(str(project)), "latin1.txt")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "socket"])
+def test_only_regular_files_are_read_or_edited(project: Path, kind: str) -> None:
+    import socket
+
+    from acp2.coder.tools.files import prepare_write
+
+    path = project / "special"
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(path))
+    sandbox = Sandbox(str(project))
+    with pytest.raises(ToolError, match="not a regular file"):
+        read_file(sandbox, "special")
+    with pytest.raises(ToolError, match="not a regular file"):
+        prepare_edit(sandbox, "special", "a", "b")
+    with pytest.raises(ToolError, match="not a regular file"):
+        prepare_write(sandbox, "special", "x")
+    assert search(sandbox, "x", "special") == []
+
+
+def test_edits_and_writes_over_the_size_limit_are_refused(project: Path) -> None:
+    from acp2.coder.tools.files import prepare_write
+    from acp2.coder.tools.limits import FileLimits
+
+    small = FileLimits(edit_bytes=100)
+    (project / "big.txt").write_text("x" * 101)
+    sandbox = Sandbox(str(project))
+    with pytest.raises(ToolError, match=r"big.txt is 0.0 MiB; files over 0.0 MiB cannot be"):
+        prepare_edit(sandbox, "big.txt", "x", "y", limits=small)
+    with pytest.raises(ToolError, match="would be over"):
+        prepare_write(sandbox, "fresh.txt", "z" * 101, limits=small)
+    with pytest.raises(ToolError, match="would be over"):
+        prepare_edit(sandbox, "README.md", "#", "#" * 200, limits=small)
+
+
+@pytest.mark.anyio
+async def test_preparing_in_a_thread_gives_the_same_call(project: Path) -> None:
+    args = json.dumps({"path": "pkg/core.py", "old_string": "a - b", "new_string": "a + b"})
+    with anyio.fail_after(10):
+        prepared = await box(project).prepare_async("edit_file", args)
+    assert prepared.title == "Edit pkg/core.py"
+    assert prepared.preview is not None
+
+
+# -- search engines ---------------------------------------------------------------------
+
+
+def engines() -> list[str]:
+    from acp2.coder.tools.search import re2_module
+
+    return ["re", "re2"] if re2_module() is not None else ["re"]
+
+
+@pytest.mark.parametrize("engine", engines())
+def test_both_engines_find_the_same_lines(project: Path, engine: str) -> None:
+    sandbox = Sandbox(str(project))
+    assert search(sandbox, r"def \w+\(a", engine=engine) == ["pkg/core.py:1: def add(a, b):"]
+    assert search(sandbox, "DEMO", ignore_case=True, engine=engine) == ["README.md:1: # Demo"]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("pattern", "hit"),
+    [(r"(?<=return )a", "pkg/core.py:2:     return a - b"), (r"^(\w)\1", "pkg/dup.txt:1: aab")],
+)
+async def test_patterns_re2_cannot_run_still_work_in_the_child_process(
+    project: Path, pattern: str, hit: str
+) -> None:
+    from acp2.coder.tools.search import search_async
+
+    (project / "pkg" / "dup.txt").write_text("aab\n")
+    with anyio.fail_after(30):
+        hits = await search_async(Sandbox(str(project)), pattern)
+    assert hits == [hit]
+
+
+@pytest.mark.anyio
+async def test_a_search_past_its_time_limit_is_stopped_with_a_tool_error(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from acp2.coder.tools.limits import FileLimits
+    from acp2.coder.tools.search import search_async
+
+    monkeypatch.setenv("ACP2_SEARCH_ENGINE", "re")  # Python's re, in the child process
+    (project / "crafted.txt").write_text("a" * 60 + "!\n")
+    with anyio.fail_after(30), pytest.raises(ToolError, match=r"longer than 1 s and was stopped"):
+        await search_async(Sandbox(str(project)), r"^(a+)+$", limits=FileLimits(search_seconds=1))
+
+
+@pytest.mark.anyio
+async def test_a_bad_pattern_is_refused_before_running(project: Path) -> None:
+    with pytest.raises(ToolError, match="invalid regular expression"):
+        box(project).prepare("search", json.dumps({"pattern": "(unclosed"}))

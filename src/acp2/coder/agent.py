@@ -22,6 +22,8 @@ from acp2.coder.loop import Conversation, coder_loop
 from acp2.coder.messages import Message
 from acp2.coder.providers import ChatModel, make_model
 from acp2.coder.tools import Sandbox, Toolbox
+from acp2.coder.tools.limits import DEFAULT_LIMITS, FileLimits
+from acp2.coder.tools.sandbox import DEFAULT_PROTECTED
 from acp2.schema import EmbeddedResource, ResourceLink, TextContent
 
 if TYPE_CHECKING:
@@ -37,11 +39,14 @@ CONVERSATION_KEY = "acp2.coder.conversation"
 class CoderSettings:
     """Limits of the agent: ``max_requests`` model requests per prompt (then
     ``max_turn_requests``), the ``context_window`` reported as usage ``size``, and the
-    default ``command_timeout`` in seconds."""
+    default ``command_timeout`` in seconds; the file tools' ``file_limits`` and the
+    ``protected_paths`` no tool may write (see :mod:`acp2.coder.tools.sandbox`)."""
 
     max_requests: int = 50
     context_window: int = 128_000
     command_timeout: float = 120.0
+    file_limits: FileLimits = DEFAULT_LIMITS
+    protected_paths: tuple[str, ...] = DEFAULT_PROTECTED
 
 
 def build_coder_agent(
@@ -75,8 +80,12 @@ async def run_turn(turn: Turn, model: ChatModel, settings: CoderSettings) -> str
     if not isinstance(conversation, Conversation):
         conversation = Conversation([Message("system", system_prompt(session))])
         session.data[CONVERSATION_KEY] = conversation
-    sandbox = Sandbox(session.cwd, session.additional_directories)
-    toolbox = Toolbox(sandbox, command_timeout=settings.command_timeout)
+    sandbox = Sandbox(
+        session.cwd, session.additional_directories, protected=settings.protected_paths
+    )
+    toolbox = Toolbox(
+        sandbox, command_timeout=settings.command_timeout, limits=settings.file_limits
+    )
     loop = coder_loop(
         conversation, prompt_text(turn.prompt), toolbox.specs, max_requests=settings.max_requests
     )

@@ -125,7 +125,7 @@ class Driver:
     async def _start_tool(self, call: ToolRequest) -> str | None:
         raw_input = _raw_input(call.arguments)
         try:
-            prepared = self.toolbox.prepare(call.name, call.arguments)
+            prepared = await self.toolbox.prepare_async(call.name, call.arguments)
         except ToolError as exc:
             handle = await self.turn.tool_call(call.name or "tool", raw_input=raw_input)
             self._handles[call.id] = handle

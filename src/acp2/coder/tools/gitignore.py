@@ -5,23 +5,29 @@ anchoring (a leading or middle ``/``), ``*``, ``?``, ``[...]``, ``**`` (leading,
 trailing) and backslash escapes. ``.gitignore`` files are read in every directory the
 walk enters; the last matching rule wins; an ignored directory is not entered (so, as in
 Git, nothing below it can be re-included). ``.git`` itself is always skipped.
+
+The patterns are the workspace's, so they are matched without backtracking
+(:mod:`acp2.coder.tools.globs`), and the walk goes by directory descriptors, never
+through a symlink.
 """
 
 from __future__ import annotations
 
 import os
-import re
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
+
+from acp2.coder.tools.globs import Glob, compile_glob
 
 __all__ = ["IgnoreRule", "IgnoreRules", "compile_glob", "parse_gitignore", "walk"]
 
 
 @dataclass(frozen=True)
 class IgnoreRule:
-    """One compiled line: its regex, negation, directory-only flag and anchoring."""
+    """One compiled line: its glob, negation, directory-only flag and anchoring."""
 
-    regex: re.Pattern[str]
+    glob: Glob
     negated: bool
     dir_only: bool
     anchored: bool
@@ -43,46 +49,8 @@ def parse_gitignore(text: str) -> list[IgnoreRule]:
             continue
         anchored = "/" in line
         line = line.lstrip("/")
-        rules.append(IgnoreRule(re.compile(_translate(line) + r"\Z"), negated, dir_only, anchored))
+        rules.append(IgnoreRule(compile_glob(line), negated, dir_only, anchored))
     return rules
-
-
-def compile_glob(pattern: str) -> re.Pattern[str]:
-    """Compile a ``/``-separated glob (``*``, ``?``, ``[...]``, ``**``) matching whole paths."""
-    return re.compile(_translate(pattern.strip("/")) + r"\Z")
-
-
-def _translate(pattern: str) -> str:
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif c == "*":
-            out.append("[^/]*")
-            i += 1
-        elif c == "?":
-            out.append("[^/]")
-            i += 1
-        elif c == "[" and "]" in pattern[i + 2 :]:
-            end = pattern.index("]", i + 2)
-            body = pattern[i + 1 : end]
-            if body.startswith("!"):
-                body = "^" + body[1:]
-            out.append("[" + body.replace("\\", "\\\\") + "]")
-            i = end + 1
-        elif c == "\\" and i + 1 < n:
-            out.append(re.escape(pattern[i + 1]))
-            i += 2
-        else:
-            out.append(re.escape(c))
-            i += 1
-    return "".join(out)
 
 
 class IgnoreRules:
@@ -105,37 +73,73 @@ class IgnoreRules:
             for rule in rules:
                 if rule.dir_only and not is_dir:
                     continue
-                if rule.regex.match(sub if rule.anchored else name):
+                if rule.glob.match(sub if rule.anchored else name):
                     verdict = not rule.negated
         return verdict
 
 
-def walk(top: str) -> Iterator[tuple[str, str]]:
+def walk(top: str, *, dir_fd: int | None = None) -> Iterator[tuple[str, str]]:
     """Yield ``(absolute path, relative path)`` of every file under ``top`` that no
-    ``.gitignore`` excludes, sorted per directory. Symlinked directories are not entered."""
-    yield from _walk(top, "", IgnoreRules())
+    ``.gitignore`` excludes, sorted per directory. Symlinked directories are not entered.
 
-
-def _walk(path: str, rel: str, rules: IgnoreRules) -> Iterator[tuple[str, str]]:
-    rules = rules.extend(rel, _read_rules(os.path.join(path, ".gitignore")))
+    The walk goes by directory descriptors (``dir_fd`` when given, the descriptor of the
+    opened ``top`` otherwise), each child opened with ``O_NOFOLLOW`` from its parent's, so
+    a directory swapped for a symlink during the walk is skipped, never followed.
+    """
+    fd = os.open(top, _DIR_FLAGS & ~_NOFOLLOW) if dir_fd is None else os.dup(dir_fd)
     try:
-        entries = sorted(os.scandir(path), key=lambda e: e.name)
+        yield from _walk(fd, top, "", IgnoreRules())
+    finally:
+        os.close(fd)
+
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+_FILE_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+#: Larger ``.gitignore`` files are not read.
+MAX_GITIGNORE_BYTES = 1_000_000
+
+
+def _walk(fd: int, path: str, rel: str, rules: IgnoreRules) -> Iterator[tuple[str, str]]:
+    rules = rules.extend(rel, _read_rules(fd))
+    try:
+        entries = sorted(os.scandir(fd), key=lambda e: e.name)
     except OSError:
         return
     for entry in entries:
         child = f"{rel}/{entry.name}" if rel else entry.name
-        is_dir = entry.is_dir(follow_symlinks=False)
+        try:
+            is_dir = entry.is_dir(follow_symlinks=False)
+        except OSError:
+            continue
         if entry.name == ".git" or rules.ignored(child, is_dir):
             continue
         if is_dir:
-            yield from _walk(entry.path, child, rules)
+            yield from _walk_child(fd, entry.name, os.path.join(path, entry.name), child, rules)
         else:
-            yield entry.path, child
+            yield os.path.join(path, entry.name), child
 
 
-def _read_rules(path: str) -> list[IgnoreRule]:
+def _walk_child(
+    fd: int, name: str, path: str, rel: str, rules: IgnoreRules
+) -> Iterator[tuple[str, str]]:
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return parse_gitignore(handle.read())
+        child_fd = os.open(name, _DIR_FLAGS, dir_fd=fd)
+    except OSError:  # gone, or swapped for a symlink since it was listed
+        return
+    try:
+        yield from _walk(child_fd, path, rel, rules)
+    finally:
+        os.close(child_fd)
+
+
+def _read_rules(dir_fd: int) -> list[IgnoreRule]:
+    try:
+        fd = os.open(".gitignore", _FILE_FLAGS, dir_fd=dir_fd)
     except OSError:
         return []
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return []
+        data = handle.read(MAX_GITIGNORE_BYTES)
+    return parse_gitignore(data.decode("utf-8", errors="replace"))

@@ -25,7 +25,8 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "read_file",
         "Read a UTF-8 text file. Paths are relative to the workspace root. Optional "
-        "offset (first line, 1-based) and limit (number of lines).",
+        "offset (first line, 1-based) and limit (number of lines); long files are shown "
+        "in parts, so use offset/limit to page through them.",
         _schema(["path"], path=_STR, offset=_INT, limit=_INT),
         kind="read",
     ),
@@ -38,14 +39,16 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         "search",
-        "Search files for a Python regular expression; returns 'path:line: text' lines. "
-        "Optional path (file or directory), glob filter and ignore_case. Respects .gitignore.",
+        "Search files for a regular expression (Python syntax); returns 'path:line: text' "
+        "lines. Optional path (file or directory), glob filter and ignore_case. Respects "
+        ".gitignore. Slow patterns are stopped after a time limit.",
         _schema(["pattern"], pattern=_STR, path=_STR, glob=_STR, ignore_case=_BOOL),
         kind="search",
     ),
     ToolSpec(
         "write_file",
-        "Create a file or replace its whole content. The user is asked first.",
+        "Create a file or replace its whole content. The user is asked first. Files under "
+        ".git (and other version-control or editor configuration) cannot be written.",
         _schema(["path", "content"], path=_STR, content=_STR),
         kind="edit",
         permission=EDIT,
@@ -54,7 +57,8 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         "edit_file",
         "Replace an exact string in a file by another. old_string must occur exactly once "
         "(include surrounding lines to make it unique) unless replace_all is true. "
-        "The user is asked first.",
+        "The user is asked first. Files under .git (and other version-control or editor "
+        "configuration) cannot be edited.",
         _schema(
             ["path", "old_string", "new_string"],
             path=_STR,

@@ -18,8 +18,10 @@ import anyio
 from acp2.coder.diffs import file_diff
 from acp2.coder.tools import files, search, shell
 from acp2.coder.tools.errors import ToolError
+from acp2.coder.tools.limits import DEFAULT_LIMITS, FileLimits
 from acp2.coder.tools.sandbox import Sandbox
 from acp2.coder.tools.specs import TOOL_SPECS
+from acp2.coder.tools.stopping import Stop, run_stoppable
 from acp2.schema import Content, Diff, TextContent
 
 __all__ = ["Prepared", "ToolContext", "ToolRun", "Toolbox"]
@@ -63,12 +65,26 @@ class Prepared:
 
 
 class Toolbox:
-    """The tools of one session, confined to its root set."""
+    """The tools of one session, confined to its root set, within ``limits``."""
 
-    def __init__(self, sandbox: Sandbox, *, command_timeout: float = 120.0) -> None:
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        *,
+        command_timeout: float = 120.0,
+        limits: FileLimits = DEFAULT_LIMITS,
+    ) -> None:
         self.sandbox = sandbox
         self.command_timeout = command_timeout
+        self.limits = limits
         self.specs = TOOL_SPECS
+
+    async def prepare_async(self, name: str, arguments: str) -> Prepared:
+        """:meth:`prepare` in a worker thread, so reading and diffing a file never holds up
+        the event loop; a cancelled turn does not wait for it (preparing changes nothing)."""
+        call = partial(self.prepare, name, arguments)
+        result: Prepared = await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
+        return result
 
     def prepare(self, name: str, arguments: str) -> Prepared:
         """Check a request; raise ToolError (unknown tool, bad arguments, bad path...)."""
@@ -84,37 +100,46 @@ class Toolbox:
     def _prep_read_file(self, args: dict[str, Any]) -> Prepared:
         target = self.sandbox.resolve(_str(args, "path"))
         offset, limit = _int(args, "offset", 1), _opt_int(args, "limit")
-        call = partial(files.read_file, self.sandbox, target.shown, offset, limit)
-        return Prepared(f"Read {target.relative}", "read", _threaded(call), (target.shown,))
+
+        def run(stop: Stop) -> ToolRun:
+            text = files.read_file(self.sandbox, target.shown, offset, limit, self.limits, stop)
+            return ToolRun(True, text)
+
+        return Prepared(f"Read {target.relative}", "read", _threaded(run), (target.shown,))
 
     def _prep_list_files(self, args: dict[str, Any]) -> Prepared:
         pattern = _str(args, "pattern", "**")
         base = self.sandbox.resolve(_str(args, "path", "."))
 
-        def run() -> ToolRun:
-            found = files.list_files(self.sandbox, pattern, base.shown)
-            more = "\n[list truncated]" if len(found) >= files.MAX_LIST else ""
+        def run(stop: Stop) -> ToolRun:
+            found = files.list_files(self.sandbox, pattern, base.shown, self.limits, stop)
+            more = "\n[list truncated]" if len(found) >= self.limits.list_max else ""
             return _text_run("\n".join(found) + more if found else "No files match.")
 
         title = f"List {pattern} in {base.relative}"
-        return Prepared(title, "search", _threaded(run, wrap=False), (base.shown,))
+        return Prepared(title, "search", _threaded(run), (base.shown,))
 
     def _prep_search(self, args: dict[str, Any]) -> Prepared:
         pattern = _str(args, "pattern")
         base = self.sandbox.resolve(_str(args, "path", "."))
         glob, nocase = _str(args, "glob", "") or None, bool(args.get("ignore_case", False))
 
-        def run() -> ToolRun:
-            hits = search.search(self.sandbox, pattern, base.shown, glob, nocase)
+        search.compile_pattern(pattern, nocase)  # a bad pattern fails now, not later
+
+        async def execute(_: ToolContext) -> ToolRun:
+            hits = await search.search_async(
+                self.sandbox, pattern, base.shown, glob, nocase, self.limits
+            )
             return _text_run("\n".join(hits) if hits else "No matches.")
 
         title = f"Search /{pattern}/ in {base.relative}"
-        return Prepared(title, "search", _threaded(run, wrap=False), (base.shown,))
+        return Prepared(title, "search", execute, (base.shown,))
 
     # -- writes and commands ---------------------------------------------------------
 
     def _prep_write_file(self, args: dict[str, Any]) -> Prepared:
-        change = files.prepare_write(self.sandbox, _str(args, "path"), _str(args, "content"))
+        path, content = _str(args, "path"), _str(args, "content")
+        change = files.prepare_write(self.sandbox, path, content, self.limits)
         verb = "Create" if change.old is None else "Write"
         return self._change(f"{verb} {change.path.relative}", change)
 
@@ -125,14 +150,16 @@ class Toolbox:
             _str(args, "old_string"),
             _str(args, "new_string", ""),
             bool(args.get("replace_all", False)),
+            self.limits,
         )
         return self._change(f"Edit {change.path.relative}", change)
 
     def _change(self, title: str, change: files.FileChange) -> Prepared:
-        diff = file_diff(change.path.real, change.old, change.new)
+        diff = file_diff(change.path.real, change.old, change.new, self.limits.diff_lines)
 
         async def execute(_: ToolContext) -> ToolRun:
-            await anyio.to_thread.run_sync(files.apply_change, self.sandbox, change)
+            apply = partial(files.apply_change, self.sandbox, change, self.limits)
+            await anyio.to_thread.run_sync(apply)
             return ToolRun(True, f"{title}: done.", [diff])
 
         return Prepared(title, "edit", execute, (change.path.shown,), preview=diff)
@@ -165,13 +192,11 @@ def _text_run(text: str) -> ToolRun:
     return ToolRun(True, text, [Content(content=TextContent(text=text))])
 
 
-def _threaded(fn: Callable[[], Any], *, wrap: bool = True) -> Execute:
+def _threaded(fn: Callable[[Stop], ToolRun]) -> Execute:
+    """Run ``fn`` in a worker thread that stops soon after the turn stops waiting."""
+
     async def execute(_: ToolContext) -> ToolRun:
-        result = await anyio.to_thread.run_sync(fn, abandon_on_cancel=True)
-        if wrap:
-            return ToolRun(True, str(result))
-        assert isinstance(result, ToolRun)
-        return result
+        return await run_stoppable(fn)
 
     return execute
 
