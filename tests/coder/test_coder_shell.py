@@ -11,6 +11,7 @@ import anyio
 import pytest
 from coder_helpers import group_alive, group_members, wait_gone
 
+from acp2.coder.tools.confine import CommandPolicy
 from acp2.coder.tools.shell import run_command
 
 pytestmark = [
@@ -39,6 +40,9 @@ class Sink:
         while text.encode() not in self.data:
             await self._changed.wait()
 
+
+#: Commands without a sandbox (the process-group behaviour the sandbox builds on).
+UNCONFINED = CommandPolicy(sandbox="none")
 
 needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs /proc")
 
@@ -108,6 +112,7 @@ async def test_a_command_ignoring_sigterm_is_killed(tmp_path: Path) -> None:
             time_limit=0.3,
             sink=sink,
             grace=0.2,
+            policy=UNCONFINED,
         )
     assert result.timed_out
     assert result.signal == "SIGKILL"
@@ -125,6 +130,7 @@ async def test_cancelling_kills_the_whole_process_group(tmp_path: Path) -> None:
                     cwd=str(tmp_path),
                     time_limit=60,
                     sink=sink,
+                    policy=UNCONFINED,
                 )
             )
             await sink.seen("pgid ")
@@ -151,7 +157,9 @@ async def test_background_leftovers_do_not_outlive_the_command(tmp_path: Path) -
             async def run() -> None:
                 command = "sleep 60 & echo pgid $$; cat gate > /dev/null"
                 results.append(
-                    await run_command(command, cwd=str(tmp_path), time_limit=60, sink=sink)
+                    await run_command(
+                        command, cwd=str(tmp_path), time_limit=60, sink=sink, policy=UNCONFINED
+                    )
                 )
 
             tg.start_soon(run)
