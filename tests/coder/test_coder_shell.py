@@ -19,7 +19,7 @@ from fake_openai import serve, text_reply, tool_reply
 from acp2.cli import agent_cmd
 from acp2.coder import build_coder_agent
 from acp2.coder.providers.openai import OpenAIConfig, OpenAIModel
-from acp2.coder.tools import confine, reaper
+from acp2.coder.tools import confine, reaper, shell
 from acp2.coder.tools.command_env import command_env, looks_secret
 from acp2.coder.tools.confine import CommandPolicy, Confinement, bwrap_argv, choose
 from acp2.coder.tools.errors import ToolError
@@ -423,3 +423,23 @@ async def test_the_permission_request_and_the_tool_call_say_how_the_command_runs
     shown = [u for u in work.updates if isinstance(u, ToolCallUpdate) and u.content]
     assert any(expected in str(u.content) for u in shown)
     assert call.status == "completed"
+
+
+async def test_a_sandbox_step_failing_in_the_child_is_a_tool_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse() -> None:
+        raise OSError("no sandbox for you")
+
+    real = confine.plan_launch
+
+    def failing(*args: object, **kwargs: object) -> confine.Launch:
+        launch = real(*args, **kwargs)  # type: ignore[arg-type]
+        launch.child_steps = (refuse,)
+        return launch
+
+    monkeypatch.setattr(shell, "plan_launch", failing)
+    with anyio.fail_after(10), pytest.raises(ToolError, match="could not be started"):
+        await run_command("touch ran", cwd=str(tmp_path), time_limit=5, sink=Sink())
+    assert not (tmp_path / "ran").exists()
+    assert reaper.live_groups() == []

@@ -143,7 +143,11 @@ class _Child:
 
     @classmethod
     def spawn(cls, launch: Launch, cwd: str, confinement: Confinement) -> _Child:
-        """Start ``launch`` in a new session, with the parent-death signal set first."""
+        """Start ``launch`` in a new session, with the parent-death signal set first.
+
+        ``preexec_fn`` runs after ``setsid`` and before the fds are closed and the program
+        executed; it only makes system calls (no locks, no imports), the part of Python
+        that is safe between fork and exec in a process with threads."""
         parent, steps = os.getpid(), launch.child_steps
 
         def in_child() -> None:
@@ -151,16 +155,20 @@ class _Child:
             for step in steps:
                 step()
 
-        popen = subprocess.Popen(
-            launch.argv,
-            cwd=cwd,
-            env=launch.env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            preexec_fn=in_child,
-        )
+        try:
+            popen = subprocess.Popen(
+                launch.argv,
+                cwd=cwd,
+                env=launch.env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=in_child,
+            )
+        except subprocess.SubprocessError as exc:  # a step in the child failed
+            message = f"The command could not be started ({confinement.kind}): {exc}"
+            raise ToolError(message) from None
         # Under bubblewrap the command has its own pid namespace, emptied when bwrap dies.
         return cls(popen, watched=confinement.kind != "bubblewrap")
 
