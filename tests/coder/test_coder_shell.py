@@ -7,6 +7,7 @@ import argparse
 import functools
 import itertools
 import os
+import subprocess
 import sys
 from functools import partial
 from pathlib import Path
@@ -443,3 +444,15 @@ async def test_a_sandbox_step_failing_in_the_child_is_a_tool_error(
         await run_command("touch ran", cwd=str(tmp_path), time_limit=5, sink=Sink())
     assert not (tmp_path / "ran").exists()
     assert reaper.live_groups() == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux")
+def test_the_agent_process_hides_its_environment_from_same_user_processes() -> None:
+    probe = (
+        "import ctypes; from acp2.coder.lifetime import hide_process; "
+        "done = hide_process(); print(done, ctypes.CDLL(None).prctl(3, 0, 0, 0, 0))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    ).stdout
+    assert out.split() == ["True", "0"]  # PR_GET_DUMPABLE: 0
