@@ -456,3 +456,15 @@ def test_the_agent_process_hides_its_environment_from_same_user_processes() -> N
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
     ).stdout
     assert out.split() == ["True", "0"]  # PR_GET_DUMPABLE: 0
+
+
+@needs_bwrap
+@needs_proc
+async def test_under_bubblewrap_a_stopped_command_gets_its_grace_period(tmp_path: Path) -> None:
+    command = "trap 'echo cleaning up > done.txt; exit 0' TERM; echo ready; sleep 30 & wait"
+    sink = Sink()
+    with anyio.fail_after(20):
+        result = await run_command(command, cwd=str(tmp_path), time_limit=1, sink=sink,
+                                   policy=BWRAP, grace=5)  # fmt: skip
+    assert result.timed_out
+    assert (tmp_path / "done.txt").read_text() == "cleaning up\n"

@@ -124,9 +124,9 @@ async def _supervise(
     finally:
         with anyio.CancelScope(shield=True):
             await child.stop_group(grace)
-            code, name = _status(child.popen.returncode)
+            code, name = child.status()
             await sink.exit(code, name)
-    code, name = _status(child.popen.returncode)
+    code, name = child.status()
     return CommandResult(code, name, timed_out, _text(tail))
 
 
@@ -135,6 +135,10 @@ class _Child:
 
     def __init__(self, popen: subprocess.Popen[bytes], watched: bool) -> None:
         self.popen = popen
+        #: Under bubblewrap (not watched) SIGTERM spares bwrap itself: it would die of it
+        #: and take the sandbox down without the grace period.
+        self._spare_leader = not watched
+        self._stopped = False
         assert popen.stdout is not None
         self.output = popen.stdout.fileno()
         os.set_blocking(self.output, False)
@@ -187,7 +191,11 @@ class _Child:
         if self.popen.poll() is not None:
             _signal_group(pgid, signal.SIGKILL)  # leftovers of a finished command
             return
-        _signal_group(pgid, signal.SIGTERM)
+        self._stopped = True
+        if self._spare_leader:
+            _signal_members(pgid, signal.SIGTERM)
+        else:
+            _signal_group(pgid, signal.SIGTERM)
         with anyio.move_on_after(grace):
             await self.wait()
             _signal_group(pgid, signal.SIGKILL)
@@ -195,6 +203,14 @@ class _Child:
         _signal_group(pgid, signal.SIGKILL)
         with anyio.move_on_after(grace):
             await self.wait()
+
+    def status(self) -> tuple[int | None, str | None]:
+        """``(exit_code, signal_name)``; bubblewrap reports a command killed by signal N
+        as status 128 + N, which is read back as the signal once we stopped it."""
+        code = self.popen.returncode
+        if self._spare_leader and self._stopped and code is not None and 128 < code < 128 + 65:
+            code = -(code - 128)
+        return _status(code)
 
     def close(self) -> None:
         """Release the fds and the group's registration (after :meth:`stop_group`)."""
@@ -237,6 +253,25 @@ async def _read(fd: int) -> bytes:
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
+
+
+def _signal_members(pgid: int, sig: signal.Signals) -> None:
+    """Signal every process of group ``pgid`` but its leader (Linux ``/proc``; elsewhere
+    the whole group)."""
+    try:
+        entries = [int(e) for e in os.listdir("/proc") if e.isdigit() and int(e) != pgid]
+    except OSError:
+        _signal_group(pgid, sig)
+        return
+    for pid in entries:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, sig)
 
 
 def _status(returncode: int | None) -> tuple[int | None, str | None]:
