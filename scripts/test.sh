@@ -8,6 +8,7 @@ if [ ! -x .venv/bin/python ]; then
   "$py" -m venv .venv
 fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev]"
+bash scripts/ensure-system-packages.sh || echo "ensure-system-packages failed: sandbox tests may skip" >&2
 echo "== ruff check"; .venv/bin/ruff check src tests bench examples
 echo "== ruff format"; .venv/bin/ruff format --check src tests bench examples
 echo "== mypy --strict"; .venv/bin/mypy

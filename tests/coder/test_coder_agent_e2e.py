@@ -27,6 +27,7 @@ from fake_openai import FakeOpenAI, Reply, chunk, serve, text_reply, tool_reply,
 from acp2.client import allow_all, deny_all
 from acp2.coder import CoderSettings, build_coder_agent
 from acp2.coder.providers.openai import OpenAIConfig, OpenAIModel
+from acp2.coder.tools.confine import CommandPolicy
 from acp2.schema import (
     AgentMessageChunk,
     Diff,
@@ -222,7 +223,9 @@ async def test_cancel_mid_command_kills_the_process_group_before_the_idle(tmp_pa
     command = "sleep 60 & echo pgid $$; wait"
     with serve() as fake, anyio.fail_after(TIMEOUT):
         fake.add(tool_reply([("x1", "run_command", {"command": command})]))
-        async with coder_session(agent_for(fake), tmp_path, permissions=allow_all) as session:
+        unconfined = CommandPolicy(sandbox="none")  # the shell's $$ is the host's pgid
+        agent = agent_for(fake, commands=unconfined)
+        async with coder_session(agent, tmp_path, permissions=allow_all) as session:
             work = await session.prompt("run it")
             output = b""
             async for update in work:

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import anyio
 import pytest
-from coder_attack_helpers import (
+
+from hostile.coder_attack_helpers import (
     TIMEOUT,
     Recorder,
     agent_for,

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import anyio
 import pytest
-from coder_attack_helpers import (
+
+from hostile.coder_attack_helpers import (
     TIMEOUT,
     agent_for,
     coder_session,

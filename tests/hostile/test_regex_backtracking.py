@@ -11,7 +11,11 @@ from pathlib import Path
 
 import anyio
 import pytest
-from coder_attack_helpers import (
+
+from acp2.client import allow_all
+from acp2.coder.tools.search import re2_module
+from acp2.schema import ToolCallUpdate
+from hostile.coder_attack_helpers import (
     TIMEOUT,
     agent_for,
     coder_session,
@@ -21,10 +25,6 @@ from coder_attack_helpers import (
     told_to_model,
     tool_reply,
 )
-
-from acp2.client import allow_all
-from acp2.coder.tools.search import re2_module
-from acp2.schema import ToolCallUpdate
 
 pytestmark = pytest.mark.anyio
 

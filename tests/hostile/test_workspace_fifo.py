@@ -11,7 +11,9 @@ from pathlib import Path
 
 import anyio
 import pytest
-from coder_attack_helpers import (
+
+from acp2.client import allow_all
+from hostile.coder_attack_helpers import (
     TIMEOUT,
     agent_for,
     coder_session,
@@ -20,8 +22,6 @@ from coder_attack_helpers import (
     told_to_model,
     tool_reply,
 )
-
-from acp2.client import allow_all
 
 pytestmark = [
     pytest.mark.anyio,

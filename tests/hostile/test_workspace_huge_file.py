@@ -16,7 +16,10 @@ from pathlib import Path
 import anyio
 import anyio.lowlevel
 import pytest
-from coder_attack_helpers import (
+
+from acp2.coder.tools import Sandbox, Toolbox
+from acp2.coder.tools.limits import FileLimits
+from hostile.coder_attack_helpers import (
     TIMEOUT,
     Recorder,
     agent_for,
@@ -26,9 +29,6 @@ from coder_attack_helpers import (
     told_to_model,
     tool_reply,
 )
-
-from acp2.coder.tools import Sandbox, Toolbox
-from acp2.coder.tools.limits import FileLimits
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs /proc")
 

@@ -25,6 +25,13 @@ environment:
   ACP2_MODEL_NAME, OPENAI_MODEL  model name (default gpt-4o-mini)
   ACP2_MODEL                     scripted or openai (when --model is not given)
 
+commands (run_command):
+  run with a scrubbed environment (no API keys or tokens; see --command-env), in
+  bubblewrap when it works here, else under Landlock, else unconfined -- the
+  permission prompt says which. Sandboxed commands may write only in the session's
+  directories and a private /tmp, cannot read your home, and have no network unless
+  --command-network. See docs/sandbox.md.
+
 register it in an editor (ACP v2 over stdio), e.g. Zed's settings.json:
   "agent_servers": {
     "acp2": {
@@ -78,7 +85,39 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--store", metavar="PATH", help="SQLite file of session history (default: per-user)"
     )
+    _add_command_flags(parser)
     return parser
+
+
+def _add_command_flags(parser: argparse.ArgumentParser) -> None:
+    from acp2.coder.tools.confine import SANDBOXES
+
+    parser.add_argument(
+        "--command-sandbox",
+        choices=SANDBOXES,
+        default="auto",
+        help="how commands are confined (default auto: bubblewrap, else Landlock, else none)",
+    )
+    parser.add_argument(
+        "--command-network",
+        action="store_true",
+        help="let sandboxed commands use the network (e.g. for pip install)",
+    )
+    parser.add_argument(
+        "--command-env",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="pass this environment variable to commands too (repeatable; names that "
+        "look like secrets are refused)",
+    )
+    parser.add_argument(
+        "--command-read",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="let sandboxed commands read this host path (repeatable), e.g. a toolchain",
+    )
 
 
 def choose_model(args: argparse.Namespace, env: Any = None) -> str:
@@ -107,7 +146,8 @@ def model_options(args: argparse.Namespace, kind: str) -> dict[str, Any]:
 
 
 def main(args: argparse.Namespace) -> int:
-    """Serve the coding agent until stdin closes; 2 on a configuration error."""
+    """Serve the coding agent until stdin closes (0) or a stop signal (128 + its number),
+    leaving no command running; 2 on a configuration error."""
     from acp2.coder import CoderSettings, build_coder_agent
 
     kind = choose_model(args)
@@ -118,18 +158,44 @@ def main(args: argparse.Namespace) -> int:
     if problem:
         print(f"acp2 agent: {problem}", file=sys.stderr)
         return 2
+    from acp2.coder.lifetime import serve_until_stopped
+
     agent = build_coder_agent(
         kind,
         settings=CoderSettings(
             max_requests=max(args.max_requests, 1),
             context_window=max(args.context_window, 1),
             command_timeout=max(args.command_timeout, 0.1),
+            commands=command_policy(args),
         ),
         store=args.store,
         **model_options(args, kind),
     )
-    agent.run()
-    return 0
+    return serve_until_stopped(agent)
+
+
+def command_policy(args: argparse.Namespace, env: Any = None) -> Any:
+    """The :class:`~acp2.coder.tools.confine.CommandPolicy` of the flags; the provider's
+    API key (flag or environment) is among its secrets. Secret-looking ``--command-env``
+    names are refused with a warning."""
+    from acp2.coder.tools.command_env import looks_secret
+    from acp2.coder.tools.confine import CommandPolicy
+
+    env = os.environ if env is None else env
+    names = []
+    for name in getattr(args, "command_env", None) or []:
+        if looks_secret(name):
+            print(f"acp2 agent: not passing {name} to commands (it looks secret)", file=sys.stderr)
+        else:
+            names.append(name)
+    secrets = [args.api_key or "", env.get("OPENAI_API_KEY", ""), env.get("ACP2_API_KEY", "")]
+    return CommandPolicy(
+        sandbox=getattr(args, "command_sandbox", "auto"),
+        network=bool(getattr(args, "command_network", False)),
+        env=tuple(names),
+        read_only=tuple(getattr(args, "command_read", None) or []),
+        secrets=tuple(s for s in secrets if s),
+    )
 
 
 def _check_openai(args: argparse.Namespace) -> str | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from acp2.agent import Agent
@@ -22,6 +22,7 @@ from acp2.coder.loop import Conversation, coder_loop
 from acp2.coder.messages import Message
 from acp2.coder.providers import ChatModel, make_model
 from acp2.coder.tools import Sandbox, Toolbox
+from acp2.coder.tools.confine import CommandPolicy
 from acp2.coder.tools.limits import DEFAULT_LIMITS, FileLimits
 from acp2.coder.tools.sandbox import DEFAULT_PROTECTED
 from acp2.schema import EmbeddedResource, ResourceLink, TextContent
@@ -38,8 +39,10 @@ CONVERSATION_KEY = "acp2.coder.conversation"
 @dataclass(frozen=True)
 class CoderSettings:
     """Limits of the agent: ``max_requests`` model requests per prompt (then
-    ``max_turn_requests``), the ``context_window`` reported as usage ``size``, and the
-    default ``command_timeout`` in seconds; the file tools' ``file_limits`` and the
+    ``max_turn_requests``), the ``context_window`` reported as usage ``size``, the
+    default ``command_timeout`` in seconds, how ``commands`` are confined (see
+    :class:`~acp2.coder.tools.confine.CommandPolicy`; by default the best sandbox the
+    machine offers, without network), the file tools' ``file_limits`` and the
     ``protected_paths`` no tool may write (see :mod:`acp2.coder.tools.sandbox`)."""
 
     max_requests: int = 50
@@ -47,6 +50,7 @@ class CoderSettings:
     command_timeout: float = 120.0
     file_limits: FileLimits = DEFAULT_LIMITS
     protected_paths: tuple[str, ...] = DEFAULT_PROTECTED
+    commands: CommandPolicy = field(default_factory=CommandPolicy)
 
 
 def build_coder_agent(
@@ -63,7 +67,7 @@ def build_coder_agent(
     ``model_options`` go to it). ``store`` is the session history (see :class:`Agent`).
     """
     chat = make_model(model, **model_options) if isinstance(model, str) else model
-    limits = settings or CoderSettings()
+    limits = _hide_model_key(settings or CoderSettings(), chat)
     agent = Agent(name, version=_version(), title="acp2 coding agent", store=store)
 
     @agent.prompt
@@ -84,13 +88,26 @@ async def run_turn(turn: Turn, model: ChatModel, settings: CoderSettings) -> str
         session.cwd, session.additional_directories, protected=settings.protected_paths
     )
     toolbox = Toolbox(
-        sandbox, command_timeout=settings.command_timeout, limits=settings.file_limits
+        sandbox,
+        command_timeout=settings.command_timeout,
+        limits=settings.file_limits,
+        command_policy=settings.commands,
     )
     loop = coder_loop(
         conversation, prompt_text(turn.prompt), toolbox.specs, max_requests=settings.max_requests
     )
     driver = Driver(turn, model, toolbox, context_window=settings.context_window)
     return await driver.run(loop)
+
+
+def _hide_model_key(settings: CoderSettings, chat: ChatModel) -> CoderSettings:
+    """``settings`` with the model's API key (when it has one) among the values no
+    command may see in its environment."""
+    key = getattr(getattr(chat, "config", None), "api_key", None)
+    if not isinstance(key, str) or not key or key in settings.commands.secrets:
+        return settings
+    commands = replace(settings.commands, secrets=(*settings.commands.secrets, key))
+    return replace(settings, commands=commands)
 
 
 def system_prompt(session: AgentSession) -> str:

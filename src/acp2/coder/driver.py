@@ -2,9 +2,10 @@
 
 Each effect becomes protocol traffic: a model exchange streams ``agent_message_chunk`` /
 ``agent_thought_chunk`` (one new message per exchange); a tool call is reported
-``pending`` (with its diff preview for edits), may ask permission (``requires_action``),
-runs ``in_progress`` (commands show a display-only terminal) and ends ``completed`` /
-``failed``; plans and usage become ``plan_update`` / ``usage_update``.
+``pending`` (with its diff preview for edits; for commands, whether and how they are
+sandboxed, also said in the permission request's description), may ask permission
+(``requires_action``), runs ``in_progress`` (commands show a display-only terminal) and
+ends ``completed`` / ``failed``; plans and usage become ``plan_update`` / ``usage_update``.
 
 Cancellation (``session/cancel``) cancels the task running :meth:`Driver.run`: the HTTP
 stream closes, a running command's process group is killed, the generator is closed
@@ -17,6 +18,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+import anyio
 from msgspec import UNSET
 
 from acp2.coder.effects import (
@@ -37,6 +39,7 @@ from acp2.coder.loop import LoopGen
 from acp2.coder.messages import ModelReply, ModelRequest, ToolRequest
 from acp2.coder.providers.base import ChatModel
 from acp2.coder.tools import Prepared, Toolbox, ToolError
+from acp2.coder.tools.confine import choose
 from acp2.coder.tools.shell import OutputSink
 from acp2.schema import Content, PlanEntry, TextContent, ToolCallLocation
 
@@ -139,6 +142,8 @@ class Driver:
         )
         if prepared.preview is not None:
             await handle.update(content=[prepared.preview])
+        elif prepared.command is not None:
+            await handle.update(content=[_text(await self._confinement())])
         self._handles[call.id] = handle
         self._prepared[call.id] = prepared
         return None
@@ -148,6 +153,7 @@ class Driver:
         if prepared.command is not None:
             result = await self.turn.request_permission(
                 f"Run `{prepared.command}`?",
+                description=await self._confinement(),
                 tool_call=self._handles[call.id],
                 command=prepared.command,
                 cwd=self.toolbox.sandbox.cwd,
@@ -157,6 +163,11 @@ class Driver:
                 f"{prepared.title}?", tool_call=self._handles[call.id]
             )
         return PermissionAnswer(result.approved, result.always)
+
+    async def _confinement(self) -> str:
+        """How a command would run, for the user: ``sandboxed: ...`` or ``NOT sandboxed: ...``."""
+        confinement = await anyio.to_thread.run_sync(choose, self.toolbox.command_policy)
+        return confinement.describe()
 
     async def _run_tool(self, call: ToolRequest) -> ToolOutcome:
         handle = self._handles.pop(call.id)

@@ -17,6 +17,7 @@ import anyio
 
 from acp2.coder.diffs import file_diff
 from acp2.coder.tools import files, search, shell
+from acp2.coder.tools.confine import CommandPolicy
 from acp2.coder.tools.errors import ToolError
 from acp2.coder.tools.limits import DEFAULT_LIMITS, FileLimits
 from acp2.coder.tools.sandbox import Sandbox
@@ -73,10 +74,12 @@ class Toolbox:
         *,
         command_timeout: float = 120.0,
         limits: FileLimits = DEFAULT_LIMITS,
+        command_policy: CommandPolicy | None = None,
     ) -> None:
         self.sandbox = sandbox
         self.command_timeout = command_timeout
         self.limits = limits
+        self.command_policy = command_policy or CommandPolicy()
         self.specs = TOOL_SPECS
 
     async def prepare_async(self, name: str, arguments: str) -> Prepared:
@@ -171,7 +174,14 @@ class Toolbox:
 
         async def execute(context: ToolContext) -> ToolRun:
             sink = await context.open_terminal(command, cwd)
-            result = await shell.run_command(command, cwd=cwd, time_limit=timeout, sink=sink)
+            result = await shell.run_command(
+                command,
+                cwd=cwd,
+                time_limit=timeout,
+                sink=sink,
+                policy=self.command_policy,
+                roots=self.sandbox.roots,
+            )
             return _command_run(result, timeout)
 
         return Prepared(command, "execute", execute, command=command)
