@@ -67,11 +67,11 @@ def test_a_letter_for_a_kind_not_offered_is_invalid() -> None:
     only_allow = [{"optionId": "ok", "name": "OK", "kind": "allow_once"}]
     req = request(options=only_allow)
     assert parse_choice(req, "n") == INVALID
-    assert choice_hint(req) == "1, y"
+    assert choice_hint(req) == "y, 1"
 
 
 def test_the_hint_lists_numbers_and_letters() -> None:
-    assert choice_hint(request()) == "1-3, y/a/n"
+    assert choice_hint(request()) == "y/a/n, 1-3"
 
 
 def test_the_panel_shows_title_description_tool_call_diff_and_numbered_options() -> None:
@@ -86,10 +86,11 @@ def test_the_panel_shows_title_description_tool_call_diff_and_numbered_options()
         "permission requested",
         "Edit a.py?",
         "Fixes the bug",
-        "○ ✎ Edit a.py",
+        "✎ Edit a.py",
         "+new = 2",
-        " 1  Allow  (allow_once)",
-        " 3  Reject  (reject_once)",
+        " y  Allow once",
+        " a  Always allow",
+        " n  Reject",
     ):
         assert expected in out
     assert all(len(line) <= 80 for line in out.splitlines())
@@ -107,15 +108,13 @@ def test_the_plain_request_lists_the_options() -> None:
     assert lines == [
         "[permission] Edit a.py?",
         "  why",
-        "  [1] Allow (allow_once)",
-        "  [2] Always allow (allow_always)",
-        "  [3] Reject (reject_once)",
+        "  [y] Allow once  [a] Always allow  [n] Reject",
     ]
 
 
 def test_the_outcome_in_words() -> None:
     options = request().options
-    assert choice_text(options[0]) == "allowed: Allow"
+    assert choice_text(options[0]) == "allowed: Allow once"
     assert choice_text(options[2]) == "rejected: Reject"
     assert choice_text(None) == "declined"
 
