@@ -102,9 +102,11 @@ def make_frontend(options: ChatOptions, stdin: TextIO, stdout: TextIO) -> Fronte
 
 def agent_line(client: ClientConnection) -> str:
     """``connected to acp2 coding agent 0.1.0``."""
+    from acp2.ui.sanitize import line
+
     info = client.agent_info
     title = info.title if isinstance(info.title, str) and info.title else info.name
-    return f"connected to {title} {info.version}"
+    return line(f"connected to {title} {info.version}")
 
 
 async def run_chat(
@@ -129,5 +131,7 @@ async def run_chat(
                 session = await client.new_session()
             return await frontend.run(session, replayed=bool(options.resume))
     except (Acp2Error, OSError, TimeoutError) as exc:
-        frontend.error(str(exc) or type(exc).__name__)
+        from acp2.ui.sanitize import prose
+
+        frontend.error(prose(str(exc)) or type(exc).__name__)
         return EXIT_AGENT_FAILED

@@ -127,6 +127,10 @@ def tool_call_block(call: ToolCallState, state: SessionState, view: View) -> Ren
     if call.status in ("failed", "cancelled"):
         header.append(f"  {call.status}", style=style)
     parts: list[RenderableType] = [header]
+    command = describe.shown_command(call)
+    if command is not None:
+        line = Text.assemble(("$ ", "bold green"), (command, "bold"))
+        parts.append(Padding(line, (0, 0, 0, 2)))
     summarized = view.seen.summarized(call)
     for item in describe.content_items(call):
         if summarized and isinstance(item, Diff):

@@ -9,6 +9,7 @@ for reading as :func:`~acp2.ui.sanitize.prose`, titles as
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,7 +38,9 @@ __all__ = [
     "diff_summary",
     "error_message",
     "exit_text",
+    "raw_command",
     "relative",
+    "shown_command",
     "tail",
     "terminals_of",
     "tool_title",
@@ -83,6 +86,30 @@ def block_text(block: Any) -> str:
             return sanitize.prose(text)
         return sanitize.line(f"[resource {block.resource.uri}]")
     return "[unsupported content]"
+
+
+def raw_command(raw: Any) -> str | None:
+    """The shell command in a tool call's raw input (``command`` / ``cmd`` /
+    ``commandLine``, a string or an argv list), unsanitized; None when there is none."""
+    if not isinstance(raw, dict):
+        return None
+    for key in ("command", "cmd", "commandLine"):
+        value = raw.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            return shlex.join(value)
+    return None
+
+
+def shown_command(call: ToolCallState) -> str | None:
+    """The raw input's command, shown exactly, when the title does not already say it
+    (so a tool card never shows only the agent's description of what runs)."""
+    command = raw_command(call.raw_input)
+    if command is None:
+        return None
+    shown = sanitize.exact(command)
+    return None if " ".join(shown.split()) in " ".join(tool_title(call).split()) else shown
 
 
 def tool_title(call: ToolCallState) -> str:

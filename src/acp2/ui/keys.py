@@ -21,7 +21,7 @@ __all__ = ["SHOW_RAW", "KeyChooser"]
 
 #: What the chooser returns when ``i`` asked for the raw input.
 SHOW_RAW: Final = "show raw input"
-_HELP: Final = "←/→ enter · esc declines · ctrl-c cancels the turn"
+_HELP: Final = "←/→ and enter · esc declines · ctrl-c cancels the turn"
 
 
 class KeyChooser:
@@ -51,9 +51,11 @@ class KeyChooser:
         keys.add("c-c")(lambda event: event.app.exit(exception=KeyboardInterrupt()))
         keys.add("c-d")(lambda event: event.app.exit(result=None))
         body = Window(FormattedTextControl(self._options, show_cursor=False), height=1)
-        under = Window(FormattedTextControl(lambda: self.status), height=1)
+        rows = [body, Window(FormattedTextControl(self._help), height=1)]
+        if status:
+            rows.append(Window(FormattedTextControl(lambda: self.status), height=1))
         self.app: Application[PermissionOption | str | None] = Application(
-            layout=Layout(HSplit([body, under] if status else [body])),
+            layout=Layout(HSplit(rows)),
             key_bindings=keys,
             erase_when_done=True,
             refresh_interval=0.5,
@@ -79,9 +81,11 @@ class KeyChooser:
             if offer.agent_name:
                 parts.append(("fg:ansibrightblack", f'("{offer.agent_name}") '))
             parts.append(("", " "))
-        raw = "i raw input · " if self.shown.raw_input_full is not None else ""
-        parts.append(("fg:ansibrightblack", raw + _HELP))
         return parts
+
+    def _help(self) -> StyleAndTextTuples:
+        raw = "i shows the raw input · " if self.shown.raw_input_full is not None else ""
+        return [("fg:ansibrightblack", raw + _HELP)]
 
     async def choose(self) -> PermissionOption | str | None:
         """Wait for the key; prompt_toolkit leaves the SIGINT handler to the turn."""

@@ -15,7 +15,6 @@ and a number for every option.
 from __future__ import annotations
 
 import json
-import shlex
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -134,7 +133,7 @@ def _commands(request: PermissionRequest) -> list[tuple[str, str | None]]:
     if call is None:
         return found
     if not found:
-        command = _raw_command(call.raw_input)
+        command = describe.raw_command(call.raw_input)
         if command is not None:
             found.append((sanitize.exact(command), None))
     for term in describe.terminals_of(call, request.session.state):
@@ -142,18 +141,6 @@ def _commands(request: PermissionRequest) -> list[tuple[str, str | None]]:
         if shown and all(shown != known for known, _ in found):
             found.append((shown, sanitize.line(term.cwd) if isinstance(term.cwd, str) else None))
     return found
-
-
-def _raw_command(raw: Any) -> str | None:
-    if not isinstance(raw, dict):
-        return None
-    for key in ("command", "cmd", "commandLine"):
-        value = raw.get(key)
-        if isinstance(value, str) and value.strip():
-            return value
-        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-            return shlex.join(value)
-    return None
 
 
 def _squash(text: str) -> str:

@@ -81,6 +81,9 @@ def tool_call_text(call: ToolCallState, state: SessionState, seen: Seen | None =
     summary when ``seen`` says the diff was shown in full already), terminals."""
     kind, status = sanitize.line(str(call.kind)), sanitize.line(str(call.status))
     lines = [f"[{kind}] {describe.tool_title(call)} ({status})"]
+    command = describe.shown_command(call)
+    if command is not None:
+        lines.extend(_indent(f"$ {command}"))
     seen = seen or Seen()
     for item in describe.content_items(call):
         if isinstance(item, Diff) and seen.summarized(call):
