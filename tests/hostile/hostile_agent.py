@@ -63,7 +63,9 @@ async def inject(turn: Turn) -> str:
     await terminal.exit(0)
     await call.complete()
     await turn.send(SessionInfoUpdate(title="session" + EVIL))
-    await turn.commands([AvailableCommand(name="cmd" + EVIL[:20], description="desc" + EVIL)])
+    await turn.commands(
+        [AvailableCommand(name="cmd\u202e" + EVIL[:20], description="\u202edesc" + EVIL)]
+    )
     await turn.usage(10, 1000, cost=(0.5, "USD" + EVIL))
     await turn.say("done")
     return "end_turn"

@@ -60,6 +60,9 @@ def test_interactive_chat_never_writes_the_agents_sequences(tmp_path: Path) -> N
     chat.sendline("fail")
     chat.expect("failed")
     chat.expect("❯")
+    chat.send("/")  # the agent's commands and their descriptions, in the completion menu
+    chat.expect("desc")
+    chat.sendcontrol("u")
     output = finish_chat(chat)
     assert "outputhttps://github.com/acp2" in output  # the terminal output, sanitized
     assert_no_peer_sequence(output)

@@ -27,7 +27,7 @@ from rich.text import Text
 from acp2.client import ClientSession, PermissionPolicy
 from acp2.errors import Acp2Error, RequestError
 from acp2.state import MessageState, SessionState
-from acp2.ui import describe
+from acp2.ui import describe, sanitize
 from acp2.ui.asking import Asker
 from acp2.ui.blocks import View, entry_block, notice_block
 from acp2.ui.live import FPS, LiveRegion, PausableLive
@@ -108,7 +108,8 @@ class InteractiveChat:
         """Chat until the user quits (Ctrl-D, or Ctrl-C on an empty line); return 0, or
         130 when the user quit while a cancel was pending."""
         self.attach(session)
-        self.console.print(Text(f"session {session.id} · {session.cwd}", style="dim"))
+        where = sanitize.line(f"session {session.id} · {session.cwd}")  # the agent's id
+        self.console.print(Text(where, style="dim"))
         if replayed:
             self.print_settled(final=True, view=replace(self.view, show_user=True))
             self.console.print(Text("── resumed ──", style="dim"))
@@ -227,7 +228,8 @@ class InteractiveChat:
 
     def _print_stop(self, stop: str | None, seconds: float) -> None:
         glyph, style = _STOP_STYLES.get(stop or "", ("■", "yellow"))
-        line = Text.assemble((f"{glyph} {stop or 'stopped'}", f"bold {style}"))
+        shown = sanitize.line(stop or "stopped")  # an open enum: any agent string
+        line = Text.assemble((f"{glyph} {shown}", f"bold {style}"))
         message = describe.error_message(self.session.state.error)
         if message:
             line.append(f": {message}", style=style)

@@ -23,6 +23,8 @@ from prompt_toolkit.formatted_text import AnyFormattedText
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
+from acp2.ui import sanitize
+
 __all__ = ["CommandCompleter", "chat_key_bindings", "history_path", "make_prompt_session"]
 
 
@@ -66,11 +68,12 @@ class CommandCompleter(Completer):
             if isinstance(name, str) and name.startswith(prefix):
                 hint = getattr(getattr(command, "input", None), "hint", None)
                 meta = str(getattr(command, "description", ""))
+                shown = f"{meta} [{hint}]" if isinstance(hint, str) else meta
                 yield Completion(
                     f"/{name}" + (" " if isinstance(hint, str) else ""),
                     start_position=-len(text),
-                    display=f"/{name}",
-                    display_meta=f"{meta} [{hint}]" if isinstance(hint, str) else meta,
+                    display=sanitize.line(f"/{name}"),  # the agent's text
+                    display_meta=sanitize.line(shown),
                 )
 
 
