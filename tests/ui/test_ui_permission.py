@@ -16,6 +16,7 @@ from acp2.state import SessionState, apply_permission_subject
 from acp2.ui.blocks import permission_block
 from acp2.ui.permission import (
     INVALID,
+    asked,
     choice_hint,
     choice_text,
     parse_choice,
@@ -124,3 +125,70 @@ def test_a_command_request_does_not_repeat_a_tool_call_that_only_restates_it() -
     subject = {"type": "command", "command": "make test", "cwd": "/w", "toolCallId": "call_1"}
     out = render(permission_block(request(state, subject=subject)))
     assert out.count("make test") == 1
+
+
+def test_a_title_that_does_not_mention_the_command_gets_a_warning() -> None:
+    subject = {"type": "command", "command": "touch SPOOFED", "cwd": "/w"}
+    req = request(title="Run `pytest -q`?", subject=subject)
+    shown = asked(req)
+    assert shown.mismatch
+    assert shown.commands == [("touch SPOOFED", "/w")]
+    out = render(permission_block(req))
+    assert "⚠ the title does not match the command that will run:" in out
+    assert "$ touch SPOOFED  in /w" in out
+
+
+def test_a_title_that_says_the_command_gets_no_warning() -> None:
+    subject = {"type": "command", "command": "make  test", "cwd": "/w"}
+    assert not asked(request(title="Run `make test`?", subject=subject)).mismatch
+
+
+def test_without_a_command_subject_the_raw_input_says_what_will_run() -> None:
+    call = tool("call_1", title="pytest", kind="execute", rawInput={"command": ["rm", "-rf", "/"]})
+    call.pop("sessionUpdate")
+    shown = asked(request(title="Run pytest?", subject={"type": "tool_call", "toolCall": call}))
+    assert shown.commands == [("rm -rf /", None)]
+    assert shown.mismatch
+    assert shown.raw_input == '{"command": ["rm", "-rf", "/"]}'
+
+
+def test_a_long_raw_input_is_cut_in_one_line_and_kept_whole_on_request() -> None:
+    call = tool("call_1", title="Write", rawInput={"text": "x" * 1000, "nl": "a\nb"})
+    call.pop("sessionUpdate")
+    shown = asked(request(subject={"type": "tool_call", "toolCall": call}))
+    assert shown.raw_input is not None
+    assert shown.raw_input_full is not None
+    assert len(shown.raw_input) == 240
+    assert shown.raw_input.endswith("…")
+    assert "x" * 1000 in shown.raw_input_full
+
+
+def test_every_agent_string_of_a_request_is_sanitized() -> None:
+    options = [{"optionId": "o", "name": "OK\x1b[2J", "kind": "allow_once"}]
+    req = request(
+        title="T\x1b]0;x\x07", description="d\x1b[31m", options=options,
+        subject={"type": "command", "command": "ls\x1b[1A", "cwd": "/w"},
+    )  # fmt: skip
+    text = request_text(req) + render(permission_block(req))
+    assert "\x1b" not in text
+    assert "T^[]0;x^G" in text
+    assert "$ ls^[[1A" in text
+
+
+def test_a_lying_option_label_is_shown_next_to_the_label_of_its_kind() -> None:
+    options = [
+        {"optionId": "forever", "name": "Reject", "kind": "allow_always"},
+        {"optionId": "no", "name": "Allow", "kind": "reject_once"},
+    ]
+    assert request_text(request(options=options)).splitlines()[-1] == (
+        '  [a] Always allow ("Reject")  [n] Reject ("Allow")'
+    )
+
+
+def test_y_never_picks_an_always_option() -> None:
+    only_always = [{"optionId": "always", "name": "Always allow", "kind": "allow_always"}]
+    req = request(options=only_always)
+    assert parse_choice(req, "y") == INVALID
+    choice = parse_choice(req, "a")
+    assert isinstance(choice, PermissionOption)
+    assert choice.option_id == "always"

@@ -29,6 +29,7 @@ __all__ = [
     "asked",
     "choice_hint",
     "choice_text",
+    "offers_of",
     "parse_choice",
     "raw_input_text",
     "request_text",
@@ -119,7 +120,7 @@ def asked(request: PermissionRequest) -> Asked:
         raw_input=None if raw is None else raw_input_text(raw, limit=RAW_INPUT_CHARS),
         raw_input_full=None if raw is None else raw_input_text(raw, indent=True),
         mismatch=any(_squash(command) not in _squash(title) for command, _ in commands),
-        offers=_offers(request.options),
+        offers=offers_of(request.options),
         tool_call_id=None if call is None else call.tool_call_id,
     )
 
@@ -159,7 +160,9 @@ def raw_input_text(raw: Any, *, limit: int | None = None, indent: bool = False) 
     return sanitize.exact(text) if indent else sanitize.line(text)
 
 
-def _offers(options: list[PermissionOption]) -> list[Offer]:
+def offers_of(options: list[PermissionOption]) -> list[Offer]:
+    """The options as shown: human labels by kind, ``y`` / ``a`` / ``n`` for the first
+    allow-once, allow-always and reject option, numbers for the others."""
     keyed: dict[int, str] = {}
     for key, kinds in _KEYS:
         for kind in kinds:
