@@ -19,6 +19,7 @@ from __future__ import annotations
 import sys
 
 import anyio
+from msgspec import Raw
 
 from acp2.agent import Agent, Turn
 from acp2.schema import (
@@ -29,6 +30,7 @@ from acp2.schema import (
     SessionInfoUpdate,
     TextContent,
 )
+from acp2.schema.codec import encode
 
 #: One of each attack; the tests assert none of these bytes reach the person's terminal.
 EVIL = (
@@ -67,6 +69,9 @@ async def inject(turn: Turn) -> str:
         [AvailableCommand(name="cmd\u202e" + EVIL[:20], description="\u202edesc" + EVIL)]
     )
     await turn.usage(10, 1000, cost=(0.5, "USD" + EVIL))
+    state = {"sessionUpdate": "state_update", "state": "running" + EVIL}
+    await turn.send(Raw(encode(state)))  # an unknown state, kept verbatim by clients
+    await anyio.sleep(0.3)  # long enough for a status line to show it
     await turn.say("done")
     return "end_turn"
 

@@ -128,7 +128,9 @@ def foreground_text(state: SessionState) -> str:
     """The foreground state in words: ``running``, ``waiting for you``, ``idle``..."""
     if state.foreground == "requires_action":
         return "waiting for you"
-    return state.foreground.replace("_", " ")
+    from acp2.ui.sanitize import line  # kept verbatim from the agent: any string
+
+    return line(state.foreground.replace("_", " "))
 
 
 def strip_ansi(text: str) -> str:
