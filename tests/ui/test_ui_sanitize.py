@@ -101,3 +101,10 @@ def test_terminal_keeps_the_last_state_of_a_progress_line() -> None:
 
 def test_visible_names_c0_del_and_other_characters() -> None:
     assert [sanitize.visible(c) for c in "\x1b\x00\x7f\x9b"] == ["^[", "^@", "^?", "<U+009B>"]
+
+
+def test_terminal_colours_never_conceal_text() -> None:
+    text = "\x1b[8mhidden\x1b[0m \x1b[1;8;31mx\x1b[38;5;8;48;2;8;8;8my\x1b[m"
+    assert sanitize.terminal(text, colors=True) == (
+        "hidden\x1b[0m \x1b[1;31mx\x1b[38;5;8;48;2;8;8;8my\x1b[m"
+    )

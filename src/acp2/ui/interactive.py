@@ -133,6 +133,7 @@ class InteractiveChat:
     def attach(self, session: ClientSession) -> None:
         """Show ``session`` from now on (``run`` does this first)."""
         self.session = session
+        self.view.seen.root = session.cwd  # diff headers relative to the session root
         self.settler = Settler(session.state)
         self.notices = NoticeTracker(session.state)
 

@@ -16,9 +16,10 @@ C0/C1 control, no bidirectional override survives.
   Nothing is removed: every control character, bidi control, zero-width or other
   invisible format character and unusual space is shown by name (``^[``, ``<U+202E>``),
   so the text on screen has the same characters, in the same order, as the text used.
-- :func:`terminal`: output of a command. Only SGR colour sequences (``ESC [ … m``) may be
-  kept, and only when asked; every other sequence is removed (no OSC, no cursor movement,
-  no screen clearing); a line's ``\\r`` keeps what a terminal would leave visible last.
+- :func:`terminal`: output of a command. Only SGR colour and attribute sequences
+  (``ESC [ … m``, without "conceal", which would hide text) may be kept, and only when
+  asked; every other sequence is removed (no OSC, no cursor movement, no screen
+  clearing); a line's ``\\r`` keeps what a terminal would leave visible last.
 
 All functions are pure, return their argument unchanged when it is already safe (one
 regular-expression scan), and never raise on any ``str``.
@@ -127,7 +128,26 @@ _SGR_OR_SPECIAL: Final = re.compile(_SGR.pattern + "|" + _PROSE_NEEDS.pattern)
 
 def _keep_sgr(match: re.Match[str]) -> str:
     found = match.group()
-    return found if _SGR.fullmatch(found) else ""
+    return _without_conceal(found) if _SGR.fullmatch(found) else ""
+
+
+def _without_conceal(sgr: str) -> str:
+    """The SGR sequence without "conceal" (8), which would hide text on screen; the
+    numbers of extended colours (``38;5;8``, ``48;2;R;G;B``) are kept."""
+    params = sgr[2:-1].split(";")
+    kept: list[str] = []
+    index = 0
+    while index < len(params):
+        param = params[index]
+        if param in ("38", "48", "58") and index + 1 < len(params):
+            width = {"5": 3, "2": 5}.get(params[index + 1], 1)
+            kept.extend(params[index : index + width])
+            index += width
+            continue
+        if param != "8":
+            kept.append(param)
+        index += 1
+    return "\x1b[" + ";".join(kept) + "m" if kept else ""
 
 
 def _show_unless_sgr(match: re.Match[str]) -> str:
