@@ -73,7 +73,19 @@ def _table(codes: list[int]) -> dict[int, str]:
 
 
 def _class(codes: list[int]) -> re.Pattern[str]:
-    return re.compile("[" + "".join(re.escape(chr(code)) for code in codes) + "]")
+    """A character class of ``codes`` written as ranges (a long list of single characters
+    makes the regular-expression engine test them one by one, per character scanned)."""
+    ranges: list[list[int]] = []
+    for code in sorted(set(codes)):
+        if ranges and ranges[-1][1] == code - 1:
+            ranges[-1][1] = code
+        else:
+            ranges.append([code, code])
+    body = "".join(
+        re.escape(chr(low)) + ("-" + re.escape(chr(high)) if high > low else "")
+        for low, high in ranges
+    )
+    return re.compile("[" + body + "]")
 
 
 _PROSE_TABLE: Final = _table([*_C0, 0x7F, *_C1, *_BIDI])
@@ -84,13 +96,27 @@ _LINE_TABLE: Final = {**_EXACT_TABLE, 0x0A: "⏎", 0x09: " "}
 _LINE_NEEDS: Final = _class([*_C0, 0x0A, 0x09, 0x7F, *_C1, *_BIDI, *_INVISIBLE])
 
 
+# Substituting only the matches is much faster than str.translate over the whole text
+# when special characters are rare, as they are.
+def _show_prose(match: re.Match[str]) -> str:
+    return _PROSE_TABLE[ord(match.group())]
+
+
+def _show_exact(match: re.Match[str]) -> str:
+    return _EXACT_TABLE[ord(match.group())]
+
+
+def _show_line(match: re.Match[str]) -> str:
+    return _LINE_TABLE[ord(match.group())]
+
+
 def prose(text: str) -> str:
     """Multi-line text for reading: sequences removed, other controls shown, ``\\n`` /
     ``\\t`` kept."""
     if _PROSE_NEEDS.search(text) is None:
         return text
     text = _SEQUENCE.sub("", text.replace("\r\n", "\n")).replace("\r", "")
-    return text.translate(_PROSE_TABLE)
+    return _PROSE_NEEDS.sub(_show_prose, text)
 
 
 def exact(text: str) -> str:
@@ -98,7 +124,7 @@ def exact(text: str) -> str:
     shown by name, nothing removed; ``\\n`` and ``\\t`` kept."""
     if _EXACT_NEEDS.search(text) is None:
         return text
-    return text.translate(_EXACT_TABLE)
+    return _EXACT_NEEDS.sub(_show_exact, text)
 
 
 def line(text: str) -> str:
@@ -106,7 +132,7 @@ def line(text: str) -> str:
     spaces (``\\r\\n`` counts as one newline)."""
     if _LINE_NEEDS.search(text) is None:
         return text
-    return text.replace("\r\n", "\n").translate(_LINE_TABLE)
+    return _LINE_NEEDS.sub(_show_line, text.replace("\r\n", "\n"))
 
 
 def terminal(text: str, *, colors: bool = False) -> str:
@@ -120,7 +146,7 @@ def terminal(text: str, *, colors: bool = False) -> str:
         text = "\n".join(_after_return(part) for part in text.split("\n"))
     if colors:
         return _SGR_OR_SPECIAL.sub(_show_unless_sgr, text)
-    return text.translate(_PROSE_TABLE)
+    return _PROSE_NEEDS.sub(_show_prose, text)
 
 
 _SGR_OR_SPECIAL: Final = re.compile(_SGR.pattern + "|" + _PROSE_NEEDS.pattern)
