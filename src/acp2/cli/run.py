@@ -142,6 +142,9 @@ async def run_command(args: argparse.Namespace) -> int:
 
     from acp2.errors import Acp2Error
     from acp2.ui import sanitize
+    from acp2.ui.logs import safe_stderr_logging
+
+    safe_stderr_logging()  # warnings quote the agent: never raw on the terminal
 
     if args.prompt == "-":
         from acp2.ui.oneshot import stdin_prompt

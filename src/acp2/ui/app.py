@@ -116,7 +116,9 @@ async def run_chat(
     exit status. Errors of the agent are shown by the front-end, never raised."""
     from acp2.client import connect
     from acp2.errors import Acp2Error
+    from acp2.ui.logs import safe_stderr_logging
 
+    safe_stderr_logging()  # warnings quote the agent: never raw on the terminal
     frontend = make_frontend(options, stdin or sys.stdin, stdout or sys.stdout)
     for line in options.intro:
         frontend.note(line)
