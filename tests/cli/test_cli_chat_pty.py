@@ -71,6 +71,7 @@ def test_a_permission_prompt_is_answered_with_one_key(chat: pexpect.spawn) -> No
     chat.expect("Allow editing hello.txt\\?")
     chat.expect("choose")
     chat.expect("Always reject")
+    chat.expect("waiting for you")  # the status line stays under the question
     chat.send("1")
     chat.expect("allowed: Allow once")
     chat.expect("hello, world")  # the diff and the terminal output

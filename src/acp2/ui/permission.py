@@ -156,7 +156,8 @@ def raw_input_text(raw: Any, *, limit: int | None = None, indent: bool = False) 
     except (TypeError, ValueError):
         text = repr(raw)
     if limit is not None and len(text) > limit:
-        text = text[: limit - 1] + "…"
+        kept = limit - len(f"… (+{len(text)} characters)")
+        text = text[: max(0, kept)] + f"… (+{len(text) - max(0, kept)} characters)"
     return sanitize.exact(text) if indent else sanitize.line(text)
 
 
