@@ -41,7 +41,9 @@ EXIT_AGENT_FAILED = 3
 
 def _add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--json", action="store_true", help="print every update, then a summary, as JSON lines"
+        "--json",
+        action="store_true",
+        help="print every update and permission request, then a summary, as JSON lines",
     )
     parser.add_argument(
         "--permission",
@@ -66,7 +68,11 @@ def add_parser(subparsers: Any) -> None:
         "run",
         help="send one prompt to an agent and print the reply (scripting, CI)",
         description="Send one prompt to an ACP v2 agent and print its reply.",
-        epilog="example: acp2 run 'echo hello' -- acp2 test-agent\n\n"
+        epilog="examples:\n  acp2 run 'echo hello' -- acp2 test-agent\n"
+        "  echo 'fix the failing test' | acp2 run - -- acp2 agent   (prompt from stdin)\n\n"
+        "On a terminal the reply streams as it arrives; a permission question shows\n"
+        "what will run and takes one key: y allow once, a always allow, n reject.\n"
+        "--json also prints each permission request and its answer.\n\n"
         "exit status: 0 end_turn, 1 other stop reason, 2 usage, 3 agent failure",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
