@@ -274,9 +274,7 @@ def permission_block(request: PermissionRequest, *, options: bool = True) -> Ren
     if call is not None and (call.content or not shown.commands):
         parts.append(_subject_block(call, request.session.state, shown))
     if shown.raw_input is not None:
-        parts.append(
-            Text(f"raw input: {shown.raw_input}", style="dim", no_wrap=True, overflow="ellipsis")
-        )
+        parts.append(Text(f"raw input: {shown.raw_input}", style="dim"))  # wraps: 240 chars
     if options:
         parts.append(Text.assemble("\n", offers_text(shown)))
     return Panel(

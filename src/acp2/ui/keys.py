@@ -50,8 +50,12 @@ class KeyChooser:
         keys.add("escape", eager=True)(lambda event: event.app.exit(result=None))
         keys.add("c-c")(lambda event: event.app.exit(exception=KeyboardInterrupt()))
         keys.add("c-d")(lambda event: event.app.exit(result=None))
-        body = Window(FormattedTextControl(self._options, show_cursor=False), height=1)
-        rows = [body, Window(FormattedTextControl(self._help), height=1)]
+        body = Window(  # wraps: every option stays visible on a narrow terminal
+            FormattedTextControl(self._options, show_cursor=False),
+            wrap_lines=True,
+            dont_extend_height=True,
+        )
+        rows = [body, Window(FormattedTextControl(self._help), wrap_lines=True)]
         if status:
             rows.append(Window(FormattedTextControl(lambda: self.status), height=1))
         self.app: Application[PermissionOption | str | None] = Application(
