@@ -75,8 +75,8 @@ def test_permission_ask_reads_the_answer_from_the_next_line(
 ) -> None:
     status, out, _ = chat("tools\n1\n", "--permission", "ask", env=env, cwd=tmp_path)
     assert status == 0
-    assert "  [1] Allow (allow_once)" in out
-    assert "  -> allowed: Allow" in out
+    assert "  [y] Allow once  [a] Always allow  [n] Reject  [4] Always reject" in out
+    assert "  -> allowed: Allow once" in out
     assert "Edited hello.txt." in out
 
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -133,3 +135,91 @@ def test_an_agent_command_that_cannot_start_is_exit_3() -> None:
     assert done.returncode == 3
     assert "acp2 run: error:" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def acp2_run_input(*args: str, stdin: str) -> subprocess.CompletedProcess[str]:
+    """Run ``acp2 run ARGS -- AGENT`` with ``stdin`` as its input (a pipe); bounded."""
+    argv = [sys.executable, "-m", "acp2.cli.main", "run", *args, "--", *AGENT]
+    return subprocess.run(
+        argv, input=stdin, capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def test_a_missing_prompt_is_caught_before_the_separator() -> None:
+    """`acp2 run -- acp2 test-agent`: the agent command is never taken as the prompt."""
+    argv = [sys.executable, "-m", "acp2.cli.main", "run", "--", *AGENT]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2
+    assert "missing PROMPT" in done.stderr
+    assert "No such file" not in done.stderr
+
+
+def test_a_dash_prompt_is_read_from_stdin() -> None:
+    done = acp2_run_input("-", stdin="echo read from stdin\n")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "read from stdin\n"
+
+
+def test_ask_shows_what_is_asked_and_takes_a_letter_from_a_pipe() -> None:
+    """Off a terminal the answer is a line; the wording and keys are the chat's."""
+    done = acp2_run_input("--permission", "ask", "tools", stdin="y\n")
+    assert done.returncode == 0, done.stderr
+    assert "[permission] Allow editing hello.txt?" in done.stderr
+    assert '"path":' in done.stderr  # the raw input is always shown
+    assert "[y] Allow once  [a] Always allow  [n] Reject  [4] Always reject" in done.stderr
+    assert "choose [y/a/n, 1-4]:" in done.stderr
+    assert "-> allowed: Allow once" in done.stderr
+    assert done.stdout.strip() == "Edited hello.txt."
+
+
+def test_run_json_includes_each_permission_request_and_its_answer() -> None:
+    done = acp2_run("--json", "--permission", "deny", "tools")
+    assert done.returncode == 0, done.stderr
+    lines = json_lines(done.stdout)
+    asked = [line for line in lines if "permissionRequest" in line]
+    answered = [line for line in lines if "permissionResponse" in line]
+    assert len(asked) == len(answered) == 1
+    request = asked[0]["permissionRequest"]
+    assert isinstance(request, dict)
+    assert request["title"] == "Allow editing hello.txt?"
+    assert answered[0] == {
+        "permissionResponse": {"outcome": {"outcome": "selected", "optionId": "reject_once"}},
+        "n": 1,
+    }
+    assert lines.index(asked[0]) < lines.index(answered[0]) < len(lines) - 1
+
+
+def spawn_run(*args: str) -> Any:
+    """``acp2 run ARGS -- AGENT`` in an 80x24 pseudo-terminal (pexpect)."""
+    pexpect = pytest.importorskip("pexpect")
+    env = {**os.environ, "TERM": "xterm-256color", "PROMPT_TOOLKIT_NO_CPR": "1"}
+    argv = ["-m", "acp2.cli.main", "run", *args, "--", *AGENT]
+    return pexpect.spawn(
+        sys.executable, argv, env=env, dimensions=(24, 80), encoding="utf-8", timeout=15
+    )
+
+
+def test_run_streams_the_reply_on_a_terminal_before_the_work_ends() -> None:
+    """On a terminal the text shows while the agent still works (here: until cancelled)."""
+    child = spawn_run("--cancel-after", "30", "wait")
+    try:
+        child.expect("Waiting until cancelled...")
+        assert child.isalive()  # the work is still running: the text was streamed
+    finally:
+        child.terminate(force=True)
+
+
+def test_run_ask_on_a_terminal_takes_one_key() -> None:
+    pexpect = pytest.importorskip("pexpect")
+    child = spawn_run("--permission", "ask", "tools")
+    try:
+        child.expect("Allow editing hello.txt\\?")
+        child.expect("Always reject")
+        child.send("y")
+        child.expect("allowed: Allow once")
+        child.expect("Edited hello.txt.")
+        child.expect(pexpect.EOF)
+    finally:
+        child.terminate(force=True)
+    child.close()
+    assert child.exitstatus == 0

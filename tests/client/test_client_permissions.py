@@ -92,8 +92,22 @@ async def test_the_interactive_policy_reads_a_number_and_shows_the_options() -> 
             assert await work.wait() == "end_turn"
             assert work.text == "You chose: reject_once"
     shown = out.getvalue()
-    assert "Permission requested: Proceed?" in shown
-    assert "[1] Allow (allow_once)" in shown
+    assert "[permission] Proceed?" in shown
+    assert "[y] Allow once  [a] Always allow  [n] Reject  [4] Always reject" in shown
+
+
+async def test_the_interactive_policy_takes_a_letter_and_shows_no_agent_escape() -> None:
+    """y picks allow-once; the agent's title reaches the output without its ESC bytes."""
+    out = io.StringIO()
+    policy = interactive(input=io.StringIO("y\n"), output=out)
+    with anyio.fail_after(10):
+        async with in_process(permissions=policy) as client:
+            session = await client.new_session()
+            work = await session.prompt("permission Go\x1b]0;pwned\x07?")
+            assert await work.wait() == "end_turn"
+            assert work.text == "You chose: allow_once"
+    assert "\x1b" not in out.getvalue()
+    assert "Go^[]0;pwned^G?" in out.getvalue()
 
 
 async def test_interactive_policy_declines_on_end_of_input() -> None:

@@ -394,8 +394,13 @@ def acp2_run(
 
 
 def json_output(done: subprocess.CompletedProcess[str], frames: list[Frame]) -> dict[str, Any]:
-    """Check ``acp2 run --json`` printed every wire update unchanged; return its summary."""
-    lines = done.stdout.splitlines()
+    """Check ``acp2 run --json`` printed every wire update unchanged (between them, the
+    permission request and answer lines); return its summary."""
+    lines = [
+        line
+        for line in done.stdout.splitlines()
+        if not line.startswith(('{"permissionRequest":', '{"permissionResponse":'))
+    ]
     wire = [f.line for f in frames if f.method == "session/update"]
     assert len(lines) == len(wire) + 1, done.stdout
     for line, sent in zip(lines, wire, strict=False):
@@ -472,7 +477,7 @@ def test_acp2_run_cancel_during_permission_wait(
     )
 
     assert done.returncode == 1, done.stderr
-    assert "Permission requested" in done.stderr  # asked on the terminal, never answered
+    assert "[permission] Allow Edit hello.txt?" in done.stderr  # asked, never answered
     frames = valid_wire(log)
     summary = json_output(done, frames)
     assert summary["stopReason"] == "cancelled"

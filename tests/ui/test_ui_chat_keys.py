@@ -1,8 +1,8 @@
-"""The line editor for keys typed while the agent works (acp2.ui.keys)."""
+"""The line editor for keys typed while the agent works (acp2.ui.lineedit)."""
 
 from __future__ import annotations
 
-from acp2.ui.keys import LineEditor
+from acp2.ui.lineedit import LineEditor
 
 
 def feed(*chunks: bytes) -> tuple[LineEditor, list[tuple[str, str]]]:

@@ -16,6 +16,7 @@ from acp2.state import SessionState, apply_permission_subject
 from acp2.ui.blocks import permission_block
 from acp2.ui.permission import (
     INVALID,
+    asked,
     choice_hint,
     choice_text,
     parse_choice,
@@ -67,11 +68,11 @@ def test_a_letter_for_a_kind_not_offered_is_invalid() -> None:
     only_allow = [{"optionId": "ok", "name": "OK", "kind": "allow_once"}]
     req = request(options=only_allow)
     assert parse_choice(req, "n") == INVALID
-    assert choice_hint(req) == "1, y"
+    assert choice_hint(req) == "y, 1"
 
 
 def test_the_hint_lists_numbers_and_letters() -> None:
-    assert choice_hint(request()) == "1-3, y/a/n"
+    assert choice_hint(request()) == "y/a/n, 1-3"
 
 
 def test_the_panel_shows_title_description_tool_call_diff_and_numbered_options() -> None:
@@ -86,10 +87,11 @@ def test_the_panel_shows_title_description_tool_call_diff_and_numbered_options()
         "permission requested",
         "Edit a.py?",
         "Fixes the bug",
-        "○ ✎ Edit a.py",
+        "✎ Edit a.py",
         "+new = 2",
-        " 1  Allow  (allow_once)",
-        " 3  Reject  (reject_once)",
+        " y  Allow once",
+        " a  Always allow",
+        " n  Reject",
     ):
         assert expected in out
     assert all(len(line) <= 80 for line in out.splitlines())
@@ -107,15 +109,13 @@ def test_the_plain_request_lists_the_options() -> None:
     assert lines == [
         "[permission] Edit a.py?",
         "  why",
-        "  [1] Allow (allow_once)",
-        "  [2] Always allow (allow_always)",
-        "  [3] Reject (reject_once)",
+        "  [y] Allow once  [a] Always allow  [n] Reject",
     ]
 
 
 def test_the_outcome_in_words() -> None:
     options = request().options
-    assert choice_text(options[0]) == "allowed: Allow"
+    assert choice_text(options[0]) == "allowed: Allow once"
     assert choice_text(options[2]) == "rejected: Reject"
     assert choice_text(None) == "declined"
 
@@ -125,3 +125,72 @@ def test_a_command_request_does_not_repeat_a_tool_call_that_only_restates_it() -
     subject = {"type": "command", "command": "make test", "cwd": "/w", "toolCallId": "call_1"}
     out = render(permission_block(request(state, subject=subject)))
     assert out.count("make test") == 1
+
+
+def test_a_title_that_does_not_mention_the_command_gets_a_warning() -> None:
+    subject = {"type": "command", "command": "touch SPOOFED", "cwd": "/w"}
+    req = request(title="Run `pytest -q`?", subject=subject)
+    shown = asked(req)
+    assert shown.mismatch
+    assert shown.commands == [("touch SPOOFED", "/w")]
+    out = render(permission_block(req))
+    assert "⚠ the title does not match the command that will run:" in out
+    assert "$ touch SPOOFED  in /w" in out
+
+
+def test_a_title_that_says_the_command_gets_no_warning() -> None:
+    subject = {"type": "command", "command": "make  test", "cwd": "/w"}
+    assert not asked(request(title="Run `make test`?", subject=subject)).mismatch
+
+
+def test_without_a_command_subject_the_raw_input_says_what_will_run() -> None:
+    call = tool("call_1", title="pytest", kind="execute", rawInput={"command": ["rm", "-rf", "/"]})
+    call.pop("sessionUpdate")
+    shown = asked(request(title="Run pytest?", subject={"type": "tool_call", "toolCall": call}))
+    assert shown.commands == [("rm -rf /", None)]
+    assert shown.mismatch
+    assert shown.raw_input == '{"command": ["rm", "-rf", "/"]}'
+
+
+def test_a_long_raw_input_is_cut_in_one_line_and_kept_whole_on_request() -> None:
+    call = tool("call_1", title="Write", rawInput={"text": "x" * 1000, "nl": "a\nb"})
+    call.pop("sessionUpdate")
+    shown = asked(request(subject={"type": "tool_call", "toolCall": call}))
+    assert shown.raw_input is not None
+    assert shown.raw_input_full is not None
+    assert len(shown.raw_input) <= 240
+    kept, more = shown.raw_input.split("… (+")
+    whole = json.dumps({"text": "x" * 1000, "nl": "a\nb"}, ensure_ascii=False)
+    assert len(kept) + int(more.removesuffix(" characters)")) == len(whole)
+    assert "x" * 1000 in shown.raw_input_full
+
+
+def test_every_agent_string_of_a_request_is_sanitized() -> None:
+    options = [{"optionId": "o", "name": "OK\x1b[2J", "kind": "allow_once"}]
+    req = request(
+        title="T\x1b]0;x\x07", description="d\x1b[31m", options=options,
+        subject={"type": "command", "command": "ls\x1b[1A", "cwd": "/w"},
+    )  # fmt: skip
+    text = request_text(req) + render(permission_block(req))
+    assert "\x1b" not in text
+    assert "T^[]0;x^G" in text
+    assert "$ ls^[[1A" in text
+
+
+def test_a_lying_option_label_is_shown_next_to_the_label_of_its_kind() -> None:
+    options = [
+        {"optionId": "forever", "name": "Reject", "kind": "allow_always"},
+        {"optionId": "no", "name": "Allow", "kind": "reject_once"},
+    ]
+    assert request_text(request(options=options)).splitlines()[-1] == (
+        '  [a] Always allow ("Reject")  [n] Reject ("Allow")'
+    )
+
+
+def test_y_never_picks_an_always_option() -> None:
+    only_always = [{"optionId": "always", "name": "Always allow", "kind": "allow_always"}]
+    req = request(options=only_always)
+    assert parse_choice(req, "y") == INVALID
+    choice = parse_choice(req, "a")
+    assert isinstance(choice, PermissionOption)
+    assert choice.option_id == "always"

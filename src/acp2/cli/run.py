@@ -5,11 +5,21 @@
     acp2 run [--json] [--permission allow|deny|ask] [--cwd DIR] [--resume SESSION_ID]
              [--cancel-after SECONDS] [--timeout SECONDS] PROMPT -- AGENT_COMMAND...
 
-Text mode prints the agent's final reply. ``--json`` prints one JSON object per line:
-every ``session/update`` of the session exactly as received (its ``update`` object),
-then ``{"sessionId", "stopReason", "text"}``. Exit status: 0 when the work ended with
-``end_turn``, 1 for any other stop reason, 2 for a usage error, 3 when the agent failed
-(exited, broke the protocol, refused the request or timed out).
+``PROMPT`` ``-`` reads the prompt from stdin. Everything after the first ``--`` is the
+agent command; the prompt must come before it.
+
+Text mode prints the agent's reply: streamed as it arrives when stdout is a terminal,
+else the final text once. The text is sanitized (:mod:`acp2.ui.sanitize`): escape
+sequences and control characters of the agent never reach the terminal. ``--json``
+prints one JSON object per line: every ``session/update`` of the session as received
+(its ``update`` object), each permission request and its answer
+(``{"permissionRequest": params, "n": 1}``, ``{"permissionResponse": result, "n": 1}``),
+then ``{"sessionId", "stopReason", "text"}``; C1 controls and bidi controls inside JSON
+strings are written as ``\\uXXXX`` escapes (the same JSON value). With ``--permission ask``
+the request is shown on stderr as in ``acp2 chat`` and answered with one key (``y`` allow
+once, ``a`` always allow, ``n`` reject, or a number). Exit status: 0 when the work ended
+with ``end_turn``, 1 for any other stop reason, 2 for a usage error, 3 when the agent
+failed (exited, broke the protocol, refused the request or timed out).
 """
 
 from __future__ import annotations
@@ -31,7 +41,9 @@ EXIT_AGENT_FAILED = 3
 
 def _add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--json", action="store_true", help="print every update, then a summary, as JSON lines"
+        "--json",
+        action="store_true",
+        help="print every update and permission request, then a summary, as JSON lines",
     )
     parser.add_argument(
         "--permission",
@@ -52,22 +64,48 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
 
 def add_parser(subparsers: Any) -> None:
     """Register ``acp2 run`` on the ``acp2`` subcommand parser."""
-    parser = subparsers.add_parser(
+    parser: argparse.ArgumentParser = subparsers.add_parser(
         "run",
         help="send one prompt to an agent and print the reply (scripting, CI)",
         description="Send one prompt to an ACP v2 agent and print its reply.",
-        epilog="example: acp2 run 'echo hello' -- acp2 test-agent\n\n"
+        epilog="examples:\n  acp2 run 'echo hello' -- acp2 test-agent\n"
+        "  echo 'fix the failing test' | acp2 run - -- acp2 agent   (prompt from stdin)\n\n"
+        "On a terminal the reply streams as it arrives; a permission question shows\n"
+        "what will run and takes one key: y allow once, a always allow, n reject.\n"
+        "--json also prints each permission request and its answer.\n\n"
         "exit status: 0 end_turn, 1 other stop reason, 2 usage, 3 agent failure",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    # The agent command is split off at the first "--" before argparse sees the words, so
+    # `acp2 run -- agent` is a missing prompt, never a prompt "agent".
+    parser.__class__ = _RunParser
     _add_options(parser)
-    parser.add_argument("prompt", metavar="PROMPT", help="the prompt text")
+    parser.add_argument(
+        "prompt", metavar="PROMPT", nargs="?", help="the prompt text ('-' reads it from stdin)"
+    )
     parser.add_argument(
         "agent_command",
         metavar="AGENT_COMMAND",
         nargs=argparse.REMAINDER,
         help="the agent to run, after '--'",
     )
+
+
+class _RunParser(argparse.ArgumentParser):
+    """Parses only the words before the first ``--``; the rest is the agent command."""
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: list[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        """Parse options and PROMPT before ``--``; everything after it is AGENT_COMMAND."""
+        words = list(sys.argv[1:] if args is None else args)
+        if "--" not in words:
+            return super().parse_known_args(words, namespace)
+        cut = words.index("--")
+        parsed, extra = super().parse_known_args(words[:cut], namespace)
+        parsed.before_separator = parsed.agent_command
+        parsed.agent_command = ["--", *words[cut + 1 :]]
+        return parsed, extra
 
 
 def main(args: argparse.Namespace) -> int:
@@ -78,20 +116,24 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _split_command(args: argparse.Namespace) -> str | None:
-    """Move options written between PROMPT and ``--`` into ``args``; return a usage error."""
+    """Check PROMPT, move options written between PROMPT and ``--`` into ``args``, and
+    leave the agent command in ``args.agent_command``; return a usage error, or None."""
+    if args.prompt is None:
+        return "missing PROMPT (write it before '--'; '-' reads it from stdin)"
     command = list(args.agent_command)
-    # argparse may already have removed the separating "--": then the agent command starts
-    # right away, and a later "--" belongs to the agent command itself (e.g. `uv run -- x`).
-    if command and command[0].startswith("-") and "--" in command:
-        cut = command.index("--")
+    before = list(getattr(args, "before_separator", None) or [])
+    if command[:1] == ["--"]:  # split off by _RunParser
+        command = command[1:]
+    elif command and command[0].startswith("-") and "--" in command:
+        cut = command.index("--")  # argparse kept options after PROMPT in the remainder
         before, command = command[:cut], command[cut + 1 :]
-        if before:
-            extra = argparse.ArgumentParser(prog="acp2 run", add_help=False)
-            _add_options(extra)
-            try:
-                extra.parse_args(before, namespace=args)
-            except SystemExit:
-                return f"unexpected arguments before '--': {' '.join(before)}"
+    if before:
+        extra = argparse.ArgumentParser(prog="acp2 run", add_help=False)
+        _add_options(extra)
+        try:
+            extra.parse_args(before, namespace=args)
+        except SystemExit:
+            return f"unexpected arguments before '--': {' '.join(before)}"
     args.agent_command = command
     return None if command else "missing AGENT_COMMAND (write it after '--')"
 
@@ -105,44 +147,60 @@ async def run_command(args: argparse.Namespace) -> int:
     import anyio
 
     from acp2.errors import Acp2Error
+    from acp2.ui import sanitize
+    from acp2.ui.logs import safe_stderr_logging
 
+    safe_stderr_logging()  # warnings quote the agent: never raw on the terminal
+
+    if args.prompt == "-":
+        from acp2.ui.oneshot import stdin_prompt
+
+        args.prompt = stdin_prompt()
     try:
         with anyio.fail_after(args.timeout):
             session_id, stop, text, error = await _prompt_once(args)
     except TimeoutError as exc:
         detail = str(exc) or f"no answer within {args.timeout:g} s"
-        print(f"acp2 run: error: {detail}", file=sys.stderr)
+        print(f"acp2 run: error: {sanitize.prose(detail)}", file=sys.stderr)
         return EXIT_AGENT_FAILED
     except (Acp2Error, OSError) as exc:
-        print(f"acp2 run: error: {exc}", file=sys.stderr)
+        print(f"acp2 run: error: {sanitize.prose(str(exc))}", file=sys.stderr)
         return EXIT_AGENT_FAILED
     if args.json:
+        from acp2.ui.oneshot import json_line
+
         summary = {"sessionId": session_id, "stopReason": stop, "text": text}
-        _write_line(json.dumps(summary, ensure_ascii=False, separators=(",", ":")))
-    elif text:
-        _write_line(text)
+        _write_line(json_line(json.dumps(summary, ensure_ascii=False, separators=(",", ":"))))
+    elif text is not None and text:
+        _write_line(sanitize.prose(text))
     if stop == "end_turn":
         return 0
-    reason = f"{stop}: {error}" if error else str(stop)
+    reason = sanitize.line(f"{stop}: {error}" if error else str(stop))
     print(f"acp2 run: the agent stopped: {reason}", file=sys.stderr)
     return EXIT_STOPPED
 
 
-async def _prompt_once(args: argparse.Namespace) -> tuple[str, str | None, str, str | None]:
+async def _prompt_once(args: argparse.Namespace) -> tuple[str, str | None, str | None, str | None]:
     """Connect, open or resume the session, prompt, wait (cancelling after
-    ``--cancel-after``); return (session id, stop reason, reply text, error message)."""
+    ``--cancel-after``); return (session id, stop reason, reply text or None when it was
+    streamed already, error message)."""
     import anyio
 
     from acp2.client import connect
+    from acp2.ui.oneshot import ReplyStream
 
+    stream = None if args.json or not sys.stdout.isatty() else ReplyStream(lambda: None, sys.stdout)
     listener = _print_update if args.json else None
     async with connect(
-        args.agent_command, cwd=args.cwd, permissions=_policy(args.permission)
+        args.agent_command, cwd=args.cwd, permissions=_policy(args, stream)
     ) as client:
         if args.resume:
             session = await client.resume(args.resume, on_update=listener)
         else:
             session = await client.new_session(on_update=listener)
+        if stream is not None:
+            stream.state = lambda: session.state
+            session.add_listener(stream)
         work = await session.prompt(args.prompt)
         with anyio.move_on_after(args.cancel_after):
             await work.wait()
@@ -150,21 +208,29 @@ async def _prompt_once(args: argparse.Namespace) -> tuple[str, str | None, str, 
             await session.cancel()
         stop = await work.wait()
         error = getattr(work.error, "message", None)
-        return session.id, stop, work.text, error if isinstance(error, str) else None
+        if stream is not None:
+            stream.end()
+        text = None if stream is not None and not args.json else work.text
+        return session.id, stop, text, error if isinstance(error, str) else None
 
 
-def _policy(choice: str | None) -> PermissionPolicy:
-    from acp2.client import allow_all, deny_all, interactive
+def _policy(args: argparse.Namespace, stream: Any) -> PermissionPolicy:
+    from acp2.client import allow_all, deny_all
+    from acp2.ui.oneshot import PermissionLog, RunAsker
 
+    choice = args.permission
     if choice is None:
         choice = "ask" if sys.stdin.isatty() else "deny"
-    if choice == "allow":
-        return allow_all
-    return deny_all if choice == "deny" else interactive()
+    policy: PermissionPolicy = allow_all if choice == "allow" else deny_all
+    if choice == "ask":
+        policy = RunAsker(sys.stdin, sys.stderr, before=stream.break_line if stream else None)
+    return PermissionLog(policy, _write_line) if args.json else policy
 
 
 def _print_update(update: Any, raw: bytes) -> None:
-    _write_line(raw.decode("utf-8"))
+    from acp2.ui.oneshot import json_line
+
+    _write_line(json_line(raw))
 
 
 def _write_line(text: str) -> None:

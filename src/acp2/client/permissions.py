@@ -123,18 +123,20 @@ def deny_all(request: PermissionRequest) -> PermissionOption | None:
 def interactive(
     *, input: TextIO | None = None, output: TextIO | None = None
 ) -> Callable[[PermissionRequest], Awaitable[Choice]]:
-    """Return a policy that asks on a terminal: it prints the request and the numbered
-    options to ``output`` (default stderr) and reads a number from ``input`` (default
-    stdin) in a worker thread. An empty line, end of input or anything else declines."""
+    """Return a policy that asks on a terminal: it prints the request to ``output``
+    (default stderr) -- title, what will run, the diff, the raw input and the options,
+    every agent string sanitized (:mod:`acp2.ui.sanitize`) -- and reads a line from
+    ``input`` (default stdin) in a worker thread: ``y`` allow once, ``a`` always allow,
+    ``n`` reject, or an option's number. End of input or anything else declines."""
 
     async def ask(request: PermissionRequest) -> Choice:
+        from acp2.ui.permission import parse_choice  # pure text helpers, no rich
+
         out = output or sys.stderr
         out.write(render_request(request))
         out.flush()
-        choice = (await _read_line(input or sys.stdin)).strip()
-        if choice.isdigit() and 1 <= int(choice) <= len(request.params.options):
-            return request.params.options[int(choice) - 1]
-        return None
+        choice = parse_choice(request, await _read_line(input or sys.stdin))
+        return choice if isinstance(choice, PermissionOption) else None
 
     return ask
 
@@ -161,16 +163,11 @@ async def _read_line(stream: TextIO) -> str:
 
 
 def render_request(request: PermissionRequest) -> str:
-    """The text :func:`interactive` shows: title, description, command, numbered options."""
-    lines = [f"\nPermission requested: {request.title}"]
-    if request.description:
-        lines.append(f"  {request.description}")
-    if request.command is not None:
-        lines.append(f"  $ {request.command.command}   (in {request.command.cwd})")
-    for number, option in enumerate(request.params.options, 1):
-        lines.append(f"  [{number}] {option.name} ({option.kind})")
-    lines.append("Choose a number (anything else declines): ")
-    return "\n".join(lines)
+    """The text :func:`interactive` shows: the request as ``acp2 run`` and the chat
+    transcript show it, then ``choose [y/a/n, 1-4]:``."""
+    from acp2.ui.permission import asked, request_text
+
+    return f"\n{request_text(request)}\nchoose [{asked(request).hint}]: "
 
 
 CANCELLED = RequestPermissionResponse(outcome=CancelledPermissionOutcome())

@@ -104,9 +104,11 @@ def make_frontend(options: ChatOptions, stdin: TextIO, stdout: TextIO) -> Fronte
 
 def agent_line(client: ClientConnection) -> str:
     """``connected to acp2 coding agent 0.1.0``."""
+    from acp2.ui.sanitize import line
+
     info = client.agent_info
     title = info.title if isinstance(info.title, str) and info.title else info.name
-    return f"connected to {title} {info.version}"
+    return line(f"connected to {title} {info.version}")
 
 
 async def run_chat(
@@ -116,7 +118,9 @@ async def run_chat(
     exit status. Errors of the agent are shown by the front-end, never raised."""
     from acp2.client import connect
     from acp2.errors import Acp2Error
+    from acp2.ui.logs import safe_stderr_logging
 
+    safe_stderr_logging()  # warnings quote the agent: never raw on the terminal
     frontend = make_frontend(options, stdin or sys.stdin, stdout or sys.stdout)
     for line in options.intro:
         frontend.note(line)
@@ -131,5 +135,7 @@ async def run_chat(
                 session = await client.new_session()
             return await frontend.run(session, replayed=bool(options.resume))
     except (Acp2Error, OSError, TimeoutError) as exc:
-        frontend.error(str(exc) or type(exc).__name__)
+        from acp2.ui.sanitize import prose
+
+        frontend.error(prose(str(exc)) or type(exc).__name__)
         return EXIT_AGENT_FAILED

@@ -1,10 +1,13 @@
-"""Answering permission requests in the interactive chat.
+"""Answering permission requests in the interactive chat, with one key.
 
-With ``ask``, the live region is paused (stopped, so it leaves the screen), the text the
-agent said so far is printed, then the request with its numbered options, and the choice
-is read with a small prompt_toolkit prompt; the live region resumes afterwards. Ctrl-C
-at that prompt declines and cancels the turn. With ``allow`` / ``deny`` the decision is
-made at once and shown as one line.
+With ``ask``, the live region is paused (it leaves the screen), the text the agent said
+so far is printed, then the request (:func:`~acp2.ui.blocks.permission_block`: what will
+run, exactly, and the diff), and one key answers: ``y`` allow once, ``a`` always allow,
+``n`` reject, a number for any option, or the arrow keys and Enter. ``i`` prints the
+tool call's full raw input. Esc declines; Ctrl-C declines and cancels the turn. A status
+line stays under the options while the chat waits. Once an edit is allowed, its diff is
+shown afterwards as a ``+3 −1`` summary, not a second time. With ``allow`` / ``deny`` the
+decision is made at once and shown as one line with the command it concerns.
 """
 
 from __future__ import annotations
@@ -12,13 +15,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import anyio
-from prompt_toolkit import PromptSession
+from prompt_toolkit.formatted_text import ANSI, AnyFormattedText
 from rich.text import Text
 
 from acp2.client import PermissionRequest, allow_all, deny_all
 from acp2.schema import PermissionOption
 from acp2.ui.blocks import permission_block
-from acp2.ui.permission import choice_hint, choice_text, parse_choice
+from acp2.ui.keys import SHOW_RAW, KeyChooser
+from acp2.ui.permission import Asked, asked, choice_text
 
 if TYPE_CHECKING:
     from acp2.ui.interactive import InteractiveChat
@@ -38,27 +42,34 @@ class Asker:
 
     async def policy(self, request: PermissionRequest) -> PermissionOption | None:
         """Decide ``request``: by the fixed mode, or by asking (one request at a time)."""
+        shown = asked(request)
+        self.chat.view.seen.root = shown.root
         if self.mode != "ask":
             option = allow_all(request) if self.mode == "allow" else deny_all(request)
-            self._say(f"permission: {request.title} → {choice_text(option)}")
+            self._say(f"permission: {shown.title} → {choice_text(option)}")
+            for command, _ in shown.commands:
+                self._say(f"  $ {command}")
             return option
         async with self._lock:
-            return await self._ask(request)
+            return await self._ask(request, shown)
 
-    async def _ask(self, request: PermissionRequest) -> PermissionOption | None:
+    async def _ask(self, request: PermissionRequest, shown: Asked) -> PermissionOption | None:
         chat = self.chat
         live = chat.live
         if live is None:
             # Not in a turn: the main prompt owns the terminal, so no second prompt.
-            self._say(f"permission: {request.title} → declined (no turn is running)")
+            self._say(f"permission: {shown.title} → declined (no turn is running)")
             return None
         self.busy = True
         live.stop()
         try:
             chat.print_settled(messages_done=True)
-            chat.console.print(permission_block(request))
-            option = await self._read(request)
+            chat.console.print(permission_block(request, options=False))
+            option = await self._read(shown)
             self._say(f"→ {choice_text(option)}")
+            allowed = option is not None and option.kind.startswith("allow")
+            if allowed and shown.diffs and shown.tool_call_id is not None:
+                chat.view.seen.diffs.add(shown.tool_call_id)
             return option
         except anyio.get_cancelled_exc_class():
             self._say("→ the request was withdrawn")
@@ -68,23 +79,33 @@ class Asker:
             if chat.live is live:
                 live.start()
 
-    async def _read(self, request: PermissionRequest) -> PermissionOption | None:
-        hint = choice_hint(request)
-        prompts: PromptSession[str] = PromptSession()
+    async def _read(self, shown: Asked) -> PermissionOption | None:
+        chooser = KeyChooser(shown, self._status)
         while True:
             try:
-                # Raw mode makes Ctrl-C a key here; prompt_toolkit must not touch the
-                # SIGINT handler, which the turn still needs afterwards.
-                answer = await prompts.prompt_async(f"choose [{hint}] › ", handle_sigint=False)
+                choice = await chooser.choose()
             except KeyboardInterrupt:
                 self.chat.request_cancel()
                 return None
             except EOFError:
                 return None
-            choice = parse_choice(request, answer)
-            if isinstance(choice, PermissionOption):
-                return choice
-            self._say(f"type {hint} (ctrl-c declines and cancels the turn)", style="yellow")
+            if choice != SHOW_RAW:
+                return choice if isinstance(choice, PermissionOption) else None
+            self.chat.console.print(Text("raw input:", style="bold"))
+            self.chat.console.print(Text(shown.raw_input_full or ""))
+
+    def _status(self) -> AnyFormattedText:
+        """The chat's status line, drawn under the options while waiting."""
+        region = self.chat.region
+        if region is None:
+            return ""
+        from acp2.ui.live import status_line
+
+        line = status_line(region.state, phase=None, elapsed=region.clock() - region.started)
+        console = self.chat.console
+        with console.capture() as captured:
+            console.print(line, end="")
+        return ANSI(captured.get())
 
     def _say(self, text: str, style: str = "dim") -> None:
         self.chat.console.print(Text(text, style=style))

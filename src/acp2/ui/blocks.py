@@ -4,11 +4,15 @@ and the permission request panel.
 Pure functions of the reduced :class:`~acp2.state.SessionState`: they read it and build
 renderables, nothing else, so they are tested by printing to a capture console. The same
 functions draw the live region (``View.live``) and the settled log.
+
+Agent text never becomes rich markup and never reaches the terminal unsanitized
+(:mod:`acp2.ui.sanitize`): messages are sanitized before markdown parsing, and markdown
+links show their target next to their text (no OSC 8 hyperlinks, whose target is hidden).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -19,7 +23,7 @@ from rich.syntax import Syntax
 from rich.text import Text
 
 from acp2.client import PermissionRequest
-from acp2.schema import Diff, PermissionOption, Terminal
+from acp2.schema import Diff, Terminal
 from acp2.state import (
     CompactionState,
     Entry,
@@ -29,7 +33,9 @@ from acp2.state import (
     TerminalState,
     ToolCallState,
 )
-from acp2.ui import describe
+from acp2.ui import describe, sanitize
+from acp2.ui.describe import Seen
+from acp2.ui.permission import Asked, Offer, asked
 from acp2.ui.style import kind_icon, plan_mark, status_glyph
 
 __all__ = [
@@ -37,6 +43,7 @@ __all__ = [
     "entry_block",
     "message_block",
     "notice_block",
+    "offers_text",
     "permission_block",
     "plan_block",
     "terminal_block",
@@ -55,13 +62,15 @@ class View:
     """How to draw: ``live`` for the in-progress region, ``expand_thoughts`` to show
     thoughts in full once settled, ``output_lines`` of terminal and tool text kept,
     ``show_user`` False to leave out user messages (the prompt is already on screen),
-    ``more_hint`` appended to the ``… N lines before`` line (the key that expands)."""
+    ``more_hint`` appended to the ``… N lines before`` line (the key that expands);
+    ``seen`` is shared by the views of one chat (``dataclasses.replace`` keeps it)."""
 
     live: bool = False
     expand_thoughts: bool = False
     output_lines: int = 10
     show_user: bool = True
     more_hint: str = ""
+    seen: Seen = field(default_factory=Seen)
 
 
 def entry_block(entry: Entry, state: SessionState, view: View) -> RenderableType | None:
@@ -77,21 +86,22 @@ def entry_block(entry: Entry, state: SessionState, view: View) -> RenderableType
 
 def message_block(message: MessageState, view: View) -> RenderableType | None:
     """A user message (``❯ text``), agent text as markdown, or a thought."""
-    text = message.text
+    text = sanitize.prose(message.text)
     if not text.strip():
         return None
     if message.kind == "thought":
-        return thought_block(message, view)
+        return thought_block(text, view)
     if message.kind == "user":
         if not view.show_user:
             return None
         return Text.assemble(("❯ ", "bold cyan"), (text, "bold"))
-    return Markdown(text, code_theme="ansi_dark")
+    return Markdown(text, code_theme="ansi_dark", hyperlinks=False)
 
 
-def thought_block(message: MessageState, view: View) -> RenderableType:
-    """A thought, dimmed: its last lines while live, one line when collapsed, else all."""
-    text = message.text.strip()
+def thought_block(thought: str, view: View) -> RenderableType:
+    """A (sanitized) thought, dimmed: its last lines while live, one line when collapsed,
+    else all."""
+    text = thought.strip()
     if view.live:
         hidden, lines = describe.tail(text, LIVE_THOUGHT_LINES)
         shown = ("… " if hidden else "") + "\n".join(lines)
@@ -119,10 +129,18 @@ def tool_call_block(call: ToolCallState, state: SessionState, view: View) -> Ren
     if call.status in ("failed", "cancelled"):
         header.append(f"  {call.status}", style=style)
     parts: list[RenderableType] = [header]
+    command = describe.shown_command(call)
+    if command is not None:
+        line = Text.assemble(("$ ", "bold green"), (command, "bold"))
+        parts.append(Padding(line, (0, 0, 0, 2)))
+    summarized = view.seen.summarized(call)
     for item in describe.content_items(call):
-        block = _content_block(
-            item, state, view, call.status == "failed", describe.tool_title(call)
-        )
+        if summarized and isinstance(item, Diff):
+            block: Any = Text(describe.diff_summary(item, view.seen.root), style="yellow")
+        else:
+            block = _content_block(
+                item, state, view, call.status == "failed", describe.tool_title(call)
+            )
         if block is not None:
             parts.append(Padding(block, (0, 0, 0, 2)))
     return Group(*parts)
@@ -134,7 +152,7 @@ def _lines(count: int) -> str:
 
 def _content_block(item: Any, state: SessionState, view: View, failed: bool, title: str) -> Any:
     if isinstance(item, Diff):
-        return diff_block(item)
+        return diff_block(item, view.seen.root)
     if isinstance(item, Terminal):
         term = state.terminals.get(item.terminal_id) or TerminalState(item.terminal_id)
         return terminal_block(term, view, title=title)
@@ -147,11 +165,12 @@ def _content_block(item: Any, state: SessionState, view: View, failed: bool, tit
     return Group(more, body) if hidden else body
 
 
-def diff_block(diff: Diff) -> RenderableType:
-    """A diff: its patch syntax-highlighted, else the list of changed paths."""
-    patch = describe.diff_patch(diff)
+def diff_block(diff: Diff, root: str | None = None) -> RenderableType:
+    """A diff: its patch syntax-highlighted, else the list of changed paths (relative to
+    ``root``)."""
+    patch = describe.diff_patch(diff, root)
     if patch is None:
-        return Text("\n".join(describe.diff_changes(diff)), style="yellow")
+        return Text("\n".join(describe.diff_changes(diff, root)), style="yellow")
     return Syntax(
         patch.rstrip("\n"),
         "diff",
@@ -163,11 +182,12 @@ def diff_block(diff: Diff) -> RenderableType:
 
 def terminal_block(term: TerminalState, view: View, *, title: str = "") -> RenderableType:
     """``$ command`` (unless it is the tool call's ``title``), the last lines of the
-    output (ANSI colours kept), the exit status."""
+    output (SGR colours kept, every other escape sequence removed), the exit status."""
     parts: list[RenderableType] = []
-    if term.command and term.command != title:
-        parts.append(Text.assemble(("$ ", "bold green"), (term.command, "bold")))
-    hidden, lines = describe.tail(term.text, view.output_lines)
+    command = sanitize.exact(term.command or "")
+    if command and command != title:
+        parts.append(Text.assemble(("$ ", "bold green"), (command, "bold")))
+    hidden, lines = describe.tail(sanitize.terminal(term.text, colors=True), view.output_lines)
     if hidden:
         parts.append(Text(f"… {_lines(hidden)} before{view.more_hint}", style="dim"))
     if lines:
@@ -190,7 +210,8 @@ def plan_block(plan: PlanState) -> RenderableType:
     for entry in entries:
         mark, style = plan_mark(str(entry.status))
         text_style = "dim" if entry.status in ("completed", "cancelled") else ""
-        lines.append(Text.assemble("  ", (mark, style), " ", (str(entry.content), text_style)))
+        content = sanitize.line(str(entry.content))
+        lines.append(Text.assemble("  ", (mark, style), " ", (content, text_style)))
     return Group(*lines)
 
 
@@ -198,50 +219,81 @@ def notice_block(notice: Any) -> RenderableType:
     """A notice: ``! title`` coloured by severity, then its description."""
     severity = str(getattr(notice, "severity", "info"))
     style = {"error": "red", "warning": "yellow"}.get(severity, "blue")
-    text = Text.assemble(("! ", style), (str(notice.title), "bold"))
+    text = Text.assemble(("! ", style), (sanitize.line(str(notice.title)), "bold"))
     description = getattr(notice, "description", None)
     if isinstance(description, str) and description:
-        text.append("\n  " + description)
+        text.append("\n  " + sanitize.prose(description))
     return text
 
 
 def _compaction_block(comp: CompactionState) -> RenderableType:
     summary = "".join(describe.block_text(block) for block in comp.summary).strip()
-    text = Text.assemble(("⟲ ", "blue"), (f"context compacted ({comp.status})", "dim"))
+    status = sanitize.line(str(comp.status))
+    text = Text.assemble(("⟲ ", "blue"), (f"context compacted ({status})", "dim"))
     if comp.error:
-        text.append(f": {comp.error}", style="red")
+        text.append(f": {sanitize.prose(str(comp.error))}", style="red")
     elif summary:
         text.append(f": {summary}", style="dim italic")
     return text
 
 
-def _option_style(option: PermissionOption) -> str:
-    kind = str(option.kind)
-    return "green" if kind.startswith("allow") else "red" if kind.startswith("reject") else ""
+def _offer_style(offer: Offer) -> str:
+    return "green" if offer.allows else "red" if offer.rejects else ""
 
 
-def permission_block(request: PermissionRequest) -> RenderableType:
-    """The request as a panel: title, description, subject, numbered options."""
-    parts: list[RenderableType] = [Text(request.title, style="bold")]
-    if request.description:
-        parts.append(Text(request.description))
-    command = request.command
-    if command is not None:
+def offers_text(shown: Asked, selected: int | None = None) -> Text:
+    """The options on one line: `` y  Allow once   a  Always allow   n  Reject``; the
+    ``selected`` index (arrow keys) drawn reversed."""
+    text = Text()
+    for index, offer in enumerate(shown.offers):
+        text.append(" " if index else "")
+        text.append(f" {offer.key} ", style="bold reverse")
+        label_style = _offer_style(offer) + (" reverse" if index == selected else "")
+        text.append(f" {offer.label}", style=label_style.strip())
+        if offer.agent_name:
+            text.append(f' ("{offer.agent_name}")', style="dim")
+        text.append(" ")
+    return text
+
+
+def permission_block(request: PermissionRequest, *, options: bool = True) -> RenderableType:
+    """The request as a panel: the agent's title and description, what will run (the
+    command, exactly), the diffs, the raw input in one line, and the options with keys.
+    A title that does not mention the command to run gets a warning."""
+    shown = asked(request)
+    parts: list[RenderableType] = [Text(shown.title, style="bold")]
+    if shown.description:
+        parts.append(Text(shown.description))
+    if shown.mismatch:
         parts.append(
-            Text.assemble(
-                ("$ ", "bold green"), (command.command, "bold"), (f"  in {command.cwd}", "dim")
-            )
+            Text("⚠ the title does not match the command that will run:", style="bold red")
         )
+    for command, cwd in shown.commands:
+        line = Text.assemble(("$ ", "bold green"), (command, "bold"))
+        if cwd:
+            line.append(f"  in {cwd}", style="dim")
+        parts.append(line)
     call = request.tool_call
-    repeats_command = command is not None and call is not None and not call.content
-    if call is not None and not repeats_command:
-        parts.append(Padding(tool_call_block(call, request.session.state, View()), (1, 0, 0, 0)))
-    options = Text()
-    for number, option in enumerate(request.options, 1):
-        options.append(f"\n {number} ", style="bold reverse")
-        options.append(f" {option.name}", style=_option_style(option))
-        options.append(f"  ({option.kind})", style="dim")
-    parts.append(options)
+    if call is not None and (call.content or not shown.commands):
+        parts.append(_subject_block(call, request.session.state, shown))
+    if shown.raw_input is not None:
+        parts.append(Text(f"raw input: {shown.raw_input}", style="dim"))  # wraps: 240 chars
+    if options:
+        parts.append(Text.assemble("\n", offers_text(shown)))
     return Panel(
         Group(*parts), title="permission requested", title_align="left", border_style="yellow"
     )
+
+
+def _subject_block(call: ToolCallState, state: SessionState, shown: Asked) -> RenderableType:
+    """The tool call a request is about: ``✎ Edit a.py``, its diffs and text content."""
+    header = Text.assemble((kind_icon(call.kind), "cyan"), " ", (describe.tool_title(call), "dim"))
+    parts: list[RenderableType] = [header]
+    view = View(seen=Seen(root=shown.root))
+    for item in describe.content_items(call):
+        if isinstance(item, Terminal):
+            continue
+        block = _content_block(item, state, view, False, "")
+        if block is not None:
+            parts.append(Padding(block, (0, 0, 0, 2)))
+    return Padding(Group(*parts), (1, 0, 0, 0))

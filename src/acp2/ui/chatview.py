@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.text import Text
 
 from acp2.state import MessageState, ToolCallState
-from acp2.ui import describe, options
+from acp2.ui import describe, options, sanitize
 from acp2.ui.blocks import View, entry_block, notice_block
 from acp2.ui.commands import resume_command
 from acp2.ui.live import LiveRegion
@@ -49,9 +49,9 @@ def status_extras(state: Any) -> list[str]:
     parts = []
     model = options.find_select(state.config_options, "model")
     if model is not None:
-        parts.append(options.current_name(model))
+        parts.append(sanitize.line(options.current_name(model)))
     if isinstance(state.title, str) and state.title.strip():
-        parts.append(f"“{' '.join(state.title.split())}”")
+        parts.append(f"“{sanitize.line(' '.join(state.title.split()))}”")
     return parts
 
 
@@ -82,7 +82,8 @@ class ChatView:
     def print_stop(self, stop: str | None, seconds: float) -> None:
         """``✓ end_turn · 1.2s · ctx 1.2k/200k (1%) · $0.01``."""
         glyph, style = _STOP_STYLES.get(stop or "", ("■", "yellow"))
-        line = Text.assemble((f"{glyph} {stop or 'stopped'}", f"bold {style}"))
+        shown = sanitize.line(stop or "stopped")  # an open enum: any agent string
+        line = Text.assemble((f"{glyph} {shown}", f"bold {style}"))
         message = describe.error_message(self.session.state.error)
         if message:
             line.append(f": {message}", style=style)
@@ -135,9 +136,9 @@ class ChatView:
         when they fit in ``width`` (default: the terminal's); while a second Ctrl-C
         would exit, that question comes first."""
         state = self.session.state
-        parts = [state.foreground.replace("_", " ")]
+        parts = [sanitize.line(state.foreground.replace("_", " "))]
         if state.stop_reason:
-            parts.append(state.stop_reason)
+            parts.append(sanitize.line(state.stop_reason))
         usage = usage_text(state.usage)
         parts += [usage] if usage else []
         parts += status_extras(state)
@@ -156,7 +157,8 @@ class ChatView:
         cwd = self.session.cwd
         here = os.path.normpath(os.getcwd()) == os.path.normpath(cwd)
         command = resume_command(self.session.id, self.agent_command, cwd=None if here else cwd)
-        line = Text.assemble(("resume this session with: ", "dim"), command)
+        # The session id is the agent's: shown with any control character named.
+        line = Text.assemble(("resume this session with: ", "dim"), sanitize.line(command))
         self.console.print(line, soft_wrap=True)  # one line, so it copies whole
 
 

@@ -34,7 +34,7 @@ from acp2.client import ClientSession, PermissionPolicy
 from acp2.errors import Acp2Error, LocalProtocolError, RequestError
 from acp2.schema import supports
 from acp2.state import SessionState
-from acp2.ui import attach, options
+from acp2.ui import attach, options, sanitize
 from acp2.ui.asking import Asker
 from acp2.ui.chatview import ChatView, collapsed_view, status_extras
 from acp2.ui.commands import agent_commands, parse_line
@@ -104,7 +104,8 @@ class InteractiveChat(ChatView):
         """Chat until the user leaves (Ctrl-D, Ctrl-C twice on an empty line, ``/quit``);
         print the resume hint; return 0, or 130 when the user quit while cancelling."""
         self.attach(session)
-        self.console.print(Text(f"session {session.id} · {session.cwd}", style="dim"))
+        where = sanitize.line(f"session {session.id} · {session.cwd}")  # the agent's id
+        self.console.print(Text(where, style="dim"))
         if replayed:
             self.show_resumed(session, announce=False)
         prompts = make_prompt_session(
@@ -161,6 +162,7 @@ class InteractiveChat(ChatView):
     def attach(self, session: ClientSession) -> None:
         """Show ``session`` from now on (``run`` does this first)."""
         self.session = session
+        self.view.seen.root = session.cwd  # diff headers relative to the session root
         self.settler = Settler(session.state)
         self.notices = NoticeTracker(session.state)
 

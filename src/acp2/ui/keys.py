@@ -1,113 +1,96 @@
-"""A small line editor for the keys typed while the agent works (pure, no IO).
-
-prompt_toolkit owns the terminal only between turns; during a turn the chat reads the
-raw bytes itself and feeds them to :class:`LineEditor`, which keeps the line being
-typed and reports events:
-
-- ``("submit", text)``: Enter on a non-blank line (the prompt is queued);
-- ``("thoughts", "")`` / ``("output", "")``: Ctrl-T / Ctrl-O (expand or collapse);
-- ``("eof", "")``: Ctrl-D on an empty line (quit once the work is done).
-
-Esc-Enter / Alt-Enter insert a newline, a bracketed paste is inserted as typed (its
-newlines kept), Backspace, Ctrl-U (clear) and Ctrl-W (delete a word) edit; other
-escape sequences (arrows, function keys) and control characters are ignored.
-"""
+"""Answering a permission request with one key: ``y`` / ``a`` / ``n``, a number, or the
+arrows and Enter (a one-line prompt_toolkit application; used by the chat and by
+``acp2 run``)."""
 
 from __future__ import annotations
 
-import codecs
+from collections.abc import Callable
 from typing import Final
 
-__all__ = ["PASTE_END", "PASTE_START", "LineEditor"]
+from prompt_toolkit.application import Application
+from prompt_toolkit.formatted_text import AnyFormattedText, StyleAndTextTuples
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import HSplit, Layout, Window
+from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.output import Output
 
-PASTE_START: Final = "\x1b[200~"
-PASTE_END: Final = "\x1b[201~"
+from acp2.schema import PermissionOption
+from acp2.ui.permission import Asked
 
-_KEY_EVENTS: Final = {"\x14": "thoughts", "\x0f": "output"}
-#: Characters of one escape sequence or paste kept at most (a runaway paste is cut).
-MAX_PENDING: Final = 1 << 20
+__all__ = ["SHOW_RAW", "KeyChooser"]
+
+#: What the chooser returns when ``i`` asked for the raw input.
+SHOW_RAW: Final = "show raw input"
+_HELP: Final = "←/→ and enter · esc declines · ctrl-c cancels the turn"
 
 
-class LineEditor:
-    """Turns typed bytes into the current ``text`` and a list of events."""
+class KeyChooser:
+    """A one-line prompt_toolkit application that picks one of ``shown.offers`` with one
+    key (or the arrows and Enter); :meth:`choose` returns the option, None (declined),
+    :data:`SHOW_RAW`, or raises ``KeyboardInterrupt`` for Ctrl-C. ``status`` draws the
+    line under the options (the chat's status line); ``output`` defaults to stdout."""
 
-    def __init__(self) -> None:
-        self.text = ""
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._state = "normal"  # normal | esc | csi | ss3 | paste
-        self._seq = ""
+    def __init__(
+        self, shown: Asked, status: AnyFormattedText = "", *, output: Output | None = None
+    ) -> None:
+        self.shown = shown
+        self.status = status
+        self.selected = 0
+        keys = KeyBindings()
+        for offer in shown.offers:
+            for key in {offer.key, str(offer.number)}:
+                keys.add(key)(self._pick(offer.option))
+        if shown.raw_input_full is not None:
+            keys.add("i")(lambda event: event.app.exit(result=SHOW_RAW))
+        keys.add("left")(lambda event: self._move(-1))
+        keys.add("up")(lambda event: self._move(-1))
+        for key in ("right", "down", "tab"):
+            keys.add(key)(lambda event: self._move(1))
+        keys.add("enter")(lambda event: event.app.exit(result=shown.offers[self.selected].option))
+        keys.add("escape", eager=True)(lambda event: event.app.exit(result=None))
+        keys.add("c-c")(lambda event: event.app.exit(exception=KeyboardInterrupt()))
+        keys.add("c-d")(lambda event: event.app.exit(result=None))
+        body = Window(  # wraps: every option stays visible on a narrow terminal
+            FormattedTextControl(self._options, show_cursor=False),
+            wrap_lines=True,
+            dont_extend_height=True,
+        )
+        rows = [body, Window(FormattedTextControl(self._help), wrap_lines=True)]
+        if status:
+            rows.append(Window(FormattedTextControl(lambda: self.status), height=1))
+        self.app: Application[PermissionOption | str | None] = Application(
+            layout=Layout(HSplit(rows)),
+            key_bindings=keys,
+            erase_when_done=True,
+            refresh_interval=0.5,
+            output=output,
+        )
 
-    def feed(self, data: bytes) -> list[tuple[str, str]]:
-        """Process ``data``; return the events it completed, in order."""
-        events: list[tuple[str, str]] = []
-        for char in self._decoder.decode(data):
-            event = self._char(char)
-            if event is not None:
-                events.append(event)
-        return events
+    def _pick(self, option: PermissionOption) -> Callable[[KeyPressEvent], None]:
+        def pick(event: KeyPressEvent) -> None:
+            event.app.exit(result=option)
 
-    def _char(self, char: str) -> tuple[str, str] | None:
-        state = self._state
-        if state == "paste":
-            self._paste(char)
-            return None
-        if state == "esc":
-            self._after_escape(char)
-            return None
-        if state in ("csi", "ss3"):
-            self._sequence(char)
-            return None
-        return self._normal(char)
+        return pick
 
-    def _normal(self, char: str) -> tuple[str, str] | None:
-        if char in "\r\n":
-            return self._submit()
-        if char == "\x1b":
-            self._state = "esc"
-        elif char in ("\x7f", "\x08"):
-            self.text = self.text[:-1]
-        elif char == "\x15":
-            self.text = ""
-        elif char == "\x17":
-            self.text = self.text.rstrip()
-            self.text = self.text[: self.text.rfind(" ") + 1] if " " in self.text else ""
-        elif char in _KEY_EVENTS:
-            return (_KEY_EVENTS[char], "")
-        elif char == "\x04":
-            return ("eof", "") if not self.text else None
-        elif char >= " " or char == "\t":
-            self.text += " " if char == "\t" else char
-        return None
+    def _move(self, step: int) -> None:
+        self.selected = (self.selected + step) % len(self.shown.offers)
 
-    def _submit(self) -> tuple[str, str] | None:
-        text, self.text = self.text, ""
-        return ("submit", text) if text.strip() else None
+    def _options(self) -> StyleAndTextTuples:
+        parts: StyleAndTextTuples = [("bold", "choose ")]
+        for index, offer in enumerate(self.shown.offers):
+            colour = "fg:ansigreen" if offer.allows else "fg:ansired" if offer.rejects else ""
+            chosen = " reverse" if index == self.selected else ""
+            parts.append(("reverse bold", f" {offer.key} "))
+            parts.append((colour + chosen, f" {offer.label} "))
+            if offer.agent_name:
+                parts.append(("fg:ansibrightblack", f'("{offer.agent_name}") '))
+            parts.append(("", " "))
+        return parts
 
-    def _after_escape(self, char: str) -> None:
-        self._state = "normal"
-        if char in "\r\n":
-            self.text += "\n"
-        elif char == "[":
-            self._state, self._seq = "csi", ""
-        elif char == "O":
-            self._state = "ss3"
-        elif char == "\x1b":
-            self._state = "esc"
+    def _help(self) -> StyleAndTextTuples:
+        raw = "i shows the raw input · " if self.shown.raw_input_full is not None else ""
+        return [("fg:ansibrightblack", raw + _HELP)]
 
-    def _sequence(self, char: str) -> None:
-        if self._state == "ss3":
-            self._state = "normal"
-            return
-        self._seq += char
-        if "@" <= char <= "~" or len(self._seq) > 32:
-            if self._seq == "200~":
-                self._state, self._seq = "paste", ""
-            else:
-                self._state = "normal"
-
-    def _paste(self, char: str) -> None:
-        self._seq += char
-        if self._seq.endswith(PASTE_END) or len(self._seq) > MAX_PENDING:
-            pasted = self._seq.removesuffix(PASTE_END)
-            self.text += pasted.replace("\r\n", "\n").replace("\r", "\n")
-            self._state, self._seq = "normal", ""
+    async def choose(self) -> PermissionOption | str | None:
+        """Wait for the key; prompt_toolkit leaves the SIGINT handler to the turn."""
+        return await self.app.run_async(handle_sigint=False)

@@ -1,82 +1,248 @@
-"""Permission requests for people: described in plain text and answered from typed text
-(the rich panel is :func:`acp2.ui.blocks.permission_block`; this module needs no rich).
+"""Permission requests for people: what is asked, described in plain text, and answered
+from a key or typed text (the rich panel is :func:`acp2.ui.blocks.permission_block`; the
+one-key reader is :mod:`acp2.ui.asking`; this module needs no rich).
 
-The user sees the request's title, description, the command or tool call it is about
-(with its diff), and the options as a numbered list. :func:`parse_choice` reads an
-answer: an option number, or ``y`` / ``a`` / ``n`` for the first allow-once,
-allow-always and reject option.
+:func:`asked` turns a request into what a person must see, every string sanitized:
+the agent's title and description, **what will run** (the command of a ``command``
+subject, else the ``command`` of the tool call's raw input, else its terminals' commands),
+the diffs of the tool call, its raw input in one line (and in full, on request), and a
+warning when the title does not mention the command that will run. Options get human
+labels from their kind (``Allow once``, ``Always allow``, ``Reject``, ``Always reject``)
+and keys: ``y`` / ``a`` / ``n`` for the first allow-once, allow-always and reject option,
+and a number for every option.
 """
 
 from __future__ import annotations
 
-from typing import Final
+import json
+from dataclasses import dataclass
+from typing import Any, Final
 
 from acp2.client import PermissionRequest
-from acp2.schema import PermissionOption
-from acp2.ui import describe
+from acp2.schema import Diff, PermissionOption
+from acp2.ui import describe, sanitize
 
 __all__ = [
     "INVALID",
+    "Asked",
+    "Offer",
+    "asked",
     "choice_hint",
     "choice_text",
+    "offers_of",
     "parse_choice",
+    "raw_input_text",
     "request_text",
 ]
 
 #: What :func:`parse_choice` returns for an answer it does not understand.
 INVALID: Final = "invalid"
+#: Characters of the one-line raw input shown before it is cut (the full text on request).
+RAW_INPUT_CHARS: Final = 240
 
-_SHORTCUTS: Final[dict[str, tuple[str, ...]]] = {
-    "y": ("allow_once", "allow_always"),
-    "yes": ("allow_once", "allow_always"),
-    "a": ("allow_always",),
-    "always": ("allow_always",),
-    "n": ("reject_once", "reject_always"),
-    "no": ("reject_once", "reject_always"),
+_LABELS: Final = {
+    "allow_once": "Allow once",
+    "allow_always": "Always allow",
+    "reject_once": "Reject",
+    "reject_always": "Always reject",
 }
+#: Names an agent may give an option without it being worth repeating next to the label.
+_SAME: Final = {"allow_once": {"allow", "yes"}, "reject_once": {"reject", "deny", "no"}}
+_KEYS: Final = (
+    ("y", ("allow_once",)),
+    ("a", ("allow_always",)),
+    ("n", ("reject_once", "reject_always")),
+)
+_WORDS: Final = {"yes": "y", "always": "a", "no": "n"}
+
+
+@dataclass(frozen=True)
+class Offer:
+    """One option as shown: its ``key`` (``y``/``a``/``n`` or its number), the human
+    ``label`` of its kind, and the agent's own ``name`` when it says something else."""
+
+    number: int
+    key: str
+    label: str
+    agent_name: str | None
+    option: PermissionOption
+
+    @property
+    def allows(self) -> bool:
+        """True for an allow option."""
+        return str(self.option.kind).startswith("allow")
+
+    @property
+    def rejects(self) -> bool:
+        """True for a reject option."""
+        return str(self.option.kind).startswith("reject")
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What a permission request asks, ready to show (every string sanitized)."""
+
+    title: str
+    description: str | None
+    #: What will run: ``(command, cwd)`` pairs, shown exactly.
+    commands: list[tuple[str, str | None]]
+    diffs: list[Diff]
+    root: str | None
+    raw_input: str | None
+    raw_input_full: str | None
+    #: True when a command will run that the title does not mention.
+    mismatch: bool
+    offers: list[Offer]
+    tool_call_id: str | None
+
+    @property
+    def hint(self) -> str:
+        """The keys, e.g. ``y/a/n, 1-4``."""
+        letters = [o.key for o in self.offers if not o.key.isdigit()]
+        count = len(self.offers)
+        numbers = "1" if count == 1 else f"1-{count}"
+        return "/".join(letters) + (", " if letters else "") + numbers
+
+
+def asked(request: PermissionRequest) -> Asked:
+    """Describe ``request`` for a person (see the module doc)."""
+    call = request.tool_call
+    root = getattr(request.session, "cwd", None)
+    commands = _commands(request)
+    title = sanitize.line(request.title)
+    raw = None if call is None else call.raw_input
+    return Asked(
+        title=title,
+        description=sanitize.prose(request.description) if request.description else None,
+        commands=commands,
+        diffs=[] if call is None else [i for i in call.content if isinstance(i, Diff)],
+        root=root if isinstance(root, str) else None,
+        raw_input=None if raw is None else raw_input_text(raw, limit=RAW_INPUT_CHARS),
+        raw_input_full=None if raw is None else raw_input_text(raw, indent=True),
+        mismatch=any(_squash(command) not in _squash(title) for command, _ in commands),
+        offers=offers_of(request.options),
+        tool_call_id=None if call is None else call.tool_call_id,
+    )
+
+
+def _commands(request: PermissionRequest) -> list[tuple[str, str | None]]:
+    found: list[tuple[str, str | None]] = []
+    subject = request.command
+    if subject is not None:
+        found.append((sanitize.exact(subject.command), sanitize.line(subject.cwd)))
+    call = request.tool_call
+    if call is None:
+        return found
+    if not found:
+        command = describe.raw_command(call.raw_input)
+        if command is not None:
+            found.append((sanitize.exact(command), None))
+    for term in describe.terminals_of(call, request.session.state):
+        shown = sanitize.exact(term.command or "")
+        if shown and all(shown != known for known, _ in found):
+            found.append((shown, sanitize.line(term.cwd) if isinstance(term.cwd, str) else None))
+    return found
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+def raw_input_text(raw: Any, *, limit: int | None = None, indent: bool = False) -> str:
+    """The tool call's raw input as JSON, shown exactly; cut to ``limit`` characters
+    (with ``…``) when given, on several lines with ``indent``."""
+    try:
+        text = json.dumps(raw, ensure_ascii=False, indent=2 if indent else None)
+    except (TypeError, ValueError):
+        text = repr(raw)
+    if limit is not None and len(text) > limit:
+        kept = limit - len(f"… (+{len(text)} characters)")
+        text = text[: max(0, kept)] + f"… (+{len(text) - max(0, kept)} characters)"
+    return sanitize.exact(text) if indent else sanitize.line(text)
+
+
+def offers_of(options: list[PermissionOption]) -> list[Offer]:
+    """The options as shown: human labels by kind, ``y`` / ``a`` / ``n`` for the first
+    allow-once, allow-always and reject option, numbers for the others."""
+    keyed: dict[int, str] = {}
+    for key, kinds in _KEYS:
+        for kind in kinds:
+            index = next((i for i, o in enumerate(options) if o.kind == kind), None)
+            if index is not None and index not in keyed:
+                keyed[index] = key
+                break
+    offers = []
+    for index, option in enumerate(options):
+        kind = str(option.kind)
+        name = sanitize.line(option.name)
+        label = _LABELS.get(kind, name)
+        said = _squash(name).lower()
+        differs = kind in _LABELS and said != label.lower() and said not in _SAME.get(kind, ())
+        offers.append(
+            Offer(
+                number=index + 1,
+                key=keyed.get(index, str(index + 1)),
+                label=label if kind in _LABELS else f"{name} ({sanitize.line(kind)})",
+                agent_name=name if differs else None,
+                option=option,
+            )
+        )
+    return offers
 
 
 def request_text(request: PermissionRequest) -> str:
-    """The request as plain lines: title, description, subject, ``[1] Allow once``..."""
-    lines = [f"[permission] {request.title}"]
-    if request.description:
-        lines.append(f"  {request.description}")
-    if request.command is not None:
-        lines.append(f"  $ {request.command.command}   (in {request.command.cwd})")
-    call = request.tool_call
-    if call is not None:
-        lines.append(f"  [{call.kind}] {describe.tool_title(call)}")
-    for number, option in enumerate(request.options, 1):
-        lines.append(f"  [{number}] {option.name} ({option.kind})")
+    """The request as plain lines (the transcript and ``acp2 run``)::
+
+    [permission] Run `make test`?
+      $ make test   (in /work)
+      raw input: {"command": "make test"}
+      [y] Allow once  [a] Always allow  [n] Reject  [4] Always reject
+    """
+    shown = asked(request)
+    lines = [f"[permission] {shown.title}"]
+    if shown.description:
+        lines.extend("  " + part for part in shown.description.split("\n"))
+    if shown.mismatch:
+        lines.append("  ! the title does not match the command that will run:")
+    for command, cwd in shown.commands:
+        lines.append(_command_line(command, cwd, "  "))
+    for diff in shown.diffs:
+        patch = describe.diff_patch(diff, shown.root)
+        body = patch.rstrip("\n") if patch else "\n".join(describe.diff_changes(diff, shown.root))
+        lines.extend("    " + part for part in body.split("\n"))
+    if shown.raw_input is not None:
+        lines.append(f"  raw input: {shown.raw_input}")
+    lines.append("  " + "  ".join(_offer_text(offer) for offer in shown.offers))
     return "\n".join(lines)
 
 
+def _command_line(command: str, cwd: str | None, indent: str) -> str:
+    where = f"   (in {cwd})" if cwd else ""
+    return indent + "$ " + command.replace("\n", "\n" + indent + "  ") + where
+
+
+def _offer_text(offer: Offer) -> str:
+    said = f' ("{offer.agent_name}")' if offer.agent_name else ""
+    return f"[{offer.key}] {offer.label}{said}"
+
+
 def choice_hint(request: PermissionRequest) -> str:
-    """What the user may type: ``1-3, y/n``."""
-    count = len(request.options)
-    numbers = "1" if count == 1 else f"1-{count}"
-    kinds = {str(option.kind) for option in request.options}
-    letters = [k for k, wanted in (("y", "allow_once"), ("a", "allow_always")) if wanted in kinds]
-    if kinds & {"reject_once", "reject_always"}:
-        letters.append("n")
-    return numbers + (f", {'/'.join(letters)}" if letters else "")
+    """What the user may type: ``y/a/n, 1-4``."""
+    return asked(request).hint
 
 
 def parse_choice(request: PermissionRequest, answer: str) -> PermissionOption | str:
     """The option an answer picks, or :data:`INVALID`.
 
-    A number picks that option; ``y``/``yes``, ``a``/``always``, ``n``/``no`` pick the
-    first offered option of the matching kind.
+    A number picks that option; ``y``/``yes`` the first allow-once option, ``a``/``always``
+    the first allow-always option, ``n``/``no`` the first reject option (reject-once, else
+    reject-always).
     """
     word = answer.strip().lower()
-    options = request.options
-    if word.isdigit() and 1 <= int(word) <= len(options):
-        return options[int(word) - 1]
-    kinds = _SHORTCUTS.get(word)
-    if kinds is not None:
-        option = request.option_of_kind(*kinds)
-        if option is not None:
-            return option
+    word = _WORDS.get(word, word)
+    for offer in asked(request).offers:
+        if word in (offer.key, str(offer.number)):
+            return offer.option
     return INVALID
 
 
@@ -92,4 +258,4 @@ def choice_text(option: PermissionOption | None) -> str:
         if kind.startswith("reject")
         else "chose"
     )
-    return f"{verb}: {option.name}"
+    return f"{verb}: {_LABELS.get(kind, sanitize.line(option.name))}"

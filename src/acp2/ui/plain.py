@@ -1,7 +1,8 @@
 """Timeline entries as plain text: the transcript printed when stdout is not a terminal.
 
-No colours, no cursor movement, ASCII structure (agent text is printed as sent), so the
-transcript reads well in a log and is easy to grep in tests::
+No colours, no cursor movement, ASCII structure (agent text is printed sanitized by
+:mod:`acp2.ui.sanitize`: no escape sequence or control character of the agent's gets
+through), so the transcript reads well in a log and is easy to grep in tests::
 
     > fix the failing test
     (thinking) Before changing anything I should look around.
@@ -27,8 +28,9 @@ from acp2.state import (
     TerminalState,
     ToolCallState,
 )
-from acp2.ui import describe
-from acp2.ui.style import PLAIN_PLAN_MARKS, strip_ansi, usage_text
+from acp2.ui import describe, sanitize
+from acp2.ui.describe import Seen
+from acp2.ui.style import PLAIN_PLAN_MARKS, usage_text
 
 __all__ = [
     "OUTPUT_LINES",
@@ -47,20 +49,24 @@ OUTPUT_LINES = 40
 _INDENT = "    "
 
 
-def entry_text(entry: Entry, state: SessionState, *, show_user: bool = True) -> str | None:
-    """The transcript text of a timeline entry, without a final newline (None: nothing)."""
+def entry_text(
+    entry: Entry, state: SessionState, *, show_user: bool = True, seen: Seen | None = None
+) -> str | None:
+    """The transcript text of a timeline entry, without a final newline (None: nothing).
+    ``seen``: the session root and the diffs already shown in a permission request."""
     if isinstance(entry, MessageState):
         return message_text(entry, show_user=show_user)
     if isinstance(entry, ToolCallState):
-        return tool_call_text(entry, state)
+        return tool_call_text(entry, state, seen)
     if isinstance(entry, PlanState):
         return plan_text(entry)
-    return f"[compaction {entry.status}]" + (f" {entry.error}" if entry.error else "")
+    error = f" {sanitize.prose(str(entry.error))}" if entry.error else ""
+    return f"[compaction {sanitize.line(str(entry.status))}]{error}"
 
 
 def message_text(message: MessageState, *, show_user: bool = True) -> str | None:
     """``> prompt`` for a user message, ``(thinking) ...`` for a thought, else the text."""
-    text = message.text.strip("\n")
+    text = sanitize.prose(message.text).strip("\n")
     if not text.strip():
         return None
     if message.kind == "user":
@@ -70,18 +76,27 @@ def message_text(message: MessageState, *, show_user: bool = True) -> str | None
     return text
 
 
-def tool_call_text(call: ToolCallState, state: SessionState) -> str:
-    """``[kind] title (status)``, then its content indented: text, diffs, terminals."""
-    lines = [f"[{call.kind}] {describe.tool_title(call)} ({call.status})"]
+def tool_call_text(call: ToolCallState, state: SessionState, seen: Seen | None = None) -> str:
+    """``[kind] title (status)``, then its content indented: text, diffs (a ``+3 -1``
+    summary when ``seen`` says the diff was shown in full already), terminals."""
+    kind, status = sanitize.line(str(call.kind)), sanitize.line(str(call.status))
+    lines = [f"[{kind}] {describe.tool_title(call)} ({status})"]
+    command = describe.shown_command(call)
+    if command is not None:
+        lines.extend(_indent(f"$ {command}"))
+    seen = seen or Seen()
     for item in describe.content_items(call):
-        lines.extend(_indent(_content_text(item, state)))
+        if isinstance(item, Diff) and seen.summarized(call):
+            lines.extend(_indent(describe.diff_summary(item, seen.root)))
+        else:
+            lines.extend(_indent(_content_text(item, state, seen.root)))
     return "\n".join(lines)
 
 
-def _content_text(item: Any, state: SessionState) -> str:
+def _content_text(item: Any, state: SessionState, root: str | None = None) -> str:
     if isinstance(item, Diff):
-        patch = describe.diff_patch(item)
-        return patch.rstrip("\n") if patch else "\n".join(describe.diff_changes(item))
+        patch = describe.diff_patch(item, root)
+        return patch.rstrip("\n") if patch else "\n".join(describe.diff_changes(item, root))
     if isinstance(item, Terminal):
         term = state.terminals.get(item.terminal_id) or TerminalState(item.terminal_id)
         return terminal_text(term)
@@ -90,8 +105,8 @@ def _content_text(item: Any, state: SessionState) -> str:
 
 def terminal_text(term: TerminalState) -> str:
     """``$ command``, the output (its last lines, escape codes removed), ``exit N``."""
-    lines = [f"$ {term.command}"] if term.command else []
-    output = _tail_text(strip_ansi(term.text).replace("\r\n", "\n"))
+    lines = [f"$ {sanitize.exact(term.command)}"] if term.command else []
+    output = _tail_text(sanitize.terminal(term.text))
     if output:
         lines.append(output)
     ended = describe.exit_text(term)
@@ -106,8 +121,9 @@ def plan_text(plan: PlanState) -> str:
         return "[plan] (unsupported format)"
     lines = ["[plan]"]
     for entry in plan.entries:
-        mark = PLAIN_PLAN_MARKS.get(str(entry.status), f"[{entry.status}]")
-        lines.append(f"  {mark} {entry.content}")
+        status = str(entry.status)
+        mark = PLAIN_PLAN_MARKS.get(status, f"[{sanitize.line(status)}]")
+        lines.append(f"  {mark} {sanitize.line(str(entry.content))}")
     return "\n".join(lines)
 
 
@@ -121,14 +137,17 @@ def stop_text(reason: str | None, error: Any = None) -> str:
     """``[stop: end_turn]``; with the agent's error message when there is one."""
     message = describe.error_message(error)
     detail = f" - {message}" if message else ""
-    return f"[stop: {reason or 'unknown'}{detail}]"
+    return f"[stop: {sanitize.line(reason or 'unknown')}{detail}]"
 
 
 def notice_text(notice: Any) -> str:
     """``[notice warning] title: description``."""
     description = getattr(notice, "description", None)
-    tail = f": {description}" if isinstance(description, str) and description else ""
-    return f"[notice {getattr(notice, 'severity', 'info')}] {notice.title}{tail}"
+    tail = (
+        f": {sanitize.prose(description)}" if isinstance(description, str) and description else ""
+    )
+    severity = sanitize.line(str(getattr(notice, "severity", "info")))
+    return f"[notice {severity}] {sanitize.line(str(notice.title))}{tail}"
 
 
 def _tail_text(text: str) -> str:

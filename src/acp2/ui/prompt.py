@@ -26,7 +26,7 @@ from prompt_toolkit.formatted_text import AnyFormattedText
 from prompt_toolkit.history import History
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-from acp2.ui import attach, commands
+from acp2.ui import attach, commands, sanitize
 
 __all__ = [
     "EXIT_WINDOW",
@@ -91,8 +91,8 @@ class ChatCompleter(Completer):
                 yield Completion(
                     item.text,
                     start_position=-len(text),
-                    display=item.shown,
-                    display_meta=item.meta,
+                    display=sanitize.line(item.shown),  # the agent's text
+                    display_meta=sanitize.line(item.meta),
                 )
             return
         word = text.split()[-1] if text and not text[-1].isspace() else ""
@@ -101,7 +101,7 @@ class ChatCompleter(Completer):
                 yield Completion(
                     f"@{name}" + ("/" if is_dir else " "),
                     start_position=-len(word),
-                    display=name + ("/" if is_dir else ""),
+                    display=sanitize.line(name + ("/" if is_dir else "")),  # workspace names
                 )
 
 

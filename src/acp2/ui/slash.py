@@ -13,7 +13,7 @@ from prompt_toolkit import PromptSession
 from rich.text import Text
 
 from acp2.errors import Acp2Error
-from acp2.ui import commands, options
+from acp2.ui import commands, options, sanitize
 from acp2.ui.style import cost_text, tokens_text
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ class SlashCommands:
 
     def say(self, text: str, style: str = "dim") -> None:
         """Print one line above the prompt."""
-        self.chat.console.print(Text(text, style=style))
+        self.chat.console.print(Text(sanitize.prose(text), style=style))  # may quote the agent
 
     async def run(self, name: str, arg: str) -> None:
         """Run the built-in ``name`` with ``arg``; agent errors become one line."""
@@ -63,8 +63,8 @@ class SlashCommands:
         width = max(len(usage) for usage, _ in [*rows, *KEYS_HELP]) + 2
         out = Text("commands\n", style="bold")
         for usage, description in rows:
-            out.append(f"  {usage:<{width}}", style="cyan")
-            out.append(f"{description}\n")
+            out.append(f"  {sanitize.line(usage):<{width}}", style="cyan")  # the agent's names
+            out.append(f"{sanitize.line(description)}\n")
         out.append("keys\n", style="bold")
         for key, description in KEYS_HELP:
             out.append(f"  {key:<{width}}", style="cyan")
@@ -110,11 +110,11 @@ class SlashCommands:
         found.sort(key=lambda s: str(s.updated_at or ""), reverse=True)
         for number, info in enumerate(found, 1):
             line = Text(f" {number:>2} ", style="bold")
-            line.append(info.session_id, style="cyan")
+            line.append(sanitize.line(info.session_id), style="cyan")  # all the agent's text
             if isinstance(info.title, str) and info.title:
-                line.append(f"  {info.title}")
+                line.append(f"  {sanitize.line(info.title)}")
             if isinstance(info.updated_at, str):
-                line.append(f"  {info.updated_at}", style="dim")
+                line.append(f"  {sanitize.line(info.updated_at)}", style="dim")
             if info.session_id == self.session.id:
                 line.append("  (this session)", style="dim")
             self.chat.console.print(line)
@@ -152,7 +152,7 @@ class SlashCommands:
         if not arg:
             for number, (value, name) in enumerate(listed, 1):
                 mark = "●" if value == option.current_value else " "
-                self.chat.console.print(Text(f" {mark} {number:>2} {name}"))
+                self.chat.console.print(Text(f" {mark} {number:>2} {sanitize.line(name)}"))
             arg = await self._ask(f"{category}? [1-{len(listed)}, enter: keep] › ")
             if not arg:
                 return

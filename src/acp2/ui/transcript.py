@@ -17,9 +17,10 @@ from acp2.client import ClientSession, PermissionPolicy, PermissionRequest, allo
 from acp2.errors import RequestError
 from acp2.schema import PermissionOption
 from acp2.state import SessionState
-from acp2.ui import plain
+from acp2.ui import plain, sanitize
+from acp2.ui.describe import Seen
 from acp2.ui.lines import LineReader
-from acp2.ui.permission import choice_hint, choice_text, parse_choice, request_text
+from acp2.ui.permission import asked, choice_text, parse_choice, request_text
 from acp2.ui.settle import NoticeTracker, Settler
 
 __all__ = ["FLUSH_HZ", "TranscriptChat"]
@@ -43,6 +44,7 @@ class TranscriptChat:
         self.settler = Settler(SessionState())
         self.notices = NoticeTracker(self.settler.state)
         self.stops: list[str | None] = []
+        self.seen = Seen()
 
     def write(self, text: str) -> None:
         """Write one or more lines to the transcript, flushed at once."""
@@ -51,11 +53,11 @@ class TranscriptChat:
 
     def error(self, message: str) -> None:
         """Show an error that ends the chat."""
-        self.write(f"[error] {message}")
+        self.write(f"[error] {sanitize.prose(message)}")
 
     def note(self, text: str) -> None:
         """Show an informational line."""
-        self.write(text)
+        self.write(sanitize.prose(text))
 
     def policy(self) -> PermissionPolicy:
         """The permission policy to connect with (it logs every decision)."""
@@ -63,17 +65,22 @@ class TranscriptChat:
 
     async def _decide(self, request: PermissionRequest) -> PermissionOption | None:
         self.flush(messages_done=True)
+        shown = asked(request)
         if self.permission != "ask":
             option = allow_all(request) if self.permission == "allow" else deny_all(request)
-            self.write(f"[permission] {request.title} -> {choice_text(option)}")
+            self.write(f"[permission] {shown.title} -> {choice_text(option)}")
+            for command, _ in shown.commands:
+                self.write(f"  $ {command}")
             return option
         self.write(request_text(request))
-        self.out.write(f"choose [{choice_hint(request)}]: ")
+        self.out.write(f"choose [{shown.hint}]: ")
         self.out.flush()
         answer = await self.reader.readline()
         choice = parse_choice(request, answer)
         option = choice if isinstance(choice, PermissionOption) else None
-        self.write(f"{answer.strip()}\n  -> {choice_text(option)}")
+        self.write(f"{sanitize.line(answer.strip())}\n  -> {choice_text(option)}")
+        if option is not None and shown.tool_call_id is not None and shown.diffs:
+            self.seen.diffs.add(shown.tool_call_id)
         return option
 
     async def run(self, session: ClientSession, *, replayed: bool = False) -> int:
@@ -81,7 +88,8 @@ class TranscriptChat:
         self.session = session
         self.settler = Settler(session.state)
         self.notices = NoticeTracker(session.state)
-        self.write(f"session {session.id} ({session.cwd})")
+        self.seen.root = session.cwd
+        self.write(f"session {sanitize.line(session.id)} ({sanitize.line(session.cwd)})")
         if replayed:
             self.flush(final=True, show_user=True)
             self.write("--- resumed ---")
@@ -104,7 +112,7 @@ class TranscriptChat:
                     work = await self.session.prompt(text)
                     stop = await work.wait()
                 except RequestError as exc:
-                    self.write(f"[refused] {exc}")
+                    self.write(f"[refused] {sanitize.prose(str(exc))}")
                 finally:
                     group.cancel_scope.cancel()
         finally:
@@ -126,7 +134,7 @@ class TranscriptChat:
         """Print the entries that settled (every one with ``final``) and new notices."""
         state = self.settler.state
         for entry in self.settler.take(final=final, messages_done=messages_done):
-            text = plain.entry_text(entry, state, show_user=show_user)
+            text = plain.entry_text(entry, state, show_user=show_user, seen=self.seen)
             if text is not None:
                 self.write(text)
         for notice in self.notices.take():

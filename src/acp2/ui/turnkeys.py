@@ -4,7 +4,7 @@ During a turn prompt_toolkit is not reading, so :class:`TurnKeys` reads the term
 itself (through a duplicate of its file descriptor, so the selector never confuses it
 with prompt_toolkit's reader), only while the live region is on screen: a permission
 prompt pauses the region, and with it this reader. Bytes go to a
-:class:`~acp2.ui.keys.LineEditor`; the line being typed and the queued prompts are drawn
+:class:`~acp2.ui.lineedit.LineEditor`; the line being typed and the queued prompts are drawn
 in the live region. ``/cancel`` takes effect at once; every other line is queued and
 sent, in order, once the agent is idle. Bracketed paste is switched on meanwhile, so a
 pasted text with newlines stays one prompt.
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, TextIO
 import anyio
 
 from acp2.ui.commands import parse_line
-from acp2.ui.keys import LineEditor
+from acp2.ui.lineedit import LineEditor
 from acp2.ui.live import PausableLive
 
 if TYPE_CHECKING:
