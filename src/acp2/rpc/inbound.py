@@ -2,6 +2,11 @@
 of every parsed frame in arrival order (notifications inline, one task per request,
 responses to our waiters, ``-32700`` / ``-32600`` for bad frames, batches per TR-14).
 
+Whatever one message does -- JSON nested deeper than the decoder follows, a handler or
+decoder failing in an unforeseen way -- stays that message's problem: any exception
+while decoding or dispatching it becomes its error reply (a request), its waiter's
+error (a response) or one log line (a notification), and the next message is read.
+
 Answering requests exactly once is :class:`~acp2.rpc.responder.Responder`'s job.
 """
 
@@ -24,11 +29,14 @@ from acp2.errors import (
     RemoteProtocolError,
     RequestCancelled,
     error_for_code,
+    summarize,
 )
 from acp2.rpc.framing import LineFramer, Oversized
 from acp2.rpc.messages import (
     CANCEL_METHOD,
+    INVALID_REQUEST,
     PARSE_ERROR,
+    TOO_DEEP,
     Batch,
     ErrorResponse,
     Invalid,
@@ -43,7 +51,7 @@ from acp2.rpc.outbox import Tap
 from acp2.rpc.pending import BatchReply
 from acp2.rpc.responder import Responder
 from acp2.rpc.routes import Route, Routes
-from acp2.rpc.sniff import classify_oversized
+from acp2.rpc.sniff import classify_line, classify_oversized
 from acp2.schema.codec import decode, decode_any
 
 __all__ = ["Inbound", "NotificationHandler", "RequestHandler"]
@@ -57,6 +65,13 @@ UnknownRequestHandler = Callable[[str, Raw | None], Awaitable[Any]]
 UnknownNotificationHandler = Callable[[str, Raw | None], Awaitable[None] | None]
 
 _EMPTY_PARAMS: Final = Raw(b"{}")
+
+
+def _failure_message(exc: Exception) -> str:
+    """The error message for a message whose dispatch raised ``exc``."""
+    if isinstance(exc, RecursionError):
+        return f"Invalid request: {TOO_DEEP}"
+    return f"Invalid request: could not handle the message ({summarize(exc)})"[:200]
 
 
 def _is_utf8(line: bytes) -> bool:
@@ -207,33 +222,52 @@ class Inbound:
             item = items[index]
             index += 1
             route = routes.hot
-            if (
-                fast
-                and route is not None
-                and type(item) is bytes
-                and item.startswith(route.prefix)
-                and item[-1] == 125  # b"}"
-                and item.isascii()
-            ):
-                body = item[route.prefix_len : -1]
-                try:
-                    params = route.decoder.decode(body)
-                except msgspec.DecodeError:
-                    pending = dispatch(item)
+            try:  # free unless raised (3.11+): a failure is that message's alone
+                if (
+                    fast
+                    and route is not None
+                    and type(item) is bytes
+                    and item.startswith(route.prefix)
+                    and item[-1] == 125  # b"}"
+                    and item.isascii()
+                ):
+                    body = item[route.prefix_len : -1]
+                    try:
+                        params = route.decoder.decode(body)
+                    except msgspec.DecodeError:
+                        pending = dispatch(item)
+                    else:
+                        pending = self._notify(route, params, body)
                 else:
-                    pending = self._notify(route, params, body)
-            else:
-                pending = dispatch(item)
+                    pending = dispatch(item)
+            except Exception as exc:
+                self._on_failed(item, exc)
+                continue
             if pending is not None:
                 return pending, index
         return None
 
+    def _on_failed(self, item: bytes | Oversized, exc: Exception) -> None:
+        """Dispatching ``item`` raised ``exc``: reject that message alone, never raise."""
+        try:
+            if type(item) is not bytes:  # classify_oversized does not raise; paranoia
+                logger.error("%s: dropped an oversized frame: %s", self.name, summarize(exc))
+                return
+            message = _failure_message(exc)
+            self._on_invalid(classify_line(item, message), None)
+        except Exception:
+            logger.exception("%s: could not reject a message that failed", self.name)
+
     async def _dispatch_batch(self, batch: Batch) -> None:
         reply = BatchReply()
         for entry in batch.entries:
-            pending = self._handle(entry, reply)
-            if pending is not None:
-                await pending
+            try:
+                pending = self._handle(entry, reply)
+                if pending is not None:
+                    await pending
+            except Exception as exc:
+                message = _failure_message(exc)
+                self._on_invalid(Invalid(INVALID_REQUEST, message), reply)
         reply.seal()
         self._responder.flush_batch(reply)
 
@@ -269,7 +303,7 @@ class Inbound:
         body = note.params or _EMPTY_PARAMS
         try:
             params = decode(body, route.params_type)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             logger.warning("%s: dropped %s notification: %s", self.name, note.method, exc)
             return None
         return self._notify(route, params, bytes(body) if route.raw else b"")
@@ -277,6 +311,9 @@ class Inbound:
     def _notify(self, route: Route, params: Any, body: bytes) -> Awaitable[None] | None:
         try:
             pending = route.handler(params, body) if route.raw else route.handler(params)
+        except RecursionError:
+            logger.warning("%s: dropped %s notification: %s", self.name, route.method, TOO_DEEP)
+            return None
         except Exception:
             logger.exception("%s: notification handler for %s failed", self.name, route.method)
             return None
@@ -344,5 +381,8 @@ class Inbound:
             params = decode(req.params or _EMPTY_PARAMS, entry[0])
         except ValueError as exc:
             responder.answer_error(req.id, live, InvalidParams(f"Invalid params: {exc}"))
+            return
+        except RecursionError:
+            responder.answer_error(req.id, live, InvalidParams(f"Invalid params: {TOO_DEEP}"))
             return
         self._spawn(responder.serve, req.id, live, entry[1], params)
