@@ -30,7 +30,7 @@ from anyio.lowlevel import checkpoint_if_cancelled
 from acp2.errors import ConnectionClosed, LocalProtocolError, RemoteProtocolError
 from acp2.rpc.framing import DEFAULT_MAX_MESSAGE_SIZE, Oversized
 from acp2.rpc.inbound import Inbound
-from acp2.rpc.messages import CANCEL_METHOD, encode_notification, encode_request
+from acp2.rpc.messages import CANCEL_METHOD, TOO_DEEP, encode_notification, encode_request
 from acp2.rpc.outbox import DEFAULT_HIGH_WATER, FLUSH_SIZE, Outbox, Tap
 from acp2.rpc.pending import PendingRequests
 from acp2.schema.codec import decode
@@ -235,6 +235,8 @@ class Connection(Inbound):
             return decode(result, result_type)
         except msgspec.ValidationError as exc:
             raise RemoteProtocolError(f"malformed result for {method}: {exc}") from exc
+        except RecursionError as exc:
+            raise RemoteProtocolError(f"malformed result for {method}: {TOO_DEEP}") from exc
 
     async def notify(self, method: str, params: Any) -> None:
         """Queue a notification; waits while the outgoing buffer is over the high-water mark.

@@ -379,10 +379,8 @@ class Inbound:
             return
         try:
             params = decode(req.params or _EMPTY_PARAMS, entry[0])
-        except ValueError as exc:
-            responder.answer_error(req.id, live, InvalidParams(f"Invalid params: {exc}"))
-            return
-        except RecursionError:
-            responder.answer_error(req.id, live, InvalidParams(f"Invalid params: {TOO_DEEP}"))
+        except Exception as exc:  # whatever decoding raised: the request is answered once
+            reason = TOO_DEEP if isinstance(exc, RecursionError) else str(exc) or summarize(exc)
+            responder.answer_error(req.id, live, InvalidParams(f"Invalid params: {reason}"))
             return
         self._spawn(responder.serve, req.id, live, entry[1], params)
