@@ -165,7 +165,9 @@ class Inbound:
 
     _closing: bool
 
-    def _spawn(self, inbound_task: Any, *args: Any) -> None:
+    def _spawn(self, inbound_task: Any, *args: Any) -> Awaitable[None] | None:
+        """Start a request handler task; may return an awaitable the reader must await
+        before the next message (to let a burst of handlers run, see Connection)."""
         raise NotImplementedError
 
     def _put(self, frame: bytes) -> None:
@@ -279,7 +281,7 @@ class Inbound:
             if not self._deliver(message.id, message.result, None):
                 logger.debug("%s: dropped response to unknown id %r", self.name, message.id)
         elif isinstance(message, Request):
-            self._on_request(message, batch)
+            return self._on_request(message, batch)
         elif isinstance(message, ErrorResponse):
             self._on_error_response(message)
         else:
@@ -360,27 +362,26 @@ class Inbound:
 
     # --- requests -----------------------------------------------------------------
 
-    def _on_request(self, req: Request, batch: BatchReply | None) -> None:
+    def _on_request(self, req: Request, batch: BatchReply | None) -> Awaitable[None] | None:
         responder = self._responder
         live = responder.open(req.id, batch)
         if live is None:
-            return
+            return None
         if self._closing:
             responder.answer_error(req.id, live, RequestCancelled("Connection is closing"))
-            return
+            return None
         entry = self._requests.get(req.method)
         if entry is None:
             if self._unknown_request is None:
                 error = MethodNotFound(f"Method not found: {req.method}")
                 responder.answer_error(req.id, live, error)
-            else:
-                handler = functools.partial(self._unknown_request, req.method)
-                self._spawn(responder.serve, req.id, live, handler, req.params)
-            return
+                return None
+            handler = functools.partial(self._unknown_request, req.method)
+            return self._spawn(responder.serve, req.id, live, handler, req.params)
         try:
             params = decode(req.params or _EMPTY_PARAMS, entry[0])
         except Exception as exc:  # whatever decoding raised: the request is answered once
             reason = TOO_DEEP if isinstance(exc, RecursionError) else str(exc) or summarize(exc)
             responder.answer_error(req.id, live, InvalidParams(f"Invalid params: {reason}"))
-            return
-        self._spawn(responder.serve, req.id, live, entry[1], params)
+            return None
+        return self._spawn(responder.serve, req.id, live, entry[1], params)

@@ -17,7 +17,10 @@ written first. Two ways out:
   into one chunk and makes one ``transport.send``; under load many frames share one write.
 
 The buffer size is tracked so notification senders can wait above a high-water mark
-(:meth:`wait_drained`), while responses are never held back.
+(:meth:`wait_drained`), while responses are never held back. :attr:`Outbox.backlog` also
+counts what a write in progress has not handed over yet (writes go out in pieces of at
+most :data:`WRITE_PIECE` bytes, each one a sign of progress), so the connection can stop
+reading from a peer that leaves too much of our output unread.
 """
 
 from __future__ import annotations
@@ -27,9 +30,12 @@ import logging
 from collections.abc import Callable
 from typing import Final, Literal
 
+import anyio
+
+from acp2.errors import ConnectionClosed
 from acp2.transport.base import Transport
 
-__all__ = ["DEFAULT_HIGH_WATER", "FLUSH_SIZE", "Outbox", "Tap"]
+__all__ = ["DEFAULT_HIGH_WATER", "FLUSH_SIZE", "WRITE_PIECE", "Outbox", "Tap"]
 
 logger = logging.getLogger("acp2.rpc")
 
@@ -42,6 +48,10 @@ DEFAULT_HIGH_WATER: Final = 4 * 1024 * 1024
 #: writes mean fewer wake-ups of the reader, see docs/benchmarks.md). 256 KiB is a
 #: quarter of the 1 MiB pipes spawn_agent asks for, and ~3 ms of a tight producer.
 FLUSH_SIZE: Final = 256 * 1024
+
+#: The largest piece handed to ``transport.send`` at once: a peer that reads slowly still
+#: shows progress (and frees memory) every this many bytes.
+WRITE_PIECE: Final = 1024 * 1024
 
 #: ``tap(direction, frame)``: sees every frame (without its newline) as it is sent or read.
 Tap = Callable[[Literal["in", "out"], bytes], None]
@@ -58,6 +68,7 @@ class Outbox:
         "_frames",
         "_high_water",
         "_hooks",
+        "_inflight",
         "_on_broken",
         "_progress",
         "_size",
@@ -94,6 +105,8 @@ class Outbox:
         self._burst = False
         #: Direct mode: bytes the transport did not take, for the writer task.
         self._tail: bytes | None = None
+        #: Bytes taken from the queue (or the tail) that the transport has not taken yet.
+        self._inflight = 0
         self._broken = False
         self._finishing = False
         #: The writer task has ended (finished, failed or cancelled).
@@ -110,6 +123,11 @@ class Outbox:
     def over_high_water(self) -> bool:
         """True while more than the high-water mark is queued."""
         return self._size > self._high_water
+
+    @property
+    def backlog(self) -> int:
+        """Bytes of output not handed to the transport yet: queued, or in a write."""
+        return self._size + self._inflight
 
     @property
     def unyielded(self) -> int:
@@ -170,6 +188,21 @@ class Outbox:
         while self._size > self._high_water and not self._broken:
             await self._wait_progress()
 
+    def abandon(self, reason: str) -> None:
+        """Drop everything queued and write nothing more (the peer is not reading)."""
+        if not self._broken:
+            self._fail(ConnectionClosed(reason))
+
+    async def wait_backlog_below(self, size: int, stall_timeout: float) -> bool:
+        """Return True once :attr:`backlog` is at or below ``size`` (or writes failed);
+        False as soon as ``stall_timeout`` seconds pass without any write progress."""
+        while self.backlog > size and not self._broken and not self._stopped:
+            with anyio.move_on_after(stall_timeout) as scope:
+                await self._wait_progress()
+            if scope.cancelled_caught:
+                return False
+        return True
+
     async def flush(self) -> None:
         """Return once everything queued so far was written (or writes failed, or the
         writer task is gone)."""
@@ -196,6 +229,7 @@ class Outbox:
                 data, self._tail = self._tail, None
             elif self._frames:
                 data = self._take()
+                self._inflight = len(data)
             else:
                 self._writing = False
                 self._signal_progress()
@@ -242,6 +276,7 @@ class Outbox:
             return
         if sent < len(data):
             self._tail = data[sent:]
+            self._inflight = len(data) - sent
             self._writing = True
             self._wake_writer()
 
@@ -271,12 +306,24 @@ class Outbox:
 
     async def _write(self, data: bytes) -> None:
         try:
-            await self._transport.send(data)
+            if len(data) <= WRITE_PIECE:
+                await self._transport.send(data)
+            else:
+                await self._write_pieces(data)
         except Exception as exc:  # any failed write means the stream is gone
             self._fail(exc)
         finally:
+            self._inflight = 0
             if self._broken:
                 self._writing = False
+
+    async def _write_pieces(self, data: bytes) -> None:
+        """Send a big chunk piece by piece, counting and signalling each one's progress."""
+        for start in range(0, len(data), WRITE_PIECE):
+            piece = data[start : start + WRITE_PIECE]
+            await self._transport.send(piece)
+            self._inflight -= len(piece)
+            self._signal_progress()
 
     def _fail(self, exc: Exception) -> None:
         logger.debug("write failed, dropping outgoing frames: %r", exc)
@@ -284,6 +331,7 @@ class Outbox:
         self._frames = []
         self._tail = None
         self._size = 0
+        self._inflight = 0
         self._signal_progress()
         self._wake_writer()
         self._on_broken()
