@@ -6,8 +6,12 @@ Run: ``.venv/bin/python bench/hostile_memory.py [flood|large|all] [--n 200000] [
   not read the agent's stdout for a while; prints the agent's RSS (from ``/proc``) while
   it is not read, then reads everything and reports how many answers arrived (the
   agent applies backpressure: it stops reading while its replies are unread).
-* ``large``: one ``session/prompt`` whose text is ``mib`` MiB; prints the agent's peak
-  RSS above its RSS just before the prompt, divided by the prompt size (amplification).
+* ``large``: one ``session/prompt`` carrying ``mib`` MiB; prints the agent's peak RSS
+  above its RSS just before the prompt, divided by the prompt size (amplification), for
+  the text in a resource block (only the runtime touches it) or a text block (the test
+  agent's scenario reads it too), with history in memory or in a file.
+* ``rpc``: the same for one ``mib`` MiB request to a bare Connection (the JSON-RPC
+  layer alone: framing, envelope, decoding the params).
 
 Only the Linux ``/proc`` filesystem is used for the figures; nothing here is a test.
 """
@@ -19,6 +23,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from typing import IO, Any
@@ -67,9 +72,10 @@ def read_until(stdout: IO[bytes], rid: object) -> dict[str, Any]:
             return msg  # type: ignore[no-any-return]
 
 
-def start_agent() -> subprocess.Popen[bytes]:
-    """Start ``acp2 test-agent`` and complete ``initialize``."""
-    proc = subprocess.Popen(AGENT, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+def start_agent(store: str | None = None) -> subprocess.Popen[bytes]:
+    """Start ``acp2 test-agent`` (history in ``store``, default in memory); initialize."""
+    argv = AGENT if store is None else [*AGENT, "--store", store]
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert proc.stdin is not None
     assert proc.stdout is not None
     send(proc.stdin, INIT)
@@ -135,16 +141,21 @@ def flood(n: int, unread_seconds: float, sessions: int) -> dict[str, Any]:
     }
 
 
-def large(mib: int) -> dict[str, Any]:
-    """One prompt of ``mib`` MiB: the agent's peak RSS growth over the prompt size."""
-    proc = start_agent()
+def large(mib: int, kind: str, store: str | None) -> dict[str, Any]:
+    """One prompt of ``mib`` MiB in a ``kind`` block ("text": the test agent's scenario
+    reads it too; "resource": only the runtime touches it): the agent's peak RSS growth
+    over the prompt size."""
+    proc = start_agent(store)
     assert proc.stdin is not None
     assert proc.stdout is not None
     new = {"cwd": "/tmp", "mcpServers": []}
     send(proc.stdin, {"jsonrpc": "2.0", "id": "new", "method": "session/new", "params": new})
     sid = read_until(proc.stdout, "new")["result"]["sessionId"]
     size = mib * 1024 * 1024
-    prompt = [{"type": "text", "text": "stop end_turn"}, {"type": "text", "text": "x" * size}]
+    big = {"type": "text", "text": "x" * size}
+    if kind == "resource":  # the scenario reads only text blocks: this measures the runtime
+        big = {"type": "resource", "resource": {"uri": "file:///big.txt", "text": "x" * size}}
+    prompt = [{"type": "text", "text": "stop end_turn"}, big]
     params = {"sessionId": sid, "prompt": prompt}
     frame = json.dumps({"jsonrpc": "2.0", "id": "p", "method": "session/prompt", "params": params})
     payload = frame.encode() + b"\n"
@@ -167,6 +178,8 @@ def large(mib: int) -> dict[str, Any]:
     growth = (peak - base) * 1024
     return {
         "prompt_mib": mib,
+        "block": kind,
+        "store": "file" if store else "memory",
         "base_rss_mb": round(base / 1024, 1),
         "peak_rss_mb": round(peak / 1024, 1),
         "amplification": round(growth / size, 2),
@@ -174,10 +187,54 @@ def large(mib: int) -> dict[str, Any]:
     }
 
 
+RPC_PEER = """
+import anyio, msgspec
+from acp2.rpc import Connection
+from acp2.transport.stdio import serve_stdio
+class Text(msgspec.Struct):
+    text: str
+async def measure(params: Text) -> int:
+    return len(params.text)
+async def main() -> None:
+    async with serve_stdio() as transport:
+        conn = Connection(transport)
+        conn.on_request("measure", Text, measure)
+        async with conn:
+            await conn.wait_closed()
+anyio.run(main)
+"""
+
+
+def rpc_layer(mib: int) -> dict[str, Any]:
+    """One ``mib`` MiB request to a bare Connection that decodes its text: the JSON-RPC
+    layer's own peak RSS growth over the message size (no agent, no history)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", RPC_PEER], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    size = mib * 1024 * 1024
+    line = b'{"jsonrpc":"2.0","id":1,"method":"measure","params":{"text":"%s"}}\n' % (b"x" * size)
+    send(proc.stdin, {"jsonrpc": "2.0", "id": 0, "method": "measure", "params": {"text": "w"}})
+    read_until(proc.stdout, 0)
+    base = status_kib(proc.pid, "VmRSS")
+    reset_peak(proc.pid)
+    proc.stdin.write(line)
+    proc.stdin.flush()
+    del line
+    read_until(proc.stdout, 1)
+    peak = status_kib(proc.pid, "VmHWM")
+    proc.stdin.close()
+    proc.wait(10)
+    return {"message_mib": mib, "amplification": round((peak - base) * 1024 / size, 2)}
+
+
 def main() -> None:
     """Run the chosen scenarios and print one JSON line each."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("scenario", nargs="?", default="all", choices=["flood", "large", "all"])
+    parser.add_argument(
+        "scenario", nargs="?", default="all", choices=["flood", "large", "rpc", "all"]
+    )
     parser.add_argument("--n", type=int, default=200_000, help="flood: requests sent")
     parser.add_argument("--unread", type=float, default=10.0, help="flood: seconds unread")
     parser.add_argument("--sessions", type=int, default=40, help="flood: sessions listed")
@@ -186,8 +243,12 @@ def main() -> None:
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
     if args.scenario in ("flood", "all"):
         print(json.dumps({"flood": flood(args.n, args.unread, args.sessions)}))
+    if args.scenario in ("rpc", "all"):
+        print(json.dumps({"rpc": rpc_layer(args.mib)}))
     if args.scenario in ("large", "all"):
-        print(json.dumps({"large": large(args.mib)}))
+        with tempfile.TemporaryDirectory() as tmp:
+            for kind, store in [("resource", None), ("text", None), ("resource", tmp + "/h.db")]:
+                print(json.dumps({"large": large(args.mib, kind, store)}))
 
 
 if __name__ == "__main__":

@@ -104,7 +104,7 @@ class Outbox:
         #: Direct mode: a direct write happened this loop iteration (its end is scheduled).
         self._burst = False
         #: Direct mode: bytes the transport did not take, for the writer task.
-        self._tail: bytes | None = None
+        self._tail: memoryview | None = None
         #: Bytes taken from the queue (or the tail) that the transport has not taken yet.
         self._inflight = 0
         self._broken = False
@@ -224,6 +224,7 @@ class Outbox:
             self._signal_progress()
 
     async def _run(self) -> None:
+        data: bytes | memoryview
         while not self._broken:
             if self._tail is not None:
                 data, self._tail = self._tail, None
@@ -247,8 +248,18 @@ class Outbox:
     # -- internals ---------------------------------------------------------------------
 
     def _take(self) -> bytes:
-        """Take every queued frame as one chunk, after running the flush hooks."""
+        """Take every queued frame as one chunk, after running the flush hooks.
+
+        A lone frame bigger than :data:`WRITE_PIECE` is taken as it is, not copied into a
+        chunk with its newline: an empty frame stays queued, whose separator is that
+        newline (it goes out with the next chunk)."""
         frames = self._frames
+        if len(frames) == 1 and len(frames[0]) > WRITE_PIECE:
+            self._frames = [b""]
+            self._size = 1
+            self._signal_progress()
+            self._run_hooks()
+            return frames[0]
         self._frames = []
         self._size = 0
         self._signal_progress()
@@ -267,18 +278,20 @@ class Outbox:
 
     def _write_now(self) -> None:
         """Direct mode: hand everything queued to the transport; the rest to the writer."""
-        data = self._take()
         assert self._direct is not None
-        try:
-            sent = self._direct(data)
-        except Exception as exc:  # any failed write means the stream is gone
-            self._fail(exc)
-            return
-        if sent < len(data):
-            self._tail = data[sent:]
-            self._inflight = len(data) - sent
-            self._writing = True
-            self._wake_writer()
+        while self._frames:  # twice only after a lone big frame (then its newline)
+            data = self._take()
+            try:
+                sent = self._direct(data)
+            except Exception as exc:  # any failed write means the stream is gone
+                self._fail(exc)
+                return
+            if sent < len(data):
+                self._tail = memoryview(data)[sent:]  # a view: no copy of a big rest
+                self._inflight = len(data) - sent
+                self._writing = True
+                self._wake_writer()
+                return
 
     def _wake_writer(self) -> None:
         wake = self._wake
@@ -304,10 +317,10 @@ class Outbox:
             except Exception:
                 logger.exception("flush hook %r failed; writing anyway", hook)
 
-    async def _write(self, data: bytes) -> None:
+    async def _write(self, data: bytes | memoryview) -> None:
         try:
             if len(data) <= WRITE_PIECE:
-                await self._transport.send(data)
+                await self._transport.send(data if type(data) is bytes else bytes(data))
             else:
                 await self._write_pieces(data)
         except Exception as exc:  # any failed write means the stream is gone
@@ -317,10 +330,11 @@ class Outbox:
             if self._broken:
                 self._writing = False
 
-    async def _write_pieces(self, data: bytes) -> None:
+    async def _write_pieces(self, data: bytes | memoryview) -> None:
         """Send a big chunk piece by piece, counting and signalling each one's progress."""
-        for start in range(0, len(data), WRITE_PIECE):
-            piece = data[start : start + WRITE_PIECE]
+        view = memoryview(data)
+        for start in range(0, len(view), WRITE_PIECE):
+            piece = bytes(view[start : start + WRITE_PIECE])
             await self._transport.send(piece)
             self._inflight -= len(piece)
             self._signal_progress()
