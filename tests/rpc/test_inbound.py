@@ -120,3 +120,15 @@ async def test_a_deeply_nested_request_is_answered_with_its_own_id(depth: int) -
                 "error": {"code": -32600, "message": "Invalid request: JSON nested too deeply"},
             }
             await wire.ping()
+
+
+async def test_the_last_protocol_error_of_the_peer_is_kept_for_error_messages() -> None:
+    with anyio.fail_after(5):
+        async with raw_peer() as (conn, wire):
+            assert (conn.protocol_errors, conn.last_protocol_error) == (0, None)
+            await wire.send(b"}{ not json\n")
+            await wire.frame()
+            await wire.send(b'{"jsonrpc":"1.0","id":1,"method":"m"}\n')
+            await wire.frame()
+            assert conn.protocol_errors == 2
+            assert conn.last_protocol_error == 'Invalid message: "jsonrpc" must be "2.0"'

@@ -98,6 +98,19 @@ class Inbound:
         self._unknown_request: UnknownRequestHandler | None = None
         self._unknown_notification: UnknownNotificationHandler | None = None
         self._responder = Responder(name, self._put)
+        self._invalid_count = 0
+        self._last_invalid: str | None = None
+
+    @property
+    def last_protocol_error(self) -> str | None:
+        """What was wrong with the last invalid message the peer sent (None if none was),
+        e.g. ``"Parse error: ..."``; with :attr:`protocol_errors`, for error messages."""
+        return self._last_invalid
+
+    @property
+    def protocol_errors(self) -> int:
+        """How many invalid messages the peer sent (each answered or logged, then dropped)."""
+        return self._invalid_count
 
     # --- registration -------------------------------------------------------------
 
@@ -349,6 +362,8 @@ class Inbound:
 
     def _on_invalid(self, invalid: Invalid, batch: BatchReply | None) -> None:
         logger.warning("%s: invalid frame: %s", self.name, invalid.message)
+        self._invalid_count += 1
+        self._last_invalid = invalid.message
         if invalid.response_to is not None:
             self._deliver(invalid.response_to, None, RemoteProtocolError(invalid.message))
         if not invalid.reply:
