@@ -108,9 +108,9 @@ class Connection(Inbound):
     ) -> None:
         super().__init__(name=name, max_message_size=max_message_size, tap=tap)
         self._transport = transport
-        self._high_water = high_water
-        self._max_unread = max_unread
-        self._stall_timeout = stall_timeout
+        #: (high_water, max_unread, stall_timeout), for the Outbox made on entering. Few
+        #: attributes: past 30, CPython 3.11 instance dicts stop sharing keys (slower).
+        self._limits = (high_water, max_unread, stall_timeout)
         self._close_reason: str | None = None
         #: Requests started since the reader last let their handlers run.
         self._burst = 0
@@ -143,7 +143,11 @@ class Connection(Inbound):
         self._closed_event = anyio.Event()
         self._done_event = anyio.Event()
         self._outbox = Outbox(
-            self._transport, on_broken=self._begin_close, tap=self._tap, high_water=self._high_water
+            self._transport,
+            on_broken=self._begin_close,
+            tap=self._tap,
+            high_water=self._limits[0],
+            max_unread=self._limits[1],
         )
         for hook in self._hooks:
             self._outbox.add_flush_hook(hook)
@@ -390,7 +394,7 @@ class Connection(Inbound):
             if not chunk:
                 return
             await self._dispatch_awaiting(feed(chunk), 0)
-            if self._outbox.backlog > self._max_unread and not await self._let_peer_read():
+            if self._outbox.unread_exceeded and not await self._let_peer_read():
                 return
             if len(chunk) >= _YIELD_AFTER:
                 await asyncio.sleep(0)
@@ -416,7 +420,7 @@ class Connection(Inbound):
                 pending, items, start = backlog
                 await pending
                 await self._dispatch_awaiting(items, start)
-            if self._outbox.backlog > self._max_unread and not await self._let_peer_read():
+            if self._outbox.unread_exceeded and not await self._let_peer_read():
                 return
 
     def _consume(self, chunk: bytes) -> bool:
@@ -432,7 +436,7 @@ class Connection(Inbound):
         if stopped is not None:
             self._backlog = (stopped[0], items, stopped[1])
             return False
-        if self._outbox.backlog > self._max_unread:
+        if self._outbox.unread_exceeded:
             self._backlog = _PAUSE
             return False
         return True
@@ -444,11 +448,12 @@ class Connection(Inbound):
         nothing for ``stall_timeout`` seconds."""
         outbox = self._outbox
         logger.debug("%s: %d bytes unread by the peer; pausing reads", self.name, outbox.backlog)
-        if await outbox.wait_backlog_below(self._max_unread // 2, self._stall_timeout):
+        stall_timeout = self._limits[2]
+        if await outbox.wait_unread_halved(stall_timeout):
             return True
         reason = (
             f"the peer left {outbox.backlog} bytes of our messages unread and read none"
-            f" of them for {self._stall_timeout:g} s"
+            f" of them for {stall_timeout:g} s"
         )
         logger.warning("%s: closing the connection: %s", self.name, reason)
         self._close_reason = reason
@@ -475,7 +480,7 @@ class Connection(Inbound):
         backpressure: their answers count toward the unread bound only once written."""
         self._burst = 0
         await asyncio.sleep(0)
-        if self._outbox.backlog > self._max_unread:
+        if self._outbox.unread_exceeded:
             await self._let_peer_read()
 
     def _handler_done(self, task: asyncio.Task[Any]) -> None:

@@ -98,19 +98,19 @@ class Inbound:
         self._unknown_request: UnknownRequestHandler | None = None
         self._unknown_notification: UnknownNotificationHandler | None = None
         self._responder = Responder(name, self._put)
-        self._invalid_count = 0
-        self._last_invalid: str | None = None
+        #: How many invalid messages the peer sent, and what was wrong with the last one.
+        self._invalid: tuple[int, str | None] = (0, None)
 
     @property
     def last_protocol_error(self) -> str | None:
         """What was wrong with the last invalid message the peer sent (None if none was),
         e.g. ``"Parse error: ..."``; with :attr:`protocol_errors`, for error messages."""
-        return self._last_invalid
+        return self._invalid[1]
 
     @property
     def protocol_errors(self) -> int:
         """How many invalid messages the peer sent (each answered or logged, then dropped)."""
-        return self._invalid_count
+        return self._invalid[0]
 
     # --- registration -------------------------------------------------------------
 
@@ -233,34 +233,34 @@ class Inbound:
         fast = self._tap is None
         index = start
         end = len(items)
-        while index < end:
-            item = items[index]
-            index += 1
-            route = routes.hot
-            try:  # free unless raised (3.11+): a failure is that message's alone
-                if (
-                    fast
-                    and route is not None
-                    and type(item) is bytes
-                    and item.startswith(route.prefix)
-                    and item[-1] == 125  # b"}"
-                    and item.isascii()
-                ):
-                    body = item[route.prefix_len : -1]
-                    try:
-                        params = route.decoder.decode(body)
-                    except msgspec.DecodeError:
-                        pending = dispatch(item)
+        while True:
+            try:  # around the loop, not in it: a failure is that message's alone
+                while index < end:
+                    item = items[index]
+                    index += 1
+                    route = routes.hot
+                    if (
+                        fast
+                        and route is not None
+                        and type(item) is bytes
+                        and item.startswith(route.prefix)
+                        and item[-1] == 125  # b"}"
+                        and item.isascii()
+                    ):
+                        body = item[route.prefix_len : -1]
+                        try:
+                            params = route.decoder.decode(body)
+                        except msgspec.DecodeError:
+                            pending = dispatch(item)
+                        else:
+                            pending = self._notify(route, params, body)
                     else:
-                        pending = self._notify(route, params, body)
-                else:
-                    pending = dispatch(item)
+                        pending = dispatch(item)
+                    if pending is not None:
+                        return pending, index
+                return None
             except Exception as exc:
-                self._on_failed(item, exc)
-                continue
-            if pending is not None:
-                return pending, index
-        return None
+                self._on_failed(items[index - 1], exc)
 
     def _on_failed(self, item: bytes | Oversized, exc: Exception) -> None:
         """Dispatching ``item`` raised ``exc``: reject that message alone, never raise."""
@@ -362,8 +362,7 @@ class Inbound:
 
     def _on_invalid(self, invalid: Invalid, batch: BatchReply | None) -> None:
         logger.warning("%s: invalid frame: %s", self.name, invalid.message)
-        self._invalid_count += 1
-        self._last_invalid = invalid.message
+        self._invalid = (self._invalid[0] + 1, invalid.message)
         if invalid.response_to is not None:
             self._deliver(invalid.response_to, None, RemoteProtocolError(invalid.message))
         if not invalid.reply:

@@ -69,6 +69,7 @@ class Outbox:
         "_high_water",
         "_hooks",
         "_inflight",
+        "_max_unread",
         "_on_broken",
         "_progress",
         "_size",
@@ -88,8 +89,11 @@ class Outbox:
         on_broken: Callable[[], None],
         tap: Tap | None = None,
         high_water: int = DEFAULT_HIGH_WATER,
+        max_unread: int | None = None,
     ) -> None:
         self._transport = transport
+        #: See :attr:`unread_exceeded` (None: never).
+        self._max_unread = max_unread if max_unread is not None else float("inf")
         self._direct: Callable[[bytes], int] | None = getattr(transport, "send_nowait", None)
         self._on_broken = on_broken
         self._tap = tap
@@ -128,6 +132,11 @@ class Outbox:
     def backlog(self) -> int:
         """Bytes of output not handed to the transport yet: queued, or in a write."""
         return self._size + self._inflight
+
+    @property
+    def unread_exceeded(self) -> bool:
+        """True while :attr:`backlog` is above ``max_unread``: stop reading from the peer."""
+        return self._size + self._inflight > self._max_unread
 
     @property
     def unyielded(self) -> int:
@@ -193,9 +202,10 @@ class Outbox:
         if not self._broken:
             self._fail(ConnectionClosed(reason))
 
-    async def wait_backlog_below(self, size: int, stall_timeout: float) -> bool:
-        """Return True once :attr:`backlog` is at or below ``size`` (or writes failed);
-        False as soon as ``stall_timeout`` seconds pass without any write progress."""
+    async def wait_unread_halved(self, stall_timeout: float) -> bool:
+        """Return True once :attr:`backlog` is down to half of ``max_unread`` (or writes
+        failed); False as soon as ``stall_timeout`` seconds pass without write progress."""
+        size = self._max_unread / 2
         while self.backlog > size and not self._broken and not self._stopped:
             with anyio.move_on_after(stall_timeout) as scope:
                 await self._wait_progress()
