@@ -181,7 +181,10 @@ class LineFramer:
 
     def _start_skipping(self, data: bytes) -> None:
         big = self._big
-        held = self._parts if big is None else [bytes(big[:HEAD_SIZE]), bytes(big[-TAIL_SIZE:])]
+        held = self._parts
+        if big is not None:  # its ends are all the diagnosis needs
+            short = len(big) <= HEAD_SIZE + TAIL_SIZE
+            held = [bytes(big)] if short else [bytes(big[:HEAD_SIZE]), bytes(big[-TAIL_SIZE:])]
         self._skipping = True
         self._skip_size = self._parts_len + len(data)
         self._head = b"".join(_prefix([*held, data], HEAD_SIZE))
