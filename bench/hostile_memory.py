@@ -14,6 +14,16 @@ Run: ``.venv/bin/python bench/hostile_memory.py [flood|large|all] [--n 200000] [
   layer alone: framing, envelope, decoding the params).
 
 Only the Linux ``/proc`` filesystem is used for the figures; nothing here is a test.
+
+Measured here (2 shared cores), before -> after issue 10's fixes:
+
+* flood, 200,000 requests, 40 sessions listed, 60 s unread: agent peak RSS 914 MB -> 50 MB
+  (31 MB at rest); every request answered once read, in both cases.
+* rpc, 60 MiB: 3.0x -> 2.0x.
+* large, 60 MiB: 7.06x (resource block) / 8.06x (text block) with history in memory,
+  unchanged; 7.0x -> 6.0x with history in a file. The rest is the history insert: SQLite
+  copies a bound 60 MiB blob two or three times (+184 MB in memory, +122 MB in a file,
+  measured alone), which only incremental blob I/O on a rowid table avoids.
 """
 
 from __future__ import annotations
