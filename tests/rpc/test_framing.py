@@ -104,3 +104,36 @@ def test_any_chunking_yields_the_same_lines(lines: list[bytes], cuts: list[int])
         if line.strip():
             expected.append(line)
     assert feed_all(LineFramer(), chunks) == expected
+
+
+@given(
+    lines=st.lists(st.binary(max_size=60).map(lambda b: b.replace(b"\n", b"")), max_size=12),
+    cuts=st.lists(st.integers(min_value=0, max_value=900), max_size=30),
+    limit=st.integers(min_value=1, max_value=50),
+)
+def test_long_lines_gathered_in_place_frame_exactly_like_short_ones(
+    lines: list[bytes], cuts: list[int], limit: int
+) -> None:
+    """A line past the in-place threshold (here a few bytes) gives the same events,
+    oversized ones included, as the list-of-chunks path."""
+    data = b"\n".join(lines) + b"\n"
+    bounds = sorted({0, len(data), *(c for c in cuts if c < len(data))})
+    chunks = [data[a:b] for a, b in itertools.pairwise(bounds)]
+    plain = feed_all(LineFramer(max_message_size=limit, big_line=10**9), chunks)
+    gathered = feed_all(LineFramer(max_message_size=limit, big_line=3), chunks)
+    assert [repr(e) if isinstance(e, Oversized) else e for e in gathered] == [
+        repr(e) if isinstance(e, Oversized) else e for e in plain
+    ]
+    assert [(e.size, e.head, e.tail) for e in gathered if isinstance(e, Oversized)] == [
+        (e.size, e.head, e.tail) for e in plain if isinstance(e, Oversized)
+    ]
+
+
+def test_a_line_past_the_threshold_is_held_in_one_buffer_not_chunks() -> None:
+    framer = LineFramer(big_line=10)
+    assert framer.feed(b'{"a":"') == []
+    assert framer.feed(b"x" * 20) == []
+    assert framer._parts == []
+    assert framer.buffered == 26
+    assert framer.feed(b'"}\n{"b":1}\n') == [b'{"a":"' + b"x" * 20 + b'"}', b'{"b":1}']
+    assert framer.buffered == 0

@@ -30,7 +30,7 @@ def frame(**fields: Any) -> bytes:
     return json.dumps({"jsonrpc": "2.0", **fields}).encode()
 
 
-@pytest.mark.parametrize("rid", [0, 1, -5, 2**63 - 1, 2**70, "1", "", "abc"])
+@pytest.mark.parametrize("rid", [0, 1, -5, 2**63 - 1, -(2**63), "1", "", "abc"])
 def test_tr09_request_ids_keep_their_value_and_json_type(rid: Any) -> None:
     msg = parse_frame(frame(id=rid, method="m", params={"a": 1}))
     assert isinstance(msg, Request)
@@ -39,8 +39,8 @@ def test_tr09_request_ids_keep_their_value_and_json_type(rid: Any) -> None:
     assert bytes(msg.params or b"") == b'{"a": 1}'
 
 
-@pytest.mark.parametrize("rid", [None, True, False, 1.5, 1.0, [1], {"a": 1}])
-def test_d02_tr10_null_bool_float_and_structured_ids_are_invalid_with_null_reply_id(
+@pytest.mark.parametrize("rid", [None, True, False, 1.5, 1.0, [1], {"a": 1}, 2**63, -(2**63) - 1])
+def test_d02_tr10_null_bool_float_structured_and_out_of_int64_ids_are_invalid_with_null_id(
     rid: Any,
 ) -> None:
     msg = parse_frame(frame(id=rid, method="m"))
@@ -172,3 +172,36 @@ def test_oversized_frames_are_classified_from_head_and_tail(
         response_to,
     )
     assert "exceeds the 1000-byte limit" in msg.message
+
+
+def _deep(depth: int) -> bytes:
+    return b"[" * depth + b"]" * depth
+
+
+@pytest.mark.parametrize("depth", [1_000, 10_000, 100_000])
+def test_deeply_nested_frames_are_classified_from_their_ends_never_raised(depth: int) -> None:
+    deep = _deep(depth)
+    message = "Invalid request: JSON nested too deeply"
+    call = parse_frame(b'{"jsonrpc":"2.0","id":5,"method":"m","params":%s}' % deep)
+    assert call == Invalid(-32600, message, 5)
+    note = parse_frame(b'{"jsonrpc":"2.0","method":"m","params":{"x":%s}}' % deep)
+    assert note == Invalid(-32600, message, reply=False)
+    response = parse_frame(b'{"jsonrpc":"2.0","id":3,"result":%s}' % deep)
+    assert response == Invalid(-32600, message, None, True, 3)
+    assert parse_frame(deep) == Invalid(-32600, message)
+    id_last = parse_frame(b'{"jsonrpc":"2.0","method":"m","params":%s,"id":"z"}' % deep)
+    assert id_last == Invalid(-32600, message, "z")
+
+
+def test_an_integer_id_outside_int64_is_refused_with_a_clear_message() -> None:
+    msg = parse_frame(frame(id=2**70, method="m"))
+    assert msg == Invalid(-32600, "Invalid request: integer id outside the signed 64-bit range")
+
+
+def test_a_lone_surrogate_is_a_parse_error_that_says_so_not_truncated_input() -> None:
+    msg = parse_frame(b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":"x\\ud800"}}')
+    assert msg == Invalid(-32700, "Parse error: invalid JSON: lone surrogate \\ud800 in a string")
+    truncated = parse_frame(b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":"\\\\ud800')
+    assert truncated == Invalid(-32700, "Parse error: Input data was truncated")
+    pair = parse_frame(b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":"\\ud83d\\ude00"}}')
+    assert isinstance(pair, Request)

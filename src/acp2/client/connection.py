@@ -140,7 +140,13 @@ class ClientConnection(SessionManagement):
 
     def describe_closed(self) -> str:
         """Explain the closed connection, ending with the last lines of the agent's stderr."""
+        conn = self.connection
         text = "The agent closed the connection"
+        if conn.close_reason:  # we closed it, because of the agent
+            text = f"Closed the connection to the agent: {conn.close_reason}"
+        if conn.protocol_errors:
+            text += f" (it sent {conn.protocol_errors} invalid message(s); the last: "
+            text += f"{conn.last_protocol_error})"
         lines = self.stderr_tail().strip().splitlines()[-STDERR_LINES:]
         tail = "\n".join(line[-STDERR_LINE_CHARS:] for line in lines)
         return f"{text}; its stderr ended with:\n{tail}" if tail else f"{text}."

@@ -8,6 +8,12 @@ dispatches them synchronously in arrival order (:mod:`acp2.rpc.inbound`); it onl
 awaits a coroutine notification handler, so a response is delivered only after every
 notification received before it was handled.
 
+Backpressure on a peer that does not read: while more than ``max_unread`` bytes of our
+output wait for it (responses are never held back, so a flood of requests would grow
+that without bound), the reader reads nothing more; it reads on once the backlog is
+down to half of that, and closes the connection (:attr:`Connection.close_reason` says
+why, and it is logged) if no byte of it was taken for ``stall_timeout`` seconds.
+
 Hot paths (measured in ``docs/benchmarks.md``): over a transport that supports it, chunks
 are consumed right in the loop's readiness callback (the reader task sleeps unless a
 message needs awaiting) and a frame queued while idle is written in the same step; a
@@ -27,10 +33,10 @@ import msgspec
 from anyio.abc import TaskGroup
 from anyio.lowlevel import checkpoint_if_cancelled
 
-from acp2.errors import ConnectionClosed, LocalProtocolError, RemoteProtocolError
+from acp2.errors import ConnectionClosed, LocalProtocolError, RemoteProtocolError, summarize
 from acp2.rpc.framing import DEFAULT_MAX_MESSAGE_SIZE, Oversized
 from acp2.rpc.inbound import Inbound
-from acp2.rpc.messages import CANCEL_METHOD, encode_notification, encode_request
+from acp2.rpc.messages import CANCEL_METHOD, TOO_DEEP, encode_notification, encode_request
 from acp2.rpc.outbox import DEFAULT_HIGH_WATER, FLUSH_SIZE, Outbox, Tap
 from acp2.rpc.pending import PendingRequests
 from acp2.schema.codec import decode
@@ -56,6 +62,22 @@ _Waiter = asyncio.Future[tuple[msgspec.Raw | None, Exception | None]]
 #: producer then yields once per direct write (256 KiB ~ 1100 small updates, ~3 ms).
 YIELD_BYTES: Final = FLUSH_SIZE
 
+#: Stop reading from the peer while more than this many bytes of our output are unread:
+#: 4x the notification high-water mark, so a peer that is merely slow never hits it.
+DEFAULT_MAX_UNREAD: Final = 16 * 1024 * 1024
+
+#: Close the connection when a peer over ``max_unread`` takes none of our output for this
+#: many seconds.
+DEFAULT_STALL_TIMEOUT: Final = 60.0
+
+#: After this many requests in one go, the reader lets their handlers run before it reads
+#: on: one chunk of small requests (~1,000 in 64 KiB) could otherwise start a thousand
+#: big answers before the unread bound is checked again.
+REQUEST_BURST: Final = 64
+
+#: What :meth:`Connection._consume` leaves for the reader task when the peer must read first.
+_PAUSE: Final = object()
+
 #: Chunks at least this big suggest more is waiting: the reader then lets other tasks run
 #: before reading on, so a peer that streams without pause cannot starve them.
 _YIELD_AFTER: Final = 16 * 1024
@@ -67,6 +89,8 @@ class Connection(Inbound):
     Use as ``async with Connection(transport) as conn:``. Register handlers with
     :meth:`on_request` / :meth:`on_notification` (before or after entering). ``tap``,
     when given, sees every frame read (``"in"``) and written (``"out"``), for validation.
+    ``max_unread`` and ``stall_timeout`` bound a peer that does not read (module
+    docstring).
     Guarantees are listed in ``docs/internals.md``; the main ones are tested in
     ``tests/rpc``.
     """
@@ -79,10 +103,17 @@ class Connection(Inbound):
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
         tap: Tap | None = None,
         high_water: int = DEFAULT_HIGH_WATER,
+        max_unread: int = DEFAULT_MAX_UNREAD,
+        stall_timeout: float = DEFAULT_STALL_TIMEOUT,
     ) -> None:
         super().__init__(name=name, max_message_size=max_message_size, tap=tap)
         self._transport = transport
-        self._high_water = high_water
+        #: (high_water, max_unread, stall_timeout), for the Outbox made on entering. Few
+        #: attributes: past 30, CPython 3.11 instance dicts stop sharing keys (slower).
+        self._limits = (high_water, max_unread, stall_timeout)
+        self._close_reason: str | None = None
+        #: Requests started since the reader last let their handlers run.
+        self._burst = 0
         self._pending: PendingRequests[_Waiter] = PendingRequests()
         self._tg: TaskGroup | None = None
         #: Running request handler tasks (see ``_spawn``) and the first one that crashed.
@@ -92,9 +123,9 @@ class Connection(Inbound):
         self._writer_scope = anyio.CancelScope()
         self._reader_task: asyncio.Task[Any] | None = None
         #: What :meth:`_consume` left for the reader task: an awaitable with the messages
-        #: after it, or the exception dispatch raised.
+        #: after it, the exception dispatch raised, or ``_PAUSE``.
         self._backlog: (
-            tuple[Awaitable[None], list[bytes | Oversized], int] | BaseException | None
+            tuple[Awaitable[None], list[bytes | Oversized], int] | BaseException | object | None
         ) = None
         self._closing = False
         self._aclosing = False
@@ -112,7 +143,11 @@ class Connection(Inbound):
         self._closed_event = anyio.Event()
         self._done_event = anyio.Event()
         self._outbox = Outbox(
-            self._transport, on_broken=self._begin_close, tap=self._tap, high_water=self._high_water
+            self._transport,
+            on_broken=self._begin_close,
+            tap=self._tap,
+            high_water=self._limits[0],
+            max_unread=self._limits[1],
         )
         for hook in self._hooks:
             self._outbox.add_flush_hook(hook)
@@ -153,6 +188,13 @@ class Connection(Inbound):
     def closed(self) -> bool:
         """True once the connection is closing or closed (no new requests are accepted)."""
         return self._closing
+
+    @property
+    def close_reason(self) -> str | None:
+        """Why *we* closed the connection because of the peer or a failure (e.g. it left
+        our output unread too long); None while open, or when the peer ended the stream or
+        :meth:`aclose` was called."""
+        return self._close_reason
 
     async def wait_closed(self) -> None:
         """Return once the connection is closed: peer gone, transport broken, or aclose."""
@@ -235,6 +277,8 @@ class Connection(Inbound):
             return decode(result, result_type)
         except msgspec.ValidationError as exc:
             raise RemoteProtocolError(f"malformed result for {method}: {exc}") from exc
+        except RecursionError as exc:
+            raise RemoteProtocolError(f"malformed result for {method}: {TOO_DEEP}") from exc
 
     async def notify(self, method: str, params: Any) -> None:
         """Queue a notification; waits while the outgoing buffer is over the high-water mark.
@@ -318,8 +362,9 @@ class Connection(Inbound):
         try:
             with self._reader_scope:
                 await self._read_until_eof()
-        except Exception:
+        except Exception as exc:
             logger.exception("%s: reader failed; closing the connection", self.name)
+            self._close_reason = f"reading failed: {summarize(exc)}"
         finally:
             self._begin_close()
 
@@ -349,6 +394,8 @@ class Connection(Inbound):
             if not chunk:
                 return
             await self._dispatch_awaiting(feed(chunk), 0)
+            if self._outbox.unread_exceeded and not await self._let_peer_read():
+                return
             if len(chunk) >= _YIELD_AFTER:
                 await asyncio.sleep(0)
 
@@ -369,33 +416,72 @@ class Connection(Inbound):
                 continue
             if isinstance(backlog, BaseException):
                 raise backlog  # a bug in dispatch: fail like the reader task would
-            pending, items, start = backlog
-            await pending
-            await self._dispatch_awaiting(items, start)
+            if isinstance(backlog, tuple):
+                pending, items, start = backlog
+                await pending
+                await self._dispatch_awaiting(items, start)
+            if self._outbox.unread_exceeded and not await self._let_peer_read():
+                return
 
     def _consume(self, chunk: bytes) -> bool:
         """Dispatch every message of ``chunk`` in place; stop at the first one that needs
-        awaiting, leaving it and the rest to the reader task. Never raises."""
+        awaiting, leaving it and the rest to the reader task, or when the peer must read
+        our output first. Never raises."""
         try:
             items = self._framer.feed(chunk)
             stopped = self._dispatch_all(items)
         except Exception as exc:
             self._backlog = exc
             return False
-        if stopped is None:
+        if stopped is not None:
+            self._backlog = (stopped[0], items, stopped[1])
+            return False
+        if self._outbox.unread_exceeded:
+            self._backlog = _PAUSE
+            return False
+        return True
+
+    async def _let_peer_read(self) -> bool:
+        """Backpressure: read nothing until the peer took half of our unread output.
+
+        Returns False (having closed the connection, with the reason logged) when it took
+        nothing for ``stall_timeout`` seconds."""
+        outbox = self._outbox
+        logger.debug("%s: %d bytes unread by the peer; pausing reads", self.name, outbox.backlog)
+        stall_timeout = self._limits[2]
+        if await outbox.wait_unread_halved(stall_timeout):
             return True
-        self._backlog = (stopped[0], items, stopped[1])
+        reason = (
+            f"the peer left {outbox.backlog} bytes of our messages unread and read none"
+            f" of them for {stall_timeout:g} s"
+        )
+        logger.warning("%s: closing the connection: %s", self.name, reason)
+        self._close_reason = reason
+        outbox.abandon(reason)  # frees it, and closing need not wait to flush it
+        self._begin_close()
         return False
 
     # --- hooks used by Inbound ----------------------------------------------------
 
-    def _spawn(self, inbound_task: Any, *args: Any) -> None:
+    def _spawn(self, inbound_task: Any, *args: Any) -> Awaitable[None] | None:
         # A plain asyncio task, tracked here and awaited on exit like a task-group child:
         # anyio's start_soon costs ~15 us per request (measured on the ping round trip).
         # Its cancellation goes through the request's own cancel scope (Responder).
         task = asyncio.get_running_loop().create_task(inbound_task(*args))
         self._handlers.add(task)
         task.add_done_callback(self._handler_done)
+        self._burst += 1
+        if self._burst < REQUEST_BURST:
+            return None
+        return self._after_burst()
+
+    async def _after_burst(self) -> None:
+        """Let the handlers of a burst of requests run before reading more, then apply
+        backpressure: their answers count toward the unread bound only once written."""
+        self._burst = 0
+        await asyncio.sleep(0)
+        if self._outbox.unread_exceeded:
+            await self._let_peer_read()
 
     def _handler_done(self, task: asyncio.Task[Any]) -> None:
         self._handlers.discard(task)

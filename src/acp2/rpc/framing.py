@@ -7,6 +7,11 @@ A line longer than ``max_message_size`` is never buffered whole: the framer keep
 first and last few bytes (enough to find the request id), discards the rest as it
 arrives, and reports an :class:`Oversized` event once the terminating newline is seen.
 Framing then resumes with the next line, so one huge message cannot break the stream.
+
+A line longer than :data:`BIG_LINE` is gathered in one ``bytearray`` instead of a list of
+chunks: it grows in place, each chunk is freed as soon as it is copied in, and the
+buffer goes back to the OS once the line is complete -- a 60 MiB message then costs
+twice its size for a moment, not the chunks' memory left behind in the heap.
 """
 
 from __future__ import annotations
@@ -21,6 +26,9 @@ DEFAULT_MAX_MESSAGE_SIZE: Final = 64 * 1024 * 1024
 #: How many leading / trailing bytes of an oversized line are kept for diagnosis.
 HEAD_SIZE: Final = 4096
 TAIL_SIZE: Final = 512
+
+#: Lines longer than this are gathered in a bytearray (see the module docstring).
+BIG_LINE: Final = 1024 * 1024
 
 _WHITESPACE: Final = frozenset(b" \t\r\n\x0b\x0c")  # what bytes.strip() removes
 
@@ -47,16 +55,31 @@ class LineFramer:
 
     ``feed(chunk)`` returns the events completed by that chunk, in order: ``bytes`` for
     a complete line, :class:`Oversized` for a dropped one. ``close()`` flushes the final
-    unterminated line, if any.
+    unterminated line, if any. ``big_line`` is the :data:`BIG_LINE` threshold (tests).
     """
 
-    __slots__ = ("_head", "_max", "_parts", "_parts_len", "_skip_size", "_skipping", "_tail")
+    __slots__ = (
+        "_big",
+        "_big_line",
+        "_head",
+        "_max",
+        "_parts",
+        "_parts_len",
+        "_skip_size",
+        "_skipping",
+        "_tail",
+    )
 
-    def __init__(self, max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE) -> None:
+    def __init__(
+        self, max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE, *, big_line: int = BIG_LINE
+    ) -> None:
         if max_message_size < 1:
             raise ValueError("max_message_size must be positive")
         self._max = max_message_size
+        self._big_line = big_line
         self._parts: list[bytes] = []
+        #: A line past BIG_LINE bytes, gathered in place (then ``_parts`` is empty).
+        self._big: bytearray | None = None
         self._parts_len = 0
         self._skipping = False
         self._skip_size = 0
@@ -81,17 +104,12 @@ class LineFramer:
             start = self._skip(data, out)
             if start < 0:
                 return out
-        if self._parts:
+        if self._parts_len:
             nl = data.find(b"\n", start)
             if nl < 0:
                 self._hold(data[start:] if start else data, out)
                 return out
-            self._parts.append(data[start:nl])
-            self._parts_len += nl - start
-            line = b"".join(self._parts)
-            self._parts = []
-            self._parts_len = 0
-            self._emit(line, out)
+            self._emit(self._complete(data[start:nl]), out)
             start = nl + 1
         self._split(data, start, out)
         return out
@@ -102,12 +120,22 @@ class LineFramer:
         if self._skipping:
             out.append(Oversized(self._skip_size, self._head, self._tail))
             self._skipping = False
-        elif self._parts:
+        elif self._parts_len:
+            self._emit(self._complete(b""), out)
+        return out
+
+    def _complete(self, last: bytes) -> bytes:
+        """The held line with ``last`` appended; nothing is held afterwards."""
+        big = self._big
+        self._parts_len = 0
+        if big is None:
+            self._parts.append(last)
             line = b"".join(self._parts)
             self._parts = []
-            self._parts_len = 0
-            self._emit(line, out)
-        return out
+            return line
+        self._big = None
+        big += last
+        return bytes(big)  # ``big`` is freed when this returns
 
     def _split(self, data: bytes, start: int, out: list[bytes | Oversized]) -> None:
         lines = data[start:].split(b"\n") if start else data.split(b"\n")
@@ -136,18 +164,35 @@ class LineFramer:
             out.append(line)
 
     def _hold(self, data: bytes, out: list[bytes | Oversized]) -> None:
-        if self._parts_len + len(data) <= self._max:
+        size = self._parts_len + len(data)
+        if size > self._max:
+            self._start_skipping(data)
+        elif self._big is not None:
+            self._big += data
+        elif size > self._big_line:
+            big = self._big = bytearray()
+            for part in self._parts:
+                big += part
+            big += data
+            self._parts = []
+        else:
             self._parts.append(data)
-            self._parts_len += len(data)
-            return
+        self._parts_len = 0 if self._skipping else size
+
+    def _start_skipping(self, data: bytes) -> None:
+        big = self._big
+        held = self._parts
+        if big is not None:  # its ends are all the diagnosis needs
+            short = len(big) <= HEAD_SIZE + TAIL_SIZE
+            held = [bytes(big)] if short else [bytes(big[:HEAD_SIZE]), bytes(big[-TAIL_SIZE:])]
         self._skipping = True
         self._skip_size = self._parts_len + len(data)
-        self._head = b"".join(_prefix([*self._parts, data], HEAD_SIZE))
+        self._head = b"".join(_prefix([*held, data], HEAD_SIZE))
         self._tail = b""
-        for piece in (*self._parts[-1:], data):
+        for piece in (*[p[-TAIL_SIZE:] for p in held[-1:]], data):
             self._tail = _keep_tail(self._tail, piece)
         self._parts = []
-        self._parts_len = 0
+        self._big = None
 
     def _skip(self, data: bytes, out: list[bytes | Oversized]) -> int:
         """Discard bytes of an oversized line; return where the next line starts, or -1."""

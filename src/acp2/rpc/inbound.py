@@ -2,6 +2,11 @@
 of every parsed frame in arrival order (notifications inline, one task per request,
 responses to our waiters, ``-32700`` / ``-32600`` for bad frames, batches per TR-14).
 
+Whatever one message does -- JSON nested deeper than the decoder follows, a handler or
+decoder failing in an unforeseen way -- stays that message's problem: any exception
+while decoding or dispatching it becomes its error reply (a request), its waiter's
+error (a response) or one log line (a notification), and the next message is read.
+
 Answering requests exactly once is :class:`~acp2.rpc.responder.Responder`'s job.
 """
 
@@ -24,11 +29,14 @@ from acp2.errors import (
     RemoteProtocolError,
     RequestCancelled,
     error_for_code,
+    summarize,
 )
 from acp2.rpc.framing import LineFramer, Oversized
 from acp2.rpc.messages import (
     CANCEL_METHOD,
+    INVALID_REQUEST,
     PARSE_ERROR,
+    TOO_DEEP,
     Batch,
     ErrorResponse,
     Invalid,
@@ -43,7 +51,7 @@ from acp2.rpc.outbox import Tap
 from acp2.rpc.pending import BatchReply
 from acp2.rpc.responder import Responder
 from acp2.rpc.routes import Route, Routes
-from acp2.rpc.sniff import classify_oversized
+from acp2.rpc.sniff import classify_line, classify_oversized
 from acp2.schema.codec import decode, decode_any
 
 __all__ = ["Inbound", "NotificationHandler", "RequestHandler"]
@@ -57,6 +65,13 @@ UnknownRequestHandler = Callable[[str, Raw | None], Awaitable[Any]]
 UnknownNotificationHandler = Callable[[str, Raw | None], Awaitable[None] | None]
 
 _EMPTY_PARAMS: Final = Raw(b"{}")
+
+
+def _failure_message(exc: Exception) -> str:
+    """The error message for a message whose dispatch raised ``exc``."""
+    if isinstance(exc, RecursionError):
+        return f"Invalid request: {TOO_DEEP}"
+    return f"Invalid request: could not handle the message ({summarize(exc)})"[:200]
 
 
 def _is_utf8(line: bytes) -> bool:
@@ -83,6 +98,19 @@ class Inbound:
         self._unknown_request: UnknownRequestHandler | None = None
         self._unknown_notification: UnknownNotificationHandler | None = None
         self._responder = Responder(name, self._put)
+        #: How many invalid messages the peer sent, and what was wrong with the last one.
+        self._invalid: tuple[int, str | None] = (0, None)
+
+    @property
+    def last_protocol_error(self) -> str | None:
+        """What was wrong with the last invalid message the peer sent (None if none was),
+        e.g. ``"Parse error: ..."``; with :attr:`protocol_errors`, for error messages."""
+        return self._invalid[1]
+
+    @property
+    def protocol_errors(self) -> int:
+        """How many invalid messages the peer sent (each answered or logged, then dropped)."""
+        return self._invalid[0]
 
     # --- registration -------------------------------------------------------------
 
@@ -150,7 +178,9 @@ class Inbound:
 
     _closing: bool
 
-    def _spawn(self, inbound_task: Any, *args: Any) -> None:
+    def _spawn(self, inbound_task: Any, *args: Any) -> Awaitable[None] | None:
+        """Start a request handler task; may return an awaitable the reader must await
+        before the next message (to let a burst of handlers run, see Connection)."""
         raise NotImplementedError
 
     def _put(self, frame: bytes) -> None:
@@ -203,37 +233,56 @@ class Inbound:
         fast = self._tap is None
         index = start
         end = len(items)
-        while index < end:
-            item = items[index]
-            index += 1
-            route = routes.hot
-            if (
-                fast
-                and route is not None
-                and type(item) is bytes
-                and item.startswith(route.prefix)
-                and item[-1] == 125  # b"}"
-                and item.isascii()
-            ):
-                body = item[route.prefix_len : -1]
-                try:
-                    params = route.decoder.decode(body)
-                except msgspec.DecodeError:
-                    pending = dispatch(item)
-                else:
-                    pending = self._notify(route, params, body)
-            else:
-                pending = dispatch(item)
-            if pending is not None:
-                return pending, index
-        return None
+        while True:
+            try:  # around the loop, not in it: a failure is that message's alone
+                while index < end:
+                    item = items[index]
+                    index += 1
+                    route = routes.hot
+                    if (
+                        fast
+                        and route is not None
+                        and type(item) is bytes
+                        and item.startswith(route.prefix)
+                        and item[-1] == 125  # b"}"
+                        and item.isascii()
+                    ):
+                        body = item[route.prefix_len : -1]
+                        try:
+                            params = route.decoder.decode(body)
+                        except msgspec.DecodeError:
+                            pending = dispatch(item)
+                        else:
+                            pending = self._notify(route, params, body)
+                    else:
+                        pending = dispatch(item)
+                    if pending is not None:
+                        return pending, index
+                return None
+            except Exception as exc:
+                self._on_failed(items[index - 1], exc)
+
+    def _on_failed(self, item: bytes | Oversized, exc: Exception) -> None:
+        """Dispatching ``item`` raised ``exc``: reject that message alone, never raise."""
+        try:
+            if type(item) is not bytes:  # classify_oversized does not raise; paranoia
+                logger.error("%s: dropped an oversized frame: %s", self.name, summarize(exc))
+                return
+            message = _failure_message(exc)
+            self._on_invalid(classify_line(item, message), None)
+        except Exception:
+            logger.exception("%s: could not reject a message that failed", self.name)
 
     async def _dispatch_batch(self, batch: Batch) -> None:
         reply = BatchReply()
         for entry in batch.entries:
-            pending = self._handle(entry, reply)
-            if pending is not None:
-                await pending
+            try:
+                pending = self._handle(entry, reply)
+                if pending is not None:
+                    await pending
+            except Exception as exc:
+                message = _failure_message(exc)
+                self._on_invalid(Invalid(INVALID_REQUEST, message), reply)
         reply.seal()
         self._responder.flush_batch(reply)
 
@@ -245,7 +294,7 @@ class Inbound:
             if not self._deliver(message.id, message.result, None):
                 logger.debug("%s: dropped response to unknown id %r", self.name, message.id)
         elif isinstance(message, Request):
-            self._on_request(message, batch)
+            return self._on_request(message, batch)
         elif isinstance(message, ErrorResponse):
             self._on_error_response(message)
         else:
@@ -269,7 +318,7 @@ class Inbound:
         body = note.params or _EMPTY_PARAMS
         try:
             params = decode(body, route.params_type)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             logger.warning("%s: dropped %s notification: %s", self.name, note.method, exc)
             return None
         return self._notify(route, params, bytes(body) if route.raw else b"")
@@ -277,6 +326,9 @@ class Inbound:
     def _notify(self, route: Route, params: Any, body: bytes) -> Awaitable[None] | None:
         try:
             pending = route.handler(params, body) if route.raw else route.handler(params)
+        except RecursionError:
+            logger.warning("%s: dropped %s notification: %s", self.name, route.method, TOO_DEEP)
+            return None
         except Exception:
             logger.exception("%s: notification handler for %s failed", self.name, route.method)
             return None
@@ -310,6 +362,7 @@ class Inbound:
 
     def _on_invalid(self, invalid: Invalid, batch: BatchReply | None) -> None:
         logger.warning("%s: invalid frame: %s", self.name, invalid.message)
+        self._invalid = (self._invalid[0] + 1, invalid.message)
         if invalid.response_to is not None:
             self._deliver(invalid.response_to, None, RemoteProtocolError(invalid.message))
         if not invalid.reply:
@@ -323,26 +376,26 @@ class Inbound:
 
     # --- requests -----------------------------------------------------------------
 
-    def _on_request(self, req: Request, batch: BatchReply | None) -> None:
+    def _on_request(self, req: Request, batch: BatchReply | None) -> Awaitable[None] | None:
         responder = self._responder
         live = responder.open(req.id, batch)
         if live is None:
-            return
+            return None
         if self._closing:
             responder.answer_error(req.id, live, RequestCancelled("Connection is closing"))
-            return
+            return None
         entry = self._requests.get(req.method)
         if entry is None:
             if self._unknown_request is None:
                 error = MethodNotFound(f"Method not found: {req.method}")
                 responder.answer_error(req.id, live, error)
-            else:
-                handler = functools.partial(self._unknown_request, req.method)
-                self._spawn(responder.serve, req.id, live, handler, req.params)
-            return
+                return None
+            handler = functools.partial(self._unknown_request, req.method)
+            return self._spawn(responder.serve, req.id, live, handler, req.params)
         try:
             params = decode(req.params or _EMPTY_PARAMS, entry[0])
-        except ValueError as exc:
-            responder.answer_error(req.id, live, InvalidParams(f"Invalid params: {exc}"))
-            return
-        self._spawn(responder.serve, req.id, live, entry[1], params)
+        except Exception as exc:  # whatever decoding raised: the request is answered once
+            reason = TOO_DEEP if isinstance(exc, RecursionError) else str(exc) or summarize(exc)
+            responder.answer_error(req.id, live, InvalidParams(f"Invalid params: {reason}"))
+            return None
+        return self._spawn(responder.serve, req.id, live, entry[1], params)

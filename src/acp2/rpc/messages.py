@@ -5,9 +5,14 @@
 ``params`` / ``result`` stay :class:`msgspec.Raw` (undecoded bytes) so the envelope costs
 one pass, and each handler decodes its own params type.
 
-Id rules (TR-09, TR-10, D-02): a request id is a JSON string or integer; ``1`` and
-``"1"`` are different ids. ``null``, booleans, fractions and structured ids are refused
-with ``-32600`` and ``id: null``, as the Nov schema does.
+Id rules (TR-09, TR-10, D-02): a request id is a JSON string or a 64-bit signed integer;
+``1`` and ``"1"`` are different ids. ``null``, booleans, fractions, structured ids and
+integers outside the int64 range are refused with ``-32600`` and ``id: null``, as the Nov
+schema does (its ids are ``int64``).
+
+A line nested deeper than the decoder can follow (it raises ``RecursionError``) is one
+bad message like any other: it becomes an :class:`Invalid` classified from its first and
+last bytes (:func:`acp2.rpc.sniff.classify_line`), never an exception.
 
 The encoders build each outgoing frame with a single msgspec encode of a small Struct
 that embeds the caller's params / result object: no intermediate dicts.
@@ -15,6 +20,7 @@ that embeds the caller's params / result object: no intermediate dicts.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final, TypeAlias
 
 import msgspec
@@ -49,6 +55,13 @@ CANCEL_METHOD: Final = "$/cancel_request"
 
 PARSE_ERROR: Final = -32700
 INVALID_REQUEST: Final = -32600
+
+#: Integer ids must fit in a signed 64-bit integer (the schema's ``int64``).
+INT64_MIN: Final = -(2**63)
+INT64_MAX: Final = 2**63 - 1
+
+#: Why a frame nested deeper than the decoder can follow is refused.
+TOO_DEEP: Final = "JSON nested too deeply"
 
 
 class Request(msgspec.Struct):
@@ -132,9 +145,10 @@ _BAD_VERSION: Final = 'Invalid message: "jsonrpc" must be "2.0"'
 
 
 def is_request_id(value: object) -> bool:
-    """Return True when ``value`` is a valid request id (str or int, never bool)."""
+    """Return True when ``value`` is a valid request id: a str, or an int (never a bool)
+    within the signed 64-bit range."""
     tp = type(value)
-    return tp is int or tp is str
+    return tp is str or (tp is int and INT64_MIN <= value <= INT64_MAX)  # type: ignore[operator]
 
 
 def parse_frame(line: bytes) -> Message | Batch:
@@ -149,10 +163,29 @@ def parse_frame(line: bytes) -> Message | Batch:
     except msgspec.ValidationError:
         return Invalid(INVALID_REQUEST, "Invalid request: not a JSON-RPC object")
     except msgspec.DecodeError as exc:
-        return Invalid(PARSE_ERROR, f"Parse error: {exc}")
+        return Invalid(PARSE_ERROR, f"Parse error: {_describe(exc, line)}")
+    except RecursionError:
+        from acp2.rpc.sniff import classify_line  # sniff imports this module
+
+        return classify_line(line, f"Invalid request: {TOO_DEEP}")
     if isinstance(env, list):
         return _parse_batch(env)
     return _classify(env)
+
+
+_LONE_SURROGATE: Final = re.compile(
+    rb"(?<!\\)(?:\\\\)*\\u(d[89ab][0-9a-f]{2})(?!\\u[dD][c-fC-F])", re.IGNORECASE
+)
+
+
+def _describe(exc: msgspec.DecodeError, line: bytes) -> str:
+    """The decode error, made clear where msgspec's message misleads."""
+    text = str(exc)
+    if "truncated" in text:
+        lone = _LONE_SURROGATE.search(line)
+        if lone is not None:
+            return f"invalid JSON: lone surrogate \\u{lone.group(1).decode()} in a string"
+    return text
 
 
 def _parse_batch(items: list[Raw]) -> Message | Batch:
@@ -162,7 +195,7 @@ def _parse_batch(items: list[Raw]) -> Message | Batch:
     for raw in items:
         try:
             entries.append(_classify(_entry_decoder.decode(raw)))
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, RecursionError):
             entries.append(
                 Invalid(INVALID_REQUEST, "Invalid request: batch entry is not an object")
             )
@@ -188,7 +221,7 @@ def _classify_call(env: _Envelope) -> Message:
             INVALID_REQUEST, "Invalid request: a call cannot carry result or error", reply_id
         )
     if has_id and reply_id is None:
-        return Invalid(INVALID_REQUEST, "Invalid request: id must be a string or an integer")
+        return Invalid(INVALID_REQUEST, _bad_id("Invalid request", rid))
     params = None if env.params is UNSET or env.params == _NULL else env.params
     if has_id:
         return Request(rid, env.method, params)
@@ -209,9 +242,15 @@ def _classify_response(env: _Envelope) -> Message:
     if isinstance(env.error, Raw):
         return _error_response(env.error, rid, ours)
     if not valid_id:
-        return Invalid(INVALID_REQUEST, "Invalid response: id must be a string or an integer")
+        return Invalid(INVALID_REQUEST, _bad_id("Invalid response", rid))
     assert isinstance(env.result, Raw)
     return Response(rid, env.result)
+
+
+def _bad_id(what: str, rid: Any) -> str:
+    if type(rid) is int:
+        return f"{what}: integer id outside the signed 64-bit range"
+    return f"{what}: id must be a string or an integer"
 
 
 def _error_response(raw: Raw, rid: Any, ours: RequestId | None) -> Message:
@@ -219,7 +258,7 @@ def _error_response(raw: Raw, rid: Any, ours: RequestId | None) -> Message:
         return Invalid(INVALID_REQUEST, "Invalid response: id must be a string, an integer or null")
     try:
         err = _error_decoder.decode(raw)
-    except msgspec.DecodeError as exc:
+    except (msgspec.DecodeError, RecursionError) as exc:
         return Invalid(INVALID_REQUEST, f"Invalid error object: {exc}", None, True, ours)
     data = None if err.data is UNSET else err.data
     return ErrorResponse(ours, err.code, err.message, data)

@@ -17,7 +17,10 @@ written first. Two ways out:
   into one chunk and makes one ``transport.send``; under load many frames share one write.
 
 The buffer size is tracked so notification senders can wait above a high-water mark
-(:meth:`wait_drained`), while responses are never held back.
+(:meth:`wait_drained`), while responses are never held back. :attr:`Outbox.backlog` also
+counts what a write in progress has not handed over yet (writes go out in pieces of at
+most :data:`WRITE_PIECE` bytes, each one a sign of progress), so the connection can stop
+reading from a peer that leaves too much of our output unread.
 """
 
 from __future__ import annotations
@@ -27,9 +30,12 @@ import logging
 from collections.abc import Callable
 from typing import Final, Literal
 
+import anyio
+
+from acp2.errors import ConnectionClosed
 from acp2.transport.base import Transport
 
-__all__ = ["DEFAULT_HIGH_WATER", "FLUSH_SIZE", "Outbox", "Tap"]
+__all__ = ["DEFAULT_HIGH_WATER", "FLUSH_SIZE", "WRITE_PIECE", "Outbox", "Tap"]
 
 logger = logging.getLogger("acp2.rpc")
 
@@ -42,6 +48,10 @@ DEFAULT_HIGH_WATER: Final = 4 * 1024 * 1024
 #: writes mean fewer wake-ups of the reader, see docs/benchmarks.md). 256 KiB is a
 #: quarter of the 1 MiB pipes spawn_agent asks for, and ~3 ms of a tight producer.
 FLUSH_SIZE: Final = 256 * 1024
+
+#: The largest piece handed to ``transport.send`` at once: a peer that reads slowly still
+#: shows progress (and frees memory) every this many bytes.
+WRITE_PIECE: Final = 1024 * 1024
 
 #: ``tap(direction, frame)``: sees every frame (without its newline) as it is sent or read.
 Tap = Callable[[Literal["in", "out"], bytes], None]
@@ -58,6 +68,8 @@ class Outbox:
         "_frames",
         "_high_water",
         "_hooks",
+        "_inflight",
+        "_max_unread",
         "_on_broken",
         "_progress",
         "_size",
@@ -77,8 +89,11 @@ class Outbox:
         on_broken: Callable[[], None],
         tap: Tap | None = None,
         high_water: int = DEFAULT_HIGH_WATER,
+        max_unread: int | None = None,
     ) -> None:
         self._transport = transport
+        #: See :attr:`unread_exceeded` (None: never).
+        self._max_unread = max_unread if max_unread is not None else float("inf")
         self._direct: Callable[[bytes], int] | None = getattr(transport, "send_nowait", None)
         self._on_broken = on_broken
         self._tap = tap
@@ -93,7 +108,9 @@ class Outbox:
         #: Direct mode: a direct write happened this loop iteration (its end is scheduled).
         self._burst = False
         #: Direct mode: bytes the transport did not take, for the writer task.
-        self._tail: bytes | None = None
+        self._tail: memoryview | None = None
+        #: Bytes taken from the queue (or the tail) that the transport has not taken yet.
+        self._inflight = 0
         self._broken = False
         self._finishing = False
         #: The writer task has ended (finished, failed or cancelled).
@@ -110,6 +127,16 @@ class Outbox:
     def over_high_water(self) -> bool:
         """True while more than the high-water mark is queued."""
         return self._size > self._high_water
+
+    @property
+    def backlog(self) -> int:
+        """Bytes of output not handed to the transport yet: queued, or in a write."""
+        return self._size + self._inflight
+
+    @property
+    def unread_exceeded(self) -> bool:
+        """True while :attr:`backlog` is above ``max_unread``: stop reading from the peer."""
+        return self._size + self._inflight > self._max_unread
 
     @property
     def unyielded(self) -> int:
@@ -170,6 +197,22 @@ class Outbox:
         while self._size > self._high_water and not self._broken:
             await self._wait_progress()
 
+    def abandon(self, reason: str) -> None:
+        """Drop everything queued and write nothing more (the peer is not reading)."""
+        if not self._broken:
+            self._fail(ConnectionClosed(reason))
+
+    async def wait_unread_halved(self, stall_timeout: float) -> bool:
+        """Return True once :attr:`backlog` is down to half of ``max_unread`` (or writes
+        failed); False as soon as ``stall_timeout`` seconds pass without write progress."""
+        size = self._max_unread / 2
+        while self.backlog > size and not self._broken and not self._stopped:
+            with anyio.move_on_after(stall_timeout) as scope:
+                await self._wait_progress()
+            if scope.cancelled_caught:
+                return False
+        return True
+
     async def flush(self) -> None:
         """Return once everything queued so far was written (or writes failed, or the
         writer task is gone)."""
@@ -191,11 +234,13 @@ class Outbox:
             self._signal_progress()
 
     async def _run(self) -> None:
+        data: bytes | memoryview
         while not self._broken:
             if self._tail is not None:
                 data, self._tail = self._tail, None
             elif self._frames:
                 data = self._take()
+                self._inflight = len(data)
             else:
                 self._writing = False
                 self._signal_progress()
@@ -213,8 +258,18 @@ class Outbox:
     # -- internals ---------------------------------------------------------------------
 
     def _take(self) -> bytes:
-        """Take every queued frame as one chunk, after running the flush hooks."""
+        """Take every queued frame as one chunk, after running the flush hooks.
+
+        A lone frame bigger than :data:`WRITE_PIECE` is taken as it is, not copied into a
+        chunk with its newline: an empty frame stays queued, whose separator is that
+        newline (it goes out with the next chunk)."""
         frames = self._frames
+        if len(frames) == 1 and len(frames[0]) > WRITE_PIECE:
+            self._frames = [b""]
+            self._size = 1
+            self._signal_progress()
+            self._run_hooks()
+            return frames[0]
         self._frames = []
         self._size = 0
         self._signal_progress()
@@ -233,17 +288,20 @@ class Outbox:
 
     def _write_now(self) -> None:
         """Direct mode: hand everything queued to the transport; the rest to the writer."""
-        data = self._take()
         assert self._direct is not None
-        try:
-            sent = self._direct(data)
-        except Exception as exc:  # any failed write means the stream is gone
-            self._fail(exc)
-            return
-        if sent < len(data):
-            self._tail = data[sent:]
-            self._writing = True
-            self._wake_writer()
+        while self._frames:  # twice only after a lone big frame (then its newline)
+            data = self._take()
+            try:
+                sent = self._direct(data)
+            except Exception as exc:  # any failed write means the stream is gone
+                self._fail(exc)
+                return
+            if sent < len(data):
+                self._tail = memoryview(data)[sent:]  # a view: no copy of a big rest
+                self._inflight = len(data) - sent
+                self._writing = True
+                self._wake_writer()
+                return
 
     def _wake_writer(self) -> None:
         wake = self._wake
@@ -269,14 +327,27 @@ class Outbox:
             except Exception:
                 logger.exception("flush hook %r failed; writing anyway", hook)
 
-    async def _write(self, data: bytes) -> None:
+    async def _write(self, data: bytes | memoryview) -> None:
         try:
-            await self._transport.send(data)
+            if len(data) <= WRITE_PIECE:
+                await self._transport.send(data if type(data) is bytes else bytes(data))
+            else:
+                await self._write_pieces(data)
         except Exception as exc:  # any failed write means the stream is gone
             self._fail(exc)
         finally:
+            self._inflight = 0
             if self._broken:
                 self._writing = False
+
+    async def _write_pieces(self, data: bytes | memoryview) -> None:
+        """Send a big chunk piece by piece, counting and signalling each one's progress."""
+        view = memoryview(data)
+        for start in range(0, len(view), WRITE_PIECE):
+            piece = bytes(view[start : start + WRITE_PIECE])
+            await self._transport.send(piece)
+            self._inflight -= len(piece)
+            self._signal_progress()
 
     def _fail(self, exc: Exception) -> None:
         logger.debug("write failed, dropping outgoing frames: %r", exc)
@@ -284,6 +355,7 @@ class Outbox:
         self._frames = []
         self._tail = None
         self._size = 0
+        self._inflight = 0
         self._signal_progress()
         self._wake_writer()
         self._on_broken()

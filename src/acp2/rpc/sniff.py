@@ -1,10 +1,11 @@
-"""Classify an oversized frame from its first and last bytes (sans-IO).
+"""Classify a frame that cannot be parsed from its first and last bytes (sans-IO).
 
-An oversized line is never held in memory whole (see :mod:`acp2.rpc.framing`), so it
-cannot be parsed. To reject it *alone* -- answering a request with ``-32600`` and its own
-id, failing our waiter when it was a response, staying silent for a notification -- the
-top-level keys are read from the kept head (a small tokenizer that tracks nesting) and
-from the kept tail (serializers that put ``id`` last, after a huge ``params``).
+An oversized line is never held in memory whole (see :mod:`acp2.rpc.framing`), and a line
+nested deeper than the decoder can follow cannot be decoded at all. To reject such a frame
+*alone* -- answering a request with ``-32600`` and its own id, failing our waiter when it
+was a response, staying silent for a notification -- the top-level keys are read from its
+head (a small tokenizer that tracks nesting) and from its tail (serializers that put
+``id`` last, after a huge ``params``).
 """
 
 from __future__ import annotations
@@ -12,11 +13,11 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from acp2.rpc.framing import Oversized
+from acp2.rpc.framing import HEAD_SIZE, TAIL_SIZE, Oversized
 from acp2.rpc.messages import INVALID_REQUEST, Invalid, RequestId, is_request_id
 from acp2.schema.codec import DecodeError, decode_any
 
-__all__ = ["classify_oversized"]
+__all__ = ["classify_line", "classify_oversized"]
 
 _TOKEN: Final = re.compile(rb'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+')
 _TAIL_KEY: Final = re.compile(
@@ -36,9 +37,22 @@ def classify_oversized(event: Oversized, limit: int) -> Invalid:
     ``response_to``; a frame that looks like a notification gets no reply; anything
     else gets ``-32600`` with ``id: null``.
     """
-    keys = _head_keys(event.head)
-    keys.update(_tail_keys(event.tail))
     message = f"Invalid request: message of {event.size} bytes exceeds the {limit}-byte limit"
+    return _classify(event.head, event.tail, message)
+
+
+def classify_line(line: bytes, message: str) -> Invalid:
+    """Return how to reject a complete ``line`` that could not be parsed or handled.
+
+    Same rules as :func:`classify_oversized`, with ``message`` as the error message; only
+    the line's first and last bytes are read, so it costs the same for any size or depth.
+    """
+    return _classify(line[:HEAD_SIZE], line[-TAIL_SIZE:], message)
+
+
+def _classify(head: bytes, tail: bytes, message: str) -> Invalid:
+    keys = _head_keys(head)
+    keys.update(_tail_keys(tail))
     rid = _decode_id(keys.get(_ID_KEY))
     if _RESPONSE_KEYS & keys.keys():
         return Invalid(INVALID_REQUEST, message, None, True, rid)
