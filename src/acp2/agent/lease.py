@@ -57,13 +57,18 @@ class SessionInUse(RequestError):
 
 
 def _pid_alive(pid: int) -> bool:
+    """True while ``pid`` runs on this host (a zombie, killed but not reaped, is dead)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True
 
 
 class LeaseKeeper:
