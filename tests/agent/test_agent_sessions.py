@@ -461,3 +461,20 @@ async def test_a_failing_session_start_hook_leaves_no_session_behind() -> None:
         listed = await h.call("session/list", {})
     assert info.value.code == -32603
     assert listed == {"sessions": []}
+
+
+# -- session roots (issue 10, "Smaller") ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("cwd", "words"),
+    [("/tmp/acp2-agent-tests\x00x", "NUL"), ("/tmp/acp2-no-such-dir-here", "not an existing")],
+)
+async def test_ss05_a_cwd_with_nul_or_that_is_no_directory_is_invalid_params(
+    cwd: str, words: str
+) -> None:
+    async with agent_harness(make_agent(), initialize=True) as h:
+        with pytest.raises(InvalidParams) as refused:
+            await h.call("session/new", {"cwd": cwd})
+        assert words in refused.value.message
+        assert await h.new_session()  # the connection goes on

@@ -153,16 +153,20 @@ class LeaseKeeper:
             )
             self._thread.start()
 
+    def renew(self, db: sqlite3.Connection) -> None:
+        """Push the expiry of every lease of this owner ``ttl`` seconds ahead."""
+        try:
+            db.execute(
+                "UPDATE leases SET expires_at = ? WHERE owner = ?",
+                (time.time() + self.ttl, self.owner),
+            )
+        except sqlite3.Error as exc:
+            log.warning("could not renew the session leases: %s", exc)
+
     def _beat(self) -> None:
         db = sqlite3.connect(self._path, timeout=5.0, isolation_level=None)
         try:
             while not self._stop.wait(self.ttl / 3):
-                try:
-                    db.execute(
-                        "UPDATE leases SET expires_at = ? WHERE owner = ?",
-                        (time.time() + self.ttl, self.owner),
-                    )
-                except sqlite3.Error as exc:
-                    log.warning("could not renew the session leases: %s", exc)
+                self.renew(db)
         finally:
             db.close()
