@@ -21,6 +21,8 @@ from acp2.schema import (
     PlanEntry,
     SessionInfoUpdate,
     TerminalExitStatus,
+    TerminalOutput,
+    TerminalUpdate,
     TextContent,
 )
 from acp2.schema.codec import encode
@@ -406,3 +408,22 @@ async def test_a_session_another_store_holds_is_refused_and_free_again_after_clo
             assert refused.value.code == -32010
             await h1.call("session/close", {"sessionId": sid})
             await h2.call("session/resume", params)
+
+
+async def test_a_split_replay_is_valid_under_both_drafts() -> None:
+    store = HistoryStore(":memory:")
+    store.create_session("s", CWD, [])
+    for i in range(60_000):  # over the 1 MiB budget as one whole message
+        chunk = AgentMessageChunk(message_id="m", content=TextContent(text=f"{i} "))
+        store.append("s", encode(chunk))
+    output = base64.b64encode(b"\x1b[1mbold\x1b[0m\n" * 70_000).decode()
+    store.append("s", encode(TerminalUpdate(terminal_id="t", output=TerminalOutput(data=output))))
+    store.append("s", encode(TerminalUpdate(terminal_id="t", exit_status=TerminalExitStatus())))
+    store.flush()
+    _, h = await _resume(make_agent(store=store), "s", replayFrom={"type": "start"})
+    replay = _before_response(h)
+    kinds = [u["sessionUpdate"] for u in replay]
+    assert kinds[0] == "agent_message"
+    assert "agent_message_chunk" in kinds
+    assert "terminal_output_chunk" in kinds
+    assert kinds[-2:] == ["terminal_update", "state_update"]  # the exit status comes last
