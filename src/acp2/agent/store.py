@@ -28,12 +28,13 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from acp2.agent.dbtools import Batches, Transaction, closing_batches, is_busy, row_batches
 from acp2.agent.lease import LEASE_SCHEMA, LEASE_TTL, LeaseKeeper, SessionInUse
 from acp2.agent.private import COMPANIONS, prepare_private_file, tighten
 
@@ -46,9 +47,6 @@ __all__ = [
 ]
 
 log = logging.getLogger("acp2.agent")
-
-#: Batches of stored rows, as :meth:`HistoryStore.row_batches` yields them.
-Batches = Generator[list[bytes], None, None]
 
 #: How long one statement waits for another process's write lock, in milliseconds.
 BUSY_TIMEOUT_MS = 1000
@@ -371,7 +369,7 @@ class HistoryStore:
             try:
                 return work()
             except sqlite3.OperationalError as exc:
-                if pause is None or not _is_busy(exc):
+                if pause is None or not is_busy(exc):
                     raise
                 log.warning("history database busy, retrying in %.2f s", pause)
                 time.sleep(pause)
@@ -399,67 +397,12 @@ class HistoryStore:
         """
         self.flush()  # now, in the caller's thread
         if not self.on_disk:
-            return _batches(self._db, session_id, rows)
+            return row_batches(self._db, session_id, rows)
         db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
-        return _closing(db, _batches(db, session_id, rows))
+        return closing_batches(db, row_batches(db, session_id, rows))
 
-    def _transaction(self) -> _Tx:
-        return _Tx(self._db)
-
-
-class _Tx:
-    """``BEGIN IMMEDIATE`` (the write lock first, so a read-then-write cannot deadlock
-    with another process) ... ``COMMIT``, or ``ROLLBACK`` on an exception."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self._db = db
-
-    def __enter__(self) -> None:
-        self._db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, exc_type: object, *_: object) -> None:
-        if not self._db.in_transaction:
-            return  # SQLite already rolled it back (e.g. after SQLITE_FULL)
-        if exc_type is None:
-            try:
-                self._db.execute("COMMIT")
-                return
-            except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                raise
-        self._db.execute("ROLLBACK")
-
-
-def _closing(db: sqlite3.Connection, batches: Batches) -> Batches:
-    try:
-        yield from batches
-    finally:
-        db.close()
-
-
-def _batches(db: sqlite3.Connection, session_id: str, rows: int) -> Batches:
-    last = db.execute("SELECT MAX(seq) FROM updates WHERE session_id = ?", (session_id,))
-    last_seq = last.fetchone()[0]
-    after = -1
-    while last_seq is not None and after < last_seq:
-        batch = db.execute(
-            "SELECT seq, body FROM updates WHERE session_id = ? AND seq > ? AND seq <= ?"
-            " ORDER BY seq LIMIT ?",
-            (session_id, after, last_seq, rows),
-        ).fetchall()
-        if not batch:
-            return
-        after = batch[-1][0]
-        yield [bytes(body) for _, body in batch]
-
-
-def _is_busy(exc: sqlite3.OperationalError) -> bool:
-    code = getattr(exc, "sqlite_errorcode", None)
-    if code is not None:
-        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
-    text = str(exc)
-    return "locked" in text or "busy" in text
+    def _transaction(self) -> Transaction:
+        return Transaction(self._db)
 
 
 def _record(row: tuple[Any, ...]) -> SessionRecord:
