@@ -10,14 +10,23 @@ import pytest
 from agent_harness import CWD, agent_harness, make_agent, text_of
 
 from acp2.agent import HistoryStore, Turn
-from acp2.errors import InvalidParams, ResourceNotFound
+from acp2.agent.replay import fold, fold_rows, render
+from acp2.agent.split import FRAME_BUDGET
+from acp2.errors import InvalidParams, RequestError, ResourceNotFound
 from acp2.schema import (
+    AgentMessageChunk,
     CompactionSummaryChunk,
     CompactionUpdate,
+    Content,
     PlanEntry,
     SessionInfoUpdate,
+    TerminalExitStatus,
+    TerminalOutput,
+    TerminalUpdate,
     TextContent,
 )
+from acp2.schema.codec import encode
+from acp2.state import SessionState, reduce
 from acp2.testing.scenarios import build_test_agent
 
 pytestmark = pytest.mark.anyio
@@ -311,3 +320,110 @@ async def test_ss13_compactions_usage_and_titles_are_replayed_as_whole_updates()
         "cost": {"amount": 0.75, "currency": "USD"},
     }
     assert replay["session_info_update"]["title"] == "Compacted"
+
+
+# -- long sessions (issue 10, section 8) ----------------------------------------------------
+
+
+def _refold(updates: list[Any]) -> SessionState:
+    state = SessionState()
+    for update in updates:
+        reduce(state, update)
+    return state
+
+
+def _big_state() -> SessionState:
+    """A message, a thought, a tool call, a compaction and a terminal, each over 1 MiB."""
+    state = SessionState()
+    text = [TextContent(text=f'line {i} "quoted"\n') for i in range(120_000)]
+    for kind in ("agent", "thought"):
+        message = state.message(kind, f"{kind}_1")
+        message.content.extend(text)
+        message.meta = {"k": 1}
+    call = state.tool_call("call_1")
+    call.content.extend(Content(content=b) for b in text[:60_000])
+    comp = state.compaction("comp_1")
+    comp.summary.extend(text)
+    term = state.terminal("term_1")
+    term.append(bytes(range(256)) * 12_000)
+    term.exit_status = TerminalExitStatus(exit_code=0)
+    return state
+
+
+def test_render_splits_every_entity_over_the_budget_and_the_receiver_rebuilds_it() -> None:
+    state = _big_state()
+    updates = list(render(state))
+    sizes = [len(encode(u)) for u in updates]
+    assert max(sizes) <= FRAME_BUDGET + 4096
+    assert len(updates) > 5 * 4  # each of the five entities was split
+    again = _refold(updates)
+    for key, message in state.messages.items():
+        assert again.messages[key].text == message.text
+        assert again.messages[key].meta == {"k": 1}
+    assert len(encode(again.tool_calls["call_1"].content)) == len(
+        encode(state.tool_calls["call_1"].content)
+    )
+    rebuilt = "".join(b.text for b in again.compactions["comp_1"].summary)
+    assert rebuilt == "".join(b.text for b in state.compactions["comp_1"].summary)
+    assert bytes(again.terminals["term_1"].output) == bytes(state.terminals["term_1"].output)
+    assert again.terminals["term_1"].exit_status == TerminalExitStatus(exit_code=0)
+
+
+def test_render_keeps_an_entity_that_fits_exactly_as_it_was() -> None:
+    state = SessionState()
+    message = state.message("agent", "a")
+    message.content.extend([TextContent(text="one"), TextContent(text="two")])
+    (update,) = render(state)
+    assert update.content == [TextContent(text="one"), TextContent(text="two")]
+
+
+async def test_folding_stored_rows_in_slices_gives_the_same_state_as_folding_at_once(
+    tmp_path: Path,
+) -> None:
+    store = HistoryStore(tmp_path / "h.sqlite3")
+    store.create_session("s", "/p", [])
+    for row in range(300):
+        for i in range(7):
+            chunk = AgentMessageChunk(message_id="m", content=TextContent(text=f"{row}.{i} "))
+            store.append("s", encode(chunk))
+        store.flush()
+    sliced = await fold_rows(store.row_batches("s", rows=16), threaded=True)
+    assert (
+        sliced.messages[("agent", "m")].text
+        == fold(store.updates("s")).messages[("agent", "m")].text
+    )
+    store.close()
+
+
+async def test_a_session_another_store_holds_is_refused_and_free_again_after_close(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "h.sqlite3"
+    async with agent_harness(make_agent(store=str(path)), initialize=True) as h1:
+        sid = await h1.new_session()
+        async with agent_harness(make_agent(store=str(path)), initialize=True) as h2:
+            params = {"sessionId": sid, "cwd": CWD}
+            with pytest.raises(RequestError) as refused:
+                await h2.call("session/resume", params)
+            assert refused.value.code == -32010
+            await h1.call("session/close", {"sessionId": sid})
+            await h2.call("session/resume", params)
+
+
+async def test_a_split_replay_is_valid_under_both_drafts() -> None:
+    store = HistoryStore(":memory:")
+    store.create_session("s", CWD, [])
+    for i in range(60_000):  # over the 1 MiB budget as one whole message
+        chunk = AgentMessageChunk(message_id="m", content=TextContent(text=f"{i} "))
+        store.append("s", encode(chunk))
+    output = base64.b64encode(b"\x1b[1mbold\x1b[0m\n" * 70_000).decode()
+    store.append("s", encode(TerminalUpdate(terminal_id="t", output=TerminalOutput(data=output))))
+    store.append("s", encode(TerminalUpdate(terminal_id="t", exit_status=TerminalExitStatus())))
+    store.flush()
+    _, h = await _resume(make_agent(store=store), "s", replayFrom={"type": "start"})
+    replay = _before_response(h)
+    kinds = [u["sessionUpdate"] for u in replay]
+    assert kinds[0] == "agent_message"
+    assert "agent_message_chunk" in kinds
+    assert "terminal_output_chunk" in kinds
+    assert kinds[-2:] == ["terminal_update", "state_update"]  # the exit status comes last

@@ -3,6 +3,7 @@ agent runtime (SS-02..SS-05, SS-09, SS-18, SS-19, SS-22, SS-23, SS-26, CM-03, CO
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -136,22 +137,32 @@ async def test_ss18_list_with_no_sessions_returns_an_empty_list() -> None:
     assert result == {"sessions": []}
 
 
-async def test_ss18_list_reports_cwd_and_additional_directories() -> None:
+def _dirs(root: Path, *names: str) -> list[str]:
+    """Create ``root/name`` for each name; return their absolute paths."""
+    paths = [root / name for name in names]
+    for path in paths:
+        path.mkdir(parents=True, exist_ok=True)
+    return [str(path) for path in paths]
+
+
+async def test_ss18_list_reports_cwd_and_additional_directories(tmp_path: Path) -> None:
+    p, q, r = _dirs(tmp_path, "p", "q", "r")
     async with agent_harness(make_agent(), initialize=True) as h:
-        sid = await h.new_session("/p", additionalDirectories=["/q", "/r"])
+        sid = await h.new_session(p, additionalDirectories=[q, r])
         (info,) = (await h.call("session/list", {}))["sessions"]
     assert info["sessionId"] == sid
-    assert info["cwd"] == "/p"
-    assert info["additionalDirectories"] == ["/q", "/r"]
+    assert info["cwd"] == p
+    assert info["additionalDirectories"] == [q, r]
     assert info["updatedAt"].endswith("Z")
 
 
-async def test_ss18_the_cwd_filter_matches_that_exact_directory_only() -> None:
+async def test_ss18_the_cwd_filter_matches_that_exact_directory_only(tmp_path: Path) -> None:
+    p, sub, other = _dirs(tmp_path, "p", "p/sub", "other")
     async with agent_harness(make_agent(), initialize=True) as h:
-        top = await h.new_session("/p")
-        await h.new_session("/p/sub")
-        await h.new_session("/other", additionalDirectories=["/p"])
-        result = await h.call("session/list", {"cwd": "/p"})
+        top = await h.new_session(p)
+        await h.new_session(sub)
+        await h.new_session(other, additionalDirectories=[p])
+        result = await h.call("session/list", {"cwd": p})
         nothing = await h.call("session/list", {"cwd": "/nowhere"})
     assert [s["sessionId"] for s in result["sessions"]] == [top]
     assert nothing == {"sessions": []}
@@ -192,14 +203,15 @@ async def test_ss19_pagination_walks_more_than_50_sessions_with_cursors() -> Non
 
 @pytest.mark.parametrize("page_size", [1, 7])
 async def test_ss19_a_configured_page_size_pages_through_every_session_once(
-    page_size: int,
+    page_size: int, tmp_path: Path
 ) -> None:
+    a, b = _dirs(tmp_path, "a", "b")
     agent = make_agent(list_page_size=page_size)
     async with agent_harness(agent, initialize=True) as h:
-        created = {await h.new_session("/a") for _ in range(15)}
+        created = {await h.new_session(a) for _ in range(15)}
         for _ in range(5):
-            await h.new_session("/b")
-        seen, pages = await _all_pages(h, {"cwd": "/a"})
+            await h.new_session(b)
+        seen, pages = await _all_pages(h, {"cwd": a})
     assert sorted(seen) == sorted(created)
     assert pages == -(-15 // page_size)
 
@@ -449,3 +461,20 @@ async def test_a_failing_session_start_hook_leaves_no_session_behind() -> None:
         listed = await h.call("session/list", {})
     assert info.value.code == -32603
     assert listed == {"sessions": []}
+
+
+# -- session roots (issue 10, "Smaller") ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("cwd", "words"),
+    [("/tmp/acp2-agent-tests\x00x", "NUL"), ("/tmp/acp2-no-such-dir-here", "not an existing")],
+)
+async def test_ss05_a_cwd_with_nul_or_that_is_no_directory_is_invalid_params(
+    cwd: str, words: str
+) -> None:
+    async with agent_harness(make_agent(), initialize=True) as h:
+        with pytest.raises(InvalidParams) as refused:
+            await h.call("session/new", {"cwd": cwd})
+        assert words in refused.value.message
+        assert await h.new_session()  # the connection goes on

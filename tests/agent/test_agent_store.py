@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
+from unittest.mock import ANY
 
 import anyio
 import anyio.lowlevel
@@ -13,7 +16,8 @@ import pytest
 from agent_harness import agent_harness, make_agent
 
 from acp2.agent import HistoryStore, Turn
-from acp2.agent.store import default_store_path
+from acp2.agent import store as store_module
+from acp2.agent.store import HistoryWriteError, SessionInUse, default_store_path
 
 pytestmark = pytest.mark.anyio
 
@@ -182,3 +186,128 @@ def test_the_default_store_path_honours_acp2_data_dir_and_xdg(
     monkeypatch.delenv("ACP2_DATA_DIR")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     assert default_store_path("a") == tmp_path / "xdg" / "acp2" / "a.sqlite3"
+
+
+# -- two writers, failures, leases (issue 10, section 7) ----------------------------------
+
+
+def test_two_stores_writing_one_session_in_turns_keep_every_update(tmp_path: Path) -> None:
+    # Before: each store cached its next sequence number, so the second write of the
+    # first store hit UNIQUE(session_id, seq) and its updates were lost.
+    path = tmp_path / "s.sqlite3"
+    a, b = HistoryStore(path), HistoryStore(path)
+    a.create_session("s", "/p", [])
+    for i in range(6):
+        writer = a if i % 2 == 0 else b
+        writer.append("s", b'{"n":%d}' % i)
+        writer.flush()
+    assert list(a.updates("s")) == [b'{"n":%d}' % i for i in range(6)]
+    a.close()
+    b.close()
+
+
+def _failing_inserts(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute(
+        "CREATE TRIGGER fail BEFORE INSERT ON updates BEGIN SELECT RAISE(ABORT, 'full'); END"
+    )
+    return db
+
+
+def test_a_failed_flush_keeps_its_updates_and_fails_the_next_append_until_it_succeeds(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "s.sqlite3"
+    store = HistoryStore(path)
+    store.create_session("s", "/p", [])
+    other = _failing_inserts(path)
+    store.append("s", b'{"n":1}')
+    with pytest.raises(HistoryWriteError):
+        store.flush()
+    assert store.failure is not None
+    with pytest.raises(HistoryWriteError):
+        store.append("s", b'{"n":2}')  # the turn fails instead of going on unrecorded
+    other.execute("DROP TRIGGER fail")
+    store.append("s", b'{"n":3}')  # retries the kept update first, then queues this one
+    assert store.failure is None
+    assert list(store.updates("s")) == [b'{"n":1}', b'{"n":3}']
+    other.close()
+    store.close()
+
+
+def test_a_locked_database_is_retried_after_a_pause(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "s.sqlite3"
+    store = HistoryStore(path)
+    store.create_session("s", "/p", [])
+    store._db.execute("PRAGMA busy_timeout=1")
+    locker = sqlite3.connect(path, isolation_level=None)
+    locker.execute("BEGIN IMMEDIATE")
+    pauses: list[float] = []
+
+    def pause(seconds: float) -> None:
+        pauses.append(seconds)
+        if len(pauses) == 2:
+            locker.execute("COMMIT")  # the other writer finishes during the second pause
+
+    monkeypatch.setattr("acp2.agent.store.time.sleep", pause)
+    store.append("s", b'{"n":1}')
+    store.flush()
+    assert pauses == list(store_module.RETRY_BACKOFF[:2])
+    assert list(store.updates("s")) == [b'{"n":1}']
+    locker.close()
+    store.close()
+
+
+def test_a_lease_of_another_live_owner_is_refused_and_a_lapsed_one_taken_over(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "s.sqlite3"
+    first, second = HistoryStore(path), HistoryStore(path)
+    first.create_session("s", "/p", [])
+    first.acquire("s")
+    with pytest.raises(SessionInUse) as refused:
+        second.acquire("s")
+    assert refused.value.code == -32010
+    assert refused.value.data == {"sessionId": "s", "pid": os.getpid(), "host": ANY}
+    with pytest.raises(SessionInUse):
+        second.delete_session("s")
+    first._db.execute("UPDATE leases SET expires_at = 0")  # the owner stopped renewing
+    second.acquire("s")
+    with pytest.raises(SessionInUse):
+        first.acquire("s")
+    second.close()
+    first.close()
+
+
+def test_a_lease_held_twice_ends_at_the_last_release_and_closing_releases_all(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "s.sqlite3"
+    store, other = HistoryStore(path), HistoryStore(path)
+    for sid in ("s", "t"):
+        store.create_session(sid, "/p", [])
+    store.acquire("s")
+    store.acquire("s")  # two connections of one process
+    store.acquire("t")
+    store.release("s")
+    with pytest.raises(SessionInUse):
+        other.acquire("s")
+    store.release("s")
+    other.acquire("s")
+    store.close()  # releases "t"
+    other.acquire("t")
+    other.close()
+
+
+def test_the_heartbeat_pushes_the_expiry_ahead(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    store = HistoryStore(path, lease_ttl=1000.0)
+    store.create_session("s", "/p", [])
+    store.acquire("s")
+    store._db.execute("UPDATE leases SET expires_at = 1")
+    store.leases.renew(store._db)
+    (expires,) = store._db.execute("SELECT expires_at FROM leases").fetchone()
+    assert expires > time.time() + 900
+    store.close()

@@ -17,21 +17,49 @@ from acp2.schema import McpServerHttp, McpServerStdio, ReplayFromStart
 if TYPE_CHECKING:
     from acp2.agent.app import Agent
 
-__all__ = ["check_mcp", "check_replay", "check_roots", "decode_cursor", "encode_cursor", "same_dir"]
+__all__ = [
+    "check_directory",
+    "check_mcp",
+    "check_replay",
+    "check_roots",
+    "decode_cursor",
+    "encode_cursor",
+    "same_dir",
+]
 
 
 def check_roots(agent: Agent, cwd: str, additional: Any) -> list[str]:
-    """Return the additional directories; ``cwd`` and each of them must be absolute, and
-    extra roots need the ``additionalDirectories`` capability (SS-05, SS-06)."""
-    if not os.path.isabs(cwd):
-        raise InvalidParams("cwd must be an absolute path")
+    """Return the additional directories; ``cwd`` and each of them must be an absolute
+    path of an existing directory without a NUL character, and extra roots need the
+    ``additionalDirectories`` capability (SS-05, SS-06)."""
+    check_directory(cwd, "cwd")
     dirs = list(additional) if isinstance(additional, list) else []
     if dirs and not agent.additional_directories:
         raise InvalidParams("This agent does not support additionalDirectories")
     for entry in dirs:
-        if not isinstance(entry, str) or not os.path.isabs(entry):
+        if not isinstance(entry, str):
             raise InvalidParams("additionalDirectories entries must be absolute paths")
+        check_directory(entry, "additionalDirectories entry")
     return dirs
+
+
+def check_directory(path: str, what: str) -> None:
+    """Raise -32602 unless ``path`` is an absolute path (TR-17, SS-05) of an existing
+    directory, without a NUL character (which no OS path can hold)."""
+    if "\0" in path:
+        raise InvalidParams(f"{what} must not contain a NUL character")
+    if not os.path.isabs(path):
+        raise InvalidParams(
+            f"{what} must be an absolute path"
+            if what == "cwd"
+            else "additionalDirectories entries must be absolute paths"
+        )
+    try:
+        is_dir = os.path.isdir(path)
+    except (OSError, ValueError):
+        is_dir = False
+    if not is_dir:
+        raise InvalidParams(f"{what} is not an existing directory: {path!r}")
 
 
 def check_mcp(agent: Agent, given: Any) -> list[Any]:

@@ -8,22 +8,34 @@ prompt response carried, SS-17), one full ``tool_call_update`` per tool call, on
 ``compaction_update`` (with its whole summary) per compaction, one
 ``terminal_update`` snapshot per terminal, the latest plan of each ``planId``, then usage,
 commands, config options and session info. Unknown updates are replayed raw (EX-07).
+
+Long sessions: :func:`fold_rows` folds the stored rows batch by batch and lets other
+tasks run every :data:`FOLD_SLICE` seconds, so resuming a session of a million chunks does
+not freeze the agent; :func:`render` splits an entity too big for one frame into a whole
+update and appended chunks with the same id (:mod:`acp2.agent.split`).
 """
 
 from __future__ import annotations
 
-import base64
 import logging
-from collections.abc import Iterable
+import time
+from collections.abc import Iterable, Iterator
 from typing import Any
 
+import anyio
+import anyio.lowlevel
+import anyio.to_thread
 import msgspec
 from msgspec import UNSET
 
+from acp2.agent.split import fits, pieces, split_bytes
 from acp2.schema import (
     AgentMessage,
+    AgentMessageChunk,
     AgentThought,
+    AgentThoughtChunk,
     AvailableCommandsUpdate,
+    CompactionSummaryChunk,
     CompactionUpdate,
     ConfigOptionUpdate,
     Cost,
@@ -31,10 +43,13 @@ from acp2.schema import (
     SessionInfoUpdate,
     SessionUpdate,
     TerminalOutput,
+    TerminalOutputChunk,
     TerminalUpdate,
+    ToolCallContentChunk,
     ToolCallUpdate,
     UsageUpdate,
     UserMessage,
+    UserMessageChunk,
 )
 from acp2.schema.codec import decode
 from acp2.state import SessionState, reduce
@@ -46,7 +61,7 @@ from acp2.state.entities import (
     ToolCallState,
 )
 
-__all__ = ["fold", "replay_updates"]
+__all__ = ["FOLD_SLICE", "fold", "fold_rows", "render", "replay_updates"]
 
 log = logging.getLogger("acp2.agent")
 
@@ -55,6 +70,27 @@ _MESSAGE_TYPES: dict[str, Any] = {
     "agent": AgentMessage,
     "thought": AgentThought,
 }
+_CHUNK_TYPES: dict[str, Any] = {
+    "user": UserMessageChunk,
+    "agent": AgentMessageChunk,
+    "thought": AgentThoughtChunk,
+}
+
+#: Longest :func:`fold_rows` keeps the event loop before letting other tasks run (s).
+FOLD_SLICE = 0.01
+#: Bodies folded between two looks at the clock.
+_CHECK_EVERY = 256
+#: A stored row at least this long is cut body by body rather than split at once.
+_BIG_ROW = 1024 * 1024
+
+
+def _apply(state: SessionState, body: bytes) -> None:
+    try:
+        update = decode(body, SessionUpdate)
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        log.warning("replay skips a stored update that does not decode: %s", exc)
+        return
+    reduce(state, update)
 
 
 def fold(bodies: Iterable[bytes]) -> SessionState:
@@ -65,83 +101,138 @@ def fold(bodies: Iterable[bytes]) -> SessionState:
     """
     state = SessionState()
     for body in bodies:
-        try:
-            update = decode(body, SessionUpdate)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            log.warning("replay skips a stored update that does not decode: %s", exc)
-            continue
-        reduce(state, update)
+        _apply(state, body)
     return state
+
+
+def _bodies(row: bytes) -> Iterator[bytes]:
+    """The newline-joined bodies of one stored row (a big row is not split all at once)."""
+    if len(row) < _BIG_ROW:
+        yield from row.split(b"\n")
+        return
+    start = 0
+    while (end := row.find(b"\n", start)) >= 0:
+        yield row[start:end]
+        start = end + 1
+    yield row[start:]
+
+
+async def fold_rows(batches: Iterator[list[bytes]], *, threaded: bool = False) -> SessionState:
+    """:func:`fold` over stored rows (``HistoryStore.row_batches``), letting other tasks
+    run at least every :data:`FOLD_SLICE` seconds; with ``threaded`` each batch is
+    fetched in a worker thread."""
+    state = SessionState()
+    deadline = time.perf_counter() + FOLD_SLICE
+    count = 0
+    while True:
+        if threaded:
+            rows = await anyio.to_thread.run_sync(next, batches, None)
+        else:
+            rows = next(batches, None)
+        if rows is None:
+            return state
+        for row in rows:
+            for body in _bodies(row):
+                _apply(state, body)
+                count += 1
+                if count % _CHECK_EVERY == 0 and time.perf_counter() > deadline:
+                    await anyio.lowlevel.checkpoint()
+                    deadline = time.perf_counter() + FOLD_SLICE
+
+
+def render(state: SessionState) -> Iterator[Any]:
+    """Yield the updates that rebuild ``state``, in order, none bigger than a frame
+    budget unless a single block is (see :mod:`acp2.agent.split`)."""
+    for entry in state.timeline:
+        yield from _render(entry)
+    for term in state.terminals.values():
+        yield from _terminal(term)
+    yield from _session_level(state)
+    yield from state.unknown
 
 
 def replay_updates(bodies: Iterable[bytes]) -> list[Any]:
     """Return the updates that rebuild the session stored as ``bodies``, in order."""
-    state = fold(bodies)
-    out: list[Any] = []
-    for entry in state.timeline:
-        rendered = _render(entry)
-        if rendered is not None:
-            out.append(rendered)
-    out.extend(_terminal(t) for t in state.terminals.values())
-    out.extend(_session_level(state))
-    out.extend(state.unknown)
-    return out
+    return list(render(fold(bodies)))
 
 
-def _render(entry: Any) -> Any:
+def _render(entry: Any) -> Iterator[Any]:
     if isinstance(entry, MessageState):
-        cls = _MESSAGE_TYPES[entry.kind]
-        message = cls(message_id=entry.message_id, content=list(entry.content))
-        if entry.meta is not None:
-            message.meta = entry.meta
-        return message
-    if isinstance(entry, ToolCallState):
-        return _tool_call(entry)
-    if isinstance(entry, PlanState):
-        return PlanUpdate(plan=entry.plan) if entry.plan is not None else None
-    if isinstance(entry, CompactionState):
-        return _compaction(entry)
-    return None
+        yield from _message(entry)
+    elif isinstance(entry, ToolCallState):
+        yield from _tool_call(entry)
+    elif isinstance(entry, PlanState):
+        if entry.plan is not None:
+            yield PlanUpdate(plan=entry.plan)
+    elif isinstance(entry, CompactionState):
+        yield from _compaction(entry)
 
 
-def _compaction(comp: CompactionState) -> CompactionUpdate:
-    update = CompactionUpdate(
-        compaction_id=comp.compaction_id, status=comp.status, summary=list(comp.summary)
-    )
+def _head_and_rest(content: list[Any]) -> tuple[list[Any], Iterator[Any]]:
+    """All of ``content`` when it fits in a frame; else its first piece and the rest
+    (produced lazily, so the replay loop can yield between pieces)."""
+    if fits(content):
+        return list(content), iter(())
+    parts = pieces(content)
+    return [next(parts)], parts
+
+
+def _message(entry: MessageState) -> Iterator[Any]:
+    head, rest = _head_and_rest(entry.content)
+    message = _MESSAGE_TYPES[entry.kind](message_id=entry.message_id, content=head)
+    if entry.meta is not None:
+        message.meta = entry.meta
+    yield message
+    chunk = _CHUNK_TYPES[entry.kind]
+    for block in rest:
+        yield chunk(message_id=entry.message_id, content=block)
+
+
+def _compaction(comp: CompactionState) -> Iterator[Any]:
+    head, rest = _head_and_rest(comp.summary)
+    update = CompactionUpdate(compaction_id=comp.compaction_id, status=comp.status, summary=head)
     if comp.error is not None:
         update.error = comp.error
     if comp.meta is not None:
         update.meta = comp.meta
-    return update
+    yield update
+    for block in rest:
+        yield CompactionSummaryChunk(compaction_id=comp.compaction_id, content=block)
 
 
-def _tool_call(call: ToolCallState) -> ToolCallUpdate:
+def _tool_call(call: ToolCallState) -> Iterator[Any]:
+    content = list(call.content)
+    head, rest = (content, []) if fits(content) else (content[:1], content[1:])
     update = ToolCallUpdate(
         tool_call_id=call.tool_call_id,
         kind=call.kind,
         status=call.status,
-        content=list(call.content),
+        content=head,
         locations=list(call.locations),
     )
     for name in ("title", "raw_input", "raw_output", "name", "capabilities", "meta"):
         value = getattr(call, name)
         if value is not None:
             setattr(update, name, value)
-    return update
+    yield update
+    for item in rest:
+        yield ToolCallContentChunk(tool_call_id=call.tool_call_id, content=item)
 
 
-def _terminal(term: TerminalState) -> TerminalUpdate:
-    update = TerminalUpdate(
-        terminal_id=term.terminal_id,
-        output=TerminalOutput(data=base64.b64encode(bytes(term.output)).decode("ascii")),
-    )
+def _terminal(term: TerminalState) -> Iterator[Any]:
+    first, *rest = split_bytes(bytes(term.output))
+    update = TerminalUpdate(terminal_id=term.terminal_id, output=TerminalOutput(data=first))
     if term.command is not None:
         update.command = term.command
     if term.cwd is not None:
         update.cwd = term.cwd
-    if term.exit_status is not None:
+    if term.exit_status is not None and not rest:
         update.exit_status = term.exit_status
-    return update
+    yield update
+    for data in rest:
+        yield TerminalOutputChunk(terminal_id=term.terminal_id, data=data)
+    if term.exit_status is not None and rest:
+        yield TerminalUpdate(terminal_id=term.terminal_id, exit_status=term.exit_status)
 
 
 def _session_level(state: SessionState) -> list[Any]:

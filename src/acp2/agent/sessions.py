@@ -16,7 +16,7 @@ from acp2.agent.checks import (
     same_dir,
 )
 from acp2.agent.emitter import Emitter
-from acp2.agent.replay import replay_updates
+from acp2.agent.replay import fold_rows, render
 from acp2.agent.session import AgentSession
 from acp2.errors import InvalidParams, ResourceNotFound
 from acp2.schema import (
@@ -66,6 +66,15 @@ class SessionManager:
         if self.agent.delete:
             on("session/delete", DeleteSessionRequest, guard(self.on_delete))
         on("session/set_config_option", SetSessionConfigOptionRequest, guard(self.on_set_config))
+        self.server.task_group.start_soon(self._release_at_end)
+
+    async def _release_at_end(self) -> None:
+        """When the connection ends, give up the leases of its sessions (acp2.agent.lease)."""
+        try:
+            await self.server.connection.wait_closed()
+        finally:
+            for session_id in list(self._live):
+                self.store.release(session_id)
 
     # -- lookups ----------------------------------------------------------------------
 
@@ -92,6 +101,7 @@ class SessionManager:
         mcp = check_mcp(self.agent, params.mcp_servers)
         session_id = f"sess_{secrets.token_hex(12)}"
         self.store.create_session(session_id, params.cwd, dirs)
+        self.store.acquire(session_id)
         session = self._open(session_id, params.cwd, dirs, mcp)
         response = NewSessionResponse(session_id=session_id)
         self._fill_session_response(session, response)
@@ -101,13 +111,19 @@ class SessionManager:
             except BaseException:
                 # The client gets an error, so there is no session: leave no trace of it.
                 del self._live[session_id]
+                self.store.release(session_id)
                 self.store.delete_session(session_id)
                 raise
         self._announce_commands(session)
         return response
 
     async def on_resume(self, params: ResumeSessionRequest) -> ResumeSessionResponse:
-        """Reattach a stored session; replay its history first when asked (SS-10..SS-16)."""
+        """Reattach a stored session; replay its history first when asked (SS-10..SS-16).
+
+        A session another live agent process serves is refused (``-32010``, see
+        :mod:`acp2.agent.lease`). The history is folded a batch at a time, letting the
+        connection's other requests be answered meanwhile.
+        """
         record = self.store.get_session(params.session_id)
         if record is None:
             raise ResourceNotFound(
@@ -118,22 +134,52 @@ class SessionManager:
         replay = check_replay(params.replay_from)
         dirs = check_roots(self.agent, params.cwd, params.additional_directories)
         mcp = check_mcp(self.agent, params.mcp_servers)
+        state = await self._attach(record.id, replay)
         session = self._live.get(record.id)
         if session is None:
             session = self._open(record.id, record.cwd, dirs, mcp)
         else:
             session.additional_directories, session.mcp_servers = dirs, mcp
         self.store.update_session(record.id, additional_directories=dirs)
-        if replay:
-            for update in replay_updates(self.store.updates(record.id)):
-                session.emitter.emit(update, record=False)
-                if self.server.connection.congested:
-                    await self.server.connection.drain()
+        if state is not None:
+            await self._replay(session, state)
         session.emitter.emit(StateUpdate(state=session.state))
         response = ResumeSessionResponse()
         self._fill_session_response(session, response)
         self._announce_commands(session)
         return response
+
+    async def _attach(self, session_id: str, replay: bool) -> Any:
+        """Take the lease unless this connection serves the session already; return the
+        folded history when replaying (else None)."""
+        fresh = session_id not in self._live
+        if fresh:
+            self.store.acquire(session_id)
+        try:
+            state = await self._fold(session_id) if replay else None
+        except BaseException:
+            if fresh:
+                self.store.release(session_id)
+            raise
+        if fresh and session_id in self._live:  # a concurrent resume on this connection won
+            self.store.release(session_id)
+        return state
+
+    async def _fold(self, session_id: str) -> Any:
+        """The session's stored history folded into a SessionState (acp2.agent.replay)."""
+        batches = self.store.row_batches(session_id)
+        try:
+            return await fold_rows(batches, threaded=self.store.on_disk)
+        finally:
+            batches.close()
+
+    async def _replay(self, session: AgentSession, state: Any) -> None:
+        """Send the folded history, frame by frame, under the connection's backpressure."""
+        connection = self.server.connection
+        for update in render(state):
+            session.emitter.emit(update, record=False)
+            if connection.congested:
+                await connection.drain()
 
     def _open(self, session_id: str, cwd: str, dirs: list[str], mcp: list[Any]) -> AgentSession:
         emitter = Emitter(session_id, self.server.connection, self.store)
@@ -205,6 +251,7 @@ class SessionManager:
         session.mark_closed()
         if self._live.get(session_id) is session:
             del self._live[session_id]
+            self.store.release(session_id)
 
     async def on_delete(self, params: DeleteSessionRequest) -> DeleteSessionResponse:
         """Delete a session and its history; unknown ids succeed silently (SS-23)."""

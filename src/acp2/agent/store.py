@@ -4,25 +4,65 @@ The store is synchronous on purpose: each call is a few microseconds of work on 
 file, and the runtime calls :meth:`HistoryStore.flush` right before the bytes of the
 updates it holds go out on the wire, so an update is committed before it is sent -- a
 crash mid-turn loses nothing the client already saw. Updates are stored as the exact JSON
-bytes of the ``update`` object, in order, one row each; replay folds them (see
-:mod:`acp2.agent.replay`).
+bytes of the ``update`` object, in order; replay folds them (see :mod:`acp2.agent.replay`).
+
+Several processes may share one file (``acp2 agent`` uses one per user):
+
+* a row's sequence number is computed by SQLite in the insert itself, inside a
+  ``BEGIN IMMEDIATE`` transaction (``MAX(seq) + 1``), never cached in memory, so two
+  writers cannot collide;
+* a flush that meets a locked database waits (``busy_timeout``) and is retried with
+  backoff; one that still fails keeps its updates queued for the next flush, logs an
+  error, and makes the next :meth:`HistoryStore.append` raise :class:`HistoryWriteError`
+  (failing the turn) until a flush succeeds -- updates are never dropped silently;
+* a session is served by one process at a time (:mod:`acp2.agent.lease`).
+
+The file is private to its owner (:mod:`acp2.agent.private`).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-__all__ = ["HistoryStore", "SessionRecord", "default_store_path"]
+from acp2.agent.dbtools import Batches, Transaction, closing_batches, is_busy, row_batches
+from acp2.agent.lease import LEASE_SCHEMA, LEASE_TTL, LeaseKeeper, SessionInUse
+from acp2.agent.private import COMPANIONS, prepare_private_file, tighten
 
-_SCHEMA = """
+__all__ = [
+    "HistoryStore",
+    "HistoryWriteError",
+    "SessionInUse",
+    "SessionRecord",
+    "default_store_path",
+]
+
+log = logging.getLogger("acp2.agent")
+
+#: How long one statement waits for another process's write lock, in milliseconds.
+BUSY_TIMEOUT_MS = 1000
+#: Pauses before the retries of a flush that found the database locked, in seconds.
+RETRY_BACKOFF = (0.05, 0.1, 0.2)
+
+#: One row per flush per session; its sequence number comes from the database. (A scalar
+#: subquery: ``INSERT ... SELECT`` from the same table would copy each row through a
+#: temporary table, 25% slower per flush.)
+_INSERT = (
+    "INSERT INTO updates (session_id, seq, body) VALUES"
+    " (?, (SELECT COALESCE(MAX(seq), -1) + 1 FROM updates WHERE session_id = ?), ?)"
+)
+
+_SCHEMA = (
+    """
 CREATE TABLE IF NOT EXISTS sessions (
     id TEXT PRIMARY KEY,
     cwd TEXT NOT NULL,
@@ -42,6 +82,12 @@ CREATE TABLE IF NOT EXISTS updates (
     PRIMARY KEY (session_id, seq)
 ) WITHOUT ROWID;
 """
+    + LEASE_SCHEMA
+)
+
+
+class HistoryWriteError(RuntimeError):
+    """History could not be committed; the updates stay queued and are retried."""
 
 
 def default_store_path(app_name: str) -> Path:
@@ -83,25 +129,72 @@ class HistoryStore:
     one transaction; the runtime flushes right before writing them to the peer.
     """
 
-    def __init__(self, path: str | os.PathLike[str] = ":memory:") -> None:
+    def __init__(
+        self, path: str | os.PathLike[str] = ":memory:", *, lease_ttl: float = LEASE_TTL
+    ) -> None:
         self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        on_disk = self.path not in (":memory:", "")
+        if on_disk:
+            prepare_private_file(Path(self.path))
+        self._db = sqlite3.connect(
+            self.path,
+            isolation_level=None,
+            check_same_thread=False,
+            timeout=BUSY_TIMEOUT_MS / 1000,
+        )
+        self._db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
+        if on_disk:
+            for suffix in COMPANIONS:
+                tighten(Path(f"{self.path}{suffix}"))
         #: Queued update bodies by session; a flush stores each session's batch as one row.
         self._pending: dict[str, list[bytes]] = {}
-        self._seq: dict[str, int] = {}
         self._touched: dict[str, str] = {}
         self._titles: dict[str, str | None] = {}
         self._lock = threading.Lock()
+        #: The error of the last flush, while its updates wait for a retry.
+        self.failure: BaseException | None = None
+        self.leases = LeaseKeeper(self._db, self.path, lease_ttl)
 
     def close(self) -> None:
-        """Flush what is pending and close the database."""
-        self.flush()
-        self._db.close()
+        """Flush what is pending, release this store's leases and close the database."""
+        try:
+            self.flush()
+        finally:
+            self.leases.stop()
+            for session_id in self.leases.held():
+                self._drop_lease(session_id)
+            self._db.close()
+
+    # -- leases -------------------------------------------------------------------
+
+    def acquire(self, session_id: str) -> None:
+        """Hold ``session_id`` for this process; :class:`SessionInUse` if another has it."""
+        self._retrying(lambda: self._lease_tx(session_id))
+        self.leases.hold(session_id)
+
+    def _lease_tx(self, session_id: str) -> None:
+        with self._transaction():
+            self.leases.check(session_id)
+            self.leases.take(session_id)
+
+    def release(self, session_id: str) -> None:
+        """Drop one hold on ``session_id``; the lease ends with the last."""
+        if self.leases.release(session_id):
+            self._drop_lease(session_id)
+
+    def _drop_lease(self, session_id: str) -> None:
+        try:
+            self._retrying(
+                lambda: self._db.execute(
+                    "DELETE FROM leases WHERE session_id = ? AND owner = ?",
+                    (session_id, self.leases.owner),
+                )
+            )
+        except sqlite3.Error as exc:
+            log.warning("could not release the lease of %s: %s", session_id, exc)
 
     # -- sessions -----------------------------------------------------------------
 
@@ -116,7 +209,6 @@ class HistoryStore:
             " VALUES (?, ?, ?, ?, ?)",
             (session_id, cwd, json.dumps(dirs), now, now),
         )
-        self._seq[session_id] = 0
         return SessionRecord(session_id, cwd, dirs, None, now, now)
 
     def get_session(self, session_id: str) -> SessionRecord | None:
@@ -153,12 +245,15 @@ class HistoryStore:
         self._db.execute(f"UPDATE sessions SET {', '.join(sets)} WHERE id = ?", (*args, session_id))
 
     def delete_session(self, session_id: str) -> None:
-        """Mark a session deleted and drop its history. Unknown ids are ignored."""
+        """Mark a session deleted and drop its history. Unknown ids are ignored.
+
+        Raises :class:`SessionInUse` while another live process serves the session.
+        """
         self.flush()
         with self._transaction():
+            self.leases.check(session_id)
             self._db.execute("UPDATE sessions SET deleted = 1 WHERE id = ?", (session_id,))
             self._db.execute("DELETE FROM updates WHERE session_id = ?", (session_id,))
-        self._seq.pop(session_id, None)
 
     def list_sessions(
         self, *, cwd: str | None = None, after: tuple[str, str] | None = None, limit: int = 50
@@ -191,8 +286,12 @@ class HistoryStore:
 
         ``body`` must be compact JSON (no raw newline, as on the wire): a flush stores all
         the bodies queued for a session as one newline-joined row -- one SQLite row per
-        write instead of one per update.
+        write instead of one per update. While an earlier flush has failed, the queued
+        updates are retried first and :class:`HistoryWriteError` is raised if that fails
+        again (the caller's work fails instead of going on unrecorded).
         """
+        if self.failure is not None:
+            self._recover()
         batch = self._pending.get(session_id)
         if batch is None:
             batch = self._pending[session_id] = []
@@ -204,64 +303,106 @@ class HistoryStore:
         self._touched[session_id] = ""
 
     def flush(self) -> None:
-        """Commit every queued update in one transaction. Cheap when nothing is queued."""
+        """Commit every queued update in one transaction. Cheap when nothing is queued.
+
+        A locked database is retried (:data:`RETRY_BACKOFF`); on failure the updates stay
+        queued, :attr:`failure` is set and :class:`HistoryWriteError` is raised.
+        """
         if not self._pending and not self._titles:
             return
         with self._lock:
             pending, self._pending = self._pending, {}
             touched, self._touched = self._touched, {}
             titles, self._titles = self._titles, {}
-            rows = [(s, self._next_seq(s), b"\n".join(bodies)) for s, bodies in pending.items()]
-            touched.update(dict.fromkeys(pending, ""))
-            now = _now()
-            with self._transaction():
-                if rows:
-                    self._db.executemany("INSERT INTO updates VALUES (?, ?, ?)", rows)
-                self._db.executemany(
-                    "UPDATE sessions SET updated_at = ?, next_seq = ? WHERE id = ?",
-                    [(now, self._seq[s], s) for s in touched if s in self._seq],
-                )
-                if titles:
-                    self._db.executemany(
-                        "UPDATE sessions SET title = ? WHERE id = ?",
-                        [(title, s) for s, title in titles.items()],
-                    )
+            try:
+                self._retrying(lambda: self._commit(pending, touched, titles))
+            except sqlite3.Error as exc:
+                self._requeue(pending, touched, titles)
+                self.failure = exc
+                count = sum(len(b) for b in pending.values())
+                log.error("history write failed, %d updates kept for a retry: %s", count, exc)
+                raise HistoryWriteError(f"Could not write the session history: {exc}") from exc
+            self.failure = None
 
-    def _next_seq(self, session_id: str) -> int:
-        seq = self._seq.get(session_id)
-        if seq is None:
-            seq = self._load_seq(session_id)
-        self._seq[session_id] = seq + 1
-        return seq
+    def _commit(
+        self,
+        pending: dict[str, list[bytes]],
+        touched: dict[str, str],
+        titles: dict[str, str | None],
+    ) -> None:
+        touched = {**touched, **dict.fromkeys(pending, "")}
+        now = _now()
+        with self._transaction():
+            if pending:
+                self._db.executemany(
+                    _INSERT, [(s, s, b"\n".join(bodies)) for s, bodies in pending.items()]
+                )
+            self._db.executemany(
+                "UPDATE sessions SET updated_at = ? WHERE id = ?", [(now, s) for s in touched]
+            )
+            if titles:
+                self._db.executemany(
+                    "UPDATE sessions SET title = ? WHERE id = ?",
+                    [(title, s) for s, title in titles.items()],
+                )
+
+    def _requeue(
+        self,
+        pending: dict[str, list[bytes]],
+        touched: dict[str, str],
+        titles: dict[str, str | None],
+    ) -> None:
+        for session_id, bodies in pending.items():
+            self._pending[session_id] = bodies + self._pending.get(session_id, [])
+        self._touched = {**touched, **self._touched}
+        self._titles = {**titles, **self._titles}
+
+    def _recover(self) -> None:
+        """Retry the updates a failed flush kept; raises HistoryWriteError if it fails."""
+        self.flush()
+        if not self._pending:
+            self.failure = None
+
+    def _retrying(self, work: Any) -> Any:
+        """Run ``work()``; retry it after a pause while the database is busy or locked."""
+        for pause in (*RETRY_BACKOFF, None):
+            try:
+                return work()
+            except sqlite3.OperationalError as exc:
+                if pause is None or not is_busy(exc):
+                    raise
+                log.warning("history database busy, retrying in %.2f s", pause)
+                time.sleep(pause)
+        return None
 
     def updates(self, session_id: str) -> Iterator[bytes]:
         """Yield the stored update bodies of a session, oldest first."""
-        self.flush()
-        cur = self._db.execute(
-            "SELECT body FROM updates WHERE session_id = ? ORDER BY seq", (session_id,)
-        )
-        for (body,) in cur:
-            yield from bytes(body).split(b"\n")  # a row holds one flush's batch
+        for rows in self.row_batches(session_id):
+            for body in rows:
+                yield from body.split(b"\n")  # a row holds one flush's batch
 
-    def _load_seq(self, session_id: str) -> int:
-        row = self._db.execute(
-            "SELECT next_seq FROM sessions WHERE id = ?", (session_id,)
-        ).fetchone()
-        return int(row[0]) if row else 0
+    @property
+    def on_disk(self) -> bool:
+        """True for a database file (then :meth:`row_batches` may run in a worker thread)."""
+        return self.path not in (":memory:", "")
 
-    def _transaction(self) -> _Tx:
-        return _Tx(self._db)
+    def row_batches(self, session_id: str, rows: int = 64) -> Batches:
+        """Yield the session's stored rows (each one flush's bodies, newline-joined) in
+        batches of ``rows``, oldest first, up to the last row stored when called.
 
+        No statement stays open between batches, so the caller may let other work (that
+        writes to the store) run between them. A database file is read through a
+        connection of its own, so the batches may be fetched in a worker thread, one at a
+        time (the reads of a huge row then do not hold the event loop).
+        """
+        self.flush()  # now, in the caller's thread
+        if not self.on_disk:
+            return row_batches(self._db, session_id, rows)
+        db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+        return closing_batches(db, row_batches(db, session_id, rows))
 
-class _Tx:
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self._db = db
-
-    def __enter__(self) -> None:
-        self._db.execute("BEGIN")
-
-    def __exit__(self, exc_type: object, *_: object) -> None:
-        self._db.execute("ROLLBACK" if exc_type else "COMMIT")
+    def _transaction(self) -> Transaction:
+        return Transaction(self._db)
 
 
 def _record(row: tuple[Any, ...]) -> SessionRecord:
