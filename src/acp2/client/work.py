@@ -87,9 +87,10 @@ class Work:
     Updates are **coalesced**: consecutive plain text chunks of one message (and
     consecutive output chunks of one terminal) may arrive as one merged chunk, and
     consecutive ``tool_call_update`` patches of one tool call that no iterator took yet as
-    one merged patch. An iterator that keeps up gets the agent's update objects one by
-    one; a slow one gets fewer, bigger updates with the same effect. Past
-    :data:`MAX_ENTRIES` kept entries the oldest give way to a :class:`Skipped` marker.
+    one merged patch (never across a ``status``: each status change is its own update).
+    An iterator that keeps up gets the agent's update objects one by one; a slow one gets
+    fewer, bigger updates with the same effect. Past :data:`MAX_ENTRIES` kept entries the
+    oldest give way to a :class:`Skipped` marker.
     The session's :attr:`state` always holds everything.
     """
 
