@@ -8,14 +8,20 @@ import pytest
 from msgspec import Raw
 from state_updates import OMIT, chunk, feed, message, text, texts
 
-from acp2.state import MessageState, SessionState
+from acp2.schema.codec import decode
+from acp2.schema.updates import UpdateSessionNotification
+from acp2.state import MessageState, SessionState, reduce
 
 A = "agent"
 
 # (case id, updates for ("agent", "m1"), expected text blocks)
 ORDER_CASES: list[tuple[str, list[dict[str, Any]], list[str]]] = [
     ("MU-05 an unseen chunk id creates the message", [chunk(A, "m1", "x")], ["x"]),
-    ("MU-05 chunks append in order", [chunk(A, "m1", "a"), chunk(A, "m1", "b")], ["a", "b"]),
+    (
+        "MU-05 plain text chunks append as one block",
+        [chunk(A, "m1", "a"), chunk(A, "m1", "b")],
+        ["ab"],
+    ),
     ("MU-04 a new id without content is empty", [message(A, "m1")], []),
     ("MU-04 a new id with content holds it", [message(A, "m1", ["a", "b"])], ["a", "b"]),
     (
@@ -228,3 +234,46 @@ def test_agent_text_is_the_agent_text_of_the_last_turn(
     updates: list[dict[str, Any]], expected: str
 ) -> None:
     assert feed(*updates).agent_text() == expected
+
+
+def test_plain_chunks_are_joined_but_annotated_or_meta_blocks_stay_whole_and_in_order() -> None:
+    annotated = {"type": "text", "text": "B", "annotations": {"priority": 1}}
+    with_meta = {"type": "text", "text": "D", "_meta": {"k": 1}}
+    image = {"type": "image", "data": "AA==", "mimeType": "image/png"}
+    updates = [chunk(A, "m1", "a"), chunk(A, "m1", "b")]
+    for block in (annotated, with_meta, image):
+        updates.append(
+            {"sessionUpdate": "agent_message_chunk", "messageId": "m1", "content": block}
+        )
+        updates.append(chunk(A, "m1", "c"))
+    msg = feed(*updates).messages[(A, "m1")]
+    assert [getattr(b, "text", None) for b in msg.content] == ["ab", "B", "c", "D", "c", None, "c"]
+    assert msg.content[1].annotations is not None
+    assert msg.content[3].meta == {"k": 1}
+    assert msg.text == "abBcDcc"
+
+
+def test_a_flood_of_tiny_chunks_costs_its_text_not_one_block_per_chunk() -> None:
+    """100k chunks: a few hundred blocks and about the text's size in memory (tracemalloc;
+    before: one TextContent per chunk, ~120 bytes each)."""
+    import tracemalloc
+
+    from acp2.state.entities import FOLD_CHUNKS
+
+    count = 100_000
+    head = b'{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","messageId":"m1",'
+    lines = [head + b'"content":{"type":"text","text":"tok%d "}}}' % i for i in range(count)]
+    expected = "".join(f"tok{i} " for i in range(count))
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        state = SessionState()
+        for line in lines:
+            reduce(state, decode(line, UpdateSessionNotification))
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert kept < 2 * len(expected) + 100_000, f"{kept} bytes kept for {len(expected)} chars"
+    msg = state.messages[(A, "m1")]
+    assert len(msg.content) == -(-count // FOLD_CHUNKS)
+    assert msg.text == expected

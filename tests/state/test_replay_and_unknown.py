@@ -58,13 +58,13 @@ REPLAY: list[dict[str, Any]] = [
     {
         "sessionUpdate": "agent_thought",
         "messageId": "m1",
-        "content": [text("let me "), text("check")],
+        "content": [text("let me check")],
     },
     plan("completed"),
     {
         "sessionUpdate": "agent_message",
         "messageId": "m1",
-        "content": [text("Running"), text(" tests.")],
+        "content": [text("Running tests.")],
     },
     tool("c1", title="pytest", kind="execute", status="completed", content=[TERMINAL, DONE]),
     terminal(
@@ -73,7 +73,7 @@ REPLAY: list[dict[str, Any]] = [
         output={"data": b64("café ok\n".encode())},
         exitStatus={"exitCode": 0},
     ),
-    {"sessionUpdate": "agent_message", "messageId": "m2", "content": [text("All "), text("good.")]},
+    {"sessionUpdate": "agent_message", "messageId": "m2", "content": [text("All good.")]},
     {"sessionUpdate": "usage_update", "used": 900, "size": 8000},
     {"sessionUpdate": "session_info_update", "title": "Run tests"},
     state_update("idle"),

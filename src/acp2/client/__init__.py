@@ -27,13 +27,14 @@ from acp2.client.permissions import (
     interactive,
 )
 from acp2.client.session import ClientSession, UpdateListener
-from acp2.client.work import Work
+from acp2.client.work import Skipped, Work
 
 __all__ = [
     "ClientConnection",
     "ClientSession",
     "PermissionPolicy",
     "PermissionRequest",
+    "Skipped",
     "UpdateListener",
     "Work",
     "allow_all",

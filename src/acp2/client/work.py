@@ -12,38 +12,86 @@ last ``idle`` seen so far).
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
 
 from msgspec import UNSET
 
-from acp2.schema import AgentMessage, AgentMessageChunk, StateUpdate, UserMessage, UserMessageChunk
+from acp2.client._coalesce import Run, TextRun, new_run
+from acp2.schema import (
+    AgentMessage,
+    AgentMessageChunk,
+    StateUpdate,
+    TextContent,
+    UserMessage,
+    UserMessageChunk,
+)
 from acp2.state import SessionState
 
 if TYPE_CHECKING:
     from acp2.client.session import ClientSession
 
-__all__ = ["Work"]
+__all__ = ["MAX_ENTRIES", "Skipped", "Work"]
+
+#: How many entries (updates or merged runs) a work keeps; past it the oldest half
+#: give way to one :class:`Skipped` marker.
+MAX_ENTRIES: Final = 4096
+
+_NOTHING: Final = object()
 
 
 def _is_idle(update: Any) -> bool:
     return type(update) is StateUpdate and update.state == "idle"
 
 
-def _user_message_id(update: Any) -> str | None:
-    if isinstance(update, UserMessage | UserMessageChunk):
-        return update.message_id
+def _user_message_id(entry: Any) -> str | None:
+    if isinstance(entry, UserMessage | UserMessageChunk):
+        return entry.message_id
+    if type(entry) is TextRun and entry.kind is UserMessageChunk:
+        return str(entry.message_id)
     return None
+
+
+def _agent_message_id(entry: Any) -> str | None:
+    if isinstance(entry, AgentMessageChunk | AgentMessage):
+        return entry.message_id
+    if type(entry) is TextRun and entry.kind is AgentMessageChunk:
+        return str(entry.message_id)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """Yielded by a :class:`Work` in place of entries it no longer keeps.
+
+    A work keeps at most :data:`MAX_ENTRIES` entries (an entry is one update, or several
+    coalesced ones); when a peer sends more in a way that does not coalesce, the oldest
+    half is dropped and an iterator that had not read them gets this marker next.
+    ``count`` is how many entries the work has dropped so far. Every dropped update was
+    reduced: read ``work.state`` (the source of truth) instead of the deltas you missed.
+    """
+
+    count: int
 
 
 class Work:
     """The updates of one accepted prompt's work, until ``idle``.
 
-    ``async for update in work`` yields every ``session/update`` payload of the work in
-    arrival order (typed models; unknown kinds as ``msgspec.Raw``), the final ``idle``
+    ``async for update in work`` yields the work's ``session/update`` payloads in arrival
+    order (typed models; unknown kinds as ``msgspec.Raw``), the final ``idle``
     ``state_update`` included, then stops; it may be iterated again from the start.
     :meth:`wait` returns the stop reason. Both raise :class:`~acp2.errors.ConnectionClosed`
     (with the agent's stderr tail) if the agent goes away first; bound them with
     ``anyio.fail_after`` or ``wait(timeout=...)``.
+
+    Updates are **coalesced**: consecutive plain text chunks of one message (and
+    consecutive output chunks of one terminal) may arrive as one merged chunk, and
+    consecutive ``tool_call_update`` patches of one tool call that no iterator took yet as
+    one merged patch (never across a ``status``: each status change is its own update).
+    An iterator that keeps up gets the agent's update objects one by one; a slow one gets
+    fewer, bigger updates with the same effect. Past :data:`MAX_ENTRIES` kept entries the
+    oldest give way to a :class:`Skipped` marker.
+    The session's :attr:`state` always holds everything.
     """
 
     def __init__(self, session: ClientSession) -> None:
@@ -56,7 +104,14 @@ class Work:
         self.stop_reason: str | None = None
         #: The ``error`` object of a Nov ``idle``/``error`` (else None).
         self.error: Any = None
+        #: The log: updates and merged runs; ``_base`` entries were dropped before it.
         self._items: list[Any] = []
+        self._base = 0
+        self._dropped = 0
+        #: The last entry when it is a run that may still grow.
+        self._run: Run | None = None
+        #: Agent message ids this work touched, in first-seen order (for :attr:`text`).
+        self._agent_ids: dict[str, None] = {}
         self._failure: BaseException | None = None
 
     # -- read side -----------------------------------------------------------------------
@@ -66,8 +121,8 @@ class Work:
         """The user message's ``messageId``: from the prompt response (Nov), else from the
         first user-message update of this work (Aug, D-09); None until known."""
         if self._message_id is None:
-            for update in self._items:
-                found = _user_message_id(update)
+            for entry in self._items:
+                found = _user_message_id(entry)
                 if found is not None:
                     return found
         return self._message_id
@@ -79,18 +134,15 @@ class Work:
 
     @property
     def updates(self) -> list[Any]:
-        """The updates received for this work so far (a copy)."""
-        return list(self._items)
+        """The work's updates so far, coalesced as described above (a new list)."""
+        return [entry.whole() if isinstance(entry, Run) else entry for entry in self._items]
 
     @property
     def text(self) -> str:
         """The current text of the agent messages this work touched, in first-seen order,
         separated by blank lines (thoughts excluded)."""
-        ids: dict[str, None] = {}
-        for update in self._items:
-            if isinstance(update, AgentMessageChunk | AgentMessage):
-                ids.setdefault(update.message_id, None)
         messages = self.session.state.messages
+        ids = self._agent_ids
         parts = [messages[("agent", mid)].text for mid in ids if ("agent", mid) in messages]
         return "\n\n".join(part for part in parts if part)
 
@@ -98,14 +150,38 @@ class Work:
         return self._iterate()
 
     async def _iterate(self) -> AsyncIterator[Any]:
-        index = 0
+        cursor = [0, 0]  # absolute entry index, offset read in that entry (runs)
         while True:
-            while index < len(self._items):
-                yield self._items[index]
-                index += 1
-            if self.done:
+            item = self._next(cursor)
+            if item is not _NOTHING:
+                yield item
+            elif self.done:
                 return
-            await self._changed()
+            else:
+                await self._changed()
+
+    def _next(self, cursor: list[int]) -> Any:
+        """The next item for the iterator at ``cursor`` (advanced), or _NOTHING for now."""
+        base, items = self._base, self._items
+        if cursor[0] < base:  # what it had not read was dropped: the marker is next
+            cursor[0], cursor[1] = base, 0
+        while (index := cursor[0] - base) < len(items):
+            entry = items[index]
+            if not isinstance(entry, Run):
+                cursor[0] += 1
+                cursor[1] = 0
+                return entry
+            offset, size = cursor[1], entry.size
+            last = index == len(items) - 1
+            if offset < size:
+                item = entry.since(offset)
+                cursor[0], cursor[1] = (cursor[0], size) if last else (cursor[0] + 1, 0)
+                return item
+            if last:
+                return _NOTHING
+            cursor[0] += 1
+            cursor[1] = 0
+        return _NOTHING
 
     async def wait(self) -> str | None:
         """Wait for the work's ``idle`` and return its stop reason (None: not reported).
@@ -135,11 +211,49 @@ class Work:
         """Record one update; return True when it ended the work."""
         if self.done:
             return False
-        self._items.append(update)
+        run = self._run
+        if run is not None and type(update) is run.kind:
+            if type(run) is TextRun:  # run.extend(update), inlined: the hot path of a stream
+                block = update.content
+                if (
+                    update.message_id == run.message_id
+                    and update.meta is UNSET
+                    and type(block) is TextContent
+                    and block.annotations is UNSET
+                    and block.meta is UNSET
+                ):
+                    try:
+                        run.data += block.text.encode()
+                    except UnicodeEncodeError:
+                        run.data += block.text.encode("utf-8", "surrogatepass")
+                    run.last = update
+                    return False
+            elif run.extend(update):
+                return False
+        self._run = run = new_run(update)
+        self._append(update if run is None else run)
         if self.accepted and type(update) is StateUpdate and update.state == "idle":
             self._finish(update)
             return True
         return False
+
+    def _append(self, entry: Any) -> None:
+        items = self._items
+        items.append(entry)
+        mid = _agent_message_id(entry)
+        if mid is not None:
+            self._agent_ids.setdefault(mid, None)
+        if len(items) > MAX_ENTRIES:
+            self._drop_oldest()
+
+    def _drop_oldest(self) -> None:
+        """Replace the oldest half of the entries by one :class:`Skipped` marker."""
+        items = self._items
+        cut = len(items) - MAX_ENTRIES // 2
+        first = items[0]
+        self._dropped += cut - 1 if type(first) is Skipped else cut
+        items[:cut] = [Skipped(self._dropped)]
+        self._base += cut - 1
 
     def _accept(self, message_id: str | None) -> None:
         """Mark accepted; drop updates that belong to earlier work (see module doc)."""
@@ -156,14 +270,20 @@ class Work:
             if _is_idle(items[i]):
                 start = i + 1
         del items[:start]
+        self._base += start
         for i in range(anchor - start, len(items)):
             if _is_idle(items[i]):
                 del items[i + 1 :]
                 self._finish(items[i])
                 break
+        if self._run is not None and (not items or items[-1] is not self._run):
+            self._run = None
+        ids = (_agent_message_id(entry) for entry in items)
+        self._agent_ids = {mid: None for mid in ids if mid is not None}
 
     def _finish(self, idle: StateUpdate) -> None:
         self.done = True
+        self._run = None
         reason = idle.stop_reason
         self.stop_reason = reason if isinstance(reason, str) else None
         self.error = None if idle.error is UNSET else idle.error

@@ -12,7 +12,7 @@ import codecs
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from msgspec import Raw
+from msgspec import UNSET, Raw
 
 from acp2.schema.content import TextContent
 
@@ -41,21 +41,53 @@ def _block_text(block: Any) -> str:
     return block.text if type(block) is TextContent else ""
 
 
-@dataclass(slots=True)
+#: How many plain text chunks a message collects before joining them into one block.
+FOLD_CHUNKS: Final = 256
+
+
+def _is_plain_text(block: Any) -> bool:
+    """True for a ``text`` block without annotations or ``_meta`` (only its text matters)."""
+    return type(block) is TextContent and block.annotations is UNSET and block.meta is UNSET
+
+
+@dataclass(slots=True, eq=False)
 class MessageState:
     """One user, agent or thought message: its content blocks in order, and its ``_meta``.
 
     ``content`` grows in place as chunks arrive; a whole-message update swaps it for a new
-    list. :attr:`text` joins the text blocks lazily and caches the result, so reading it
-    after every chunk costs only the new part.
+    list. Consecutive plain text chunks (no annotations, no ``_meta``) are kept as their
+    strings and joined into one ``text`` block every :data:`FOLD_CHUNKS` chunks or when
+    ``content`` or ``text`` is read, so a flood of tiny chunks costs its text, not one
+    object per chunk; the text is exactly the same. :attr:`text` joins the text blocks
+    lazily and caches the result, so reading it after every chunk costs only the new part.
     """
 
     kind: str
     message_id: str
-    content: list[Any] = field(default_factory=list)
     meta: dict[str, Any] | None = None
-    _text: str = field(default="", compare=False, repr=False)
-    _seen: int = field(default=0, compare=False, repr=False)
+    _blocks: list[Any] = field(default_factory=list, repr=False)
+    _pending: list[str] = field(default_factory=list, repr=False)
+    _text: str = field(default="", repr=False)
+    _seen: int = field(default=0, repr=False)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, MessageState):
+            return NotImplemented
+        return (self.kind, self.message_id, self.content, self.meta) == (
+            other.kind,
+            other.message_id,
+            other.content,
+            other.meta,
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def content(self) -> list[Any]:
+        """The content blocks in order (read-only for callers; the list grows in place)."""
+        if self._pending:
+            self._fold()
+        return self._blocks
 
     @property
     def text(self) -> str:
@@ -66,11 +98,29 @@ class MessageState:
             self._seen = len(content)
         return self._text
 
+    def append(self, block: Any) -> None:
+        """Append one chunk's content block (plain text is collected, see the class doc)."""
+        if _is_plain_text(block):
+            pending = self._pending
+            pending.append(block.text)
+            if len(pending) >= FOLD_CHUNKS:
+                self._fold()
+        else:
+            if self._pending:
+                self._fold()
+            self._blocks.append(block)
+
     def replace_content(self, blocks: list[Any] | None) -> None:
         """Replace all content (``None`` or ``[]`` clears it) and drop the text cache."""
-        self.content = list(blocks) if blocks else []
+        self._blocks = list(blocks) if blocks else []
+        self._pending.clear()
         self._text = ""
         self._seen = 0
+
+    def _fold(self) -> None:
+        pending = self._pending
+        self._blocks.append(TextContent(text=pending[0] if len(pending) == 1 else "".join(pending)))
+        pending.clear()
 
 
 @dataclass(slots=True)

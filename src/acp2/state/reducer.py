@@ -18,6 +18,7 @@ from msgspec import UNSET, Raw
 from acp2.schema.codec import decode_any, encode
 from acp2.schema.commands import AvailableCommandsUpdate
 from acp2.schema.config import ConfigOptionUpdate
+from acp2.schema.content import TextContent
 from acp2.schema.messages import (
     AgentMessage,
     AgentMessageChunk,
@@ -39,7 +40,7 @@ from acp2.schema.updates import (
     UsageUpdate,
 )
 from acp2.state._patch import patch_meta
-from acp2.state.entities import UsageState
+from acp2.state.entities import FOLD_CHUNKS, UsageState
 from acp2.state.session import SessionState
 from acp2.state.tools import (
     append_terminal_output,
@@ -76,7 +77,15 @@ def _chunk_handler(kind: str) -> _Handler:
         msg = state.messages.get((kind, update.message_id))
         if msg is None:
             msg = state.message(kind, update.message_id)
-        msg.content.append(update.content)
+        block = update.content
+        # The hot path of a stream, inlined: a plain text chunk costs its string only.
+        if type(block) is TextContent and block.annotations is UNSET and block.meta is UNSET:
+            pending = msg._pending
+            pending.append(block.text)
+            if len(pending) >= FOLD_CHUNKS:
+                msg._fold()
+        else:
+            msg.append(block)
 
     return append_chunk
 

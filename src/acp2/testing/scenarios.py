@@ -33,6 +33,9 @@ SCENARIO_HELP = """\
 scenarios (the first word of the prompt selects one):
   echo <text>     the text back as agent_message_chunk updates (one per word)
   stream <n>      n small agent_message_chunk updates, as fast as possible
+  flood <n>       n rounds, as fast as possible, of four interleaved updates: a
+                  message chunk, a thought chunk, a title patch of one tool call and
+                  a terminal output chunk (round i sends "i " / "i " / "step i" / "i\\n")
   think <text>    the text as agent_thought_chunk updates, then a short reply
   plan            a three-step plan, updated as each step completes
   tools           a tool call that asks permission, then (if allowed) a diff, a
@@ -62,6 +65,22 @@ async def stream(turn: Turn, arg: str) -> str:
     count = int(arg or "100")
     for i in range(count):
         await turn.say(f"{i} ")
+    return "end_turn"
+
+
+async def flood(turn: Turn, arg: str) -> str:
+    """Interleave four kinds of small updates ``n`` times (the worst case for coalescing)."""
+    count = int(arg or "100")
+    call = await turn.tool_call("flood", kind="other")
+    terminal = await turn.terminal("flood")
+    await call.show_terminal(terminal)
+    for i in range(count):
+        await turn.say(f"{i} ")
+        await turn.think(f"{i} ")
+        await call.update(title=f"step {i}")
+        await terminal.write(f"{i}\n".encode())
+    await terminal.exit(0)
+    await call.complete()
     return "end_turn"
 
 
@@ -180,6 +199,7 @@ async def everything(turn: Turn, arg: str) -> str:
 SCENARIOS: dict[str, Scenario] = {
     "echo": echo,
     "stream": stream,
+    "flood": flood,
     "think": think,
     "plan": plan,
     "tools": tools,
