@@ -50,7 +50,7 @@ def test_the_nov_draft_is_chosen_with_a_flag(capsys: pytest.CaptureFixture[str])
     [
         ([], "give the agent command after --"),
         (["--"], "give the agent command after --"),
-        (["--", "/nonexistent/agent"], "cannot start the agent '/nonexistent/agent'"),
+        (["--", "/nonexistent/agent"], "command not found: /nonexistent/agent"),
     ],
 )
 def test_a_check_that_cannot_run_exits_2_with_a_message(

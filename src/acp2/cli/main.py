@@ -1,5 +1,10 @@
 """``acp2``: the entry point. Each subcommand lives in its own module, imported lazily so
-``acp2 --help`` and the agents start fast."""
+``acp2 --help`` and the agents start fast.
+
+An unexpected exception in any subcommand is reported in one line with a hint to re-run
+with ``--debug`` (exit status 70); ``--debug`` (anywhere before ``--``) shows the
+traceback instead and turns on debug logging.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +12,12 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import Final
 
-__all__ = ["build_parser", "main"]
+__all__ = ["EXIT_INTERNAL", "build_parser", "main"]
+
+#: Exit status for an unexpected error (a bug in acp2): sysexits' EX_SOFTWARE.
+EXIT_INTERNAL: Final = 70
 
 #: subcommand -> (module, one-line help). Each module has add_parser(subparsers) and main(args).
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -28,6 +37,11 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
         description="The Agent Client Protocol, version 2: agents, clients and tools.",
     )
     parser.add_argument("--version", action="version", version=f"acp2 {_version()}")
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="show tracebacks and debug logs (also accepted after the subcommand, before --)",
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     chosen = next((a for a in argv if not a.startswith("-")), None)
     for name, (module, help_text) in COMMANDS.items():
@@ -40,17 +54,56 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``acp2`` command line; return the process exit code."""
-    args_list = list(sys.argv[1:] if argv is None else argv)
+    args_list, debug = _take_debug(list(sys.argv[1:] if argv is None else argv))
     parser = build_parser(args_list)
     args = parser.parse_args(args_list)
+    debug = debug or args.debug
     if args.command is None:
         parser.print_help()
         return 2
+    if debug:
+        _debug_logging()
     module = importlib.import_module(COMMANDS[args.command][0])
     try:
         return int(module.main(args) or 0)
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:
+        if debug:
+            raise
+        _report_internal(args.command, exc)
+        return EXIT_INTERNAL
+
+
+def _take_debug(argv: list[str]) -> tuple[list[str], bool]:
+    """Remove ``--debug`` written anywhere before ``--`` (so ``acp2 run --debug ...``
+    works as well as ``acp2 --debug run ...``); return the rest and whether it was there."""
+    end = argv.index("--") if "--" in argv else len(argv)
+    head = [a for a in argv[:end] if a != "--debug"]
+    return head + argv[end:], len(head) < end
+
+
+def _debug_logging() -> None:
+    import logging
+
+    logging.basicConfig(
+        level=logging.DEBUG, format="%(asctime)s %(name)s %(levelname)s: %(message)s"
+    )
+
+
+def _report_internal(command: str, exc: BaseException) -> None:
+    """One line about an unexpected error, and what to do next."""
+    from acp2.diagnose import sanitize
+    from acp2.errors import summarize
+
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    print(
+        f"acp2 {command}: unexpected error: {sanitize(summarize(exc))}\n"
+        f"This is a bug in acp2; re-run with --debug to see the traceback "
+        f"(acp2 --debug {command} ...) and include it when you report it.",
+        file=sys.stderr,
+    )
 
 
 def _version() -> str:
