@@ -20,6 +20,7 @@ from anyio.abc import TaskGroup
 from acp2.client.manage import SessionManagement
 from acp2.client.permissions import CANCELLED, PermissionPolicy
 from acp2.client.session import ClientSession
+from acp2.diagnose import sanitize
 from acp2.errors import ConnectionClosed
 from acp2.rpc import Connection
 from acp2.schema import (
@@ -141,7 +142,7 @@ class ClientConnection(SessionManagement):
     def describe_closed(self) -> str:
         """Explain the closed connection, ending with the last lines of the agent's stderr."""
         text = "The agent closed the connection"
-        lines = self.stderr_tail().strip().splitlines()[-STDERR_LINES:]
+        lines = sanitize(self.stderr_tail(), newlines=True).strip().splitlines()[-STDERR_LINES:]
         tail = "\n".join(line[-STDERR_LINE_CHARS:] for line in lines)
         return f"{text}; its stderr ended with:\n{tail}" if tail else f"{text}."
 
