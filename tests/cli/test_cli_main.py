@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from cli_helpers import ACP2
@@ -73,3 +76,27 @@ def test_the_help_lists_the_debug_flag() -> None:
     done = subprocess.run([*ACP2, "--help"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0
     assert "--debug" in done.stdout
+
+
+def test_client_commands_log_one_line_warnings_without_tracebacks() -> None:
+    from acp2.cli.main import _OneLineFormatter
+
+    try:
+        raise ValueError("bad \x1b[2Jthing\nmore")
+    except ValueError:
+        record = logging.LogRecord(
+            "acp2.rpc", logging.ERROR, __file__, 1, "agent: handler failed", (), sys.exc_info()
+        )
+    text = _OneLineFormatter().format(record)
+    assert text == (
+        "acp2: agent: handler failed (ValueError: bad thing; --debug shows the traceback)"
+    )
+
+
+def test_a_stray_line_is_logged_as_one_acp2_line(tmp_path: Path) -> None:
+    """The rpc layer's warning about the bad line is one ``acp2:`` line, no traceback."""
+    script = "import time; print('hello', flush=True); time.sleep(30)"
+    argv = [*ACP2, "run", "hi", "--", sys.executable, "-c", script]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 3
+    assert all(line.startswith(("acp2", "stdout must")) for line in done.stderr.splitlines())

@@ -2,14 +2,16 @@
 ``acp2 --help`` and the agents start fast.
 
 An unexpected exception in any subcommand is reported in one line with a hint to re-run
-with ``--debug`` (exit status 70); ``--debug`` (anywhere before ``--``) shows the
-traceback instead and turns on debug logging.
+with ``--debug`` (exit status 70), and the client commands log warnings as single lines
+without tracebacks; ``--debug`` (anywhere before ``--``) shows the traceback instead and
+turns on debug logging.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
 from collections.abc import Sequence
 from typing import Final
@@ -18,6 +20,9 @@ __all__ = ["EXIT_INTERNAL", "build_parser", "main"]
 
 #: Exit status for an unexpected error (a bug in acp2): sysexits' EX_SOFTWARE.
 EXIT_INTERNAL: Final = 70
+#: Subcommands that are agents: their stderr is their log for whoever started them, so
+#: their logging is left as it is (tracebacks included).
+AGENT_COMMANDS: Final = frozenset({"agent", "test-agent"})
 
 #: subcommand -> (module, one-line help). Each module has add_parser(subparsers) and main(args).
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -63,6 +68,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if debug:
         _debug_logging()
+    elif args.command not in AGENT_COMMANDS:
+        _one_line_logging()
     module = importlib.import_module(COMMANDS[args.command][0])
     try:
         return int(module.main(args) or 0)
@@ -84,11 +91,44 @@ def _take_debug(argv: list[str]) -> tuple[list[str], bool]:
 
 
 def _debug_logging() -> None:
-    import logging
-
     logging.basicConfig(
         level=logging.DEBUG, format="%(asctime)s %(name)s %(levelname)s: %(message)s"
     )
+
+
+class _OneLineFormatter(logging.Formatter):
+    """``acp2: message (ExceptionType: first line)``: no traceback, no control characters."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from acp2.diagnose import sanitize
+        from acp2.errors import summarize
+
+        text = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None:
+            text += f" ({summarize(record.exc_info[1])}; --debug shows the traceback)"
+        return "acp2: " + sanitize(text)
+
+
+class _StderrHandler(logging.Handler):
+    """Writes to whatever ``sys.stderr`` is at the time (tests swap it)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            sys.stderr.write(self.format(record) + "\n")
+            sys.stderr.flush()
+        except Exception:
+            self.handleError(record)
+
+
+def _one_line_logging() -> None:
+    """Warnings and errors as single lines on stderr (the default without ``--debug``)."""
+    root = logging.getLogger()
+    if any(isinstance(h.formatter, _OneLineFormatter) for h in root.handlers):
+        return
+    handler = _StderrHandler()
+    handler.setLevel(logging.WARNING)
+    handler.setFormatter(_OneLineFormatter())
+    root.addHandler(handler)
 
 
 def _report_internal(command: str, exc: BaseException) -> None:
