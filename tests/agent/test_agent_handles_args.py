@@ -6,6 +6,7 @@ so a frame the client would drop fails the test."""
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -262,3 +263,22 @@ def test_a_custom_underscore_block_passes_through_as_raw() -> None:
     item = arguments.tool_call_content({"type": "_x/thing", "value_one": 1}, "add_content()")
     assert isinstance(item, Raw)
     assert bytes(item) == b'{"type":"_x/thing","valueOne":1}'
+
+
+async def test_a_terminal_takes_text_or_bytes_and_rejects_other_output() -> None:
+    raised: list[str] = []
+
+    async def handler(turn: Turn) -> None:
+        term = await turn.terminal("make test")
+        await term.write("ok ✓\n")
+        await term.write(b"\x1b[32mgreen\x1b[0m\n")
+        try:
+            await term.write(42)  # type: ignore[arg-type]
+        except TypeError as exc:
+            raised.append(str(exc))
+        await term.exit(0)
+
+    updates = await updates_of(handler)
+    chunks = [u["data"] for u in updates if u["sessionUpdate"] == "terminal_output_chunk"]
+    assert [base64.b64decode(c) for c in chunks] == ["ok ✓\n".encode(), b"\x1b[32mgreen\x1b[0m\n"]
+    assert raised == ["write() takes bytes or a string, not int"]

@@ -122,6 +122,8 @@ class TerminalHandle:
 
     async def start(self, *, command: str | None, cwd: str | None) -> None:
         """Announce the terminal with its command and absolute cwd (TM-04)."""
+        arguments.optional_text(command, "terminal() command")
+        arguments.optional_text(cwd, "terminal(cwd=)")
         update = TerminalUpdate(terminal_id=self.terminal_id)
         if command is not None:
             update.command = command
@@ -129,8 +131,10 @@ class TerminalHandle:
             update.cwd = cwd
         await self._emitter.emit_async(update)
 
-    async def write(self, data: bytes) -> None:
-        """Append raw output bytes (any split: clients decode chunks separately, TM-06)."""
+    async def write(self, data: bytes | str) -> None:
+        """Append raw output bytes (any split: clients decode chunks separately, TM-06);
+        a string is sent as UTF-8. Anything else raises ``TypeError``."""
+        data = _output_bytes(data, "write()")
         if data:
             await self._emitter.emit_async(
                 TerminalOutputChunk(
@@ -138,8 +142,10 @@ class TerminalHandle:
                 )
             )
 
-    async def snapshot(self, data: bytes) -> None:
-        """Replace everything the client holds for this terminal with ``data`` (TM-05)."""
+    async def snapshot(self, data: bytes | str) -> None:
+        """Replace everything the client holds for this terminal with ``data`` (TM-05);
+        a string is sent as UTF-8."""
+        data = _output_bytes(data, "snapshot()")
         await self._emitter.emit_async(
             TerminalUpdate(
                 terminal_id=self.terminal_id,
@@ -158,3 +164,11 @@ class TerminalHandle:
         await self._emitter.emit_async(
             TerminalUpdate(terminal_id=self.terminal_id, exit_status=status)
         )
+
+
+def _output_bytes(data: bytes | str, what: str) -> bytes:
+    if isinstance(data, str):
+        return data.encode("utf-8")
+    if isinstance(data, bytes | bytearray | memoryview):
+        return bytes(data)
+    raise TypeError(f"{what} takes bytes or a string, not {type(data).__name__}")
