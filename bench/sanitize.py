@@ -1,4 +1,4 @@
-"""Benchmark of the terminal sanitizer (acp2.ui.sanitize): MB/s per function on clean and
+"""Benchmark of the terminal sanitizer (acp2.sanitize): MB/s per function on clean and
 on hostile text, and its share of drawing one agent message.
 
 Run: ``.venv/bin/python bench/sanitize.py [--mb 4]``.
@@ -14,7 +14,7 @@ from collections.abc import Callable
 from rich.console import Console
 from rich.markdown import Markdown
 
-from acp2.ui import sanitize
+from acp2 import sanitize
 
 CLEAN = "The quick brown fox jumps over the lazy dog; `code` and **bold** text.\n"
 HOSTILE = (

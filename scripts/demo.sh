@@ -1,10 +1,8 @@
 #!/usr/bin/env bash
-# Sets up a virtualenv in .venv (once) and runs `acp2 demo` with any arguments given.
+# Sets up a virtualenv in .venv (pip runs only on the first run and after pyproject.toml
+# changed) and runs `acp2 demo` with any arguments given.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-py=${PYTHON:-python3}
-if [ ! -x .venv/bin/python ]; then
-  "$py" -m venv .venv
-fi
-.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[all]"
+source scripts/venv.sh
+ensure_venv all dev
 exec .venv/bin/acp2 demo "$@"

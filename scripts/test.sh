@@ -1,13 +1,11 @@
 #!/usr/bin/env bash
-# Sets up a virtualenv in .venv (once) and runs every check: ruff lint, ruff format,
-# mypy --strict on src/, then the whole pytest suite (interop tests included).
+# Sets up a virtualenv in .venv (pip runs only when pyproject.toml changed) and runs every
+# check: ruff lint, ruff format, mypy --strict on src/, then the whole pytest suite
+# (interop tests included).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-py=${PYTHON:-python3}
-if [ ! -x .venv/bin/python ]; then
-  "$py" -m venv .venv
-fi
-.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev]"
+source scripts/venv.sh
+ensure_venv dev
 bash scripts/ensure-system-packages.sh || echo "ensure-system-packages failed: sandbox tests may skip" >&2
 echo "== ruff check"; .venv/bin/ruff check src tests bench examples
 echo "== ruff format"; .venv/bin/ruff format --check src tests bench examples

@@ -50,7 +50,7 @@ def test_the_nov_draft_is_chosen_with_a_flag(capsys: pytest.CaptureFixture[str])
     [
         ([], "give the agent command after --"),
         (["--"], "give the agent command after --"),
-        (["--", "/nonexistent/agent"], "cannot start the agent '/nonexistent/agent'"),
+        (["--", "/nonexistent/agent"], "command not found: /nonexistent/agent"),
     ],
 )
 def test_a_check_that_cannot_run_exits_2_with_a_message(
@@ -65,7 +65,7 @@ def test_without_jsonschema_the_check_explains_how_to_install_it(
 ) -> None:
     monkeypatch.setitem(sys.modules, "jsonschema", None)
     assert run(["--", *REFERENCE]) == 2
-    assert "pip install 'acp2[check]'" in capsys.readouterr().err
+    assert "pip install -e '.[check]' in the acp2 checkout" in capsys.readouterr().err
 
 
 def test_the_acp2_entry_point_runs_the_check_subcommand(

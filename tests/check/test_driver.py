@@ -92,7 +92,7 @@ async def test_a_process_that_ignores_stdin_and_sigterm_is_killed_and_reaped() -
 
 
 async def test_a_command_that_cannot_start_is_a_start_error() -> None:
-    with pytest.raises(AgentStartError, match="cannot start the agent"):
+    with pytest.raises(AgentStartError, match="command not found: /nonexistent/agent"):
         async with open_link(["/nonexistent/agent"], label="t", wait_limit=1):
             pass  # pragma: no cover
 

@@ -60,5 +60,5 @@ def test_without_jsonschema_a_clear_install_hint_is_raised(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setitem(sys.modules, "jsonschema", None)
-    with pytest.raises(MissingJsonschema, match=r"pip install 'acp2\[check\]'"):
+    with pytest.raises(MissingJsonschema, match=r"pip install -e '\.\[check\]' in the acp2"):
         require_jsonschema()

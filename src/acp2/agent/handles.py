@@ -7,6 +7,7 @@ from typing import Any
 
 from msgspec import UNSET
 
+from acp2.agent import arguments
 from acp2.agent.emitter import Emitter
 from acp2.schema import (
     Terminal,
@@ -41,8 +42,13 @@ class ToolCallHandle:
         return self.status in FINAL_STATUSES
 
     async def update(self, **fields: Any) -> None:
-        """Send a patch: any ToolCallUpdate field (title, kind, status, content, ...)."""
-        patch = {k: v for k, v in fields.items() if v is not UNSET}
+        """Send a patch: any ToolCallUpdate field (title, kind, status, content, ...).
+
+        ``content`` takes one item or a list (see :meth:`add_content` for what an item
+        may be), ``locations`` paths or ``ToolCallLocation``; a value that does not fit
+        raises ``TypeError`` and nothing is sent.
+        """
+        patch = _patch(fields)
         status = patch.get("status")
         if isinstance(status, str):
             self.status = status
@@ -55,9 +61,16 @@ class ToolCallHandle:
         await self.update(status="in_progress")
 
     async def add_content(self, content: Any) -> None:
-        """Append one ToolCallContent item with ``tool_call_content_chunk`` (TC-05)."""
+        """Append one item to the call's content with ``tool_call_content_chunk`` (TC-05).
+
+        ``content`` is a string (sent as text), a content block (``TextContent``,
+        ``ImageContent``, ``ResourceLink``, ...), tool-call content (``Content``,
+        ``Diff``, ``Terminal``), the dict of any of these, or a :class:`TerminalHandle`.
+        Anything else raises ``TypeError`` and nothing is sent.
+        """
+        item = arguments.tool_call_content(content, "add_content()")
         await self._emitter.emit_async(
-            ToolCallContentChunk(tool_call_id=self.tool_call_id, content=content)
+            ToolCallContentChunk(tool_call_id=self.tool_call_id, content=item)
         )
 
     async def show_terminal(self, terminal: TerminalHandle) -> None:
@@ -65,16 +78,34 @@ class ToolCallHandle:
         await self.add_content(Terminal(terminal_id=terminal.terminal_id))
 
     async def complete(self, *, content: Any = UNSET, raw_output: Any = UNSET) -> None:
-        """Mark the call ``completed``, optionally replacing its content."""
+        """Mark the call ``completed``, optionally replacing its content (one item or a
+        list, as for :meth:`add_content`; ``None`` clears it)."""
         await self.update(status="completed", content=content, raw_output=raw_output)
 
     async def fail(self, *, content: Any = UNSET, raw_output: Any = UNSET) -> None:
-        """Mark the call ``failed``, optionally replacing its content."""
+        """Mark the call ``failed``, optionally replacing its content (one item or a
+        list, as for :meth:`add_content`, e.g. the error text; ``None`` clears it)."""
         await self.update(status="failed", content=content, raw_output=raw_output)
 
     async def cancel(self) -> None:
         """Mark the call ``cancelled``."""
         await self.update(status="cancelled")
+
+
+_TEXT_FIELDS = ("title", "kind", "status", "name")
+
+
+def _patch(fields: dict[str, Any]) -> dict[str, Any]:
+    """The fields given (UNSET left out), checked: TypeError before anything is sent."""
+    patch = {k: v for k, v in fields.items() if v is not UNSET}
+    for key in _TEXT_FIELDS:
+        if key in patch:
+            arguments.optional_text(patch[key], f"{key}=")
+    if "content" in patch:
+        patch["content"] = arguments.tool_call_contents(patch["content"], "content=")
+    if "locations" in patch:
+        patch["locations"] = arguments.locations(patch["locations"], "locations=")
+    return patch
 
 
 class TerminalHandle:
@@ -91,6 +122,8 @@ class TerminalHandle:
 
     async def start(self, *, command: str | None, cwd: str | None) -> None:
         """Announce the terminal with its command and absolute cwd (TM-04)."""
+        arguments.optional_text(command, "terminal() command")
+        arguments.optional_text(cwd, "terminal(cwd=)")
         update = TerminalUpdate(terminal_id=self.terminal_id)
         if command is not None:
             update.command = command
@@ -98,8 +131,10 @@ class TerminalHandle:
             update.cwd = cwd
         await self._emitter.emit_async(update)
 
-    async def write(self, data: bytes) -> None:
-        """Append raw output bytes (any split: clients decode chunks separately, TM-06)."""
+    async def write(self, data: bytes | str) -> None:
+        """Append raw output bytes (any split: clients decode chunks separately, TM-06);
+        a string is sent as UTF-8. Anything else raises ``TypeError``."""
+        data = _output_bytes(data, "write()")
         if data:
             await self._emitter.emit_async(
                 TerminalOutputChunk(
@@ -107,8 +142,10 @@ class TerminalHandle:
                 )
             )
 
-    async def snapshot(self, data: bytes) -> None:
-        """Replace everything the client holds for this terminal with ``data`` (TM-05)."""
+    async def snapshot(self, data: bytes | str) -> None:
+        """Replace everything the client holds for this terminal with ``data`` (TM-05);
+        a string is sent as UTF-8."""
+        data = _output_bytes(data, "snapshot()")
         await self._emitter.emit_async(
             TerminalUpdate(
                 terminal_id=self.terminal_id,
@@ -127,3 +164,11 @@ class TerminalHandle:
         await self._emitter.emit_async(
             TerminalUpdate(terminal_id=self.terminal_id, exit_status=status)
         )
+
+
+def _output_bytes(data: bytes | str, what: str) -> bytes:
+    if isinstance(data, str):
+        return data.encode("utf-8")
+    if isinstance(data, bytes | bytearray | memoryview):
+        return bytes(data)
+    raise TypeError(f"{what} takes bytes or a string, not {type(data).__name__}")

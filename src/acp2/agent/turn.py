@@ -10,11 +10,12 @@ message); tool calls and terminals are handles whose methods send upserts and ch
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from msgspec import UNSET
 
+from acp2.agent import arguments
 from acp2.agent.handles import TerminalHandle, ToolCallHandle
 from acp2.agent.permission import PermissionResult, ask_permission
 from acp2.schema import (
@@ -82,7 +83,11 @@ class Turn:
         self._thought_msg = None
 
     async def say(self, text: str) -> str:
-        """Stream ``text`` as an ``agent_message_chunk``; return the message id."""
+        """Stream ``text`` as an ``agent_message_chunk``; return the message id.
+
+        Raises ``TypeError`` (nothing sent) when ``text`` is not a string."""
+        if type(text) is not str:
+            arguments.text(text, "say()")
         if self._agent_msg is None:
             self._agent_msg = self.session.new_message_id("agent")
         await self.session.emitter.emit_async(
@@ -91,7 +96,11 @@ class Turn:
         return self._agent_msg
 
     async def think(self, text: str) -> str:
-        """Stream ``text`` as an ``agent_thought_chunk``; return the thought's message id."""
+        """Stream ``text`` as an ``agent_thought_chunk``; return the thought's message id.
+
+        Raises ``TypeError`` (nothing sent) when ``text`` is not a string."""
+        if type(text) is not str:
+            arguments.text(text, "think()")
         if self._thought_msg is None:
             self._thought_msg = self.session.new_message_id("thought")
         await self.session.emitter.emit_async(
@@ -100,21 +109,33 @@ class Turn:
         return self._thought_msg
 
     async def message(
-        self, content: Sequence[ContentBlock] | None, *, message_id: str | None = None
+        self, content: str | Sequence[ContentBlock | str] | None, *, message_id: str | None = None
     ) -> str:
-        """Upsert a whole agent message (replace, or clear with None); return its id."""
+        """Upsert a whole agent message (replace, or clear with None); return its id.
+
+        ``content`` is a string, a content block, or a list of them (strings become text
+        blocks); anything else raises ``TypeError`` and nothing is sent.
+        """
+        blocks = None if content is None else arguments.content_blocks(content, "message()")
         mid = message_id or self.session.new_message_id("agent")
-        await self.session.emitter.emit_async(
-            AgentMessage(message_id=mid, content=None if content is None else list(content))
-        )
+        await self.session.emitter.emit_async(AgentMessage(message_id=mid, content=blocks))
         return mid
 
     # -- plans, usage, commands ----------------------------------------------------
 
-    async def plan(self, entries: Sequence[PlanEntry], *, plan_id: str = "plan") -> None:
-        """Send the full entry list of plan ``plan_id`` (PN-02: a full replacement)."""
+    async def plan(
+        self, entries: Sequence[PlanEntry | str | Mapping[str, Any]], *, plan_id: str = "plan"
+    ) -> None:
+        """Send the full entry list of plan ``plan_id`` (PN-02: a full replacement).
+
+        Each entry is a ``PlanEntry``, a dict (``content``, and optional ``priority``
+        -- default ``medium`` -- and ``status`` -- default ``pending``), or a string (its
+        content). Anything else, or a single entry instead of a list, raises ``TypeError``.
+        """
+        items = arguments.plan_entries(entries, "plan()")
+        arguments.text(plan_id, "plan(plan_id=)")
         await self.session.emitter.emit_async(
-            PlanUpdate(plan=PlanItems(plan_id=plan_id, entries=list(entries)))
+            PlanUpdate(plan=PlanItems(plan_id=plan_id, entries=items))
         )
 
     async def usage(self, used: int, size: int, *, cost: tuple[float, str] | None = None) -> None:
@@ -124,11 +145,11 @@ class Turn:
             update.cost = Cost(amount=cost[0], currency=cost[1])
         await self.session.emitter.emit_async(update)
 
-    async def commands(self, commands: Sequence[AvailableCommand]) -> None:
-        """Replace the session's available slash commands."""
-        await self.session.emitter.emit_async(
-            AvailableCommandsUpdate(available_commands=list(commands))
-        )
+    async def commands(self, commands: Sequence[AvailableCommand | Mapping[str, Any]]) -> None:
+        """Replace the session's available slash commands (models or dicts with ``name``
+        and ``description``; ``TypeError`` otherwise)."""
+        checked = arguments.commands(commands, "commands()")
+        await self.session.emitter.emit_async(AvailableCommandsUpdate(available_commands=checked))
 
     async def send(self, update: SessionUpdate) -> None:
         """Send any session update as it is (the escape hatch for custom ``_`` variants)."""
@@ -149,9 +170,11 @@ class Turn:
     ) -> ToolCallHandle:
         """Report a new tool call (status ``pending``) and return its handle.
 
-        ``content`` (a list of ToolCallContent, e.g. a diff preview) goes out with the
-        first update, so no second ``tool_call_update`` is needed for it.
+        ``content`` (one item or a list, as for :meth:`ToolCallHandle.add_content`, e.g. a
+        diff preview) goes out with the first update, so no second ``tool_call_update`` is
+        needed for it. Arguments that do not fit raise ``TypeError``; nothing is sent.
         """
+        arguments.text(title, "tool_call() title")
         call_id = tool_call_id or self._next_id("call")
         handle = ToolCallHandle(self.session.emitter, call_id)
         self._tool_calls[call_id] = handle
@@ -188,7 +211,7 @@ class Turn:
         self,
         title: str,
         *,
-        options: Sequence[PermissionOption] | None = None,
+        options: Sequence[PermissionOption | Mapping[str, Any]] | None = None,
         description: str | None = None,
         tool_call: ToolCallHandle | None = None,
         command: str | None = None,
@@ -198,8 +221,13 @@ class Turn:
 
         Returns the user's choice. An unknown outcome, or an option that was not offered,
         is never an approval (PR-08). Cancellation of the turn cancels the request
-        (the client gets ``$/cancel_request``).
+        (the client gets ``$/cancel_request``). ``options`` are ``PermissionOption``
+        models or dicts (``option_id``, ``name``, ``kind``); default: allow / reject, once
+        / always. Arguments that do not fit raise ``TypeError`` before anything is sent.
         """
+        arguments.text(title, "request_permission() title")
+        if options is not None:
+            options = arguments.permission_options(options, "request_permission(options=)")
         # Only the session's current work reports states: a task the handler leaked past
         # its idle must not make an idle session look busy.
         active = self.session.turn is self

@@ -14,6 +14,7 @@ import anyio
 from acp2.check.audit import audit
 from acp2.check.driver import AgentStartError
 from acp2.check.options import CheckOptions
+from acp2.check.preflight import preflight
 from acp2.check.probes import PROBES
 from acp2.check.probes.base import Abort, Probe, ProbeSpec, Shared
 from acp2.check.requirements import DRAFTS
@@ -46,6 +47,9 @@ async def run_check(options: CheckOptions) -> Report:
     unknown = sorted((options.only or frozenset()) - PROBES.keys())
     if unknown:
         raise CheckError(f"unknown probe(s): {', '.join(unknown)}")
+    problem = await preflight(options)
+    if problem is not None:
+        raise CheckError(problem)
     started = time.monotonic()
     findings = Findings()
     with _session_dir(options.cwd) as cwd:

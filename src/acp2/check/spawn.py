@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 import anyio
 from anyio.abc import Process
 
+from acp2.diagnose import start_failure
+
 __all__ = ["AgentStartError", "start_process", "stop_process"]
 
 
@@ -22,7 +24,8 @@ async def start_process(
 ) -> Process:
     """Start ``argv`` with piped stdio in a new process group (POSIX).
 
-    Raises :class:`AgentStartError` when the command cannot be started.
+    Raises :class:`AgentStartError` when the command cannot be started; its message says
+    why and what to do (e.g. ``command not found: NAME`` with an ``npx`` / ``uvx`` hint).
     """
     try:
         return await anyio.open_process(
@@ -35,7 +38,7 @@ async def start_process(
             start_new_session=hasattr(os, "killpg"),
         )
     except OSError as exc:
-        raise AgentStartError(f"cannot start the agent {argv[0]!r}: {exc}") from exc
+        raise AgentStartError(start_failure(argv, exc, cwd)) from exc
 
 
 async def stop_process(process: Process, grace: float = 2.0) -> None:

@@ -1,6 +1,6 @@
 """Schema validation of agent frames against the shipped Aug and Nov schemas.
 
-Needs the optional ``jsonschema`` package (``pip install 'acp2[check]'``); importing
+Needs the optional ``jsonschema`` package (the ``check`` extra); importing
 this module without it raises :class:`MissingJsonschema` with an install hint.
 
 Frames are validated against the definition that fits them, not just the permissive
@@ -36,7 +36,8 @@ def require_jsonschema() -> None:
     except ImportError as exc:
         raise MissingJsonschema(
             "acp2 check validates frames with the optional 'jsonschema' package; "
-            "install it with: pip install 'acp2[check]'"
+            "install it into acp2's environment: pip install -e '.[check]' in the acp2 "
+            "checkout (or: pip install jsonschema)"
         ) from exc
 
 

@@ -1,14 +1,28 @@
 """``acp2``: the entry point. Each subcommand lives in its own module, imported lazily so
-``acp2 --help`` and the agents start fast."""
+``acp2 --help`` and the agents start fast.
+
+An unexpected exception in any subcommand is reported in one line with a hint to re-run
+with ``--debug`` (exit status 70), and the client commands log warnings as single lines
+without tracebacks; ``--debug`` (anywhere before ``--``) shows the traceback instead and
+turns on debug logging.
+"""
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
 from collections.abc import Sequence
+from typing import Final
 
-__all__ = ["build_parser", "main"]
+__all__ = ["EXIT_INTERNAL", "build_parser", "main"]
+
+#: Exit status for an unexpected error (a bug in acp2): sysexits' EX_SOFTWARE.
+EXIT_INTERNAL: Final = 70
+#: Subcommands that are agents: their stderr is their log for whoever started them, so
+#: their logging is left as it is (tracebacks included).
+AGENT_COMMANDS: Final = frozenset({"agent", "test-agent"})
 
 #: subcommand -> (module, one-line help). Each module has add_parser(subparsers) and main(args).
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -28,6 +42,11 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
         description="The Agent Client Protocol, version 2: agents, clients and tools.",
     )
     parser.add_argument("--version", action="version", version=f"acp2 {_version()}")
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="show tracebacks and debug logs (also accepted after the subcommand, before --)",
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     chosen = next((a for a in argv if not a.startswith("-")), None)
     for name, (module, help_text) in COMMANDS.items():
@@ -40,17 +59,91 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``acp2`` command line; return the process exit code."""
-    args_list = list(sys.argv[1:] if argv is None else argv)
+    args_list, debug = _take_debug(list(sys.argv[1:] if argv is None else argv))
     parser = build_parser(args_list)
     args = parser.parse_args(args_list)
+    debug = debug or args.debug
     if args.command is None:
         parser.print_help()
         return 2
+    if debug:
+        _debug_logging()
+    elif args.command not in AGENT_COMMANDS:
+        _one_line_logging()
     module = importlib.import_module(COMMANDS[args.command][0])
     try:
         return int(module.main(args) or 0)
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:
+        if debug:
+            raise
+        _report_internal(args.command, exc)
+        return EXIT_INTERNAL
+
+
+def _take_debug(argv: list[str]) -> tuple[list[str], bool]:
+    """Remove ``--debug`` written anywhere before ``--`` (so ``acp2 run --debug ...``
+    works as well as ``acp2 --debug run ...``); return the rest and whether it was there."""
+    end = argv.index("--") if "--" in argv else len(argv)
+    head = [a for a in argv[:end] if a != "--debug"]
+    return head + argv[end:], len(head) < end
+
+
+def _debug_logging() -> None:
+    logging.basicConfig(
+        level=logging.DEBUG, format="%(asctime)s %(name)s %(levelname)s: %(message)s"
+    )
+
+
+class _OneLineFormatter(logging.Formatter):
+    """``acp2: message (ExceptionType: first line)``: no traceback, no control characters."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from acp2.diagnose import sanitize
+        from acp2.errors import summarize
+
+        text = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None:
+            text += f" ({summarize(record.exc_info[1])}; --debug shows the traceback)"
+        return "acp2: " + sanitize(text)
+
+
+class _StderrHandler(logging.Handler):
+    """Writes to whatever ``sys.stderr`` is at the time (tests swap it)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            sys.stderr.write(self.format(record) + "\n")
+            sys.stderr.flush()
+        except Exception:
+            self.handleError(record)
+
+
+def _one_line_logging() -> None:
+    """Warnings and errors as single lines on stderr (the default without ``--debug``)."""
+    root = logging.getLogger()
+    if any(isinstance(h.formatter, _OneLineFormatter) for h in root.handlers):
+        return
+    handler = _StderrHandler()
+    handler.setLevel(logging.WARNING)
+    handler.setFormatter(_OneLineFormatter())
+    root.addHandler(handler)
+
+
+def _report_internal(command: str, exc: BaseException) -> None:
+    """One line about an unexpected error, and what to do next."""
+    from acp2.diagnose import sanitize
+    from acp2.errors import summarize
+
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    print(
+        f"acp2 {command}: unexpected error: {sanitize(summarize(exc))}\n"
+        f"This is a bug in acp2; re-run with --debug to see the traceback "
+        f"(acp2 --debug {command} ...) and include it when you report it.",
+        file=sys.stderr,
+    )
 
 
 def _version() -> str:

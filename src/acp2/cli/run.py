@@ -9,7 +9,7 @@
 agent command; the prompt must come before it.
 
 Text mode prints the agent's reply: streamed as it arrives when stdout is a terminal,
-else the final text once. The text is sanitized (:mod:`acp2.ui.sanitize`): escape
+else the final text once. The text is sanitized (:mod:`acp2.sanitize`): escape
 sequences and control characters of the agent never reach the terminal. ``--json``
 prints one JSON object per line: every ``session/update`` of the session as received
 (its ``update`` object), each permission request and its answer
@@ -146,8 +146,8 @@ async def run_command(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     import anyio
 
+    from acp2 import sanitize
     from acp2.errors import Acp2Error
-    from acp2.ui import sanitize
     from acp2.ui.logs import safe_stderr_logging
 
     safe_stderr_logging()  # warnings quote the agent: never raw on the terminal

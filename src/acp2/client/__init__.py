@@ -14,10 +14,13 @@
 See ``docs/writing-a-client.md``. The pieces: :func:`connect` / :func:`connect_transport`
 (initialized :class:`ClientConnection`), :class:`ClientSession` (reduced state, prompt,
 cancel, close), :class:`Work` (one prompt's updates until idle), the permission
-policies :func:`allow_all`, :func:`deny_all`, :func:`interactive`.
+policies :func:`allow_all`, :func:`deny_all`, :func:`interactive`. The errors a
+dead or broken agent causes: :class:`AgentClosed` (a ``ConnectionClosed``; its
+subclass :class:`AgentExited` before ``initialize`` was answered),
+:class:`AgentNotStarted`, :class:`AgentStrayOutput`.
 """
 
-from acp2.client.connection import ClientConnection
+from acp2.client.connection import AgentClosed, ClientConnection
 from acp2.client.launch import client_info, connect, connect_transport
 from acp2.client.permissions import (
     PermissionPolicy,
@@ -27,9 +30,14 @@ from acp2.client.permissions import (
     interactive,
 )
 from acp2.client.session import ClientSession, UpdateListener
+from acp2.client.startup import AgentExited, AgentNotStarted, AgentStrayOutput
 from acp2.client.work import Skipped, Work
 
 __all__ = [
+    "AgentClosed",
+    "AgentExited",
+    "AgentNotStarted",
+    "AgentStrayOutput",
     "ClientConnection",
     "ClientSession",
     "PermissionPolicy",

@@ -20,6 +20,7 @@ from anyio.abc import TaskGroup
 from acp2.client.manage import SessionManagement
 from acp2.client.permissions import CANCELLED, PermissionPolicy
 from acp2.client.session import ClientSession
+from acp2.diagnose import sanitize
 from acp2.errors import ConnectionClosed
 from acp2.rpc import Connection
 from acp2.schema import (
@@ -146,8 +147,8 @@ class ClientConnection(SessionManagement):
             text = f"Closed the connection to the agent: {conn.close_reason}"
         if conn.protocol_errors:
             text += f" (it sent {conn.protocol_errors} invalid message(s); the last: "
-            text += f"{conn.last_protocol_error})"
-        lines = self.stderr_tail().strip().splitlines()[-STDERR_LINES:]
+            text += f"{sanitize(str(conn.last_protocol_error))})"  # may quote the agent
+        lines = sanitize(self.stderr_tail(), newlines=True).strip().splitlines()[-STDERR_LINES:]
         tail = "\n".join(line[-STDERR_LINE_CHARS:] for line in lines)
         return f"{text}; its stderr ended with:\n{tail}" if tail else f"{text}."
 

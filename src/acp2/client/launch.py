@@ -8,22 +8,34 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
+from typing import TYPE_CHECKING, Final
 
 import anyio
 
-from acp2.client.checks import PROTOCOL_VERSION
 from acp2.client.connection import ClientConnection
 from acp2.client.permissions import PermissionPolicy, deny_all
-from acp2.errors import UnsupportedProtocolVersion
+from acp2.client.startup import (
+    AgentExited,
+    AgentNotStarted,
+    StdoutWatch,
+    initialize,
+)
+from acp2.diagnose import early_exit, start_failure
+from acp2.errors import ConnectionClosed
 from acp2.rpc import Connection
-from acp2.schema import ClientCapabilities, Implementation, InitializeRequest, InitializeResponse
+from acp2.schema import ClientCapabilities, Implementation
 from acp2.transport.base import Transport
+
+if TYPE_CHECKING:
+    from acp2.transport.stdio import AgentProcess
 
 __all__ = ["DEFAULT_INITIALIZE_TIMEOUT", "client_info", "connect", "connect_transport"]
 
 #: Seconds to wait for the agent's ``initialize`` answer before giving up.
 DEFAULT_INITIALIZE_TIMEOUT = 30.0
+#: Seconds to wait for an agent whose stdout ended to exit, to report its status.
+EXIT_WAIT: Final = 2.0
 
 
 def client_info() -> Implementation:
@@ -53,27 +65,52 @@ async def connect(
     ``cwd`` is the agent process's working directory and the default session cwd
     (default: ours); ``env`` replaces the environment when given. ``permissions`` answers
     permission requests (default :func:`~acp2.client.deny_all`). On exit the agent's stdin
-    is closed and the process is stopped and reaped. Raises what
-    :func:`connect_transport` raises; the agent's stderr tail is in every
-    ``ConnectionClosed`` and ``TimeoutError`` message and in ``client.stderr_tail()``.
+    is closed and the process is stopped and reaped.
+
+    Raises, before yielding: :class:`~acp2.client.AgentNotStarted` (an ``OSError``) when
+    the command cannot be started; :class:`~acp2.client.AgentExited` (a
+    ``ConnectionClosed``) when the agent exits before answering ``initialize``;
+    :class:`~acp2.client.AgentStrayOutput` (a ``TimeoutError``) when it wrote a line that
+    is not JSON on stdout and then did not answer; and what :func:`connect_transport`
+    raises. The agent's stderr tail is in those messages and in ``client.stderr_tail()``.
     """
     from acp2.transport.stdio import spawn_agent
 
+    argv = list(command)
     where = _absolute(cwd)
     with _sole_exception():
-        async with (
-            spawn_agent(list(command), cwd=where, env=_env(env)) as proc,
-            connect_transport(
-                proc,
-                cwd=where,
-                permissions=permissions,
-                info=info,
-                capabilities=capabilities,
-                initialize_timeout=initialize_timeout,
-                stderr_tail=proc.stderr_tail,
-            ) as client,
-        ):
-            yield client
+        async with AsyncExitStack() as stack:
+            try:
+                proc = await stack.enter_async_context(spawn_agent(argv, cwd=where, env=_env(env)))
+            except OSError as exc:
+                raise AgentNotStarted(start_failure(argv, exc, where)) from exc
+            watch = StdoutWatch(proc)
+            entered = False
+            try:
+                async with _connect(
+                    watch,
+                    watch=watch,
+                    cwd=where,
+                    permissions=permissions,
+                    info=info,
+                    capabilities=capabilities,
+                    initialize_timeout=initialize_timeout,
+                    stderr_tail=proc.stderr_tail,
+                ) as client:
+                    entered = True
+                    yield client
+            except ConnectionClosed as exc:
+                if entered:
+                    raise
+                await proc._wait(EXIT_WAIT)
+                raise _exited(argv, proc, watch) from exc
+
+
+def _exited(argv: list[str], proc: AgentProcess, watch: StdoutWatch) -> AgentExited:
+    def describe() -> str:
+        return early_exit(argv, proc.returncode, proc.stderr_tail(), watch.found)
+
+    return AgentExited(describe, lambda: proc.returncode)
 
 
 @asynccontextmanager
@@ -96,6 +133,32 @@ async def connect_transport(
     ``ConnectionClosed`` when it goes away. ``cwd`` is the default session cwd
     (default: ours). The connection is closed on exit.
     """
+    async with _connect(
+        transport,
+        watch=None,
+        cwd=cwd,
+        permissions=permissions,
+        info=info,
+        capabilities=capabilities,
+        initialize_timeout=initialize_timeout,
+        stderr_tail=stderr_tail,
+    ) as client:
+        yield client
+
+
+@asynccontextmanager
+async def _connect(
+    transport: Transport,
+    *,
+    watch: StdoutWatch | None,
+    cwd: str | os.PathLike[str] | None,
+    permissions: PermissionPolicy,
+    info: Implementation | None,
+    capabilities: ClientCapabilities | None,
+    initialize_timeout: float | None,
+    stderr_tail: Callable[[], str] | None,
+) -> AsyncIterator[ClientConnection]:
+    """:func:`connect_transport`, with the stdout ``watch`` of a spawned agent (if any)."""
     default_cwd = _absolute(cwd)
     connection = Connection(transport, name="agent")
     with _sole_exception():
@@ -110,7 +173,9 @@ async def connect_transport(
             client._install()
             async with connection:
                 tg.start_soon(client._watch)
-                await _initialize(client, info, capabilities, initialize_timeout)
+                await initialize(
+                    client, info or client_info(), capabilities, initialize_timeout, watch
+                )
                 yield client
             tg.cancel_scope.cancel()
 
@@ -136,42 +201,3 @@ def _sole_exception() -> Iterator[None]:
         if sole is group:
             raise
         raise sole from sole.__cause__
-
-
-async def _initialize(
-    client: ClientConnection,
-    info: Implementation | None,
-    capabilities: ClientCapabilities | None,
-    seconds: float | None,
-) -> None:
-    """``initialize`` and check the version (IN-01, IN-02, IN-05)."""
-    params = InitializeRequest(
-        protocol_version=PROTOCOL_VERSION,
-        info=info or client_info(),
-        capabilities=capabilities or ClientCapabilities(),
-    )
-    try:
-        with anyio.fail_after(seconds):
-            response = await client._request("initialize", params, InitializeResponse)
-    except TimeoutError:
-        await client.aclose()
-        tail = client.stderr_tail().strip()
-        hint = f"; its stderr ended with:\n{tail}" if tail else ""
-        raise TimeoutError(
-            f"The agent did not answer initialize within {seconds:g} s{hint}"
-        ) from None
-    except UnsupportedProtocolVersion as exc:
-        await client.aclose()
-        raise UnsupportedProtocolVersion(
-            f"The agent supports no protocol version acp2 speaks ({PROTOCOL_VERSION}): "
-            f"{exc.message}",
-            exc.data,
-        ) from exc
-    if response.protocol_version != PROTOCOL_VERSION:
-        await client.aclose()
-        raise UnsupportedProtocolVersion(
-            f"The agent answered protocol version {response.protocol_version}; "
-            f"acp2 speaks only version {PROTOCOL_VERSION}",
-            {"requested": PROTOCOL_VERSION, "supported": [response.protocol_version]},
-        )
-    client._initialized(response)

@@ -125,7 +125,7 @@ def interactive(
 ) -> Callable[[PermissionRequest], Awaitable[Choice]]:
     """Return a policy that asks on a terminal: it prints the request to ``output``
     (default stderr) -- title, what will run, the diff, the raw input and the options,
-    every agent string sanitized (:mod:`acp2.ui.sanitize`) -- and reads a line from
+    every agent string sanitized (:mod:`acp2.sanitize`) -- and reads a line from
     ``input`` (default stdin) in a worker thread: ``y`` allow once, ``a`` always allow,
     ``n`` reject, or an option's number. End of input or anything else declines."""
 

@@ -3,7 +3,7 @@
 Rendering is kept apart from the loops that drive a session, so it can be tested with a
 capture console:
 
-- :mod:`acp2.ui.sanitize`: the one sanitizer every piece of agent text passes before it
+- :mod:`acp2.sanitize`: the one sanitizer every piece of agent text passes before it
   reaches a terminal (no escape sequence, control or bidi override of the agent's gets
   through); :mod:`acp2.ui.logs` applies it to acp2's own warnings;
 - :mod:`acp2.ui.describe`: plain, sanitized facts about entries, shared by the renderers;

@@ -104,7 +104,7 @@ def make_frontend(options: ChatOptions, stdin: TextIO, stdout: TextIO) -> Fronte
 
 def agent_line(client: ClientConnection) -> str:
     """``connected to acp2 coding agent 0.1.0``."""
-    from acp2.ui.sanitize import line
+    from acp2.sanitize import line
 
     info = client.agent_info
     title = info.title if isinstance(info.title, str) and info.title else info.name
@@ -135,7 +135,7 @@ async def run_chat(
                 session = await client.new_session()
             return await frontend.run(session, replayed=bool(options.resume))
     except (Acp2Error, OSError, TimeoutError) as exc:
-        from acp2.ui.sanitize import prose
+        from acp2.sanitize import prose
 
         frontend.error(prose(str(exc)) or type(exc).__name__)
         return EXIT_AGENT_FAILED

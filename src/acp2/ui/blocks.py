@@ -6,7 +6,7 @@ renderables, nothing else, so they are tested by printing to a capture console. 
 functions draw the live region (``View.live``) and the settled log.
 
 Agent text never becomes rich markup and never reaches the terminal unsanitized
-(:mod:`acp2.ui.sanitize`): messages are sanitized before markdown parsing, and markdown
+(:mod:`acp2.sanitize`): messages are sanitized before markdown parsing, and markdown
 links show their target next to their text (no OSC 8 hyperlinks, whose target is hidden).
 """
 
@@ -22,6 +22,7 @@ from rich.panel import Panel
 from rich.syntax import Syntax
 from rich.text import Text
 
+from acp2 import sanitize
 from acp2.client import PermissionRequest
 from acp2.schema import Diff, Terminal
 from acp2.state import (
@@ -33,7 +34,7 @@ from acp2.state import (
     TerminalState,
     ToolCallState,
 )
-from acp2.ui import describe, sanitize
+from acp2.ui import describe
 from acp2.ui.describe import Seen
 from acp2.ui.permission import Asked, Offer, asked
 from acp2.ui.style import kind_icon, plan_mark, status_glyph

@@ -19,8 +19,9 @@ from prompt_toolkit.formatted_text import AnyFormattedText
 from rich.console import Console
 from rich.text import Text
 
+from acp2 import sanitize
 from acp2.state import MessageState, ToolCallState
-from acp2.ui import describe, options, sanitize
+from acp2.ui import describe, options
 from acp2.ui.blocks import View, entry_block, notice_block
 from acp2.ui.commands import resume_command
 from acp2.ui.live import LiveRegion

@@ -2,9 +2,9 @@
 
 Each helper reads the reduced state and returns strings; unknown protocol values
 (``msgspec.Raw`` content, unknown statuses) become a short neutral description. Every
-string that comes from the agent is returned sanitized (:mod:`acp2.ui.sanitize`): text
-for reading as :func:`~acp2.ui.sanitize.prose`, titles as
-:func:`~acp2.ui.sanitize.line`, paths and patches as :func:`~acp2.ui.sanitize.exact`.
+string that comes from the agent is returned sanitized (:mod:`acp2.sanitize`): text
+for reading as :func:`~acp2.sanitize.prose`, titles as
+:func:`~acp2.sanitize.line`, paths and patches as :func:`~acp2.sanitize.exact`.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 
 from msgspec import UNSET, Raw
 
+from acp2 import sanitize
 from acp2.schema import (
     AudioContent,
     Content,
@@ -26,7 +27,6 @@ from acp2.schema import (
     TextContent,
 )
 from acp2.state import SessionState, TerminalState, ToolCallState
-from acp2.ui import sanitize
 
 __all__ = [
     "Seen",

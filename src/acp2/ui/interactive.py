@@ -30,11 +30,12 @@ from prompt_toolkit import PromptSession
 from rich.console import Console
 from rich.text import Text
 
+from acp2 import sanitize
 from acp2.client import ClientSession, PermissionPolicy
 from acp2.errors import Acp2Error, LocalProtocolError, RequestError
 from acp2.schema import supports
 from acp2.state import SessionState
-from acp2.ui import attach, options, sanitize
+from acp2.ui import attach, options
 from acp2.ui.asking import Asker
 from acp2.ui.chatview import ChatView, collapsed_view, status_extras
 from acp2.ui.commands import agent_commands, parse_line

@@ -1,7 +1,7 @@
 """Log lines on the terminal, sanitized: acp2's warnings quote what a peer sent (a session
 id, a decode error), and Python prints warnings on stderr even when logging was never
 configured. :func:`safe_stderr_logging` gives the ``acp2`` logger a stderr handler whose
-formatter passes every line through :func:`acp2.ui.sanitize.prose`."""
+formatter passes every line through :func:`acp2.sanitize.prose`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import logging
 import sys
 from typing import TextIO
 
-from acp2.ui import sanitize
+from acp2 import sanitize
 
 __all__ = ["SafeFormatter", "safe_stderr_logging"]
 

@@ -2,7 +2,7 @@
 JSON lines that are safe to print (no rich needed; prompt_toolkit only for one-key answers).
 
 - :class:`ReplyStream`: an update listener that writes each agent message's new text as it
-  arrives (sanitized with :func:`acp2.ui.sanitize.prose`), messages separated by a blank
+  arrives (sanitized with :func:`acp2.sanitize.prose`), messages separated by a blank
   line, so a person at a terminal sees the reply grow.
 - :class:`RunAsker`: the ``ask`` permission policy. It writes the request to ``err`` with
   the same wording as the chat transcript (:func:`acp2.ui.permission.request_text`: title,
@@ -22,11 +22,11 @@ import sys
 from collections.abc import Callable
 from typing import Any, Final, TextIO
 
+from acp2 import sanitize
 from acp2.client import PermissionPolicy, PermissionRequest
 from acp2.client.permissions import run_policy, to_response
 from acp2.schema import AgentMessage, AgentMessageChunk, PermissionOption
 from acp2.schema.codec import encode
-from acp2.ui import sanitize
 from acp2.ui.lines import LineReader
 from acp2.ui.permission import asked, choice_text, parse_choice, request_text
 

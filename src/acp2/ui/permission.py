@@ -18,9 +18,10 @@ import json
 from dataclasses import dataclass
 from typing import Any, Final
 
+from acp2 import sanitize
 from acp2.client import PermissionRequest
 from acp2.schema import Diff, PermissionOption
-from acp2.ui import describe, sanitize
+from acp2.ui import describe
 
 __all__ = [
     "INVALID",

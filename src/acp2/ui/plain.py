@@ -1,7 +1,7 @@
 """Timeline entries as plain text: the transcript printed when stdout is not a terminal.
 
 No colours, no cursor movement, ASCII structure (agent text is printed sanitized by
-:mod:`acp2.ui.sanitize`: no escape sequence or control character of the agent's gets
+:mod:`acp2.sanitize`: no escape sequence or control character of the agent's gets
 through), so the transcript reads well in a log and is easy to grep in tests::
 
     > fix the failing test
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from acp2 import sanitize
 from acp2.schema import Diff, Terminal
 from acp2.state import (
     Entry,
@@ -28,7 +29,7 @@ from acp2.state import (
     TerminalState,
     ToolCallState,
 )
-from acp2.ui import describe, sanitize
+from acp2.ui import describe
 from acp2.ui.describe import Seen
 from acp2.ui.style import PLAIN_PLAN_MARKS, usage_text
 

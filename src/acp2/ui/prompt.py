@@ -26,7 +26,8 @@ from prompt_toolkit.formatted_text import AnyFormattedText
 from prompt_toolkit.history import History
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-from acp2.ui import attach, commands, sanitize
+from acp2 import sanitize
+from acp2.ui import attach, commands
 
 __all__ = [
     "EXIT_WINDOW",

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any
 from prompt_toolkit import PromptSession
 from rich.text import Text
 
+from acp2 import sanitize
 from acp2.errors import Acp2Error
-from acp2.ui import commands, options, sanitize
+from acp2.ui import commands, options
 from acp2.ui.style import cost_text, tokens_text
 
 if TYPE_CHECKING:

@@ -100,7 +100,7 @@ def cost_text(cost: Any) -> str | None:
     currency = getattr(cost, "currency", None)
     if not isinstance(amount, int | float) or not isinstance(currency, str):
         return None
-    from acp2.ui.sanitize import line  # the currency is the agent's text
+    from acp2.sanitize import line  # the currency is the agent's text
 
     shown = f"{amount:.4f}".rstrip("0").rstrip(".") if amount else "0"
     return f"${shown}" if currency.upper() == "USD" else f"{shown} {line(currency)}"
@@ -128,7 +128,7 @@ def foreground_text(state: SessionState) -> str:
     """The foreground state in words: ``running``, ``waiting for you``, ``idle``..."""
     if state.foreground == "requires_action":
         return "waiting for you"
-    from acp2.ui.sanitize import line  # kept verbatim from the agent: any string
+    from acp2.sanitize import line  # kept verbatim from the agent: any string
 
     return line(state.foreground.replace("_", " "))
 

@@ -13,11 +13,12 @@ from typing import Any, Final, TextIO
 
 import anyio
 
+from acp2 import sanitize
 from acp2.client import ClientSession, PermissionPolicy, PermissionRequest, allow_all, deny_all
 from acp2.errors import RequestError
 from acp2.schema import PermissionOption
 from acp2.state import SessionState
-from acp2.ui import plain, sanitize
+from acp2.ui import plain
 from acp2.ui.describe import Seen
 from acp2.ui.lines import LineReader
 from acp2.ui.permission import asked, choice_text, parse_choice, request_text

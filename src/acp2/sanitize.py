@@ -1,4 +1,4 @@
-"""Making peer-controlled text safe to show on a terminal: the one sanitizer of acp2's UI.
+"""Making peer-controlled text safe to show on a terminal: the one sanitizer of acp2.
 
 Everything an agent chooses (messages, thoughts, titles, commands, paths, terminal output,
 plans, permission options, session titles, command names, errors, stderr tails) passes one

@@ -1,4 +1,4 @@
-"""The sanitizer every piece of peer text passes before it reaches a terminal."""
+"""acp2.sanitize: the one sanitizer of peer text shown on a terminal."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acp2.ui import sanitize
+from acp2 import sanitize
 
 #: Characters that must never survive: C0 (but \n and \t), DEL, C1, bidi controls.
 FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")

@@ -1,0 +1,44 @@
+"""Before the probes: can the agent be started and does it answer ``initialize`` at all?
+
+When it cannot be started, exits at once, or writes a line that is not JSON and then
+stays silent, every probe would fail the same way; the check stops instead with one
+message that says what is wrong and what to do (the wording of :mod:`acp2.diagnose`,
+the same as ``acp2 run`` and ``acp2 chat``).
+"""
+
+from __future__ import annotations
+
+from acp2.check.driver import AgentLink, AgentStartError, open_link
+from acp2.check.options import CheckOptions
+from acp2.check.probes.base import CLIENT_INFO
+from acp2.diagnose import early_exit, not_answered, quote_line, stray_output
+
+__all__ = ["preflight"]
+
+#: Seconds to wait for an agent whose stdout ended to exit, to report its status.
+EXIT_WAIT = 2.0
+
+
+async def preflight(options: CheckOptions) -> str | None:
+    """Start the agent once and send ``initialize``; return why the check cannot run, or
+    None when the agent answered (whatever the answer: judging it is the probes' job)."""
+    try:
+        async with open_link(
+            options.argv, label="preflight", wait_limit=options.timeout, env=options.env
+        ) as link:
+            params = {"protocolVersion": 2, "info": CLIENT_INFO, "capabilities": {}}
+            if await link.call("initialize", params) is not None:
+                return None
+            return await _why(link, options)
+    except AgentStartError as exc:
+        return str(exc)
+
+
+async def _why(link: AgentLink, options: CheckOptions) -> str:
+    stray = next((quote_line(f.raw) for f in link.frames if not f.ok and f.raw.strip()), None)
+    if link.eof:
+        status = await link.wait_exit(EXIT_WAIT)
+        return early_exit(options.argv, status, link.stderr_tail(), stray)
+    if stray is not None:
+        return stray_output(stray, options.timeout)
+    return not_answered(options.timeout, link.stderr_tail()) + " (raise the limit with --timeout)"

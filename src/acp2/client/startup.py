@@ -1,0 +1,207 @@
+"""Why an agent failed to start: the errors :func:`acp2.client.connect` raises before
+``initialize`` succeeded, and the watch on the agent's stdout that finds a stray line.
+
+::
+
+    Acp2Error
+    ├── AgentNotStarted (also OSError)    the command could not be started
+    ├── ConnectionClosed
+    │   └── AgentClosed
+    │       └── AgentExited               it went away before answering initialize
+    └── RemoteProtocolError
+        └── AgentStrayOutput (also TimeoutError)  non-JSON on stdout, then no answer
+
+Every message says what to do next (the wording is in :mod:`acp2.diagnose`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any, Final
+
+import anyio
+
+from acp2.client.checks import PROTOCOL_VERSION
+from acp2.client.connection import AgentClosed, ClientConnection
+from acp2.diagnose import StrayLineScanner, not_answered, stderr_excerpt, stray_output
+from acp2.errors import Acp2Error, RemoteProtocolError, UnsupportedProtocolVersion
+from acp2.schema import ClientCapabilities, Implementation, InitializeRequest, InitializeResponse
+from acp2.transport.base import Transport
+
+__all__ = [
+    "STRAY_GRACE",
+    "AgentExited",
+    "AgentNotStarted",
+    "AgentStrayOutput",
+    "StdoutWatch",
+    "initialize",
+]
+
+#: Seconds the agent still has to answer ``initialize`` after a stray stdout line (an
+#: agent printing a banner and then speaking ACP still works; a stray print does not
+#: cost the whole initialize timeout).
+STRAY_GRACE: Final = 3.0
+
+
+class AgentNotStarted(Acp2Error, OSError):
+    """The agent command could not be started (not found, not executable, bad cwd).
+
+    The message says which, e.g. ``command not found: NAME`` with an ``npx`` / ``uvx``
+    hint when NAME looks like a package.
+    """
+
+
+class AgentExited(AgentClosed):
+    """The agent exited before answering ``initialize``.
+
+    The message gives its exit status, the first non-JSON line it wrote on stdout (if
+    any) and the tail of its stderr; rendered when read, like :class:`AgentClosed`.
+    """
+
+    def __init__(self, describe: Callable[[], str], status: Callable[[], int | None]) -> None:
+        super().__init__(describe)
+        self._status = status
+
+    @property
+    def returncode(self) -> int | None:
+        """The agent's exit status (negative: killed by that signal; None: unknown)."""
+        return self._status()
+
+
+class AgentStrayOutput(RemoteProtocolError, TimeoutError):
+    """The agent wrote a line that is not JSON on stdout and then did not answer
+    ``initialize``. ``line`` is that line, quoted and sanitized."""
+
+    def __init__(self, message: str, line: str) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+class StdoutWatch:
+    """A transport wrapper that scans what the agent writes until :meth:`stop`.
+
+    It finds the first stdout line that is not JSON (``found``) and calls
+    ``on_stray`` then. Sending passes straight through; once stopped, a pumping reader
+    drops the wrapper at its next chunk, so the rest of the session costs nothing.
+    """
+
+    def __init__(self, transport: Transport) -> None:
+        self.inner = transport
+        self.watching = True
+        self.on_stray: Callable[[], None] | None = None
+        self._scanner = StrayLineScanner()
+        self.send = transport.send
+        self.aclose = transport.aclose
+        self.send_nowait: Any = getattr(transport, "send_nowait", None)
+        self._inner_pump: Any = getattr(transport, "pump", None)
+        self.pump: Any = self._pump if self._inner_pump is not None else None
+
+    @property
+    def found(self) -> str | None:
+        """The first stray line (quoted), or None."""
+        return self._scanner.found
+
+    def stop(self) -> None:
+        """Stop scanning (``initialize`` was answered: the rpc layer takes it from here)."""
+        self.watching = False
+
+    async def receive(self) -> bytes:
+        """The inner transport's next chunk, scanned while watching."""
+        chunk = await self.inner.receive()
+        if self.watching:
+            self._scan(chunk)
+        return chunk
+
+    async def _pump(self, consume: Callable[[bytes], bool]) -> bool:
+        if not self.watching:
+            return bool(await self._inner_pump(consume))
+
+        def watched(chunk: bytes) -> bool:
+            if self.watching:
+                self._scan(chunk)
+            more = consume(chunk)
+            # Once stopped, end this pump call: the reader calls pump again, unwrapped.
+            return more and self.watching
+
+        return bool(await self._inner_pump(watched))
+
+    def _scan(self, chunk: bytes) -> None:
+        if self._scanner.feed(chunk) is not None and self.on_stray is not None:
+            self.on_stray()
+
+
+async def initialize(
+    client: ClientConnection,
+    info: Implementation,
+    capabilities: ClientCapabilities | None,
+    seconds: float | None,
+    watch: StdoutWatch | None,
+) -> None:
+    """``initialize`` and check the version (IN-01, IN-02, IN-05).
+
+    Bounded by ``seconds``, or by :data:`STRAY_GRACE` after a stray stdout line.
+    """
+    params = InitializeRequest(
+        protocol_version=PROTOCOL_VERSION,
+        info=info,
+        capabilities=capabilities or ClientCapabilities(),
+    )
+    try:
+        response = await _answer(client, params, seconds, watch)
+    except UnsupportedProtocolVersion as exc:
+        await client.aclose()
+        raise UnsupportedProtocolVersion(
+            f"The agent supports no protocol version acp2 speaks ({PROTOCOL_VERSION}): "
+            f"{exc.message}",
+            exc.data,
+        ) from exc
+    if response is None:
+        await client.aclose()
+        raise _no_answer(client, seconds, watch)
+    if response.protocol_version != PROTOCOL_VERSION:
+        await client.aclose()
+        raise UnsupportedProtocolVersion(
+            f"The agent answered protocol version {response.protocol_version}; "
+            f"acp2 speaks only version {PROTOCOL_VERSION}",
+            {"requested": PROTOCOL_VERSION, "supported": [response.protocol_version]},
+        )
+    client._initialized(response)
+
+
+async def _answer(
+    client: ClientConnection,
+    params: InitializeRequest,
+    seconds: float | None,
+    watch: StdoutWatch | None,
+) -> InitializeResponse | None:
+    """The ``initialize`` response, or None when the deadline passed first."""
+    limit = math.inf if seconds is None else anyio.current_time() + seconds
+    with anyio.CancelScope(deadline=limit) as scope:
+        if watch is not None:
+            watch.on_stray = lambda: _shorten(scope)
+            if watch.found is not None:
+                _shorten(scope)
+        try:
+            return await client._request("initialize", params, InitializeResponse)
+        finally:
+            if watch is not None:
+                watch.stop()
+    return None
+
+
+def _shorten(scope: anyio.CancelScope) -> None:
+    scope.deadline = min(scope.deadline, anyio.current_time() + STRAY_GRACE)
+
+
+def _no_answer(
+    client: ClientConnection, seconds: float | None, watch: StdoutWatch | None
+) -> Exception:
+    tail = client.stderr_tail()
+    if watch is None or watch.found is None:
+        return TimeoutError(not_answered(seconds or 0.0, tail))
+    text = stray_output(watch.found, STRAY_GRACE)
+    excerpt = stderr_excerpt(tail)
+    if excerpt:
+        text += f"; its stderr ended with:\n{excerpt}"
+    return AgentStrayOutput(text, watch.found)

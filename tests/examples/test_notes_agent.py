@@ -1,0 +1,61 @@
+"""``examples/notes_agent.py`` -- the complete example of ``docs/writing-an-agent.md`` --
+runs as the guide says: a plan, a tool call with a diff, a permission request, the
+call's content; driven by ``acp2 run`` over real stdio."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "notes_agent.py"
+GUIDE = ROOT / "docs" / "writing-an-agent.md"
+
+
+def run(tmp_path: Path, permission: str) -> subprocess.CompletedProcess[str]:
+    """``acp2 run --json`` the example in ``tmp_path`` with a permission policy."""
+    argv = [sys.executable, "-m", "acp2", "run", "--json", "--permission", permission]
+    return subprocess.run(
+        [*argv, "--cwd", str(tmp_path), "buy milk", "--", sys.executable, str(EXAMPLE)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_the_guide_shows_the_example_file_as_it_is() -> None:
+    code = EXAMPLE.read_text().split('"""\n', 2)[2].strip()
+    blocks = re.findall(r"```python\n(.*?)```", GUIDE.read_text(), re.S)
+    assert code in [block.strip() for block in blocks]
+
+
+def test_approved_it_plans_shows_a_diff_asks_writes_and_reports(tmp_path: Path) -> None:
+    done = run(tmp_path, "allow")
+    assert done.returncode == 0, done.stderr
+    *updates, summary = [json.loads(line) for line in done.stdout.splitlines()]
+    kinds = [u["sessionUpdate"] for u in updates]
+    assert kinds.count("plan_update") == 2
+    first_call = next(u for u in updates if u["sessionUpdate"] == "tool_call_update")
+    assert first_call["kind"] == "edit"
+    assert first_call["content"][0]["type"] == "diff"
+    assert {"sessionUpdate": "state_update", "state": "requires_action"} in updates
+    chunk = next(u for u in updates if u["sessionUpdate"] == "tool_call_content_chunk")
+    assert chunk["content"]["content"] == {"type": "text", "text": "Wrote 9 bytes."}
+    final_plan = [u for u in updates if u["sessionUpdate"] == "plan_update"][-1]
+    assert {e["status"] for e in final_plan["plan"]["entries"]} == {"completed"}
+    assert (tmp_path / "notes.txt").read_text() == "buy milk\n"
+    assert summary["text"] == f"Saved your note to {tmp_path / 'notes.txt'}."
+
+
+def test_declined_the_tool_call_fails_and_nothing_is_written(tmp_path: Path) -> None:
+    done = run(tmp_path, "deny")
+    assert done.returncode == 0, done.stderr
+    *updates, summary = [json.loads(line) for line in done.stdout.splitlines()]
+    statuses = [u.get("status") for u in updates if u["sessionUpdate"] == "tool_call_update"]
+    assert statuses == ["pending", "failed"]
+    assert not (tmp_path / "notes.txt").exists()
+    assert summary["text"] == "I did not write notes.txt."
