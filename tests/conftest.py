@@ -5,6 +5,7 @@ existing directory)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import pytest
 
@@ -23,3 +24,19 @@ def session_dirs() -> None:
     """Create the helpers' session directories once per test run."""
     for path in SESSION_DIRS:
         os.makedirs(path, exist_ok=True)
+
+
+#: Set by ``.ci/run``: a test that skips (a missing node, bubblewrap, re2 ...) fails
+#: instead, since CI installs everything the suite needs.
+NO_SKIPS_ENV = "ACP2_NO_SKIPS"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """Under ``ACP2_NO_SKIPS=1`` a skipped test is reported as failed, with its reason."""
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()
+    if report.skipped and not hasattr(report, "wasxfail") and os.environ.get(NO_SKIPS_ENV) == "1":
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+        report.outcome = "failed"
+        report.longrepr = f"skipped, but {NO_SKIPS_ENV}=1 forbids skipping: {reason}"

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import anyio
 import pytest
-from store_helpers import TIMEOUT, agent_argv, raw_agent, seed_message
+
+from hostile.store_helpers import TIMEOUT, agent_argv, raw_agent, seed_message
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 

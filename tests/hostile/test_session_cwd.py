@@ -14,9 +14,9 @@ from typing import Any
 
 import anyio
 import pytest
-from store_helpers import TIMEOUT, agent_argv, raw_agent
 
 from acp2.errors import InvalidParams
+from hostile.store_helpers import TIMEOUT, agent_argv, raw_agent
 
 pytestmark = pytest.mark.anyio
 
