@@ -413,8 +413,8 @@ async def test_a_session_another_store_holds_is_refused_and_free_again_after_clo
 async def test_a_split_replay_is_valid_under_both_drafts() -> None:
     store = HistoryStore(":memory:")
     store.create_session("s", CWD, [])
-    for i in range(60_000):  # over the 1 MiB budget as one whole message
-        chunk = AgentMessageChunk(message_id="m", content=TextContent(text=f"{i} "))
+    for i in range(60_000):  # 1.5 MB of text: over the 1 MiB budget as one whole message
+        chunk = AgentMessageChunk(message_id="m", content=TextContent(text=f"{i:<25}"))
         store.append("s", encode(chunk))
     output = base64.b64encode(b"\x1b[1mbold\x1b[0m\n" * 70_000).decode()
     store.append("s", encode(TerminalUpdate(terminal_id="t", output=TerminalOutput(data=output))))

@@ -125,11 +125,28 @@ def test_a_missing_agent_command_is_a_usage_error(env: dict[str, str], tmp_path:
 def test_an_agent_that_dies_mid_turn_exits_3_after_showing_what_it_said(
     env: dict[str, str], tmp_path: Path
 ) -> None:
-    dying = ["timeout", "1", *TEST_AGENT]  # the agent is killed one second in
+    # The agent is killed as soon as it has said it is waiting (not after a fixed time,
+    # which a loaded machine may spend starting it).
+    dying = [sys.executable, "-c", KILL_WHEN_WAITING, *TEST_AGENT]
     status, out, _ = chat("wait\n", env=env, cwd=tmp_path, agent=dying)
     assert status == 3
     lines = out.splitlines()
-    assert lines[-2:] == ["Waiting until cancelled...", "[error] The agent closed the connection."]
+    assert lines[-2] == "Waiting until cancelled..."
+    assert lines[-1].startswith("[error] The agent closed the connection")
+
+
+#: Runs the agent given as arguments, passing its stdout on, and kills it (and exits
+#: without a word) once it has written the ``wait`` scenario's message.
+KILL_WHEN_WAITING = """
+import subprocess, sys
+child = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE)
+for line in child.stdout:
+    sys.stdout.buffer.write(line)
+    sys.stdout.buffer.flush()
+    if b"Waiting until cancelled" in line:
+        child.kill()
+        break
+"""
 
 
 BLOCK_CLI_EXTRA = """

@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "notes_agent.py"
@@ -27,6 +28,16 @@ def run(tmp_path: Path, permission: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _updates(stdout: str) -> list[dict[str, Any]]:
+    """The session updates and the closing summary of ``acp2 run --json``; the permission
+    request and answer lines are checked on their own."""
+    lines = [json.loads(line) for line in stdout.splitlines()]
+    asked = [line for line in lines if "permissionRequest" in line]
+    answered = [line for line in lines if "permissionResponse" in line]
+    assert len(asked) == len(answered) == 1
+    return [line for line in lines if line not in asked and line not in answered]
+
+
 def test_the_guide_shows_the_example_file_as_it_is() -> None:
     code = EXAMPLE.read_text().split('"""\n', 2)[2].strip()
     blocks = re.findall(r"```python\n(.*?)```", GUIDE.read_text(), re.S)
@@ -36,7 +47,7 @@ def test_the_guide_shows_the_example_file_as_it_is() -> None:
 def test_approved_it_plans_shows_a_diff_asks_writes_and_reports(tmp_path: Path) -> None:
     done = run(tmp_path, "allow")
     assert done.returncode == 0, done.stderr
-    *updates, summary = [json.loads(line) for line in done.stdout.splitlines()]
+    *updates, summary = _updates(done.stdout)
     kinds = [u["sessionUpdate"] for u in updates]
     assert kinds.count("plan_update") == 2
     first_call = next(u for u in updates if u["sessionUpdate"] == "tool_call_update")
@@ -54,7 +65,7 @@ def test_approved_it_plans_shows_a_diff_asks_writes_and_reports(tmp_path: Path) 
 def test_declined_the_tool_call_fails_and_nothing_is_written(tmp_path: Path) -> None:
     done = run(tmp_path, "deny")
     assert done.returncode == 0, done.stderr
-    *updates, summary = [json.loads(line) for line in done.stdout.splitlines()]
+    *updates, summary = _updates(done.stdout)
     statuses = [u.get("status") for u in updates if u["sessionUpdate"] == "tool_call_update"]
     assert statuses == ["pending", "failed"]
     assert not (tmp_path / "notes.txt").exists()

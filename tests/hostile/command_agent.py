@@ -14,11 +14,11 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-import anyio
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "coder"))
 
+from coder_helpers import wait_gone
 from fake_openai import FakeOpenAI, serve, text_reply, tool_reply
 
 from acp2.client import ClientConnection, allow_all, connect_transport
@@ -129,16 +129,3 @@ def pids_running(*argv: str) -> list[int]:
         if cmdline == wanted and state != "Z":
             found.append(int(entry))
     return found
-
-
-async def wait_gone(pids: Sequence[int]) -> None:
-    """Wait (event-driven, through pidfds) until every pid has exited."""
-    for pid in pids:
-        try:
-            fd = os.pidfd_open(pid)
-        except ProcessLookupError:
-            continue
-        try:
-            await anyio.wait_readable(fd)
-        finally:
-            os.close(fd)

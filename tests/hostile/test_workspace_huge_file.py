@@ -39,10 +39,13 @@ PEAK_MB = 150
 
 def peak_rss_of(code: str, cwd: Path) -> tuple[str, int]:
     """Run ``code`` in a fresh interpreter; return what it printed and its peak RSS (MB)."""
+    # VmHWM belongs to this process's memory since its exec; ru_maxrss would carry over the
+    # peak of the (large) pytest process that forked it.
     script = textwrap.dedent(code) + textwrap.dedent(
         """
-        import resource
-        print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+        import re
+        status = open("/proc/self/status").read()
+        print(int(re.search(r"VmHWM:\\s+(\\d+) kB", status).group(1)) // 1024)
         """
     )
     done = subprocess.run(

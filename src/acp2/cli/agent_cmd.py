@@ -203,7 +203,7 @@ def _check_openai(args: argparse.Namespace) -> str | None:
     try:
         from acp2.coder.providers.openai import DEFAULT_BASE_URL, OpenAIConfig
     except ImportError:
-        return "--model openai needs httpx: install acp2[llm]"
+        return "--model openai needs httpx: pip install -e '.[llm]' in the acp2 checkout"
     config = OpenAIConfig.from_env(
         model=args.model_name, base_url=args.base_url, api_key=args.api_key
     )

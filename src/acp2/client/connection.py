@@ -150,7 +150,9 @@ class ClientConnection(SessionManagement):
             text += f"{sanitize(str(conn.last_protocol_error))})"  # may quote the agent
         lines = sanitize(self.stderr_tail(), newlines=True).strip().splitlines()[-STDERR_LINES:]
         tail = "\n".join(line[-STDERR_LINE_CHARS:] for line in lines)
-        return f"{text}; its stderr ended with:\n{tail}" if tail else f"{text}."
+        if tail:
+            return f"{text}; its stderr ended with:\n{tail}"
+        return f"{text}; it wrote nothing to stderr (run the agent command by itself to see why)."
 
     async def aclose(self) -> None:
         """Close the connection (idempotent); pending calls raise ``ConnectionClosed``."""

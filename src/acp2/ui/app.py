@@ -83,7 +83,8 @@ def make_frontend(options: ChatOptions, stdin: TextIO, stdout: TextIO) -> Fronte
             from acp2.ui.interactive import InteractiveChat
         except ImportError as exc:  # the `cli` extra is not installed: plain text still works
             print(
-                f"acp2: {exc.name} is missing (pip install 'acp2[cli]'); plain mode",
+                f"acp2: {exc.name} is missing (the 'cli' extra: pip install -e '.[cli]' in the "
+                "acp2 checkout); plain mode",
                 file=sys.stderr,
             )
         else:
