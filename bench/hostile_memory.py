@@ -197,6 +197,9 @@ def large(mib: int, kind: str, store: str | None) -> dict[str, Any]:
     }
 
 
+#: The ``large`` cases: (block kind, history in a file).
+LARGE_CASES = [("resource", False), ("text", False), ("resource", True), ("text", True)]
+
 RPC_PEER = """
 import anyio, msgspec
 from acp2.rpc import Connection
@@ -257,7 +260,8 @@ def main() -> None:
         print(json.dumps({"rpc": rpc_layer(args.mib)}))
     if args.scenario in ("large", "all"):
         with tempfile.TemporaryDirectory() as tmp:
-            for kind, store in [("resource", None), ("text", None), ("resource", tmp + "/h.db")]:
+            for i, (kind, file) in enumerate(LARGE_CASES):
+                store = f"{tmp}/h{i}.db" if file else None
                 print(json.dumps({"large": large(args.mib, kind, store)}))
 
 
