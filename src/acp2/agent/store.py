@@ -17,7 +17,10 @@ Several processes may share one file (``acp2 agent`` uses one per user):
   (failing the turn) until a flush succeeds -- updates are never dropped silently;
 * a session is served by one process at a time (:mod:`acp2.agent.lease`).
 
-The file is private to its owner (:mod:`acp2.agent.private`).
+The file is private to its owner (:mod:`acp2.agent.private`). A row of a megabyte or more
+(a huge prompt) is written in place through incremental blob I/O, without a copy; that
+needs rowids, so a file made when ``updates`` was ``WITHOUT ROWID`` is migrated once on
+open (:func:`acp2.agent.dbtools.migrate_updates`).
 """
 
 from __future__ import annotations
@@ -153,7 +156,7 @@ class HistoryStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
-        if migrate_updates(self._db):
+        if self._retrying(lambda: migrate_updates(self._db)):  # another process may be at it
             log.info("history %s: the updates table now has rowids", self.path)
         if on_disk:
             for suffix in COMPANIONS:
