@@ -25,7 +25,11 @@ from pathlib import Path
 from subprocess import PIPE
 from typing import IO, Any
 
+import anyio
+import anyio.lowlevel
 import pytest
+
+from acp2.rpc.outbox import WRITE_PIECE, Outbox
 
 PEER = [sys.executable, str(Path(__file__).with_name("large_message_peer.py"))]
 AGENT = [sys.executable, "-m", "acp2", "test-agent"]
@@ -163,3 +167,38 @@ def test_a_60_mib_prompt_costs_the_agent_about_twice_its_size_with_history_in_a_
     user_message = updates[kinds.index("user_message")]
     assert len(user_message["content"][1]["resource"]["text"]) == SIZE
     assert ratio < AGENT_BOUND
+
+
+class _Pipe:
+    """A transport that takes every write at once (as a drained pipe) and keeps them."""
+
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+
+    def send_nowait(self, data: bytes) -> int:
+        self.writes.append(data)
+        return len(data)
+
+    async def send(self, data: bytes) -> None:
+        self.writes.append(data)
+
+    async def receive(self) -> bytes:
+        await anyio.sleep_forever()
+        return b""
+
+    async def aclose(self) -> None:
+        """Nothing to close."""
+
+
+@pytest.mark.anyio
+async def test_a_big_frame_queued_behind_small_ones_is_written_as_it_is_and_in_order() -> None:
+    pipe = _Pipe()
+    outbox = Outbox(pipe, on_broken=lambda: None)  # type: ignore[arg-type]
+    big = b"b" * (WRITE_PIECE + 1)
+    frames = [b"one", big, b"two", big, b"three"]
+    for frame in frames:
+        outbox.put(frame)
+    outbox.write_queued()
+    await anyio.lowlevel.checkpoint()
+    assert b"".join(pipe.writes) == b"\n".join(frames) + b"\n"
+    assert sum(1 for write in pipe.writes if write is big) == 2  # never copied into a chunk

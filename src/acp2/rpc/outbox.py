@@ -61,6 +61,7 @@ class Outbox:
     """Queue frames and write them in order; see the module docstring."""
 
     __slots__ = (
+        "_bigs",
         "_broken",
         "_burst",
         "_direct",
@@ -99,6 +100,8 @@ class Outbox:
         self._tap = tap
         self._high_water = high_water
         self._frames: list[bytes] = []
+        #: How many queued frames are bigger than WRITE_PIECE (each is taken alone).
+        self._bigs = 0
         self._hooks: list[Callable[[], None]] = []
         self._size = 0
         #: Bytes put since :meth:`yielded` was last called (see ``Connection.congested``).
@@ -175,6 +178,8 @@ class Outbox:
         size = len(frame) + 1
         self._size += size
         self._unyielded += size
+        if size > WRITE_PIECE + 1:  # the frame alone is bigger
+            self._bigs += 1
         if self._writing:
             return  # the writer task picks it up after its current write
         if self._direct is None:
@@ -265,11 +270,12 @@ class Outbox:
         frame stays queued in its place, whose separator is its newline (it goes out with
         the next chunk)."""
         frames = self._frames
-        if self._size > WRITE_PIECE:  # something big may be queued
+        if self._bigs:
             big = _first_big(frames)
             if big == 0:
                 frame = frames[0]
                 frames[0] = b""
+                self._bigs -= 1
                 self._size -= len(frame)
                 self._signal_progress()
                 self._run_hooks()
@@ -281,6 +287,7 @@ class Outbox:
                 return self._chunk(frames)
         self._frames = []
         self._size = 0
+        self._bigs = 0
         return self._chunk(frames)
 
     def _chunk(self, frames: list[bytes]) -> bytes:
@@ -366,6 +373,7 @@ class Outbox:
         logger.debug("write failed, dropping outgoing frames: %r", exc)
         self._broken = True
         self._frames = []
+        self._bigs = 0
         self._tail = None
         self._size = 0
         self._inflight = 0
@@ -375,7 +383,7 @@ class Outbox:
 
 
 def _first_big(frames: list[bytes]) -> int:
-    """The index of the first frame bigger than :data:`WRITE_PIECE`, or -1."""
+    """The index of the first frame bigger than :data:`WRITE_PIECE` (-1: none)."""
     for index, frame in enumerate(frames):
         if len(frame) > WRITE_PIECE:
             return index
