@@ -17,7 +17,10 @@ from agent_harness import agent_harness, make_agent
 
 from acp2.agent import HistoryStore, Turn
 from acp2.agent import store as store_module
+from acp2.agent.emitter import BIG_UPDATE, Emitter
 from acp2.agent.store import HistoryWriteError, SessionInUse, default_store_path
+from acp2.schema import AgentMessageChunk, TextContent, UserMessage
+from acp2.schema.codec import encode
 
 pytestmark = pytest.mark.anyio
 
@@ -311,3 +314,102 @@ def test_the_heartbeat_pushes_the_expiry_ahead(tmp_path: Path) -> None:
     (expires,) = store._db.execute("SELECT expires_at FROM leases").fetchone()
     assert expires > time.time() + 900
     store.close()
+
+
+#: The schema before the updates table had rowids: files made by older acp2 look like it.
+_OLD_SCHEMA = """
+CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    cwd TEXT NOT NULL,
+    additional_directories TEXT NOT NULL DEFAULT '[]',
+    title TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    next_seq INTEGER NOT NULL DEFAULT 0,
+    deleted INTEGER NOT NULL DEFAULT 0,
+    data TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE updates (
+    session_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    body BLOB NOT NULL,
+    PRIMARY KEY (session_id, seq)
+) WITHOUT ROWID;
+INSERT INTO sessions (id, cwd, created_at, updated_at) VALUES ('s', '/w', 't', 't');
+INSERT INTO updates VALUES ('s', 0, CAST('{"n":0}' || char(10) || '{"n":1}' AS BLOB));
+INSERT INTO updates VALUES ('s', 1, CAST('{"n":2}' AS BLOB));
+"""
+
+
+def _updates_ddl(path: Path) -> str:
+    db = sqlite3.connect(path)
+    try:
+        row = db.execute("SELECT sql FROM sqlite_master WHERE name = 'updates'").fetchone()
+    finally:
+        db.close()
+    return str(row[0])
+
+
+def test_a_database_of_the_old_schema_is_migrated_to_rowids_and_still_replays(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "old.sqlite3"
+    old = sqlite3.connect(path)
+    old.executescript(_OLD_SCHEMA)
+    old.close()
+    store = HistoryStore(path)
+    assert "WITHOUT ROWID" not in _updates_ddl(path).upper()
+    assert [json.loads(b) for b in store.updates("s")] == [{"n": 0}, {"n": 1}, {"n": 2}]
+    store.append("s", b'{"n":3}')
+    store.append("s", b"x" * (2 * 1024 * 1024))  # a big row: written in place, by rowid
+    store.close()
+    again = HistoryStore(path)  # opens without a second migration
+    bodies = list(again.updates("s"))
+    assert [json.loads(b) for b in bodies[:4]] == [{"n": i} for i in range(4)]
+    assert bodies[4] == b"x" * (2 * 1024 * 1024)
+    assert again.get_session("s") is not None
+    again.close()
+
+
+def test_a_big_row_is_written_in_place_byte_for_byte_with_its_batch(tmp_path: Path) -> None:
+    for path in (":memory:", str(tmp_path / "h.sqlite3")):
+        store = HistoryStore(path)
+        store.create_session("s", "/w", [])
+        big = bytes(range(256)).replace(b"\n", b" ") * 8192  # 2 MiB, every byte but \n
+        frame = b"head" + big + b"}}"
+        store.append("s", b'{"n":0}')
+        store.append("s", memoryview(frame)[4:-2])  # a view into a frame, as the emitter does
+        store.append("s", b'{"n":2}')
+        store.flush()
+        store.append("s", b'{"n":3}')
+        store.flush()
+        assert list(store.updates("s")) == [b'{"n":0}', big, b'{"n":2}', b'{"n":3}']
+        store.close()
+
+
+class _Frames:
+    """A frame sink that keeps what it is given."""
+
+    def __init__(self) -> None:
+        self.frames: list[bytes] = []
+        self.congested = False
+
+    def send_frame_nowait(self, frame: bytes) -> None:
+        self.frames.append(bytes(frame))
+
+    async def drain(self) -> None:
+        """Nothing to wait for."""
+
+
+def test_a_big_update_goes_out_and_into_history_as_the_bytes_of_a_small_one() -> None:
+    store = HistoryStore()
+    store.create_session("s", "/w", [])
+    sink = _Frames()
+    emitter = Emitter("s", sink, store)
+    big = AgentMessageChunk(message_id="m", content=TextContent(text="é\n" * BIG_UPDATE))
+    user = UserMessage(message_id="u", content=[TextContent(text="x" * BIG_UPDATE)])
+    emitter.emit(big)
+    emitter.send_frame(emitter.record_frame(user))
+    head = _HEAD + b'"s","update":'
+    assert sink.frames == [head + encode(big) + b"}}", head + encode(user) + b"}}"]
+    assert list(store.updates("s")) == [encode(big), encode(user)]

@@ -1,14 +1,46 @@
-"""SQLite helpers of the history store: the write transaction, busy errors, row batches."""
+"""SQLite helpers of the history store: the write transaction, busy errors, row batches,
+the ``updates`` table (its schema, the migration of old files, big rows written in place)."""
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 
-__all__ = ["Batches", "Transaction", "closing_batches", "is_busy", "row_batches"]
+__all__ = [
+    "BIG_ROW",
+    "UPDATES_TABLE",
+    "Batches",
+    "Body",
+    "Transaction",
+    "closing_batches",
+    "insert_in_place",
+    "is_busy",
+    "migrate_updates",
+    "row_batches",
+]
 
 #: Batches of stored rows, as ``HistoryStore.row_batches`` yields them.
 Batches = Generator[list[bytes], None, None]
+
+#: One queued update body: bytes, or a view into the frame that carries it on the wire.
+Body = bytes | memoryview
+
+#: Rows at least this big are written in place (:func:`insert_in_place`), not bound.
+BIG_ROW = 1024 * 1024
+
+#: The ``updates`` table: a rowid table (until schema 1 it was ``WITHOUT ROWID``), so
+#: that a big row can be written through incremental blob I/O.
+UPDATES_TABLE = """
+CREATE TABLE IF NOT EXISTS {name} (
+    session_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    body BLOB NOT NULL,
+    PRIMARY KEY (session_id, seq)
+)"""
+
+#: The next sequence number of a session comes from the database, inside the insert.
+_NEXT_SEQ = "(SELECT COALESCE(MAX(seq), -1) + 1 FROM updates WHERE session_id = ?)"
+_INSERT_SIZED = f"INSERT INTO updates (session_id, seq, body) VALUES (?, {_NEXT_SEQ}, zeroblob(?))"
 
 
 class Transaction:
@@ -68,3 +100,44 @@ def is_busy(exc: sqlite3.OperationalError) -> bool:
         return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
     text = str(exc)
     return "locked" in text or "busy" in text
+
+
+def insert_in_place(db: sqlite3.Connection, session_id: str, bodies: Sequence[Body]) -> None:
+    """Store ``bodies`` newline-joined as the session's next row, without joining them:
+    the row is inserted as a zero blob of the right size and the bodies are written into
+    it (binding a big blob makes SQLite copy it two or three times; this copies none).
+    Runs inside the caller's transaction."""
+    size = sum(map(len, bodies)) + len(bodies) - 1
+    rowid = db.execute(_INSERT_SIZED, (session_id, session_id, size)).lastrowid
+    assert rowid is not None
+    with db.blobopen("updates", "body", rowid) as blob:
+        for index, body in enumerate(bodies):
+            if index:
+                blob.write(b"\n")
+            blob.write(body)
+
+
+def _without_rowid(db: sqlite3.Connection) -> bool:
+    row = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'updates'")
+    found = row.fetchone()
+    return found is not None and "WITHOUT ROWID" in found[0].upper()
+
+
+def migrate_updates(db: sqlite3.Connection) -> bool:
+    """Give an ``updates`` table made by an older acp2 (``WITHOUT ROWID``) rowids: copy
+    its rows into a new table and swap the two, in one transaction (another process
+    opening the file at the same time waits for it, then finds nothing to do). Returns
+    True if this call migrated the table."""
+    if not _without_rowid(db):
+        return False
+    with Transaction(db):
+        if not _without_rowid(db):
+            return False
+        db.execute(UPDATES_TABLE.format(name="updates_migrated"))
+        db.execute(
+            "INSERT INTO updates_migrated (session_id, seq, body)"
+            " SELECT session_id, seq, body FROM updates ORDER BY session_id, seq"
+        )
+        db.execute("DROP TABLE updates")
+        db.execute("ALTER TABLE updates_migrated RENAME TO updates")
+    return True

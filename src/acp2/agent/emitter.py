@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from msgspec import UNSET, Raw
 
+from acp2.agent.dbtools import Body
 from acp2.agent.store import HistoryStore
 from acp2.errors import ConnectionClosed
 from acp2.schema import Notice, SessionInfoUpdate, StateUpdate
@@ -21,6 +22,9 @@ __all__ = ["NOT_RECORDED", "Emitter", "FrameSink"]
 
 #: Update kinds that are not part of the conversation history (never replayed).
 NOT_RECORDED = frozenset({b"state_update", b"notice"})
+
+#: Updates at least this big (encoded) are encoded straight into their frame.
+BIG_UPDATE = 1024 * 1024
 
 _HEAD = b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":'
 
@@ -59,26 +63,57 @@ class Emitter:
         """
         if self.closed:
             return
-        body = encode(update)
+        body: Body = encode(update)
         if type(update) is Raw and b"\n" in body:
             # An author's raw variant may be pretty-printed JSON: a newline outside strings
             # is whitespace, and it would split the frame (TR-02). Compact it.
             body = encode(decode_any(body))
+        frame = None
+        if len(body) >= BIG_UPDATE and type(update) is not Raw:
+            del body  # encoded again, as the whole frame: never a huge body and its copy
+            frame = self._frame(update)
+            body = memoryview(frame)[len(self._head) : -2]
         if record and self._store is not None and _recorded(update, body):
             self._store.append(self.session_id, body)
             if type(update) is SessionInfoUpdate and update.title is not UNSET:
                 self._store.set_title(self.session_id, update.title)  # for session/list
         try:  # noqa: SIM105 - the hot path: a bare try costs less than suppress()
-            self._sink.send_frame_nowait(self._head + body + b"}}")
+            self._sink.send_frame_nowait(self._head + body + b"}}" if frame is None else frame)
         except ConnectionClosed:
             # The client is gone: the runtime is cancelling the work of this connection,
             # and the handler sees that cancellation at its next await -- not an error.
             pass
 
     def record_only(self, update: Any) -> None:
-        """Put an update in history without sending it (e.g. the inserted user message)."""
+        """Put an update in history without sending it."""
         if self._store is not None:
             self._store.append(self.session_id, encode(update))
+
+    def record_frame(self, update: Any) -> bytes:
+        """Put an update in history now and return its frame, for :meth:`send_frame` later
+        (e.g. the inserted user message: recorded before the prompt's response, sent
+        after it). The update is encoded once, straight into the frame, and the history
+        keeps a view of the frame's bytes: a huge prompt is not copied for its row."""
+        frame = self._frame(update)
+        if self._store is not None:
+            self._store.append(self.session_id, memoryview(frame)[len(self._head) : -2])
+        return frame
+
+    def _frame(self, update: Any) -> bytes:
+        """The whole notification frame of ``update``, encoded in one go (the same bytes
+        as the head, the encoded update and the tail joined)."""
+        params = {"sessionId": self.session_id, "update": update}
+        return encode({"jsonrpc": "2.0", "method": "session/update", "params": params})
+
+    def send_frame(self, frame: bytes) -> None:
+        """Send a frame made by :meth:`record_frame` (a no-op once the session is closed;
+        dropped once the connection is)."""
+        if self.closed:
+            return
+        try:  # noqa: SIM105 - same as emit
+            self._sink.send_frame_nowait(frame)
+        except ConnectionClosed:
+            pass
 
     async def emit_async(self, update: Any) -> None:
         """:meth:`emit`, then ``drain()`` when the connection says so (backpressure).
@@ -92,12 +127,12 @@ class Emitter:
             await self._sink.drain()
 
 
-def _recorded(update: Any, body: bytes) -> bool:
+def _recorded(update: Any, body: Body) -> bool:
     # A typed update tells its kind by its type (cheaper than reading the bytes); only an
     # unknown (raw) variant needs its tag read from the encoded body.
     kind = type(update)
     if kind is Raw:
-        return _kind(body) not in NOT_RECORDED
+        return _kind(bytes(body)) not in NOT_RECORDED  # a raw body is bytes: no copy
     return kind is not StateUpdate and kind is not Notice
 
 

@@ -163,8 +163,9 @@ class AgentServer:
         await session.acquire()
         message_id = session.new_message_id("user")
         user_message = UserMessage(message_id=message_id, content=list(params.prompt))
-        session.emitter.record_only(user_message)
-        self._begin(session, Turn(self, session, params.prompt, message_id), user_message)
+        frame = session.emitter.record_frame(user_message)
+        del user_message  # the frame has it; its row in history is a view of the frame
+        self._begin(session, Turn(self, session, params.prompt, message_id), frame)
         return PromptResponse(message_id=message_id)
 
     async def on_cancel(self, params: CancelSessionNotification) -> None:
@@ -184,29 +185,31 @@ class AgentServer:
         self,
         session: AgentSession,
         turn: Turn,
-        user_message: UserMessage | None,
+        user_frame: bytes | None,
         handler: Callable[[Turn], Awaitable[str | None]] | None = None,
     ) -> None:
         """Make ``turn`` the session's current work and start it in its own task."""
         session.turn = turn
-        self.task_group.start_soon(self.run_turn, session, turn, user_message, handler)
+        self.task_group.start_soon(self.run_turn, session, turn, user_frame, handler)
 
     async def run_turn(
         self,
         session: AgentSession,
         turn: Turn,
-        user_message: UserMessage | None,
+        user_frame: bytes | None,
         handler: Callable[[Turn], Awaitable[str | None]] | None = None,
     ) -> None:
-        """Run one piece of foreground work from ``running`` to its single ``idle``.
+        """Run one piece of foreground work from ``running`` to its single ``idle``;
+        ``user_frame`` is the ``user_message`` frame of a prompt (already recorded).
 
         Never raises (but for cancellation of the whole connection): a failure of the
         runtime itself is logged and still ends the work ``idle`` / ``error`` if it can.
         """
         body = handler or self.agent.prompt_handler
         try:
-            if user_message is not None:
-                session.emitter.emit(user_message, record=False)
+            if user_frame is not None:
+                session.emitter.send_frame(user_frame)
+                del user_frame  # the outbox holds it until written
             session.report("start")
             if body is None:
                 reason, failure = "end_turn", None

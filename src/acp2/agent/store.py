@@ -17,7 +17,10 @@ Several processes may share one file (``acp2 agent`` uses one per user):
   (failing the turn) until a flush succeeds -- updates are never dropped silently;
 * a session is served by one process at a time (:mod:`acp2.agent.lease`).
 
-The file is private to its owner (:mod:`acp2.agent.private`).
+The file is private to its owner (:mod:`acp2.agent.private`). A row of a megabyte or more
+(a huge prompt) is written in place through incremental blob I/O, without a copy; that
+needs rowids, so a file made when ``updates`` was ``WITHOUT ROWID`` is migrated once on
+open (:func:`acp2.agent.dbtools.migrate_updates`).
 """
 
 from __future__ import annotations
@@ -34,7 +37,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from acp2.agent.dbtools import Batches, Transaction, closing_batches, is_busy, row_batches
+from acp2.agent.dbtools import (
+    BIG_ROW,
+    UPDATES_TABLE,
+    Batches,
+    Body,
+    Transaction,
+    closing_batches,
+    insert_in_place,
+    is_busy,
+    migrate_updates,
+    row_batches,
+)
 from acp2.agent.lease import LEASE_SCHEMA, LEASE_TTL, LeaseKeeper, SessionInUse
 from acp2.agent.private import COMPANIONS, prepare_private_file, tighten
 
@@ -75,13 +89,9 @@ CREATE TABLE IF NOT EXISTS sessions (
     data TEXT NOT NULL DEFAULT '{}'
 );
 CREATE INDEX IF NOT EXISTS sessions_by_update ON sessions (deleted, updated_at DESC, id);
-CREATE TABLE IF NOT EXISTS updates (
-    session_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    body BLOB NOT NULL,
-    PRIMARY KEY (session_id, seq)
-) WITHOUT ROWID;
 """
+    + UPDATES_TABLE.format(name="updates")
+    + ";\n"
     + LEASE_SCHEMA
 )
 
@@ -146,11 +156,13 @@ class HistoryStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
+        if self._retrying(lambda: migrate_updates(self._db)):  # another process may be at it
+            log.info("history %s: the updates table now has rowids", self.path)
         if on_disk:
             for suffix in COMPANIONS:
                 tighten(Path(f"{self.path}{suffix}"))
         #: Queued update bodies by session; a flush stores each session's batch as one row.
-        self._pending: dict[str, list[bytes]] = {}
+        self._pending: dict[str, list[Body]] = {}
         self._touched: dict[str, str] = {}
         self._titles: dict[str, str | None] = {}
         self._lock = threading.Lock()
@@ -281,14 +293,15 @@ class HistoryStore:
 
     # -- updates ------------------------------------------------------------------
 
-    def append(self, session_id: str, body: bytes) -> None:
+    def append(self, session_id: str, body: Body) -> None:
         """Queue one encoded ``update`` object for ``session_id`` (committed by flush).
 
         ``body`` must be compact JSON (no raw newline, as on the wire): a flush stores all
         the bodies queued for a session as one newline-joined row -- one SQLite row per
         write instead of one per update. While an earlier flush has failed, the queued
         updates are retried first and :class:`HistoryWriteError` is raised if that fails
-        again (the caller's work fails instead of going on unrecorded).
+        again (the caller's work fails instead of going on unrecorded). ``body`` may be a
+        view into the frame that sends the update: it is kept until the flush.
         """
         if self.failure is not None:
             self._recover()
@@ -326,7 +339,7 @@ class HistoryStore:
 
     def _commit(
         self,
-        pending: dict[str, list[bytes]],
+        pending: dict[str, list[Body]],
         touched: dict[str, str],
         titles: dict[str, str | None],
     ) -> None:
@@ -334,9 +347,7 @@ class HistoryStore:
         now = _now()
         with self._transaction():
             if pending:
-                self._db.executemany(
-                    _INSERT, [(s, s, b"\n".join(bodies)) for s, bodies in pending.items()]
-                )
+                self._insert(pending)
             self._db.executemany(
                 "UPDATE sessions SET updated_at = ? WHERE id = ?", [(now, s) for s in touched]
             )
@@ -346,9 +357,22 @@ class HistoryStore:
                     [(title, s) for s, title in titles.items()],
                 )
 
+    def _insert(self, pending: dict[str, list[Body]]) -> None:
+        """One row per session: bound in one ``executemany``, or written in place when it
+        is big (:data:`BIG_ROW`; no copy of a huge prompt in SQLite's memory)."""
+        small = []
+        for session_id, bodies in pending.items():
+            if len(bodies) == 1 and len(bodies[0]) < BIG_ROW:
+                small.append((session_id, session_id, bodies[0]))
+            elif sum(map(len, bodies)) < BIG_ROW:
+                small.append((session_id, session_id, b"\n".join(bodies)))
+            else:
+                insert_in_place(self._db, session_id, bodies)
+        self._db.executemany(_INSERT, small)
+
     def _requeue(
         self,
-        pending: dict[str, list[bytes]],
+        pending: dict[str, list[Body]],
         touched: dict[str, str],
         titles: dict[str, str | None],
     ) -> None:

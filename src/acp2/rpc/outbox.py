@@ -61,6 +61,7 @@ class Outbox:
     """Queue frames and write them in order; see the module docstring."""
 
     __slots__ = (
+        "_bigs",
         "_broken",
         "_burst",
         "_direct",
@@ -99,6 +100,8 @@ class Outbox:
         self._tap = tap
         self._high_water = high_water
         self._frames: list[bytes] = []
+        #: How many queued frames are bigger than WRITE_PIECE (each is taken alone).
+        self._bigs = 0
         self._hooks: list[Callable[[], None]] = []
         self._size = 0
         #: Bytes put since :meth:`yielded` was last called (see ``Connection.congested``).
@@ -175,6 +178,8 @@ class Outbox:
         size = len(frame) + 1
         self._size += size
         self._unyielded += size
+        if size > WRITE_PIECE + 1:  # the frame alone is bigger
+            self._bigs += 1
         if self._writing:
             return  # the writer task picks it up after its current write
         if self._direct is None:
@@ -260,18 +265,33 @@ class Outbox:
     def _take(self) -> bytes:
         """Take every queued frame as one chunk, after running the flush hooks.
 
-        A lone frame bigger than :data:`WRITE_PIECE` is taken as it is, not copied into a
-        chunk with its newline: an empty frame stays queued, whose separator is that
-        newline (it goes out with the next chunk)."""
+        A frame bigger than :data:`WRITE_PIECE` is never copied into a chunk: the frames
+        queued before it are taken without it, then it is taken as it is, and an empty
+        frame stays queued in its place, whose separator is its newline (it goes out with
+        the next chunk)."""
         frames = self._frames
-        if len(frames) == 1 and len(frames[0]) > WRITE_PIECE:
-            self._frames = [b""]
-            self._size = 1
-            self._signal_progress()
-            self._run_hooks()
-            return frames[0]
+        if self._bigs:
+            big = _first_big(frames)
+            if big == 0:
+                frame = frames[0]
+                frames[0] = b""
+                self._bigs -= 1
+                self._size -= len(frame)
+                self._signal_progress()
+                self._run_hooks()
+                return frame
+            if big > 0:
+                self._frames = frames[big:]
+                frames = frames[:big]
+                self._size -= sum(map(len, frames)) + len(frames)
+                return self._chunk(frames)
         self._frames = []
         self._size = 0
+        self._bigs = 0
+        return self._chunk(frames)
+
+    def _chunk(self, frames: list[bytes]) -> bytes:
+        """The taken ``frames`` (now off the queue) as one chunk, each with its newline."""
         self._signal_progress()
         frames.append(b"")
         self._run_hooks()
@@ -289,7 +309,7 @@ class Outbox:
     def _write_now(self) -> None:
         """Direct mode: hand everything queued to the transport; the rest to the writer."""
         assert self._direct is not None
-        while self._frames:  # twice only after a lone big frame (then its newline)
+        while self._frames:  # more than once only around a big frame (then its newline)
             data = self._take()
             try:
                 sent = self._direct(data)
@@ -353,9 +373,18 @@ class Outbox:
         logger.debug("write failed, dropping outgoing frames: %r", exc)
         self._broken = True
         self._frames = []
+        self._bigs = 0
         self._tail = None
         self._size = 0
         self._inflight = 0
         self._signal_progress()
         self._wake_writer()
         self._on_broken()
+
+
+def _first_big(frames: list[bytes]) -> int:
+    """The index of the first frame bigger than :data:`WRITE_PIECE` (-1: none)."""
+    for index, frame in enumerate(frames):
+        if len(frame) > WRITE_PIECE:
+            return index
+    return -1
