@@ -22,15 +22,15 @@ Measured here (2 shared cores), before -> after issue 10's fixes:
 * rpc, 60 MiB: 3.0x -> 2.0x.
 * large, 60 MiB, peak RSS growth over the prompt size (resource block / text block):
 
-  history in a file: 6.02x / 7.02x -> 2.02x / 4.02x;
-  history in memory: 7.06x / 8.06x -> 3.06x / 5.06x.
+  history in a file: 6.02x / 7.02x -> 2.02x / 2.02x;
+  history in memory: 7.06x / 8.06x -> 3.06x / 3.06x.
 
   What is left: the decoded prompt and its ``user_message`` frame, whose history row
   is a view of the frame's bytes, written in place (``zeroblob`` + ``blobopen``: SQLite
   copies nothing; before, it copied a bound 60 MiB blob two or three times). In memory
-  the database itself holds a third copy. The text block costs 2x more in the test
-  agent's scenario, not in the runtime: ``turn.text`` joins the blocks, the scenario
-  splits its argument off, and ``stop`` returns that 60 MiB argument as the stop reason.
+  the database itself holds a third copy. The text block used to cost 2x more in the
+  test agent's scenario dispatch (it joined every block and split the argument off);
+  the scenario now reads its word and argument from the first text block alone.
 """
 
 from __future__ import annotations

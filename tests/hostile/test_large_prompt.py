@@ -121,16 +121,19 @@ def open_session(proc: subprocess.Popen[bytes]) -> str:
     return str(answer(proc.stdout, "n")["result"]["sessionId"])
 
 
-def prompt_line(session_id: str) -> bytes:
-    """A ``SIZE``-byte prompt: a scenario word, then the text in a resource block."""
-    big = {"type": "resource", "resource": {"uri": "file:///big.txt", "text": "x" * SIZE}}
+def prompt_line(session_id: str, block: str = "resource") -> bytes:
+    """A ``SIZE``-byte prompt: a scenario word, then the text in a ``block`` block
+    (``resource`` or ``text``)."""
+    big: dict[str, object] = {"type": "text", "text": "x" * SIZE}
+    if block == "resource":
+        big = {"type": "resource", "resource": {"uri": "file:///big.txt", "text": "x" * SIZE}}
     prompt = [{"type": "text", "text": "stop end_turn"}, big]
     params = {"sessionId": session_id, "prompt": prompt}
     request = {"jsonrpc": "2.0", "id": "p", "method": "session/prompt", "params": params}
     return json.dumps(request).encode() + b"\n"
 
 
-def prompt_amplification(store: Path) -> tuple[float, list[bytes]]:
+def prompt_amplification(store: Path, block: str = "resource") -> tuple[float, list[bytes]]:
     """Send one ``SIZE`` prompt to ``acp2 test-agent --store store``; return (peak growth /
     size, the stored rows of the session)."""
     proc = subprocess.Popen([*AGENT, "--store", str(store)], stdin=PIPE, stdout=PIPE)
@@ -138,7 +141,7 @@ def prompt_amplification(store: Path) -> tuple[float, list[bytes]]:
     assert proc.stdout is not None
     try:
         session_id = open_session(proc)
-        line = prompt_line(session_id)
+        line = prompt_line(session_id, block)
         base = status_kib(proc.pid, "VmRSS")
         reset_peak(proc.pid)
         proc.stdin.write(line)
@@ -202,3 +205,13 @@ async def test_a_big_frame_queued_behind_small_ones_is_written_as_it_is_and_in_o
     await anyio.lowlevel.checkpoint()
     assert b"".join(pipe.writes) == b"\n".join(frames) + b"\n"
     assert sum(1 for write in pipe.writes if write is big) == 2  # never copied into a chunk
+
+
+@pytest.mark.slow
+def test_a_60_mib_text_block_costs_the_test_agent_no_more_than_a_resource_block(
+    tmp_path: Path,
+) -> None:
+    """The test agent's scenario reads its word from the first text block, so a large
+    text block after it is not joined, split or echoed as a stop reason."""
+    ratio, _ = prompt_amplification(tmp_path / "h.sqlite3", "text")
+    assert ratio < AGENT_BOUND

@@ -230,14 +230,14 @@ def build_test_agent(store: str | None = None) -> Agent:
 
     @agent.prompt
     async def handle(turn: Turn) -> str | None:
-        """Run the scenario named by the prompt's first word (a leading ``/`` is allowed)."""
-        text = turn.text.strip()
-        if text.startswith("/"):
-            text = text[1:]
-        word, _, arg = text.partition(" ")
+        """Run the scenario named by the prompt's first word (a leading ``/`` is allowed);
+        its argument is the rest of the first text block, so a large block after it is
+        never copied."""
+        first = next((b.text for b in turn.prompt if isinstance(b, TextContent)), "")
+        word, _, arg = first.lstrip().removeprefix("/").partition(" ")
         scenario = SCENARIOS.get(word)
         if scenario is None:
-            return await echo(turn, text)
+            return await echo(turn, turn.text.strip().removeprefix("/"))
         return await scenario(turn, arg.strip())
 
     @agent.ext_method("_acp2/ping")
