@@ -1,0 +1,113 @@
+"""v1 content blocks: text, image, audio, resource links and embedded resources.
+
+``ContentBlock`` is an open union tagged by ``type``; an unknown block is kept as
+``msgspec.Raw``. v1 blocks differ from v2 (no icons, looser annotations), so they are
+modelled here, not borrowed from :mod:`acp2.schema`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, TypeAlias
+
+import msgspec
+from msgspec import UNSET, Raw, UnsetType
+
+from acp2.compat.v1.schema.common import (
+    LENIENT,
+    SKIP_INVALID,
+    MetaField,
+    Model,
+)
+
+__all__ = [
+    "Annotations",
+    "AudioContent",
+    "ContentBlock",
+    "EmbeddedResource",
+    "EmbeddedResourceResource",
+    "ImageContent",
+    "ResourceLink",
+    "TextContent",
+]
+
+
+class Annotations(Model, gc=False, kw_only=True):
+    """v1 ``Annotations``."""
+
+    audience: Annotated[list[str] | UnsetType | None, LENIENT, SKIP_INVALID] = UNSET
+    last_modified: Annotated[str | UnsetType | None, LENIENT] = UNSET
+    priority: Annotated[float | UnsetType | None, LENIENT] = UNSET
+    meta: MetaField = msgspec.field(default=UNSET, name="_meta")
+
+
+class TextContent(Model, tag_field="type", tag="text", gc=False, kw_only=True):
+    """v1 ``TextContent``."""
+
+    text: str
+    annotations: Annotated[Annotations | UnsetType | None, LENIENT] = UNSET
+    meta: MetaField = msgspec.field(default=UNSET, name="_meta")
+
+
+class ImageContent(Model, tag_field="type", tag="image", gc=False, kw_only=True):
+    """v1 ``ImageContent``."""
+
+    data: str
+    mime_type: str
+    annotations: Annotated[Annotations | UnsetType | None, LENIENT] = UNSET
+    uri: Annotated[str | UnsetType | None, LENIENT] = UNSET
+    meta: MetaField = msgspec.field(default=UNSET, name="_meta")
+
+
+class AudioContent(Model, tag_field="type", tag="audio", gc=False, kw_only=True):
+    """v1 ``AudioContent``."""
+
+    data: str
+    mime_type: str
+    annotations: Annotated[Annotations | UnsetType | None, LENIENT] = UNSET
+    meta: MetaField = msgspec.field(default=UNSET, name="_meta")
+
+
+class ResourceLink(Model, tag_field="type", tag="resource_link", gc=False, kw_only=True):
+    """v1 ``ResourceLink``."""
+
+    name: str
+    uri: str
+    annotations: Annotated[Annotations | UnsetType | None, LENIENT] = UNSET
+    description: Annotated[str | UnsetType | None, LENIENT] = UNSET
+    mime_type: Annotated[str | UnsetType | None, LENIENT] = UNSET
+    size: Annotated[int | UnsetType | None, LENIENT] = UNSET
+    title: Annotated[str | UnsetType | None, LENIENT] = UNSET
+    meta: MetaField = msgspec.field(default=UNSET, name="_meta")
+
+
+class EmbeddedResource(Model, tag_field="type", tag="resource", gc=False, kw_only=True):
+    """v1 ``EmbeddedResource``."""
+
+    resource: EmbeddedResourceResource
+    annotations: Annotated[Annotations | UnsetType | None, LENIENT] = UNSET
+    meta: MetaField = msgspec.field(default=UNSET, name="_meta")
+
+
+class EmbeddedResourceResource(Model, gc=False, kw_only=True):
+    """The contents of a v1 embedded resource: ``uri`` plus ``text`` or base64 ``blob``.
+
+    The schema's untagged union ``TextResourceContents | BlobResourceContents`` merged into
+    one struct (msgspec cannot decode an untagged union of objects); ``__post_init__``
+    requires ``text`` or ``blob``.
+    """
+
+    uri: str
+    text: str | UnsetType = UNSET
+    blob: str | UnsetType = UNSET
+    mime_type: Annotated[str | UnsetType | None, LENIENT] = UNSET
+    meta: MetaField = msgspec.field(default=UNSET, name="_meta")
+
+    def __post_init__(self) -> None:
+        if self.text is UNSET and self.blob is UNSET:
+            raise ValueError("resource contents need `text` or `blob`")
+
+
+#: A v1 content block; an unknown ``type`` is kept as ``msgspec.Raw``.
+ContentBlock: TypeAlias = (
+    TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource | Raw
+)
