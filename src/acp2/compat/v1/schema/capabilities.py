@@ -40,7 +40,7 @@ __all__ = [
 
 
 class FileSystemCapabilities(Model, gc=False, kw_only=True):
-    """v1 ``FileSystemCapabilities``."""
+    """Client fs capabilities: ``readTextFile`` / ``writeTextFile`` methods it serves."""
 
     read_text_file: Annotated[bool | UnsetType, LENIENT] = UNSET
     write_text_file: Annotated[bool | UnsetType, LENIENT] = UNSET
@@ -48,46 +48,46 @@ class FileSystemCapabilities(Model, gc=False, kw_only=True):
 
 
 class AuthCapabilities(Model, gc=False, kw_only=True):
-    """v1 ``AuthCapabilities``."""
+    """Client auth capabilities: ``terminal`` when the client can run terminal auth methods."""
 
     terminal: Annotated[bool | UnsetType, LENIENT] = UNSET
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
 class SessionConfigOptionsCapabilities(Model, gc=False, kw_only=True):
-    """v1 ``SessionConfigOptionsCapabilities``."""
+    """Client config option capabilities: ``boolean`` options beyond selects."""
 
     boolean: Annotated[BooleanConfigOptionCapabilities | UnsetType | None, LENIENT] = UNSET
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
 class BooleanConfigOptionCapabilities(Model, gc=False, kw_only=True):
-    """v1 ``BooleanConfigOptionCapabilities``."""
+    """Client capability: it can show ``boolean`` config options."""
 
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
 class ClientSessionCapabilities(Model, gc=False, kw_only=True):
-    """v1 ``ClientSessionCapabilities``."""
+    """Client session capabilities: which config option kinds it can show."""
 
     config_options: Annotated[SessionConfigOptionsCapabilities | UnsetType | None, LENIENT] = UNSET
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
 class ElicitationFormCapabilities(Model, gc=False, kw_only=True):
-    """v1 ``ElicitationFormCapabilities``."""
+    """Client capability: it can show form elicitations."""
 
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
 class ElicitationUrlCapabilities(Model, gc=False, kw_only=True):
-    """v1 ``ElicitationUrlCapabilities``."""
+    """Client capability: it can open URL elicitations."""
 
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
 class ElicitationCapabilities(Model, gc=False, kw_only=True):
-    """v1 ``ElicitationCapabilities``."""
+    """Client elicitation capabilities: ``form`` and / or ``url`` mode."""
 
     form: Annotated[ElicitationFormCapabilities | UnsetType | None, LENIENT] = UNSET
     url: Annotated[ElicitationUrlCapabilities | UnsetType | None, LENIENT] = UNSET
@@ -95,7 +95,7 @@ class ElicitationCapabilities(Model, gc=False, kw_only=True):
 
 
 class ClientCapabilities(Model, gc=False, kw_only=True):
-    """v1 ``ClientCapabilities``."""
+    """What a v1 client supports: ``fs`` read/write, ``terminal``, session, auth, elicitation."""
 
     auth: Annotated[AuthCapabilities | UnsetType, LENIENT] = UNSET
     elicitation: Annotated[ElicitationCapabilities | UnsetType | None, LENIENT] = UNSET
@@ -106,7 +106,7 @@ class ClientCapabilities(Model, gc=False, kw_only=True):
 
 
 class PromptCapabilities(Model, gc=False, kw_only=True):
-    """v1 ``PromptCapabilities``."""
+    """Agent prompt capabilities: ``image``, ``audio`` and ``embeddedContext`` blocks."""
 
     audio: Annotated[bool | UnsetType, LENIENT] = UNSET
     embedded_context: Annotated[bool | UnsetType, LENIENT] = UNSET
@@ -115,7 +115,7 @@ class PromptCapabilities(Model, gc=False, kw_only=True):
 
 
 class McpCapabilities(Model, gc=False, kw_only=True):
-    """v1 ``McpCapabilities``."""
+    """Agent MCP capabilities: ``http`` / ``sse`` servers it can connect to (stdio always)."""
 
     http: Annotated[bool | UnsetType, LENIENT] = UNSET
     sse: Annotated[bool | UnsetType, LENIENT] = UNSET
@@ -123,37 +123,37 @@ class McpCapabilities(Model, gc=False, kw_only=True):
 
 
 class SessionAdditionalDirectoriesCapabilities(Model, gc=False, kw_only=True):
-    """v1 ``SessionAdditionalDirectoriesCapabilities``."""
+    """Agent capability: sessions accept ``additionalDirectories``."""
 
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
 class SessionCloseCapabilities(Model, gc=False, kw_only=True):
-    """v1 ``SessionCloseCapabilities``."""
+    """Agent capability: it serves ``session/close``."""
 
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
 class SessionDeleteCapabilities(Model, gc=False, kw_only=True):
-    """v1 ``SessionDeleteCapabilities``."""
+    """Agent capability: it serves ``session/delete``."""
 
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
 class SessionListCapabilities(Model, gc=False, kw_only=True):
-    """v1 ``SessionListCapabilities``."""
+    """Agent capability: it serves ``session/list``."""
 
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
 class SessionResumeCapabilities(Model, gc=False, kw_only=True):
-    """v1 ``SessionResumeCapabilities``."""
+    """Agent capability: it serves ``session/resume``."""
 
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
 class SessionCapabilities(Model, gc=False, kw_only=True):
-    """v1 ``SessionCapabilities``."""
+    """Agent session capabilities: ``list``, ``resume``, ``close``, ``delete``, extra roots."""
 
     additional_directories: Annotated[
         SessionAdditionalDirectoriesCapabilities | UnsetType | None, LENIENT
@@ -166,20 +166,20 @@ class SessionCapabilities(Model, gc=False, kw_only=True):
 
 
 class LogoutCapabilities(Model, gc=False, kw_only=True):
-    """v1 ``LogoutCapabilities``."""
+    """Agent capability: it serves the ``logout`` method."""
 
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
 class AgentAuthCapabilities(Model, gc=False, kw_only=True):
-    """v1 ``AgentAuthCapabilities``."""
+    """Agent auth capabilities: ``logout`` when the agent supports the ``logout`` method."""
 
     logout: Annotated[LogoutCapabilities | UnsetType | None, LENIENT] = UNSET
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
 class AgentCapabilities(Model, gc=False, kw_only=True):
-    """v1 ``AgentCapabilities``."""
+    """What a v1 agent supports: ``loadSession``, prompt content, MCP, session methods, auth."""
 
     auth: Annotated[AgentAuthCapabilities | UnsetType, LENIENT] = UNSET
     load_session: Annotated[bool | UnsetType, LENIENT] = UNSET

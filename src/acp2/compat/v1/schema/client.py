@@ -97,7 +97,7 @@ class TerminalOutputRequest(Model, gc=False, kw_only=True):
 
 
 class TerminalExitStatus(Model, gc=False, kw_only=True):
-    """v1 ``TerminalExitStatus``."""
+    """How a terminal's command ended: ``exitCode`` or ``signal`` (either may be null)."""
 
     exit_code: Annotated[UInt | UnsetType | None, LENIENT] = UNSET
     signal: Annotated[str | UnsetType | None, LENIENT] = UNSET

@@ -32,7 +32,7 @@ __all__ = [
 
 
 class Annotations(Model, gc=False, kw_only=True):
-    """v1 ``Annotations``."""
+    """Display hints on a content block: audience, last modification, priority."""
 
     audience: Annotated[list[str] | UnsetType | None, LENIENT, SKIP_INVALID] = UNSET
     last_modified: Annotated[str | UnsetType | None, LENIENT] = UNSET
@@ -41,7 +41,7 @@ class Annotations(Model, gc=False, kw_only=True):
 
 
 class TextContent(Model, tag_field="type", tag="text", gc=False, kw_only=True):
-    """v1 ``TextContent``."""
+    """A ``text`` content block (Markdown)."""
 
     text: str
     annotations: Annotated[Annotations | UnsetType | None, LENIENT] = UNSET
@@ -49,7 +49,7 @@ class TextContent(Model, tag_field="type", tag="text", gc=False, kw_only=True):
 
 
 class ImageContent(Model, tag_field="type", tag="image", gc=False, kw_only=True):
-    """v1 ``ImageContent``."""
+    """An ``image`` content block: base64 ``data``, its MIME type, optional ``uri``."""
 
     data: str
     mime_type: str
@@ -59,7 +59,7 @@ class ImageContent(Model, tag_field="type", tag="image", gc=False, kw_only=True)
 
 
 class AudioContent(Model, tag_field="type", tag="audio", gc=False, kw_only=True):
-    """v1 ``AudioContent``."""
+    """An ``audio`` content block: base64 ``data`` and its MIME type."""
 
     data: str
     mime_type: str
@@ -68,7 +68,7 @@ class AudioContent(Model, tag_field="type", tag="audio", gc=False, kw_only=True)
 
 
 class ResourceLink(Model, tag_field="type", tag="resource_link", gc=False, kw_only=True):
-    """v1 ``ResourceLink``."""
+    """A ``resource_link`` content block: a URI the receiver may fetch, with metadata."""
 
     name: str
     uri: str
@@ -81,7 +81,7 @@ class ResourceLink(Model, tag_field="type", tag="resource_link", gc=False, kw_on
 
 
 class EmbeddedResource(Model, tag_field="type", tag="resource", gc=False, kw_only=True):
-    """v1 ``EmbeddedResource``."""
+    """A ``resource`` content block: the resource's contents embedded in the message."""
 
     resource: EmbeddedResourceResource
     annotations: Annotated[Annotations | UnsetType | None, LENIENT] = UNSET

@@ -30,7 +30,7 @@ __all__ = [
 
 
 class Implementation(Model, gc=False, kw_only=True):
-    """v1 ``Implementation``."""
+    """Name, optional title and version of a client or agent (``clientInfo`` / ``agentInfo``)."""
 
     name: str
     version: str
@@ -71,7 +71,7 @@ class AuthenticateResponse(Model, gc=False, kw_only=True):
 
 
 class LogoutRequest(Model, gc=False, kw_only=True):
-    """Params of v1 ``logout``."""
+    """Params of v1 ``logout``: ``{}``."""
 
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 

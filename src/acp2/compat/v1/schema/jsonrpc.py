@@ -22,7 +22,7 @@ __all__ = [
 
 
 class Error(Model, gc=False, kw_only=True):
-    """v1 ``Error``."""
+    """A JSON-RPC error object: ``code``, ``message`` and optional ``data``."""
 
     code: ErrorCode
     message: str

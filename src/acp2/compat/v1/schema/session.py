@@ -46,7 +46,7 @@ __all__ = [
 
 
 class EnvVariable(Model, gc=False, kw_only=True):
-    """v1 ``EnvVariable``."""
+    """An environment variable ``{name, value}`` (MCP stdio servers, terminals)."""
 
     name: str
     value: str
@@ -54,7 +54,7 @@ class EnvVariable(Model, gc=False, kw_only=True):
 
 
 class HttpHeader(Model, gc=False, kw_only=True):
-    """v1 ``HttpHeader``."""
+    """An HTTP header ``{name, value}`` for an http / sse MCP server."""
 
     name: str
     value: str
@@ -62,7 +62,7 @@ class HttpHeader(Model, gc=False, kw_only=True):
 
 
 class SessionMode(Model, gc=False, kw_only=True):
-    """v1 ``SessionMode``."""
+    """A session mode the agent offers: ``id``, ``name``, optional description."""
 
     id: SessionModeId
     name: str
@@ -71,7 +71,7 @@ class SessionMode(Model, gc=False, kw_only=True):
 
 
 class SessionModeState(Model, gc=False, kw_only=True):
-    """v1 ``SessionModeState``."""
+    """The session's modes: ``currentModeId`` and ``availableModes``."""
 
     available_modes: Annotated[list[SessionMode], SKIP_INVALID]
     current_mode_id: SessionModeId
@@ -139,7 +139,7 @@ class ResumeSessionResponse(Model, gc=False, kw_only=True):
 
 
 class SessionInfo(Model, gc=False, kw_only=True):
-    """v1 ``SessionInfo``."""
+    """A session in a ``session/list`` result: id, cwd, extra roots, title, update time."""
 
     cwd: str
     session_id: SessionId

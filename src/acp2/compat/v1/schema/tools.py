@@ -44,7 +44,7 @@ __all__ = [
 
 
 class ToolCallLocation(Model, gc=False, kw_only=True):
-    """v1 ``ToolCallLocation``."""
+    """A file location a tool call touches: ``path`` and optional ``line``."""
 
     path: str
     line: Annotated[UInt | UnsetType | None, LENIENT] = UNSET
@@ -52,14 +52,14 @@ class ToolCallLocation(Model, gc=False, kw_only=True):
 
 
 class Content(Model, tag_field="type", tag="content", gc=False, kw_only=True):
-    """v1 ``Content``."""
+    """Tool call content ``type:"content"``: a content block."""
 
     content: ContentBlock
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
 class Diff(Model, tag_field="type", tag="diff", gc=False, kw_only=True):
-    """v1 ``Diff``."""
+    """Tool call content ``type:"diff"``: a file's ``oldText`` (null if new) and ``newText``."""
 
     new_text: str
     path: str
@@ -68,14 +68,14 @@ class Diff(Model, tag_field="type", tag="diff", gc=False, kw_only=True):
 
 
 class Terminal(Model, tag_field="type", tag="terminal", gc=False, kw_only=True):
-    """v1 ``Terminal``."""
+    """Tool call content ``type:"terminal"``: embed the client terminal ``terminalId``."""
 
     terminal_id: TerminalId
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
 class ToolCall(Model, tag_field="sessionUpdate", tag="tool_call", gc=False, kw_only=True):
-    """v1 ``ToolCall``."""
+    """Session update ``tool_call``: announce a tool call (title, kind, status, content)."""
 
     title: str
     tool_call_id: ToolCallId
@@ -89,7 +89,7 @@ class ToolCall(Model, tag_field="sessionUpdate", tag="tool_call", gc=False, kw_o
 
 
 class ToolCallUpdate(Model, gc=False, kw_only=True):
-    """v1 ``ToolCallUpdate``."""
+    """A patch of tool call ``toolCallId``: UNSET keeps a field, ``None`` clears it."""
 
     tool_call_id: ToolCallId
     content: Annotated[list[ToolCallContent] | UnsetType | None, LENIENT, SKIP_INVALID] = UNSET
@@ -103,7 +103,7 @@ class ToolCallUpdate(Model, gc=False, kw_only=True):
 
 
 class PermissionOption(Model, gc=False, kw_only=True):
-    """v1 ``PermissionOption``."""
+    """A choice offered in a permission request: ``optionId``, label and ``kind``."""
 
     kind: str
     name: str
@@ -112,7 +112,7 @@ class PermissionOption(Model, gc=False, kw_only=True):
 
 
 class SelectedPermissionOutcome(Model, tag_field="outcome", tag="selected", gc=False, kw_only=True):
-    """v1 ``SelectedPermissionOutcome``."""
+    """Permission outcome ``selected``: the user picked ``optionId``."""
 
     option_id: PermissionOptionId
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")

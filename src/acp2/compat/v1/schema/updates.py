@@ -47,7 +47,7 @@ __all__ = [
 
 
 class ContentChunk(Model, gc=False, kw_only=True):
-    """v1 ``ContentChunk``."""
+    """Fields of a message / thought chunk: a content block and an optional ``messageId``."""
 
     content: ContentBlock
     message_id: Annotated[MessageId | UnsetType | None, LENIENT] = UNSET
@@ -55,7 +55,7 @@ class ContentChunk(Model, gc=False, kw_only=True):
 
 
 class PlanEntry(Model, gc=False, kw_only=True):
-    """v1 ``PlanEntry``."""
+    """One plan entry: ``content``, ``priority`` and ``status``."""
 
     content: str
     priority: str
@@ -64,21 +64,21 @@ class PlanEntry(Model, gc=False, kw_only=True):
 
 
 class Plan(Model, tag_field="sessionUpdate", tag="plan", gc=False, kw_only=True):
-    """v1 ``Plan``."""
+    """Session update ``plan``: the full list of plan entries (v1 always sends all of them)."""
 
     entries: Annotated[list[PlanEntry], SKIP_INVALID]
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
 class UnstructuredCommandInput(Model, gc=False, kw_only=True):
-    """v1 ``UnstructuredCommandInput``."""
+    """A command's free-text input, described by ``hint``."""
 
     hint: str
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
 class AvailableCommand(Model, gc=False, kw_only=True):
-    """v1 ``AvailableCommand``."""
+    """A slash command the agent offers: ``name``, ``description`` and an optional input hint."""
 
     description: str
     name: str
@@ -89,7 +89,7 @@ class AvailableCommand(Model, gc=False, kw_only=True):
 class AvailableCommandsUpdate(
     Model, tag_field="sessionUpdate", tag="available_commands_update", gc=False, kw_only=True
 ):
-    """v1 ``AvailableCommandsUpdate``."""
+    """Session update ``available_commands_update``: the full list of commands (replaces)."""
 
     available_commands: Annotated[list[AvailableCommand], SKIP_INVALID]
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
@@ -98,7 +98,7 @@ class AvailableCommandsUpdate(
 class CurrentModeUpdate(
     Model, tag_field="sessionUpdate", tag="current_mode_update", gc=False, kw_only=True
 ):
-    """v1 ``CurrentModeUpdate``."""
+    """Session update ``current_mode_update``: the session switched to ``currentModeId``."""
 
     current_mode_id: SessionModeId
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
@@ -107,7 +107,7 @@ class CurrentModeUpdate(
 class ConfigOptionUpdate(
     Model, tag_field="sessionUpdate", tag="config_option_update", gc=False, kw_only=True
 ):
-    """v1 ``ConfigOptionUpdate``."""
+    """Session update ``config_option_update``: the full list of config options (replaces)."""
 
     config_options: Annotated[list[SessionConfigOption], SKIP_INVALID]
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
@@ -116,7 +116,7 @@ class ConfigOptionUpdate(
 class SessionInfoUpdate(
     Model, tag_field="sessionUpdate", tag="session_info_update", gc=False, kw_only=True
 ):
-    """v1 ``SessionInfoUpdate``."""
+    """Session update ``session_info_update``: patch the title / update time."""
 
     title: Annotated[str | UnsetType | None, LENIENT] = UNSET
     updated_at: Annotated[str | UnsetType | None, LENIENT] = UNSET
@@ -124,7 +124,7 @@ class SessionInfoUpdate(
 
 
 class Cost(Model, gc=False, kw_only=True):
-    """v1 ``Cost``."""
+    """Cumulative session cost: ``amount`` in ``currency``."""
 
     amount: float
     currency: str
@@ -132,7 +132,7 @@ class Cost(Model, gc=False, kw_only=True):
 
 
 class UsageUpdate(Model, tag_field="sessionUpdate", tag="usage_update", gc=False, kw_only=True):
-    """v1 ``UsageUpdate``."""
+    """Session update ``usage_update``: context ``used`` of ``size`` tokens, optional cost."""
 
     size: UInt
     used: UInt
