@@ -97,20 +97,20 @@ class ElicitationCapabilities(Model, gc=False, kw_only=True):
 class ClientCapabilities(Model, gc=False, kw_only=True):
     """What a v1 client supports: ``fs`` read/write, ``terminal``, session, auth, elicitation."""
 
+    fs: Annotated[FileSystemCapabilities | UnsetType, LENIENT] = UNSET
+    terminal: Annotated[bool | UnsetType, LENIENT] = UNSET
+    session: Annotated[ClientSessionCapabilities | UnsetType | None, LENIENT] = UNSET
     auth: Annotated[AuthCapabilities | UnsetType, LENIENT] = UNSET
     elicitation: Annotated[ElicitationCapabilities | UnsetType | None, LENIENT] = UNSET
-    fs: Annotated[FileSystemCapabilities | UnsetType, LENIENT] = UNSET
-    session: Annotated[ClientSessionCapabilities | UnsetType | None, LENIENT] = UNSET
-    terminal: Annotated[bool | UnsetType, LENIENT] = UNSET
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
 class PromptCapabilities(Model, gc=False, kw_only=True):
     """Agent prompt capabilities: ``image``, ``audio`` and ``embeddedContext`` blocks."""
 
+    image: Annotated[bool | UnsetType, LENIENT] = UNSET
     audio: Annotated[bool | UnsetType, LENIENT] = UNSET
     embedded_context: Annotated[bool | UnsetType, LENIENT] = UNSET
-    image: Annotated[bool | UnsetType, LENIENT] = UNSET
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
@@ -155,13 +155,13 @@ class SessionResumeCapabilities(Model, gc=False, kw_only=True):
 class SessionCapabilities(Model, gc=False, kw_only=True):
     """Agent session capabilities: ``list``, ``resume``, ``close``, ``delete``, extra roots."""
 
+    list: Annotated[SessionListCapabilities | UnsetType | None, LENIENT] = UNSET
+    delete: Annotated[SessionDeleteCapabilities | UnsetType | None, LENIENT] = UNSET
     additional_directories: Annotated[
         SessionAdditionalDirectoriesCapabilities | UnsetType | None, LENIENT
     ] = UNSET
-    close: Annotated[SessionCloseCapabilities | UnsetType | None, LENIENT] = UNSET
-    delete: Annotated[SessionDeleteCapabilities | UnsetType | None, LENIENT] = UNSET
-    list: Annotated[SessionListCapabilities | UnsetType | None, LENIENT] = UNSET
     resume: Annotated[SessionResumeCapabilities | UnsetType | None, LENIENT] = UNSET
+    close: Annotated[SessionCloseCapabilities | UnsetType | None, LENIENT] = UNSET
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
@@ -181,9 +181,9 @@ class AgentAuthCapabilities(Model, gc=False, kw_only=True):
 class AgentCapabilities(Model, gc=False, kw_only=True):
     """What a v1 agent supports: ``loadSession``, prompt content, MCP, session methods, auth."""
 
-    auth: Annotated[AgentAuthCapabilities | UnsetType, LENIENT] = UNSET
     load_session: Annotated[bool | UnsetType, LENIENT] = UNSET
-    mcp_capabilities: Annotated[McpCapabilities | UnsetType, LENIENT] = UNSET
     prompt_capabilities: Annotated[PromptCapabilities | UnsetType, LENIENT] = UNSET
+    mcp_capabilities: Annotated[McpCapabilities | UnsetType, LENIENT] = UNSET
     session_capabilities: Annotated[SessionCapabilities | UnsetType, LENIENT] = UNSET
+    auth: Annotated[AgentAuthCapabilities | UnsetType, LENIENT] = UNSET
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")

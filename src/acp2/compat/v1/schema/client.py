@@ -40,10 +40,10 @@ __all__ = [
 class ReadTextFileRequest(Model, gc=False, kw_only=True):
     """Params of v1 ``fs/read_text_file``."""
 
-    path: str
     session_id: SessionId
-    limit: Annotated[UInt | UnsetType | None, LENIENT] = UNSET
+    path: str
     line: Annotated[UInt | UnsetType | None, LENIENT] = UNSET
+    limit: Annotated[UInt | UnsetType | None, LENIENT] = UNSET
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
@@ -57,9 +57,9 @@ class ReadTextFileResponse(Model, gc=False, kw_only=True):
 class WriteTextFileRequest(Model, gc=False, kw_only=True):
     """Params of v1 ``fs/write_text_file``."""
 
-    content: str
-    path: str
     session_id: SessionId
+    path: str
+    content: str
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
@@ -72,11 +72,11 @@ class WriteTextFileResponse(Model, gc=False, kw_only=True):
 class CreateTerminalRequest(Model, gc=False, kw_only=True):
     """Params of v1 ``terminal/create``."""
 
-    command: str
     session_id: SessionId
+    command: str
     args: Annotated[list[str] | UnsetType, LENIENT, SKIP_INVALID] = UNSET
-    cwd: Annotated[str | UnsetType | None, LENIENT] = UNSET
     env: Annotated[list[EnvVariable] | UnsetType, LENIENT, SKIP_INVALID] = UNSET
+    cwd: Annotated[str | UnsetType | None, LENIENT] = UNSET
     output_byte_limit: Annotated[UInt | UnsetType | None, LENIENT] = UNSET
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 

@@ -43,17 +43,17 @@ class Annotations(Model, gc=False, kw_only=True):
 class TextContent(Model, tag_field="type", tag="text", gc=False, kw_only=True):
     """A ``text`` content block (Markdown)."""
 
-    text: str
     annotations: Annotated[Annotations | UnsetType | None, LENIENT] = UNSET
+    text: str
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
 class ImageContent(Model, tag_field="type", tag="image", gc=False, kw_only=True):
     """An ``image`` content block: base64 ``data``, its MIME type, optional ``uri``."""
 
+    annotations: Annotated[Annotations | UnsetType | None, LENIENT] = UNSET
     data: str
     mime_type: str
-    annotations: Annotated[Annotations | UnsetType | None, LENIENT] = UNSET
     uri: Annotated[str | UnsetType | None, LENIENT] = UNSET
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
@@ -61,30 +61,30 @@ class ImageContent(Model, tag_field="type", tag="image", gc=False, kw_only=True)
 class AudioContent(Model, tag_field="type", tag="audio", gc=False, kw_only=True):
     """An ``audio`` content block: base64 ``data`` and its MIME type."""
 
+    annotations: Annotated[Annotations | UnsetType | None, LENIENT] = UNSET
     data: str
     mime_type: str
-    annotations: Annotated[Annotations | UnsetType | None, LENIENT] = UNSET
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
 class ResourceLink(Model, tag_field="type", tag="resource_link", gc=False, kw_only=True):
     """A ``resource_link`` content block: a URI the receiver may fetch, with metadata."""
 
-    name: str
-    uri: str
     annotations: Annotated[Annotations | UnsetType | None, LENIENT] = UNSET
     description: Annotated[str | UnsetType | None, LENIENT] = UNSET
     mime_type: Annotated[str | UnsetType | None, LENIENT] = UNSET
+    name: str
     size: Annotated[int | UnsetType | None, LENIENT] = UNSET
     title: Annotated[str | UnsetType | None, LENIENT] = UNSET
+    uri: str
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
 class EmbeddedResource(Model, tag_field="type", tag="resource", gc=False, kw_only=True):
     """A ``resource`` content block: the resource's contents embedded in the message."""
 
-    resource: EmbeddedResourceResource
     annotations: Annotated[Annotations | UnsetType | None, LENIENT] = UNSET
+    resource: EmbeddedResourceResource
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 

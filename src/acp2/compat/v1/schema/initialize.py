@@ -33,8 +33,8 @@ class Implementation(Model, gc=False, kw_only=True):
     """Name, optional title and version of a client or agent (``clientInfo`` / ``agentInfo``)."""
 
     name: str
-    version: str
     title: Annotated[str | UnsetType | None, LENIENT] = UNSET
+    version: str
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
@@ -52,8 +52,8 @@ class InitializeResponse(Model, gc=False, kw_only=True):
 
     protocol_version: ProtocolVersion
     agent_capabilities: Annotated[AgentCapabilities | UnsetType, LENIENT] = UNSET
-    agent_info: Annotated[Implementation | UnsetType | None, LENIENT] = UNSET
     auth_methods: Annotated[list[AuthMethod] | UnsetType, LENIENT, SKIP_INVALID] = UNSET
+    agent_info: Annotated[Implementation | UnsetType | None, LENIENT] = UNSET
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 

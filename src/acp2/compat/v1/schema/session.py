@@ -73,8 +73,8 @@ class SessionMode(Model, gc=False, kw_only=True):
 class SessionModeState(Model, gc=False, kw_only=True):
     """The session's modes: ``currentModeId`` and ``availableModes``."""
 
-    available_modes: Annotated[list[SessionMode], SKIP_INVALID]
     current_mode_id: SessionModeId
+    available_modes: Annotated[list[SessionMode], SKIP_INVALID]
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
@@ -82,8 +82,8 @@ class NewSessionRequest(Model, gc=False, kw_only=True):
     """Params of v1 ``session/new``."""
 
     cwd: str
-    mcp_servers: Annotated[list[McpServer], SKIP_INVALID]
     additional_directories: Annotated[list[str] | UnsetType, LENIENT, SKIP_INVALID] = UNSET
+    mcp_servers: Annotated[list[McpServer], SKIP_INVALID]
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
@@ -91,38 +91,38 @@ class NewSessionResponse(Model, gc=False, kw_only=True):
     """Result of v1 ``session/new``."""
 
     session_id: SessionId
+    modes: Annotated[SessionModeState | UnsetType | None, LENIENT] = UNSET
     config_options: Annotated[
         list[SessionConfigOption] | UnsetType | None, LENIENT, SKIP_INVALID
     ] = UNSET
-    modes: Annotated[SessionModeState | UnsetType | None, LENIENT] = UNSET
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
 class LoadSessionRequest(Model, gc=False, kw_only=True):
     """Params of v1 ``session/load``."""
 
-    cwd: str
     mcp_servers: Annotated[list[McpServer], SKIP_INVALID]
-    session_id: SessionId
+    cwd: str
     additional_directories: Annotated[list[str] | UnsetType, LENIENT, SKIP_INVALID] = UNSET
+    session_id: SessionId
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
 class LoadSessionResponse(Model, gc=False, kw_only=True):
     """Result of v1 ``session/load``."""
 
+    modes: Annotated[SessionModeState | UnsetType | None, LENIENT] = UNSET
     config_options: Annotated[
         list[SessionConfigOption] | UnsetType | None, LENIENT, SKIP_INVALID
     ] = UNSET
-    modes: Annotated[SessionModeState | UnsetType | None, LENIENT] = UNSET
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
 class ResumeSessionRequest(Model, gc=False, kw_only=True):
     """Params of v1 ``session/resume``."""
 
-    cwd: str
     session_id: SessionId
+    cwd: str
     additional_directories: Annotated[list[str] | UnsetType, LENIENT, SKIP_INVALID] = UNSET
     mcp_servers: Annotated[list[McpServer] | UnsetType, LENIENT, SKIP_INVALID] = UNSET
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
@@ -131,18 +131,18 @@ class ResumeSessionRequest(Model, gc=False, kw_only=True):
 class ResumeSessionResponse(Model, gc=False, kw_only=True):
     """Result of v1 ``session/resume``."""
 
+    modes: Annotated[SessionModeState | UnsetType | None, LENIENT] = UNSET
     config_options: Annotated[
         list[SessionConfigOption] | UnsetType | None, LENIENT, SKIP_INVALID
     ] = UNSET
-    modes: Annotated[SessionModeState | UnsetType | None, LENIENT] = UNSET
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
 class SessionInfo(Model, gc=False, kw_only=True):
     """A session in a ``session/list`` result: id, cwd, extra roots, title, update time."""
 
-    cwd: str
     session_id: SessionId
+    cwd: str
     additional_directories: Annotated[list[str] | UnsetType, LENIENT, SKIP_INVALID] = UNSET
     title: Annotated[str | UnsetType | None, LENIENT] = UNSET
     updated_at: Annotated[str | UnsetType | None, LENIENT] = UNSET
@@ -152,8 +152,8 @@ class SessionInfo(Model, gc=False, kw_only=True):
 class ListSessionsRequest(Model, gc=False, kw_only=True):
     """Params of v1 ``session/list``."""
 
-    cursor: str | UnsetType | None = UNSET
     cwd: str | UnsetType | None = UNSET
+    cursor: str | UnsetType | None = UNSET
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
@@ -194,8 +194,8 @@ class DeleteSessionResponse(Model, gc=False, kw_only=True):
 class PromptRequest(Model, gc=False, kw_only=True):
     """Params of v1 ``session/prompt``."""
 
-    prompt: list[ContentBlock]
     session_id: SessionId
+    prompt: list[ContentBlock]
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
@@ -216,8 +216,8 @@ class CancelNotification(Model, gc=False, kw_only=True):
 class SetSessionModeRequest(Model, gc=False, kw_only=True):
     """Params of v1 ``session/set_mode``."""
 
-    mode_id: SessionModeId
     session_id: SessionId
+    mode_id: SessionModeId
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 

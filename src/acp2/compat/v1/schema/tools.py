@@ -61,9 +61,9 @@ class Content(Model, tag_field="type", tag="content", gc=False, kw_only=True):
 class Diff(Model, tag_field="type", tag="diff", gc=False, kw_only=True):
     """Tool call content ``type:"diff"``: a file's ``oldText`` (null if new) and ``newText``."""
 
-    new_text: str
     path: str
     old_text: Annotated[str | UnsetType | None, LENIENT] = UNSET
+    new_text: str
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
@@ -77,14 +77,14 @@ class Terminal(Model, tag_field="type", tag="terminal", gc=False, kw_only=True):
 class ToolCall(Model, tag_field="sessionUpdate", tag="tool_call", gc=False, kw_only=True):
     """Session update ``tool_call``: announce a tool call (title, kind, status, content)."""
 
-    title: str
     tool_call_id: ToolCallId
-    content: Annotated[list[ToolCallContent] | UnsetType, LENIENT, SKIP_INVALID] = UNSET
+    title: str
     kind: Annotated[str | UnsetType, LENIENT] = UNSET
+    status: Annotated[str | UnsetType, LENIENT] = UNSET
+    content: Annotated[list[ToolCallContent] | UnsetType, LENIENT, SKIP_INVALID] = UNSET
     locations: Annotated[list[ToolCallLocation] | UnsetType, LENIENT, SKIP_INVALID] = UNSET
     raw_input: Annotated[Any, LENIENT] = UNSET
     raw_output: Annotated[Any, LENIENT] = UNSET
-    status: Annotated[str | UnsetType, LENIENT] = UNSET
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
@@ -92,22 +92,22 @@ class ToolCallUpdate(Model, gc=False, kw_only=True):
     """A patch of tool call ``toolCallId``: UNSET keeps a field, ``None`` clears it."""
 
     tool_call_id: ToolCallId
-    content: Annotated[list[ToolCallContent] | UnsetType | None, LENIENT, SKIP_INVALID] = UNSET
     kind: Annotated[str | UnsetType | None, LENIENT] = UNSET
+    status: Annotated[str | UnsetType | None, LENIENT] = UNSET
+    title: Annotated[str | UnsetType | None, LENIENT] = UNSET
+    content: Annotated[list[ToolCallContent] | UnsetType | None, LENIENT, SKIP_INVALID] = UNSET
     locations: Annotated[list[ToolCallLocation] | UnsetType | None, LENIENT, SKIP_INVALID] = UNSET
     raw_input: Annotated[Any, LENIENT] = UNSET
     raw_output: Annotated[Any, LENIENT] = UNSET
-    status: Annotated[str | UnsetType | None, LENIENT] = UNSET
-    title: Annotated[str | UnsetType | None, LENIENT] = UNSET
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
 class PermissionOption(Model, gc=False, kw_only=True):
     """A choice offered in a permission request: ``optionId``, label and ``kind``."""
 
-    kind: str
-    name: str
     option_id: PermissionOptionId
+    name: str
+    kind: str
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
@@ -121,9 +121,9 @@ class SelectedPermissionOutcome(Model, tag_field="outcome", tag="selected", gc=F
 class RequestPermissionRequest(Model, gc=False, kw_only=True):
     """Params of v1 ``session/request_permission``."""
 
-    options: list[PermissionOption]
     session_id: SessionId
     tool_call: ToolCallUpdate
+    options: list[PermissionOption]
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 

@@ -80,8 +80,8 @@ class UnstructuredCommandInput(Model, gc=False, kw_only=True):
 class AvailableCommand(Model, gc=False, kw_only=True):
     """A slash command the agent offers: ``name``, ``description`` and an optional input hint."""
 
-    description: str
     name: str
+    description: str
     input: Annotated[AvailableCommandInput | UnsetType | None, LENIENT] = UNSET
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
@@ -134,8 +134,8 @@ class Cost(Model, gc=False, kw_only=True):
 class UsageUpdate(Model, tag_field="sessionUpdate", tag="usage_update", gc=False, kw_only=True):
     """Session update ``usage_update``: context ``used`` of ``size`` tokens, optional cost."""
 
-    size: UInt
     used: UInt
+    size: UInt
     cost: Annotated[Cost | UnsetType | None, LENIENT] = UNSET
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
