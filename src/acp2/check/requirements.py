@@ -90,6 +90,12 @@ _ROWS: Final[tuple[Requirement, ...]] = (
     Requirement("TR-22", "TR-22", M, "$/cancel_request for an unknown id gets no reply"),
     Requirement("TR-11", "TR-11", S, "unknown and removed v1 methods get -32601"),
     Requirement("EX-04", "EX-04", M, "an unknown `_` extension request gets -32601 with its id"),
+    Requirement(
+        "EX-04:notes",
+        "EX-04",
+        INF,
+        "notifications the agent sent on its own (never counted as answers)",
+    ),
     Requirement("TR-12", "TR-12", M, "error objects carry an integer code and a string message"),
     Requirement("TR-13:json", "TR-13", M, "invalid JSON gets -32700 with id null; link stays up"),
     Requirement(
