@@ -31,7 +31,8 @@ async def test_an_agent_following_the_nov_draft_gets_an_honest_verdict_under_eac
 
 async def test_capability_rows_are_skipped_for_an_agent_without_sessions() -> None:
     report = await check([*REFERENCE, "--no-session"], only=frozenset({"sessions", "content"}))
-    assert report.verdict == "CONFORMANT"
+    assert report.conformant
+    assert report.verdict == "no failures in the probes run (sessions, content; a partial check)"
     gated = [r for r in report.judged() if r.requirement.level == "CAP"]
     assert gated
     assert all(r.status is Status.SKIP for r in gated)

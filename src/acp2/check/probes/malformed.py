@@ -132,9 +132,7 @@ async def batches(p: Probe) -> None:
     """``[]``, a batch of notifications, and a mixed batch, judged per draft."""
     async with p.link() as link:
         await p.handshake(link)
-        answer, others, notes = await _send_then_flush(
-            link, "batch:empty", b"[]\n", p.options.grace
-        )
+        answer, others, notes = await _send_then_flush(link, "batch:empty", b"[]\n", p.grace)
         if answer is None:
             p.fail("TR-14:empty", f"the agent stopped answering after []{link.exit_note()}", others)
             raise Abort("the agent stopped answering after a batch")
@@ -152,9 +150,7 @@ async def batches(p: Probe) -> None:
         )
         batch = [_message("_acp2check/n1"), _message("_acp2check/n2")]
         data = json.dumps(batch).encode() + b"\n"
-        answer, others, notes = await _send_then_flush(
-            link, "batch:notifications", data, p.options.grace
-        )
+        answer, others, notes = await _send_then_flush(link, "batch:notifications", data, p.grace)
         p.judge(
             "TR-14:notifications",
             answer is not None and not others,
@@ -175,7 +171,7 @@ async def _mixed(p: Probe, link: AgentLink) -> None:
     link.expect("b1", "_acp2check/b1")
     link.expect("b2", "session/list")
     data = json.dumps(entries).encode() + b"\n"
-    answer, others, _ = await _send_then_flush(link, "batch:mixed", data, p.options.grace)
+    answer, others, _ = await _send_then_flush(link, "batch:mixed", data, p.grace)
     arrays = [f for f in others if isinstance(f.value, list)]
     ok = len(others) == 1 and len(arrays) == 1 and _batch_entries_ok(arrays[0].value)
     p.judge(
