@@ -86,3 +86,19 @@ async def test_a_probe_that_is_not_timing_sensitive_is_not_rerun() -> None:
     assert report.rows["TR-13:json"].status is Status.FAIL
     assert report.timing is not None
     assert report.timing.reruns == []
+
+
+async def test_a_probe_whose_agent_did_not_answer_initialize_in_time_is_rerun_alone(
+    tmp_path: Path,
+) -> None:
+    # The second agent process (the first after the preflight) never answers initialize,
+    # as a slow-starting agent under load did ("initialize failed: no answer" SKIPs).
+    marker = str(tmp_path / "init")
+    report = await check(
+        [*REFERENCE, "--flaky-init", marker], timeout=1.0, only=frozenset({"jsonrpc"})
+    )
+    assert report.rows["TR-09"].status is Status.PASS
+    assert report.timing is not None
+    (note,) = report.timing.reruns
+    assert note.startswith("jsonrpc: stopped (not reached: initialize failed: no answer")
+    assert note.endswith("in the parallel run; passed")

@@ -34,6 +34,10 @@ class CheckError(Exception):
     """The check could not run at all (bad options, or the agent cannot be started)."""
 
 
+#: Reasons a probe stops for when the agent did not answer in time (a load symptom).
+_STALLED = ("not reached: initialize failed: no answer", "the probe exceeded")
+
+
 def probe_limit(timing: Timing) -> float:
     """The hard limit for one probe: many times the per-wait timeout, never infinite."""
     return timing.timeout * 12 + 10
@@ -85,10 +89,12 @@ async def run_check(options: CheckOptions) -> Report:
 
 
 async def _rerun_alone(specs: list[ProbeSpec], shared: Shared, start_errors: list[str]) -> None:
-    """Rerun each timing-sensitive probe that failed, one at a time; note the outcome."""
+    """Rerun, one at a time, each timing-sensitive probe that failed and each probe that
+    stopped because the agent did not answer in time; note the outcome."""
     for spec in specs:
         failed = shared.findings.failed_by(spec.name) if spec.timing else {}
-        if not failed:
+        stalled = shared.stalled.get(spec.name)
+        if not failed and stalled is None:
             continue
         shared.findings.forget(spec.name)
         await _run_probe(spec, shared, anyio.CapacityLimiter(1), start_errors)
@@ -96,9 +102,13 @@ async def _rerun_alone(specs: list[ProbeSpec], shared: Shared, start_errors: lis
         for key in sorted(failed.keys() - again.keys()):
             why = f"passed when rerun alone; in the parallel run: {failed[key]}"
             shared.findings.add(key, Status.PASS, why, probe=spec.name)
-        keys = ", ".join(sorted(failed))
-        outcome = "failed again" if again else "passed"
-        shared.timing.reruns.append(f"{spec.name}: {keys} failed in the parallel run; {outcome}")
+        first = f"{', '.join(sorted(failed))} failed" if failed else f"stopped ({stalled})"
+        outcome = (
+            "failed again" if again else "stopped again" if spec.name in shared.stalled else ""
+        )
+        shared.timing.reruns.append(
+            f"{spec.name}: {first} in the parallel run; {outcome or 'passed'}"
+        )
 
 
 async def _run_probe(
@@ -124,6 +134,10 @@ async def _run_probe(
                 )
         if scope.cancelled_caught:
             reason = f"the probe exceeded its {limit:g}s limit"
+        if reason.startswith(_STALLED):
+            shared.stalled[spec.name] = reason
+        else:
+            shared.stalled.pop(spec.name, None)
         for key in spec.rows:
             if not shared.findings.judged(key):
                 shared.findings.add(key, Status.SKIP, reason, probe=spec.name)

@@ -6,7 +6,8 @@ has no session methods; ``--notify-auth`` sends an unsolicited ``_auth/status_up
 extension notification right after answering ``initialize`` and then at random moments,
 as real agents do; ``--slow-start SECONDS`` sleeps before reading stdin; ``--flaky-once
 FILE`` makes the first prompt after a cancel hang, in the first process only, to imitate a
-timing failure under load). ``--break RULE`` breaks exactly one rule:
+timing failure under load; ``--flaky-init FILE`` makes the second process to start never
+answer ``initialize``). ``--break RULE`` breaks exactly one rule:
 
   no-idle                never reports idle
   idle-no-stop-reason    ends normal turns with an idle that has no stopReason
@@ -38,6 +39,7 @@ parser.add_argument("--no-session", action="store_true")
 parser.add_argument("--notify-auth", action="store_true")
 parser.add_argument("--slow-start", type=float, default=0.0)
 parser.add_argument("--flaky-once", default="")
+parser.add_argument("--flaky-init", default="")
 ARGS = parser.parse_args()
 BROKEN, NOV = ARGS.broken, ARGS.nov
 LOCK = threading.Lock()
@@ -171,6 +173,15 @@ def run_turn(session: Session, text: str, user: dict[str, Any]) -> None:
     session.idle("cancelled" if session.was_cancelled else "end_turn")
 
 
+def claim(path: str) -> bool:
+    """True for the first process (of all sharing ``path``) to claim it."""
+    try:
+        with open(path, "x"):
+            return True
+    except FileExistsError:
+        return False
+
+
 def flake_now() -> bool:
     """True once across all processes sharing the ``--flaky-once`` marker file."""
     if not ARGS.flaky_once:
@@ -220,6 +231,8 @@ def on_prompt(id: Any, params: dict[str, Any]) -> list[Any]:
 
 def on_initialize(params: dict[str, Any]) -> Any:
     version = params.get("protocolVersion")
+    if ARGS.flaky_init and claim(ARGS.flaky_init + ".1") is False and claim(ARGS.flaky_init + ".2"):
+        threading.Event().wait()  # the second process to start never answers initialize
     if NOV and isinstance(version, int) and version < 2:
         raise Reject(
             -32022, "Unsupported protocol version", {"requested": version, "supported": [2]}

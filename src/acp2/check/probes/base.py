@@ -44,6 +44,8 @@ class Shared:
     timing: Timing
     links: list[AgentLink] = field(default_factory=list)
     agent: dict[str, Any] = field(default_factory=dict)
+    #: Probes that stopped because the agent did not answer in time, with the reason.
+    stalled: dict[str, str] = field(default_factory=dict)
 
 
 class Probe:
