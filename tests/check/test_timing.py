@@ -102,3 +102,12 @@ async def test_a_probe_whose_agent_did_not_answer_initialize_in_time_is_rerun_al
     (note,) = report.timing.reruns
     assert note.startswith("jsonrpc: stopped (not reached: initialize failed: no answer")
     assert note.endswith("in the parallel run; passed")
+
+
+async def test_a_failing_row_of_the_other_draft_triggers_no_rerun() -> None:
+    # An Aug agent never sends $/cancel_request: the Nov-only PL-16:nov fails, but it does
+    # not decide an Aug verdict, so it is not worth a rerun.
+    report = await check(REFERENCE, only=frozenset({"permission-cancel"}))
+    assert report.rows["PL-16:nov"].status is Status.FAIL
+    assert report.timing is not None
+    assert report.timing.reruns == []

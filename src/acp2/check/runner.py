@@ -22,7 +22,7 @@ from acp2.check.options import CheckOptions
 from acp2.check.preflight import preflight
 from acp2.check.probes import PROBES
 from acp2.check.probes.base import Abort, Probe, ProbeSpec, Shared
-from acp2.check.requirements import DRAFTS
+from acp2.check.requirements import DRAFTS, REQUIREMENTS
 from acp2.check.results import Findings, Report, Status
 from acp2.check.timing import Timing, resolve
 from acp2.check.validator import require_jsonschema
@@ -92,13 +92,13 @@ async def _rerun_alone(specs: list[ProbeSpec], shared: Shared, start_errors: lis
     """Rerun, one at a time, each timing-sensitive probe that failed and each probe that
     stopped because the agent did not answer in time; note the outcome."""
     for spec in specs:
-        failed = shared.findings.failed_by(spec.name) if spec.timing else {}
+        failed = _judged_failures(shared, spec.name) if spec.timing else {}
         stalled = shared.stalled.get(spec.name)
         if not failed and stalled is None:
             continue
         shared.findings.forget(spec.name)
         await _run_probe(spec, shared, anyio.CapacityLimiter(1), start_errors)
-        again = shared.findings.failed_by(spec.name)
+        again = _judged_failures(shared, spec.name)
         for key in sorted(failed.keys() - again.keys()):
             why = f"passed when rerun alone; in the parallel run: {failed[key]}"
             shared.findings.add(key, Status.PASS, why, probe=spec.name)
@@ -109,6 +109,14 @@ async def _rerun_alone(specs: list[ProbeSpec], shared: Shared, start_errors: lis
         shared.timing.reruns.append(
             f"{spec.name}: {first} in the parallel run; {outcome or 'passed'}"
         )
+
+
+def _judged_failures(shared: Shared, probe: str) -> dict[str, str]:
+    """The rows ``probe`` failed that count under the selected draft (rows of the other
+    draft never trigger a rerun: they do not decide this verdict)."""
+    draft = shared.options.draft
+    failed = shared.findings.failed_by(probe)
+    return {k: why for k, why in failed.items() if REQUIREMENTS[k].applies_to(draft)}
 
 
 async def _run_probe(
