@@ -7,6 +7,7 @@ import pytest
 from acp2.check.frames import (
     Frame,
     envelope_problem,
+    is_answer,
     is_notification,
     is_request,
     is_response,
@@ -101,8 +102,6 @@ def test_evidence_is_one_truncated_line_with_time_and_step() -> None:
 
 
 def test_only_responses_and_arrays_count_as_answers_never_notifications_or_requests() -> None:
-    from acp2.check.frames import is_answer
-
     assert is_answer({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "x"}})
     assert is_answer({"jsonrpc": "2.0", "id": 3, "result": {}})
     assert is_answer({"jsonrpc": "2.0", "error": {"code": -32600, "message": "no id"}})
