@@ -14,14 +14,22 @@ from acp2.cli.check_cmd import run
 QUICK = ["--timeout", "3", "--plain", "--only", "handshake", "--only", "jsonrpc"]
 
 
-def test_a_conformant_agent_exits_0_and_the_json_report_is_written(
+PARTIAL = "VERDICT: no failures in the probes run (handshake, jsonrpc; a partial check)"
+
+
+def test_a_partial_run_without_failures_exits_0_and_is_never_called_conformant(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "report.json"
     assert run([*QUICK, "--json", str(out), "--", *REFERENCE]) == 0
-    assert capsys.readouterr().out.rstrip().endswith("VERDICT: CONFORMANT")
+    text = capsys.readouterr().out
+    assert text.rstrip().endswith(PARTIAL)
+    assert "CONFORMANT" not in text
+    assert "partial check: only handshake, jsonrpc (--only)" in text
     data = json.loads(out.read_text())
-    assert data["verdict"] == "CONFORMANT"
+    assert data["verdict"] == PARTIAL.removeprefix("VERDICT: ")
+    assert data["partial"] is True
+    assert data["probes_run"] == ["handshake", "jsonrpc"]
     assert data["agent"]["info"]["name"] == "reference-agent"
     rows = {r["key"]: r for r in data["rows"]}
     assert rows["TR-09"]["result"] == "PASS"
@@ -74,4 +82,4 @@ def test_the_acp2_entry_point_runs_the_check_subcommand(
     from acp2.cli.main import main
 
     assert main(["check", "--plain", "--only", "handshake", "--", *REFERENCE]) == 0
-    assert "VERDICT: CONFORMANT" in capsys.readouterr().out
+    assert "VERDICT: no failures in the probes run (handshake" in capsys.readouterr().out

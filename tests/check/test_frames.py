@@ -7,6 +7,7 @@ import pytest
 from acp2.check.frames import (
     Frame,
     envelope_problem,
+    is_answer,
     is_notification,
     is_request,
     is_response,
@@ -98,3 +99,12 @@ def test_evidence_is_one_truncated_line_with_time_and_step() -> None:
     assert text.startswith("+1.250s [turn 1] <- xxx")
     assert text.endswith("... (502 chars)")
     assert "\r" not in text
+
+
+def test_only_responses_and_arrays_count_as_answers_never_notifications_or_requests() -> None:
+    assert is_answer({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "x"}})
+    assert is_answer({"jsonrpc": "2.0", "id": 3, "result": {}})
+    assert is_answer({"jsonrpc": "2.0", "error": {"code": -32600, "message": "no id"}})
+    assert is_answer([{"jsonrpc": "2.0", "id": 1, "result": {}}])
+    assert not is_answer({"jsonrpc": "2.0", "method": "_auth/status_update", "params": {}})
+    assert not is_answer({"jsonrpc": "2.0", "id": 9, "method": "session/request_permission"})

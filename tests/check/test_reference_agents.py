@@ -31,11 +31,29 @@ async def test_an_agent_following_the_nov_draft_gets_an_honest_verdict_under_eac
 
 async def test_capability_rows_are_skipped_for_an_agent_without_sessions() -> None:
     report = await check([*REFERENCE, "--no-session"], only=frozenset({"sessions", "content"}))
-    assert report.verdict == "CONFORMANT"
+    assert report.conformant
+    assert report.verdict == "no failures in the probes run (sessions, content; a partial check)"
     gated = [r for r in report.judged() if r.requirement.level == "CAP"]
     assert gated
     assert all(r.status is Status.SKIP for r in gated)
     assert "does not advertise capabilities.session" in report.rows["SS-03"].reason
+
+
+async def test_unsolicited_notifications_are_reported_and_never_counted_as_answers() -> None:
+    # Real agents send `_auth/status_update` right after initialize and at random moments;
+    # the malformed-input probes used to count them as answers (a false, racy FAIL).
+    for _ in range(2):
+        report = await check([*REFERENCE, "--notify-auth"])
+        assert checker_errors(report) == []
+        failed = {r.requirement.key for r in report.judged() if r.status is Status.FAIL}
+        assert failed == set(), {k: report.rows[k].reason for k in failed}
+        assert report.verdict == "CONFORMANT"
+        assert "_auth/status_update x" in report.rows["EX-04:notes"].reason
+
+
+async def test_a_quiet_agent_has_no_notifications_to_report() -> None:
+    report = await check(REFERENCE, only=frozenset({"handshake"}))
+    assert report.rows["EX-04:notes"].reason == "none [audit]"
 
 
 BROKEN = [
@@ -50,11 +68,12 @@ BROKEN = [
 ]
 
 
+@pytest.mark.parametrize("extra", [[], ["--notify-auth"]], ids=["quiet", "notifying"])
 @pytest.mark.parametrize(("rule", "key", "allowed"), BROKEN, ids=[b[0] for b in BROKEN])
 async def test_a_broken_agent_is_not_conformant_and_the_broken_rule_is_named(
-    rule: str, key: str, allowed: set[str]
+    rule: str, key: str, allowed: set[str], extra: list[str]
 ) -> None:
-    report = await check([*REFERENCE, "--break", rule], timeout=2.0)
+    report = await check([*REFERENCE, "--break", rule, *extra], timeout=2.0)
     assert checker_errors(report) == []
     assert not report.conformant
     assert key in failing(report) <= allowed, failing(report)

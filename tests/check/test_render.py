@@ -50,3 +50,25 @@ def test_printing_works_with_and_without_rich(plain: bool) -> None:
     print_report(sample(), out, plain=plain)
     assert out.getvalue().rstrip().splitlines()[-1] == "VERDICT: NOT CONFORMANT (1 MUST failure)"
     assert "TR-03" in out.getvalue()
+
+
+def test_drafts_are_named_by_what_they_are_and_nothing_outside_is_cited() -> None:
+    aug, nov = render_plain(sample()), render_plain(sample("nov"))
+    assert "judged against aug: ACP v2 alpha.3 (Aug 2026;" in aug
+    assert "judged against nov: TypeScript SDK 2.4.0 (Nov 2026;" in nov
+    for text in (aug, nov):
+        assert "seed" not in text
+        assert "CHECKLIST" not in text
+        assert "ACP v2 specification: https://agentclientprotocol.com/protocol/v2/" in text
+    # the difference a draft note points at is explained in the report itself
+    assert "D-05 an unsupported protocolVersion: aug answers a result" in nov
+    assert "to work with clients of both drafts: answer session/prompt with {messageId}" in nov
+
+
+def test_a_partial_report_without_failures_is_not_called_conformant() -> None:
+    findings = Findings()
+    findings.add("PL-07", Status.PASS, "idle with end_turn")
+    report = Report("aug", ["demo"], findings.rows(), {}, 0.1, only=("prompt",))
+    last = render_plain(report).splitlines()[-1]
+    assert last == "VERDICT: no failures in the probes run (prompt; a partial check)"
+    assert report.conformant

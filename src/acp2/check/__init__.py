@@ -8,8 +8,10 @@
 
 The checker starts the agent (a fresh process per probe where isolation matters),
 drives it at the byte level, and judges each requirement row of
-:data:`~acp2.check.requirements.REQUIREMENTS` under the selected draft (``aug``, the
-seed's revision, by default; ``nov``, the TypeScript SDK 2.4.0 draft, on request).
+:data:`~acp2.check.requirements.REQUIREMENTS` under the selected draft (``aug``, ACP v2
+alpha.3 of Aug 2026, by default; ``nov``, the draft of the TypeScript SDK 2.4.0 of Nov
+2026, on request). Waits and parallelism come from the machine and the agent's measured
+start-up time (:mod:`acp2.check.timing`) unless given.
 Schema validation needs the optional ``jsonschema`` package (``acp2[check]``).
 """
 

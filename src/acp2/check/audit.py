@@ -15,6 +15,7 @@ from acp2.check.frames import (
     MESSAGE_KINDS,
     Frame,
     envelope_problem,
+    is_notification,
     is_response,
     session_update,
     short,
@@ -31,6 +32,7 @@ AUDIT_ROWS = (
     "TR-09",
     "TR-08",
     "TR-12",
+    "EX-04:notes",
     "MU-01",
     "MU-05",
     "SCHEMA:aug",
@@ -76,6 +78,7 @@ def audit(shared: Shared) -> None:
     pairs = [(link, f) for link in shared.links for f in link.frames]
     _stdout(shared, pairs)
     _ids(shared, pairs)
+    _unsolicited(shared, pairs)
     _messages(shared, pairs)
     for draft in ("aug", "nov"):
         _schema(shared, pairs, draft)
@@ -129,6 +132,19 @@ def _ids(shared: Shared, pairs: list[tuple[AgentLink, Frame]]) -> None:
     ids.finish(f"{answered} responses, each to a request of ours with its id type")
     notes.finish("no response without a request")
     errors.finish("every error has an integer code and a string message", checked=answered)
+
+
+def _unsolicited(shared: Shared, pairs: list[tuple[AgentLink, Frame]]) -> None:
+    """EX-04:notes: the notifications other than ``session/update`` the agent sent, by
+    method. Informational: probes never count them as answers to what they sent."""
+    methods: Counter[str] = Counter()
+    for _, frame in pairs:
+        value = frame.value
+        if is_notification(value) and value.get("method") != "session/update":
+            methods[short(str(value.get("method")), 60)] += 1
+    listed = ", ".join(f"{m} x{n}" for m, n in methods.most_common(8))
+    reason = f"{sum(methods.values())} notification(s): {listed}" if methods else "none"
+    shared.findings.add("EX-04:notes", Status.PASS, reason, probe="audit")
 
 
 def _error_shape(row: _Row, link: AgentLink, frame: Frame, value: dict[str, Any]) -> None:

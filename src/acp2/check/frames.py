@@ -15,6 +15,7 @@ __all__ = [
     "MESSAGE_KINDS",
     "Frame",
     "envelope_problem",
+    "is_answer",
     "is_notification",
     "is_request",
     "is_response",
@@ -119,6 +120,15 @@ def is_response(value: Any) -> bool:
         and "id" in value
         and ("result" in value or "error" in value)
     )
+
+
+def is_answer(value: Any) -> bool:
+    """Something that answers a message: an array (a batch answer) or an object without
+    ``method`` that carries an ``id`` or an ``error``. Notifications and the agent's own
+    requests never count as answers, however they are timed."""
+    if isinstance(value, list):
+        return True
+    return isinstance(value, dict) and "method" not in value and ("id" in value or "error" in value)
 
 
 def session_update(value: Any) -> dict[str, Any] | None:

@@ -17,19 +17,22 @@ DEFAULT_PERMISSION_PROMPT = (
 class CheckOptions:
     """Everything ``acp2 check`` needs to know; the CLI flags map onto these fields.
 
-    ``timeout`` bounds every single wait for the agent; ``grace`` is how long the checker
-    keeps listening for frames that must *not* come (after an idle, after notifications).
+    ``timeout`` bounds every single wait for the agent (None: scaled from the agent's
+    measured start-up time, see :mod:`acp2.check.timing`); ``jobs`` is how many agent
+    processes run at once (None: the CPU count); ``grace`` is how long the checker keeps
+    listening for frames that must *not* come (after an idle, after notifications; it
+    grows for a slow-starting agent).
     ``cwd`` is the session directory (absolute; a fresh temporary directory when None).
     """
 
     argv: list[str]
     draft: str = "aug"
-    timeout: float = 10.0
+    timeout: float | None = None
     prompt: str = DEFAULT_PROMPT
     cancel_prompt: str = DEFAULT_CANCEL_PROMPT
     permission_prompt: str = DEFAULT_PERMISSION_PROMPT
     cwd: str | None = None
     env: dict[str, str] | None = None
     only: frozenset[str] | None = None
-    jobs: int = 6
+    jobs: int | None = None
     grace: float = 0.5

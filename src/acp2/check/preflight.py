@@ -8,37 +8,52 @@ the same as ``acp2 run`` and ``acp2 chat``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from acp2.check.driver import AgentLink, AgentStartError, open_link
 from acp2.check.options import CheckOptions
 from acp2.check.probes.base import CLIENT_INFO
+from acp2.check.timing import PREFLIGHT_LIMIT
 from acp2.diagnose import early_exit, not_answered, quote_line, stray_output
 
-__all__ = ["preflight"]
+__all__ = ["Preflight", "preflight"]
 
 #: Seconds to wait for an agent whose stdout ended to exit, to report its status.
 EXIT_WAIT = 2.0
 
 
-async def preflight(options: CheckOptions) -> str | None:
-    """Start the agent once and send ``initialize``; return why the check cannot run, or
-    None when the agent answered (whatever the answer: judging it is the probes' job)."""
+@dataclass(frozen=True)
+class Preflight:
+    """What the first start showed: why the check cannot run (None: it can), and the
+    seconds from starting the agent to its ``initialize`` answer (its start-up time)."""
+
+    problem: str | None
+    startup: float = 0.0
+
+
+async def preflight(options: CheckOptions) -> Preflight:
+    """Start the agent once and send ``initialize``; say why the check cannot run, or
+    measure the start-up time when the agent answered (whatever the answer: judging it
+    is the probes' job). Without ``--timeout`` it waits up to :data:`PREFLIGHT_LIMIT`."""
+    limit = options.timeout if options.timeout is not None else PREFLIGHT_LIMIT
     try:
         async with open_link(
-            options.argv, label="preflight", wait_limit=options.timeout, env=options.env
+            options.argv, label="preflight", wait_limit=limit, env=options.env
         ) as link:
             params = {"protocolVersion": 2, "info": CLIENT_INFO, "capabilities": {}}
-            if await link.call("initialize", params) is not None:
-                return None
-            return await _why(link, options)
+            answer = await link.call("initialize", params)
+            if answer is not None:
+                return Preflight(None, answer.t)
+            return Preflight(await _why(link, options, limit))
     except AgentStartError as exc:
-        return str(exc)
+        return Preflight(str(exc))
 
 
-async def _why(link: AgentLink, options: CheckOptions) -> str:
+async def _why(link: AgentLink, options: CheckOptions, limit: float) -> str:
     stray = next((quote_line(f.raw) for f in link.frames if not f.ok and f.raw.strip()), None)
     if link.eof:
         status = await link.wait_exit(EXIT_WAIT)
         return early_exit(options.argv, status, link.stderr_tail(), stray)
     if stray is not None:
-        return stray_output(stray, options.timeout)
-    return not_answered(options.timeout, link.stderr_tail()) + " (raise the limit with --timeout)"
+        return stray_output(stray, limit)
+    return not_answered(limit, link.stderr_tail()) + " (raise the limit with --timeout)"

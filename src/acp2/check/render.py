@@ -7,14 +7,12 @@ import shlex
 import sys
 from typing import Any, TextIO
 
+from acp2.check.requirements import BOTH_DRAFTS_ADVICE, DRAFT_NAMES, SPEC_URL
 from acp2.check.results import Report, Row, Status
 
 __all__ = ["DRAFT_TITLES", "print_report", "render_plain"]
 
-DRAFT_TITLES = {
-    "aug": "aug: the seed's revision (spec b7f00054, Aug 2026)",
-    "nov": "nov: the draft of the TypeScript SDK 2.4.0 (Nov 2026)",
-}
+DRAFT_TITLES = {draft: f"{draft}: {name}" for draft, name in DRAFT_NAMES.items()}
 _WIDTHS = (20, 6, 5, 6)
 
 
@@ -22,11 +20,16 @@ def _header(report: Report) -> list[str]:
     info: Any = report.agent.get("info") or {}
     who = f"{info.get('name', '?')} {info.get('version', '')}".strip() if info else "unknown"
     version = report.agent.get("protocolVersion")
-    return [
+    lines = [
         f"acp2 check -- {shlex.join(report.argv)}",
         f"agent: {who}" + (f", protocol {version}" if version is not None else ""),
         f"judged against {DRAFT_TITLES[report.draft]}",
     ]
+    if report.timing is not None:
+        lines.append(report.timing.summary())
+    if report.only is not None:
+        lines.append(f"partial check: only {', '.join(report.only)} (--only)")
+    return lines
 
 
 def _draft(row: Row) -> str:
@@ -49,12 +52,19 @@ def _footer(report: Report) -> list[str]:
     lines = [
         f"PASS {counts[Status.PASS]}  FAIL {counts[Status.FAIL]}  SKIP {counts[Status.SKIP]}"
         f"  ({report.duration:.1f}s)",
-        "* = a row where the drafts differ (CHECKLIST.md section 4); CAP = MUST once advertised",
+        "* = a row where the drafts differ (failures are explained below); "
+        "CAP = MUST once advertised",
     ]
+    reruns = report.timing.reruns if report.timing is not None else []
+    if reruns:
+        lines.append("timing-sensitive probes rerun alone after a failure:")
+        lines.extend(f"  - {r}" for r in reruns)
     notes = report.draft_notes()
     if notes:
         lines.append("failures where the drafts contradict each other:")
         lines.extend(f"  - {n}" for n in notes)
+        lines.append(f"  ({BOTH_DRAFTS_ADVICE})")
+    lines.append(f"ACP v2 specification: {SPEC_URL}")
     return lines
 
 

@@ -1,11 +1,13 @@
-"""The requirement rows ``acp2 check`` judges, keyed and cited by CHECKLIST.md id.
+"""The requirement rows ``acp2 check`` judges, with the text the report prints.
 
 Each :class:`Requirement` is one row of the report. ``key`` is unique; ``id`` is the
-CHECKLIST.md id it cites (several rows may cite one id). ``drafts`` says which draft the
-row applies to: a row in both drafts is judged the same way under either; a row in only
-one draft exists because the drafts disagree there, and ``diff`` names the section-4
-difference (``D-01`` ...). ``counterpart`` is the row of the other draft that judges the
-same observation, so the report can say how the agent fares under the other draft.
+requirement id it cites (several rows may cite one id; the prefixes are areas: ``TR``
+transport, ``IN`` initialization, ...), and ``text`` says the requirement itself, so the
+report needs no document outside the package. ``drafts`` says which draft the row applies
+to: a row in both drafts is judged the same way under either; a row in only one draft
+exists because the drafts disagree there, and ``diff`` names the difference (``D-01`` ...,
+explained in :data:`DIFFERENCES`). ``counterpart`` is the row of the other draft that
+judges the same observation, so the report can say how the agent fares under the other.
 """
 
 from __future__ import annotations
@@ -14,10 +16,46 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
-__all__ = ["DRAFTS", "REQUIREMENTS", "Level", "Requirement", "requirement"]
+__all__ = [
+    "BOTH_DRAFTS_ADVICE",
+    "DIFFERENCES",
+    "DRAFTS",
+    "DRAFT_NAMES",
+    "REQUIREMENTS",
+    "SPEC_URL",
+    "Level",
+    "Requirement",
+    "requirement",
+]
 
-#: The drafts a row can apply to: the seed's revision (default) and the TS SDK 2.4.0 draft.
+#: The drafts a row can apply to: ACP v2 alpha.3 (default) and the TS SDK 2.4.0 draft.
 DRAFTS: Final = ("aug", "nov")
+#: What each draft is (see ``schemas/README.md`` for where its shipped schema comes from).
+DRAFT_NAMES: Final = {
+    "aug": "ACP v2 alpha.3 (Aug 2026; schema 2.0.0-alpha.3, spec commit b7f00054)",
+    "nov": "TypeScript SDK 2.4.0 (Nov 2026; the v2 schema in @agentclientprotocol/sdk 2.4.0)",
+}
+#: The public ACP v2 pages (what changed from v1, with links to every v2 page).
+SPEC_URL: Final = "https://agentclientprotocol.com/protocol/v2/migration"
+#: Where the drafts disagree on the wire: what ``aug`` expects, then what ``nov`` expects.
+DIFFERENCES: Final = {
+    "D-01": "batches: aug answers JSON arrays as batches; nov rejects any array with one -32600",
+    "D-05": "an unsupported protocolVersion: aug answers a result with the agent's newest "
+    "version; nov answers a version <= the requested one, or -32022 {requested, supported}",
+    "D-09": "the prompt receipt: aug answers session/prompt with {}; nov with {messageId}, "
+    "the id of the user_message",
+    "D-10": "prompt content: nov rejects an unadvertised block type with -32602",
+    "D-14": "resume: nov sends a state_update before every session/resume response",
+    "D-15": "cancel during a permission request: the client answers it `cancelled`; nov "
+    "also has the agent send $/cancel_request for it",
+    "D-25": "message ids: aug forbids a user, agent and thought message sharing an id; "
+    "nov has separate id spaces and only recommends distinct ids",
+}
+#: What an agent does to work with clients of both drafts.
+BOTH_DRAFTS_ADVICE: Final = (
+    "to work with clients of both drafts: answer session/prompt with {messageId}, never "
+    "send batches, and send a state_update before a resume response"
+)
 BOTH: Final = ("aug", "nov")
 
 
@@ -90,6 +128,12 @@ _ROWS: Final[tuple[Requirement, ...]] = (
     Requirement("TR-22", "TR-22", M, "$/cancel_request for an unknown id gets no reply"),
     Requirement("TR-11", "TR-11", S, "unknown and removed v1 methods get -32601"),
     Requirement("EX-04", "EX-04", M, "an unknown `_` extension request gets -32601 with its id"),
+    Requirement(
+        "EX-04:notes",
+        "EX-04",
+        INF,
+        "notifications the agent sent on its own (never counted as answers)",
+    ),
     Requirement("TR-12", "TR-12", M, "error objects carry an integer code and a string message"),
     Requirement("TR-13:json", "TR-13", M, "invalid JSON gets -32700 with id null; link stays up"),
     Requirement(

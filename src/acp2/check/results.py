@@ -15,7 +15,8 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from acp2.check.requirements import REQUIREMENTS, Level, Requirement
+from acp2.check.requirements import DIFFERENCES, REQUIREMENTS, Level, Requirement
+from acp2.check.timing import Timing
 
 __all__ = ["Finding", "Findings", "Report", "Row", "Status"]
 
@@ -63,6 +64,23 @@ class Findings:
     def judged(self, key: str) -> bool:
         """True once any finding was recorded for ``key``."""
         return key in self._by_key
+
+    def failed_by(self, probe: str) -> dict[str, str]:
+        """The keys ``probe`` recorded a FAIL for, with those reasons."""
+        return {
+            key: "; ".join(f.reason for f in found if f.probe == probe and f.status is Status.FAIL)
+            for key, found in self._by_key.items()
+            if any(f.probe == probe and f.status is Status.FAIL for f in found)
+        }
+
+    def forget(self, probe: str) -> None:
+        """Drop every finding ``probe`` recorded (before it is run again)."""
+        for key in list(self._by_key):
+            kept = [f for f in self._by_key[key] if f.probe != probe]
+            if kept:
+                self._by_key[key] = kept
+            else:
+                del self._by_key[key]
 
     def rows(self) -> dict[str, Row]:
         """Merge the findings into one row per requirement, in catalogue order."""
@@ -131,6 +149,10 @@ class Report:
     rows: dict[str, Row]
     agent: dict[str, Any] = field(default_factory=dict)
     duration: float = 0.0
+    #: The probes run when ``--only`` picked a subset (None: every probe ran).
+    only: tuple[str, ...] | None = None
+    #: The waits and parallelism used, and the probes rerun alone (None: not recorded).
+    timing: Timing | None = None
 
     def under(self, draft: str) -> Report:
         """The same observations judged under ``draft`` (the probes do not depend on it)."""
@@ -151,11 +173,14 @@ class Report:
 
     @property
     def verdict(self) -> str:
-        """``CONFORMANT`` or ``NOT CONFORMANT (n MUST failures)``."""
+        """``CONFORMANT`` or ``NOT CONFORMANT (n MUST failures)``; a partial (``--only``)
+        run without failures is never called conformant: "no failures in the probes run"."""
         n = len(self.blocking())
-        if n == 0:
-            return "CONFORMANT"
-        return f"NOT CONFORMANT ({n} MUST failure{'s' if n != 1 else ''})"
+        if n:
+            return f"NOT CONFORMANT ({n} MUST failure{'s' if n != 1 else ''})"
+        if self.only is not None:
+            return f"no failures in the probes run ({', '.join(self.only)}; a partial check)"
+        return "CONFORMANT"
 
     def counterpart(self, row: Row) -> Row | None:
         """The row judging the same observation under the other draft, if any."""
@@ -175,14 +200,16 @@ class Report:
             if row.status is not Status.FAIL or req.diff is None:
                 continue
             twin = self.counterpart(row)
+            what = f" -- {req.diff} {DIFFERENCES[req.diff]}" if req.diff in DIFFERENCES else ""
             if twin is None:
                 notes.append(
-                    f"{req.key}: a {self.draft}-only rule ({req.diff}); {other} has no such rule"
+                    f"{req.key}: a {self.draft}-only rule ({req.diff}); {other} has no such "
+                    f"rule{what}"
                 )
             elif twin.status is not Status.FAIL:
                 notes.append(
                     f"{req.key}: the drafts differ here ({req.diff}); under {other} "
-                    f"({twin.requirement.key}) it is {twin.status.value}"
+                    f"({twin.requirement.key}) it is {twin.status.value}{what}"
                 )
         return notes
 
@@ -201,9 +228,25 @@ class Report:
             "must_failures": len(self.blocking()),
             "counts": counts,
             "duration_seconds": round(self.duration, 3),
+            "partial": self.only is not None,
+            "probes_run": list(self.only) if self.only is not None else None,
+            "timing": _timing_json(self.timing),
             "draft_notes": self.draft_notes(),
             "rows": [r.to_json() for r in self.judged()],
             "other_draft_rows": [
                 r.to_json() for r in self.rows.values() if not r.requirement.applies_to(self.draft)
             ],
         }
+
+
+def _timing_json(timing: Timing | None) -> dict[str, Any] | None:
+    if timing is None:
+        return None
+    return {
+        "timeout_seconds": timing.timeout,
+        "timeout_scaled": timing.scaled,
+        "startup_seconds": round(timing.startup, 3),
+        "jobs": timing.jobs,
+        "grace_seconds": timing.grace,
+        "reruns": list(timing.reruns),
+    }

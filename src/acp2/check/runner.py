@@ -1,4 +1,9 @@
-"""Run every probe (in parallel, each bounded), then the audit; build the :class:`Report`."""
+"""Run every probe (in parallel, each bounded), then the audit; build the :class:`Report`.
+
+A timing-sensitive probe (:attr:`ProbeSpec.timing`) with a failing row is rerun once,
+alone, after the parallel run: a row that passes then was a victim of load, and the
+report says so (``Timing.reruns``); a row that fails again is a failure.
+"""
 
 from __future__ import annotations
 
@@ -17,8 +22,9 @@ from acp2.check.options import CheckOptions
 from acp2.check.preflight import preflight
 from acp2.check.probes import PROBES
 from acp2.check.probes.base import Abort, Probe, ProbeSpec, Shared
-from acp2.check.requirements import DRAFTS
+from acp2.check.requirements import DRAFTS, REQUIREMENTS
 from acp2.check.results import Findings, Report, Status
+from acp2.check.timing import Timing, resolve
 from acp2.check.validator import require_jsonschema
 
 __all__ = ["CheckError", "run_check"]
@@ -28,9 +34,13 @@ class CheckError(Exception):
     """The check could not run at all (bad options, or the agent cannot be started)."""
 
 
-def probe_limit(options: CheckOptions) -> float:
+#: Reasons a probe stops for when the agent did not answer in time (a load symptom).
+_STALLED = ("not reached: initialize failed: no answer", "the probe exceeded")
+
+
+def probe_limit(timing: Timing) -> float:
     """The hard limit for one probe: many times the per-wait timeout, never infinite."""
-    return options.timeout * 12 + 10
+    return timing.timeout * 12 + 10
 
 
 async def run_check(options: CheckOptions) -> Report:
@@ -47,25 +57,66 @@ async def run_check(options: CheckOptions) -> Report:
     unknown = sorted((options.only or frozenset()) - PROBES.keys())
     if unknown:
         raise CheckError(f"unknown probe(s): {', '.join(unknown)}")
-    problem = await preflight(options)
-    if problem is not None:
-        raise CheckError(problem)
+    first = await preflight(options)
+    if first.problem is not None:
+        raise CheckError(first.problem)
+    timing = resolve(options, first.startup)
     started = time.monotonic()
     findings = Findings()
+    specs = [s for n, s in PROBES.items() if options.only is None or n in options.only]
     with _session_dir(options.cwd) as cwd:
-        shared = Shared(options, findings, cwd)
+        shared = Shared(options, findings, cwd, timing)
         start_errors: list[str] = []
-        limiter = anyio.CapacityLimiter(max(1, options.jobs))
+        limiter = anyio.CapacityLimiter(timing.jobs)
         async with anyio.create_task_group() as tg:
-            for name, spec in PROBES.items():
-                if options.only is None or name in options.only:
-                    tg.start_soon(_run_probe, spec, shared, limiter, start_errors)
+            for spec in specs:
+                tg.start_soon(_run_probe, spec, shared, limiter, start_errors)
+        if not start_errors:
+            await _rerun_alone(specs, shared, start_errors)
     if start_errors:
         raise CheckError(start_errors[0])
     audit(shared)
+    only = tuple(s.name for s in specs) if options.only is not None else None
     return Report(
-        options.draft, list(options.argv), findings.rows(), shared.agent, time.monotonic() - started
+        options.draft,
+        list(options.argv),
+        findings.rows(),
+        shared.agent,
+        time.monotonic() - started,
+        only,
+        timing,
     )
+
+
+async def _rerun_alone(specs: list[ProbeSpec], shared: Shared, start_errors: list[str]) -> None:
+    """Rerun, one at a time, each timing-sensitive probe that failed and each probe that
+    stopped because the agent did not answer in time; note the outcome."""
+    for spec in specs:
+        failed = _judged_failures(shared, spec.name) if spec.timing else {}
+        stalled = shared.stalled.get(spec.name)
+        if not failed and stalled is None:
+            continue
+        shared.findings.forget(spec.name)
+        await _run_probe(spec, shared, anyio.CapacityLimiter(1), start_errors)
+        again = _judged_failures(shared, spec.name)
+        for key in sorted(failed.keys() - again.keys()):
+            why = f"passed when rerun alone; in the parallel run: {failed[key]}"
+            shared.findings.add(key, Status.PASS, why, probe=spec.name)
+        first = f"{', '.join(sorted(failed))} failed" if failed else f"stopped ({stalled})"
+        outcome = (
+            "failed again" if again else "stopped again" if spec.name in shared.stalled else ""
+        )
+        shared.timing.reruns.append(
+            f"{spec.name}: {first} in the parallel run; {outcome or 'passed'}"
+        )
+
+
+def _judged_failures(shared: Shared, probe: str) -> dict[str, str]:
+    """The rows ``probe`` failed that count under the selected draft (rows of the other
+    draft never trigger a rerun: they do not decide this verdict)."""
+    draft = shared.options.draft
+    failed = shared.findings.failed_by(probe)
+    return {k: why for k, why in failed.items() if REQUIREMENTS[k].applies_to(draft)}
 
 
 async def _run_probe(
@@ -74,7 +125,7 @@ async def _run_probe(
     async with limiter:
         probe = Probe(spec.name, shared)
         reason = "not reached"
-        limit = probe_limit(shared.options)
+        limit = probe_limit(shared.timing)
         with anyio.move_on_after(limit) as scope:
             try:
                 await spec.fn(probe)
@@ -91,6 +142,10 @@ async def _run_probe(
                 )
         if scope.cancelled_caught:
             reason = f"the probe exceeded its {limit:g}s limit"
+        if reason.startswith(_STALLED):
+            shared.stalled[spec.name] = reason
+        else:
+            shared.stalled.pop(spec.name, None)
         for key in spec.rows:
             if not shared.findings.judged(key):
                 shared.findings.add(key, Status.SKIP, reason, probe=spec.name)

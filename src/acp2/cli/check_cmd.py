@@ -52,15 +52,17 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--draft",
         choices=("aug", "nov"),
         default="aug",
-        help="judge against the seed's revision (aug, default) or the TS SDK 2.4.0 draft (nov)",
+        help="judge against ACP v2 alpha.3 (aug, Aug 2026, default) or the draft of the "
+        "TypeScript SDK 2.4.0 (nov, Nov 2026)",
     )
     add("--json", metavar="FILE", help="also write the report as JSON to FILE")
     add(
         "--timeout",
         type=_positive,
-        default=10.0,
+        default=None,
         metavar="SECONDS",
-        help="bound for every wait on the agent (default: 10)",
+        help="bound for every wait on the agent (default: 6 times the agent's measured "
+        "start-up time, at least 10)",
     )
     add(
         "--prompt",
@@ -86,7 +88,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         metavar="PROBE",
         help="run only this probe (repeatable): " + ", ".join(PROBES),
     )
-    add("--jobs", type=int, default=6, metavar="N", help="agent processes at once (default: 6)")
+    add(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="agent processes at once (default: the CPU count)",
+    )
     add("--plain", action="store_true", help="plain-text table even when rich is installed")
     add("--verbose", "-v", action="store_true", help="show the reason of passing rows too")
     add(

@@ -2,7 +2,12 @@
 
 Correct by default (Aug rules; ``--nov`` answers version 1 with -32022 and rejects batches
 as the TypeScript SDK 2.4.0 does; ``--no-session`` advertises no session capability and
-has no session methods). ``--break RULE`` breaks exactly one rule:
+has no session methods; ``--notify-auth`` sends an unsolicited ``_auth/status_update``
+extension notification right after answering ``initialize`` and then at random moments,
+as real agents do; ``--slow-start SECONDS`` sleeps before reading stdin; ``--flaky-once
+FILE`` makes the first prompt after a cancel hang, in the first process only, to imitate a
+timing failure under load; ``--flaky-init FILE`` makes the second process to start never
+answer ``initialize``). ``--break RULE`` breaks exactly one rule:
 
   no-idle                never reports idle
   idle-no-stop-reason    ends normal turns with an idle that has no stopReason
@@ -21,14 +26,20 @@ import argparse
 import itertools
 import json
 import os
+import random
 import sys
 import threading
+import time
 from typing import Any
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--break", dest="broken", default="")
 parser.add_argument("--nov", action="store_true")
 parser.add_argument("--no-session", action="store_true")
+parser.add_argument("--notify-auth", action="store_true")
+parser.add_argument("--slow-start", type=float, default=0.0)
+parser.add_argument("--flaky-once", default="")
+parser.add_argument("--flaky-init", default="")
 ARGS = parser.parse_args()
 BROKEN, NOV = ARGS.broken, ARGS.nov
 LOCK = threading.Lock()
@@ -63,6 +74,7 @@ class Session:
         self.history: list[dict[str, Any]] = []
         self.cancel = threading.Event()
         self.busy = False
+        self.was_cancelled = False
 
     def update(self, update: dict[str, Any], *, keep: bool = False) -> None:
         if keep:
@@ -137,7 +149,9 @@ def run_turn(session: Session, text: str, user: dict[str, Any]) -> None:
     session.state("running")
     word, _, rest = text.partition(" ")
     mid = f"a{next(COUNTER)}"
-    if word == "wait":
+    if session.was_cancelled and flake_now():
+        session.cancel.wait()  # hang this one turn, as an agent on an overloaded machine may
+    elif word == "wait":
         session.say(mid, "Waiting until cancelled...")
         session.cancel.wait()
     elif word == "permission":
@@ -155,7 +169,45 @@ def run_turn(session: Session, text: str, user: dict[str, Any]) -> None:
             "content": [{"type": "text", "text": "(reply)"}],
         }
     )
-    session.idle("cancelled" if session.cancel.is_set() else "end_turn")
+    session.was_cancelled = session.cancel.is_set()
+    session.idle("cancelled" if session.was_cancelled else "end_turn")
+
+
+def claim(path: str) -> bool:
+    """True for the first process (of all sharing ``path``) to claim it."""
+    try:
+        with open(path, "x"):
+            return True
+    except FileExistsError:
+        return False
+
+
+def flake_now() -> bool:
+    """True once across all processes sharing the ``--flaky-once`` marker file."""
+    if not ARGS.flaky_once:
+        return False
+    try:
+        with open(ARGS.flaky_once, "x"):
+            return True
+    except FileExistsError:
+        return False
+
+
+def auth_notice() -> None:
+    status = random.choice(("unauthenticated", "authenticated", "refreshing"))
+    write({"jsonrpc": "2.0", "method": "_auth/status_update", "params": {"status": status}})
+
+
+def start_auth_notices() -> None:
+    """One notice right after initialize, then more at random moments (real agents do)."""
+    auth_notice()
+
+    def loop() -> None:
+        while True:
+            time.sleep(random.uniform(0.02, 0.5))
+            auth_notice()
+
+    threading.Thread(target=loop, daemon=True).start()
 
 
 def on_prompt(id: Any, params: dict[str, Any]) -> list[Any]:
@@ -179,6 +231,8 @@ def on_prompt(id: Any, params: dict[str, Any]) -> list[Any]:
 
 def on_initialize(params: dict[str, Any]) -> Any:
     version = params.get("protocolVersion")
+    if ARGS.flaky_init and claim(ARGS.flaky_init + ".1") is False and claim(ARGS.flaky_init + ".2"):
+        threading.Event().wait()  # the second process to start never answers initialize
     if NOV and isinstance(version, int) and version < 2:
         raise Reject(
             -32022, "Unsupported protocol version", {"requested": version, "supported": [2]}
@@ -298,10 +352,13 @@ def on_line(raw: bytes) -> None:
         return
     for answer in on_message(msg):
         write(answer)
+    if ARGS.notify_auth and isinstance(msg, dict) and msg.get("method") == "initialize":
+        start_auth_notices()
 
 
 def main() -> None:
     log("reference agent starting")
+    time.sleep(ARGS.slow_start)
     for raw in sys.stdin.buffer:
         if raw.strip():
             on_line(raw.rstrip(b"\r\n"))

@@ -17,6 +17,7 @@ from acp2.check.driver import AgentLink, Sent, open_link
 from acp2.check.frames import Frame
 from acp2.check.options import CheckOptions
 from acp2.check.results import Findings, Status
+from acp2.check.timing import Timing
 
 __all__ = [
     "Abort",
@@ -40,8 +41,11 @@ class Shared:
     options: CheckOptions
     findings: Findings
     session_cwd: str
+    timing: Timing
     links: list[AgentLink] = field(default_factory=list)
     agent: dict[str, Any] = field(default_factory=dict)
+    #: Probes that stopped because the agent did not answer in time, with the reason.
+    stalled: dict[str, str] = field(default_factory=dict)
 
 
 class Probe:
@@ -52,6 +56,9 @@ class Probe:
         self.shared = shared
         self.options = shared.options
         self.cwd = shared.session_cwd
+        #: The bound of every single wait, and the grace period, of this run.
+        self.timeout = shared.timing.timeout
+        self.grace = shared.timing.grace
 
     @asynccontextmanager
     async def link(self, label: str = "") -> AsyncIterator[AgentLink]:
@@ -59,7 +66,7 @@ class Probe:
         async with open_link(
             self.options.argv,
             label=f"{self.name}{':' + label if label else ''}",
-            wait_limit=self.options.timeout,
+            wait_limit=self.timeout,
             env=self.options.env,
         ) as link:
             self.shared.links.append(link)
@@ -154,9 +161,14 @@ ProbeFn = Callable[[Probe], Awaitable[None]]
 
 @dataclass(frozen=True)
 class ProbeSpec:
-    """A named probe and the rows it decides (undecided ones become SKIP)."""
+    """A named probe and the rows it decides (undecided ones become SKIP).
+
+    ``timing`` marks a probe whose verdict depends on the agent answering in time (turns,
+    cancels, shutdown): when one of its rows fails, it is rerun once alone.
+    """
 
     name: str
     fn: ProbeFn
     rows: tuple[str, ...]
     help: str
+    timing: bool = False

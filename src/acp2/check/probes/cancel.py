@@ -66,7 +66,7 @@ def judge_cancelled(p: Probe, key: str, sid: str, idle: Frame | None, frames: li
         reason == "cancelled",
         f"idle with stopReason {reason!r}"
         if idle
-        else f"no idle within {p.options.timeout:g}s of session/cancel (last frames shown)",
+        else f"no idle within {p.timeout:g}s of session/cancel (last frames shown)",
         [idle] if idle else frames[-3:],
     )
     as_error = errors + ([idle] if idle and reason == "error" else [])
@@ -95,7 +95,7 @@ async def cancel(p: Probe) -> None:
             cut = link.step("session/cancel")
             await link.notify("session/cancel", {"sessionId": sid})
             idle = await wait_state(link, sid, "idle", since=cut)
-            await link.settle(p.options.grace)
+            await link.settle(p.grace)
             judge_cancelled(p, "PL-18", sid, idle, link.frames[since:])
             if idle is not None:
                 _judge_after(p, sid, link.frames[idle.index + 1 :])
@@ -131,5 +131,11 @@ def _judge_after(p: Probe, sid: str, frames: list[Frame]) -> None:
 
 
 CANCEL_PROBES = (
-    ProbeSpec("cancel", cancel, ROWS, "session/cancel during a running turn (--cancel-prompt)"),
+    ProbeSpec(
+        "cancel",
+        cancel,
+        ROWS,
+        "session/cancel during a running turn (--cancel-prompt)",
+        timing=True,
+    ),
 )

@@ -109,5 +109,7 @@ async def _rejected(p: Probe, link: AgentLink, sid: str, block: dict[str, Any]) 
 
 
 CONTENT_PROBES = (
-    ProbeSpec("content", content, ROWS, "text, resource_link, image, audio, resource prompts"),
+    ProbeSpec(
+        "content", content, ROWS, "text, resource_link, image, audio, resource prompts", timing=True
+    ),
 )

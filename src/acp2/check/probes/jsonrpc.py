@@ -60,7 +60,7 @@ async def _ids_and_methods(p: Probe, link: AgentLink) -> None:
     for rid, method, params in sent:
         await link.request(method, params, id=rid)
     answers = {repr(rid): await link.response(rid, since=since) for rid, _, _ in sent}
-    await link.settle(p.options.grace)
+    await link.settle(p.grace)
     _judge_ids(p, link, since, sent, answers)
     ext = [answers[repr(1001)], answers[repr("1001")]]
     p.judge(

@@ -2,7 +2,10 @@
 
 Each kind of malformed input goes to its own agent process, so an agent that dies on
 one fails that row alone. After each input a follow-up request shows whether the link
-is still usable; everything that arrived before its answer is the reply to the input.
+is still usable; every answer (a response object or an array) that arrived before its
+answer, or shortly after, is the reply to the input. Notifications the agent sends on its
+own meanwhile (``_auth/status_update`` ...) are not answers: they are named in the row's
+reason and never counted.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import json
 from typing import Any
 
 from acp2.check.driver import AgentLink
-from acp2.check.frames import Frame, is_response, same_id
+from acp2.check.frames import Frame, is_answer, is_notification, is_response, same_id
 from acp2.check.probes.base import Abort, Probe, ProbeSpec
 
 __all__ = ["MALFORMED_PROBES"]
@@ -34,28 +37,37 @@ def _code(frame: Frame) -> Any:
 
 async def _send_then_flush(
     link: AgentLink, label: str, data: bytes, grace: float
-) -> tuple[Frame | None, list[Frame]]:
-    """Write ``data``, then a request; return its answer and every other frame before it."""
+) -> tuple[Frame | None, list[Frame], list[Frame]]:
+    """Write ``data``, then a request; return its answer, every other answer around it,
+    and the notifications the agent sent meanwhile (which answer nothing)."""
     since = link.step(label)
     await link.send_raw(data)
     flush_id = f"alive-{label}"
     await link.ping(flush_id)
     answer = await link.response(flush_id, since=since)
     await link.settle(grace)
+    window = [f for f in link.frames[since:] if f.ok and f is not answer]
     others = [
         f
-        for f in link.frames[since:]
-        if f is not answer
-        and f.ok
+        for f in window
+        if is_answer(f.value)
         and not (isinstance(f.value, dict) and same_id(f.value.get("id"), flush_id))
     ]
-    return answer, others
+    return answer, others, [f for f in window if is_notification(f.value)]
+
+
+def noted(reason: str, notes: list[Frame]) -> str:
+    """``reason`` plus a clause naming the notifications that were not counted."""
+    if not notes:
+        return reason
+    methods = sorted({str(f.value.get("method")) for f in notes})
+    return f"{reason} ({len(notes)} notification(s) not counted: {', '.join(methods)})"
 
 
 async def _single_error(p: Probe, key: str, label: str, data: bytes, code: int) -> None:
     async with p.link() as link:
         await p.handshake(link)
-        answer, others = await _send_then_flush(link, f"malformed:{label}", data, 0.2)
+        answer, others, notes = await _send_then_flush(link, f"malformed:{label}", data, 0.2)
         errors = _null_errors(others)
         if answer is None:
             sent = [x for x in link.sent if x.raw == data]
@@ -65,13 +77,10 @@ async def _single_error(p: Probe, key: str, label: str, data: bytes, code: int) 
                 [*sent, *others],
             )
         elif len(errors) != 1 or _code(errors[0]) != code or len(others) != 1:
-            p.fail(
-                key,
-                f"expected exactly one {code} error with id null, got {len(others)} frame(s)",
-                others,
-            )
+            why = f"expected exactly one {code} error with id null, got {len(others)} answer(s)"
+            p.fail(key, noted(why, notes), others)
         else:
-            p.ok(key, f"one {code} error with id null; the link stayed usable")
+            p.ok(key, noted(f"one {code} error with id null; the link stayed usable", notes))
 
 
 async def invalid_json(p: Probe) -> None:
@@ -93,7 +102,7 @@ async def invalid_utf8(p: Probe) -> None:
         # The id is ours even though the bytes are broken: a lenient agent may answer it,
         # which TR-01:utf8 judges; the id audit (TR-09) must not count it as unknown.
         link.called.append((77, "session/list"))
-        answer, others = await _send_then_flush(link, "malformed:invalid UTF-8", line, 0.2)
+        answer, others, _ = await _send_then_flush(link, "malformed:invalid UTF-8", line, 0.2)
         dispatched = [
             f
             for f in others
@@ -123,24 +132,29 @@ async def batches(p: Probe) -> None:
     """``[]``, a batch of notifications, and a mixed batch, judged per draft."""
     async with p.link() as link:
         await p.handshake(link)
-        answer, others = await _send_then_flush(link, "batch:empty", b"[]\n", p.options.grace)
+        answer, others, notes = await _send_then_flush(link, "batch:empty", b"[]\n", p.grace)
         if answer is None:
             p.fail("TR-14:empty", f"the agent stopped answering after []{link.exit_note()}", others)
             raise Abort("the agent stopped answering after a batch")
-        single = others and isinstance(others[0].value, dict) and _null_errors(others[:1])
+        single = len(others) == 1 and bool(_null_errors(others)) and _code(others[0]) == -32600
         p.judge(
             "TR-14:empty",
-            bool(single) and len(others) == 1 and _code(others[0]) == -32600,
-            "one -32600 object" if single else "expected one -32600 error object",
+            single,
+            noted(
+                "one -32600 object"
+                if single
+                else f"expected one -32600 error object, got {len(others)} answer(s)",
+                notes,
+            ),
             others,
         )
-        notes = [_message("_acp2check/n1"), _message("_acp2check/n2")]
-        data = json.dumps(notes).encode() + b"\n"
-        answer, others = await _send_then_flush(link, "batch:notifications", data, p.options.grace)
+        batch = [_message("_acp2check/n1"), _message("_acp2check/n2")]
+        data = json.dumps(batch).encode() + b"\n"
+        answer, others, notes = await _send_then_flush(link, "batch:notifications", data, p.grace)
         p.judge(
             "TR-14:notifications",
             answer is not None and not others,
-            "no reply" if not others else "a batch of notifications was answered",
+            noted("no reply" if not others else "a batch of notifications was answered", notes),
             others,
         )
         _judge_nov(p, others, "notifications")
@@ -157,7 +171,7 @@ async def _mixed(p: Probe, link: AgentLink) -> None:
     link.expect("b1", "_acp2check/b1")
     link.expect("b2", "session/list")
     data = json.dumps(entries).encode() + b"\n"
-    answer, others = await _send_then_flush(link, "batch:mixed", data, p.options.grace)
+    answer, others, _ = await _send_then_flush(link, "batch:mixed", data, p.grace)
     arrays = [f for f in others if isinstance(f.value, list)]
     ok = len(others) == 1 and len(arrays) == 1 and _batch_entries_ok(arrays[0].value)
     p.judge(

@@ -47,7 +47,7 @@ async def _ask(p: Probe, link: AgentLink, keys: tuple[str, ...]) -> tuple[str, i
         for key in keys:
             p.skip(
                 key,
-                f"the agent did not ask for permission within {p.options.timeout:g}s "
+                f"the agent did not ask for permission within {p.timeout:g}s "
                 f"(see --permission-prompt){link.exit_note()}",
             )
         await link.notify("session/cancel", {"sessionId": sid})
@@ -86,7 +86,7 @@ async def permission(p: Probe) -> None:
         sid, since, request = await _ask(p, link, ROWS)
         _judge_request(p, request)
         asked = await link.wait_for(
-            lambda f: is_state(f, sid, "requires_action"), since=since, within=p.options.grace
+            lambda f: is_state(f, sid, "requires_action"), since=since, within=p.grace
         )
         answered = link.step("permission answered")
         await link.reply(request, permission_answer(request, "reject"))
@@ -125,9 +125,7 @@ async def permission_cancel(p: Probe) -> None:
         cut = link.step("session/cancel during permission")
         await link.notify("session/cancel", {"sessionId": sid})
         rid = request.value.get("id")
-        withdrawn = await link.wait_for(
-            lambda f: _cancels(f, rid), since=cut, within=p.options.grace
-        )
+        withdrawn = await link.wait_for(lambda f: _cancels(f, rid), since=cut, within=p.grace)
         p.judge(
             "PL-16:nov",
             withdrawn is not None,
@@ -138,7 +136,7 @@ async def permission_cancel(p: Probe) -> None:
         )
         await link.reply(request, {"outcome": {"outcome": "cancelled"}})
         idle = await wait_state(link, sid, "idle", since=cut)
-        await link.settle(p.options.grace)
+        await link.settle(p.grace)
         judge_cancelled(p, "PL-18:permission", sid, idle, link.frames[since:])
 
 
@@ -151,11 +149,14 @@ def _cancels(frame: Frame, rid: Any) -> bool:
 
 
 PERMISSION_PROBES = (
-    ProbeSpec("permission", permission, ROWS, "a permission request (--permission-prompt)"),
+    ProbeSpec(
+        "permission", permission, ROWS, "a permission request (--permission-prompt)", timing=True
+    ),
     ProbeSpec(
         "permission-cancel",
         permission_cancel,
         CANCEL_ROWS,
         "session/cancel while a permission request is pending",
+        timing=True,
     ),
 )

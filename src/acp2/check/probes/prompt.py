@@ -95,7 +95,7 @@ def _judge_idle(p: Probe, turn: Turn, label: str) -> None:
         if turn.result is not None:
             p.fail(
                 "PL-07",
-                f"{label}: no idle state_update within {p.options.timeout:g}s "
+                f"{label}: no idle state_update within {p.timeout:g}s "
                 "(the last frames of the turn are shown)",
                 turn.frames[-3:],
             )
@@ -182,5 +182,11 @@ async def prompt(p: Probe) -> None:
 
 
 PROMPT_PROBES = (
-    ProbeSpec("prompt", prompt, ROWS, "two prompt turns: receipt, user_message, running, idle"),
+    ProbeSpec(
+        "prompt",
+        prompt,
+        ROWS,
+        "two prompt turns: receipt, user_message, running, idle",
+        timing=True,
+    ),
 )

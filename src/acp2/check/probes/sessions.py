@@ -198,6 +198,10 @@ async def _delete(p: Probe, link: AgentLink, caps: dict[str, Any], sid: str) -> 
 
 SESSION_PROBES = (
     ProbeSpec(
-        "sessions", sessions, ROWS, "new, list, close, resume (with and without replay), delete"
+        "sessions",
+        sessions,
+        ROWS,
+        "new, list, close, resume (with and without replay), delete",
+        timing=True,
     ),
 )

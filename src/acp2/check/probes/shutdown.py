@@ -11,9 +11,9 @@ __all__ = ["SHUTDOWN_PROBES"]
 
 async def _judge_exit(p: Probe, link: AgentLink, key: str, when: str) -> None:
     closed_at = link.now()
-    code = await link.wait_exit(p.options.timeout)
+    code = await link.wait_exit(p.timeout)
     if code is None:
-        p.fail(key, f"still running {p.options.timeout:g}s after stdin was closed {when}")
+        p.fail(key, f"still running {p.timeout:g}s after stdin was closed {when}")
     else:
         took = link.now() - closed_at
         p.ok(key, f"exited with code {code} {took:.2f}s after stdin was closed {when}")
@@ -38,6 +38,8 @@ async def shutdown_busy(p: Probe) -> None:
 
 
 SHUTDOWN_PROBES = (
-    ProbeSpec("shutdown-idle", shutdown_idle, ("TR-06",), "stdin closed while idle"),
-    ProbeSpec("shutdown-busy", shutdown_busy, ("TR-06:busy",), "stdin closed during a turn"),
+    ProbeSpec("shutdown-idle", shutdown_idle, ("TR-06",), "stdin closed while idle", timing=True),
+    ProbeSpec(
+        "shutdown-busy", shutdown_busy, ("TR-06:busy",), "stdin closed during a turn", timing=True
+    ),
 )

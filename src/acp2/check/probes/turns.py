@@ -20,7 +20,7 @@ __all__ = [
     "wait_state",
 ]
 
-#: Stop reasons of the seed page, plus Nov's ``error`` (PL-10); ``_x`` values are custom.
+#: Stop reasons of alpha.3, plus Nov's ``error`` (PL-10); ``_x`` values are custom.
 KNOWN_STOP_REASONS = frozenset(
     {"end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error"}
 )
@@ -138,5 +138,5 @@ async def run_turn(
         if cancel and response is not None:
             await link.notify("session/cancel", {"sessionId": session_id})
         idle = await wait_state(link, session_id, "idle", since=since)
-    await link.settle(p.options.grace if idle or rejected else 0)
+    await link.settle(p.grace if idle or rejected else 0)
     return Turn(session_id, since, rid, response, idle, link.frames[since:])
