@@ -23,8 +23,9 @@ PROMPTS = {"prompt": "echo hello", "cancel_prompt": "wait", "permission_prompt":
 
 
 def options(argv: Sequence[str], **overrides: Any) -> CheckOptions:
-    """Check options for the test agents: short waits, scenario prompts."""
-    fields: dict[str, Any] = {"timeout": 3.0, "grace": 0.3, **PROMPTS, **overrides}
+    """Check options for the test agents: short waits, six agent processes at once (the
+    machine-derived default is tested in test_timing), scenario prompts."""
+    fields: dict[str, Any] = {"timeout": 3.0, "grace": 0.3, "jobs": 6, **PROMPTS, **overrides}
     return CheckOptions(argv=list(argv), **fields)
 
 
