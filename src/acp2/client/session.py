@@ -82,6 +82,8 @@ class ClientSession:
         self.state = SessionState(session_id=session_id)
         self.closed = False
         self._works: list[Work] = []
+        #: How many ``session/prompt`` requests wait for their response.
+        self._prompting = 0
         self._listeners: list[UpdateListener] = []
         self._pending: set[_Pending] = set()
         #: The event waiters sleep on (None: nobody waits). A plain asyncio.Event: one
@@ -129,6 +131,22 @@ class ClientSession:
         if self._changed is not None:
             self._wake()
 
+    async def _receive_in_order(self, update: Any, raw: bytes) -> None:
+        """:meth:`_receive` an ``idle`` once the prompts answered before it have seen their
+        answer; the reader awaits this before it dispatches the next message.
+
+        Which work an ``idle`` ends depends on where it sits in the stream relative to the
+        ``session/prompt`` responses: an idle before a prompt's response ends earlier work,
+        an idle after it ends (or belongs to) the prompt's work. The reader delivers a
+        response by waking the prompting task, and dispatches the rest of what it read
+        before that task runs, so an agent that writes its response and the whole turn in
+        one burst would have the prompt accepted after its own idle (the work then waited
+        for another one). One turn of the event loop lets every prompting task whose
+        response was already delivered accept it first.
+        """
+        await asyncio.sleep(0)
+        self._receive(update, raw)
+
     def _wake(self) -> None:
         # Set the event the current waiters sleep on, once; the next wait makes a new one.
         # Updates that arrive before a woken waiter runs cost nothing here.
@@ -172,6 +190,7 @@ class ClientSession:
         check_prompt(self.client.agent_capabilities, blocks)
         work = Work(self)
         self._works.append(work)
+        self._prompting += 1
         try:
             response = await self.client._request(
                 "session/prompt", PromptRequest(session_id=self.id, prompt=blocks), PromptResponse
@@ -180,6 +199,8 @@ class ClientSession:
             if work in self._works:
                 self._works.remove(work)
             raise
+        finally:
+            self._prompting -= 1
         message_id = response.message_id
         work._accept(message_id if isinstance(message_id, str) else None)
         if work.done and work in self._works:
