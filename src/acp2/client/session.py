@@ -20,6 +20,7 @@ from acp2.client.permissions import CANCELLED, PermissionRequest, run_policy, to
 from acp2.client.work import Work
 from acp2.errors import LocalProtocolError, ResourceNotFound
 from acp2.schema import (
+    AgentMessageChunk,
     AvailableCommandsUpdate,
     BackgroundToolCall,
     CancelSessionNotification,
@@ -34,7 +35,13 @@ from acp2.schema import (
     TextContent,
     ToolCallPermissionSubject,
 )
-from acp2.state import SessionState, apply_permission_subject, mark_cancelled, reduce
+from acp2.state import (
+    SessionState,
+    apply_permission_subject,
+    mark_cancelled,
+    reduce,
+    reduce_agent_text,
+)
 
 if TYPE_CHECKING:
     from acp2.client.connection import ClientConnection
@@ -111,17 +118,13 @@ class ClientSession:
         The hot path of a streaming session: plain calls only, and at most one wake-up
         per batch of updates the reader handles without pausing.
         """
-        reduce(self.state, update)
         kind = type(update)
-        if kind in _SEED_KINDS:
-            self._seeded.add(kind)
         works = self._works
-        if works:
-            finished = False
-            for work in works:
-                finished = work._push(update) or finished
-            if finished:
-                self._works = [work for work in works if not work.done]
+        if kind is AgentMessageChunk and reduce_agent_text(self.state, update):
+            for work in works:  # plain text: never an idle, and the block needs no check
+                work._push_text(update)
+        else:
+            self._reduce_and_push(kind, update)
         if self._listeners:
             for listener in list(self._listeners):
                 try:
@@ -146,6 +149,19 @@ class ClientSession:
         """
         await asyncio.sleep(0)
         self._receive(update, raw)
+
+    def _reduce_and_push(self, kind: type, update: Any) -> None:
+        """:meth:`_receive` for every update but a plain agent text chunk."""
+        reduce(self.state, update)
+        if kind in _SEED_KINDS:
+            self._seeded.add(kind)
+        works = self._works
+        if works:
+            finished = False
+            for work in works:
+                finished = work._push(update) or finished
+            if finished:
+                self._works = [work for work in works if not work.done]
 
     def _wake(self) -> None:
         # Set the event the current waiters sleep on, once; the next wait makes a new one.

@@ -252,6 +252,25 @@ class Work:
             return True
         return False
 
+    def _push_text(self, update: Any) -> None:
+        """:meth:`_push` for an agent chunk the state found plain (the hot path)."""
+        if self.done:
+            return
+        run = self._run
+        if (
+            type(run) is TextRun
+            and run.kind is AgentMessageChunk
+            and update.message_id == run.message_id
+            and update.meta is UNSET
+        ):
+            try:
+                run.data += update.content.text.encode()
+            except UnicodeEncodeError:
+                run.data += update.content.text.encode("utf-8", "surrogatepass")
+            run.last = update
+            return
+        self._push(update)
+
     def _append(self, entry: Any) -> None:
         items = self._items
         items.append(entry)
