@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, Final, TypeVar
 
 import msgspec
@@ -29,6 +29,7 @@ from acp2.schema import (
     InitializeResponse,
     RequestPermissionRequest,
     SessionUpdate,
+    StateUpdate,
 )
 
 __all__ = ["AgentClosed", "ClientConnection"]
@@ -208,21 +209,27 @@ class ClientConnection(SessionManagement):
 
     # -- handlers ----------------------------------------------------------------------------
 
-    def _on_update(self, note: _UpdateNotification, raw_params: bytes) -> None:
+    def _on_update(self, note: _UpdateNotification, raw_params: bytes) -> Awaitable[None] | None:
         # A plain function: the reader calls it inline, no coroutine per update. ``note``
         # was decoded strictly in one pass; the exact bytes of the update are only cut out
-        # of ``raw_params`` when someone needs them (listeners, early buffering).
+        # of ``raw_params`` when someone needs them (listeners, early buffering). An idle
+        # while a prompt waits for its response is the exception: see _receive_in_order.
         session = self.sessions.get(note.session_id)
         if session is not None and not session._listeners:
+            if session._prompting and _is_idle(note.update):
+                return session._receive_in_order(note.update, b"")
             session._receive(note.update, b"")
-            return
+            return None
         raw = _raw_update(raw_params)
         if raw is None:
-            return
+            return None
         if session is not None:
+            if session._prompting and _is_idle(note.update):
+                return session._receive_in_order(note.update, raw)
             session._receive(note.update, raw)
         elif note.session_id not in self._forgotten:
             self._buffer(note.session_id, note.update, raw)
+        return None
 
     def _buffer(self, session_id: str, update: Any, raw: bytes) -> None:
         early = self._early.get(session_id)
@@ -239,6 +246,10 @@ class ClientConnection(SessionManagement):
             log.warning("permission request for unknown session %s: declined", params.session_id)
             return CANCELLED
         return await session._answer_permission(params)
+
+
+def _is_idle(update: Any) -> bool:
+    return type(update) is StateUpdate and update.state == "idle"
 
 
 def _raw_update(raw_params: bytes) -> bytes | None:

@@ -20,6 +20,7 @@ from acp2.client.permissions import CANCELLED, PermissionRequest, run_policy, to
 from acp2.client.work import Work
 from acp2.errors import LocalProtocolError, ResourceNotFound
 from acp2.schema import (
+    AgentMessageChunk,
     AvailableCommandsUpdate,
     BackgroundToolCall,
     CancelSessionNotification,
@@ -34,7 +35,13 @@ from acp2.schema import (
     TextContent,
     ToolCallPermissionSubject,
 )
-from acp2.state import SessionState, apply_permission_subject, mark_cancelled, reduce
+from acp2.state import (
+    SessionState,
+    apply_permission_subject,
+    mark_cancelled,
+    reduce,
+    reduce_agent_text,
+)
 
 if TYPE_CHECKING:
     from acp2.client.connection import ClientConnection
@@ -82,6 +89,8 @@ class ClientSession:
         self.state = SessionState(session_id=session_id)
         self.closed = False
         self._works: list[Work] = []
+        #: How many ``session/prompt`` requests wait for their response.
+        self._prompting = 0
         self._listeners: list[UpdateListener] = []
         self._pending: set[_Pending] = set()
         #: The event waiters sleep on (None: nobody waits). A plain asyncio.Event: one
@@ -109,8 +118,41 @@ class ClientSession:
         The hot path of a streaming session: plain calls only, and at most one wake-up
         per batch of updates the reader handles without pausing.
         """
-        reduce(self.state, update)
         kind = type(update)
+        works = self._works
+        if kind is AgentMessageChunk and reduce_agent_text(self.state, update):
+            for work in works:  # plain text: never an idle, and the block needs no check
+                work._push_text(update)
+        else:
+            self._reduce_and_push(kind, update)
+        if self._listeners:
+            for listener in list(self._listeners):
+                try:
+                    listener(update, raw)
+                except Exception:
+                    log.exception("update listener failed in session %s", self.id)
+        if self._changed is not None:
+            self._wake()
+
+    async def _receive_in_order(self, update: Any, raw: bytes) -> None:
+        """:meth:`_receive` an ``idle`` once the prompts answered before it have seen their
+        answer; the reader awaits this before it dispatches the next message.
+
+        Which work an ``idle`` ends depends on where it sits in the stream relative to the
+        ``session/prompt`` responses: an idle before a prompt's response ends earlier work,
+        an idle after it ends (or belongs to) the prompt's work. The reader delivers a
+        response by waking the prompting task, and dispatches the rest of what it read
+        before that task runs, so an agent that writes its response and the whole turn in
+        one burst would have the prompt accepted after its own idle (the work then waited
+        for another one). One turn of the event loop lets every prompting task whose
+        response was already delivered accept it first.
+        """
+        await asyncio.sleep(0)
+        self._receive(update, raw)
+
+    def _reduce_and_push(self, kind: type, update: Any) -> None:
+        """:meth:`_receive` for every update but a plain agent text chunk."""
+        reduce(self.state, update)
         if kind in _SEED_KINDS:
             self._seeded.add(kind)
         works = self._works
@@ -120,14 +162,6 @@ class ClientSession:
                 finished = work._push(update) or finished
             if finished:
                 self._works = [work for work in works if not work.done]
-        if self._listeners:
-            for listener in list(self._listeners):
-                try:
-                    listener(update, raw)
-                except Exception:
-                    log.exception("update listener failed in session %s", self.id)
-        if self._changed is not None:
-            self._wake()
 
     def _wake(self) -> None:
         # Set the event the current waiters sleep on, once; the next wait makes a new one.
@@ -172,6 +206,7 @@ class ClientSession:
         check_prompt(self.client.agent_capabilities, blocks)
         work = Work(self)
         self._works.append(work)
+        self._prompting += 1
         try:
             response = await self.client._request(
                 "session/prompt", PromptRequest(session_id=self.id, prompt=blocks), PromptResponse
@@ -180,6 +215,8 @@ class ClientSession:
             if work in self._works:
                 self._works.remove(work)
             raise
+        finally:
+            self._prompting -= 1
         message_id = response.message_id
         work._accept(message_id if isinstance(message_id, str) else None)
         if work.done and work in self._works:

@@ -5,8 +5,13 @@ work ends with the first ``state_update`` ``idle`` that follows. Updates may arr
 before the response (Nov: the user message may precede it, D-09; a held prompt's
 response waits for the previous work's idle, PL-22), so a work records from the moment
 its prompt is sent and, on acceptance, keeps only what belongs to it: everything after
-the last ``idle`` that precedes its user message (or, without a ``messageId``, after the
-last ``idle`` seen so far).
+the last ``idle`` that precedes its user message (or, without one, after the last
+``idle`` before the response). The session dispatches an ``idle`` only after every
+prompt answered before it accepted its answer, so "before the response" is the order
+on the wire, even when the agent writes the response and its whole turn in one burst.
+An agent that runs a whole foreground work (idle, ``running``, ..., ``idle``) after the
+prompt was sent and only then answers, without a user message, has that work taken as
+the prompt's: the work never waits on a session that already went idle for it.
 """
 
 from __future__ import annotations
@@ -42,6 +47,14 @@ _NOTHING: Final = object()
 
 def _is_idle(update: Any) -> bool:
     return type(update) is StateUpdate and update.state == "idle"
+
+
+def _after_last_idle(items: list[Any], end: int) -> int:
+    """The index after the last ``idle`` in ``items[:end]`` (0 if there is none)."""
+    for i in range(end - 1, -1, -1):
+        if _is_idle(items[i]):
+            return i + 1
+    return 0
 
 
 def _user_message_id(entry: Any) -> str | None:
@@ -82,7 +95,7 @@ class Work:
     ``state_update`` included, then stops; it may be iterated again from the start.
     :meth:`wait` returns the stop reason. Both raise :class:`~acp2.errors.ConnectionClosed`
     (with the agent's stderr tail) if the agent goes away first; bound them with
-    ``anyio.fail_after`` or ``wait(timeout=...)``.
+    ``anyio.fail_after``.
 
     Updates are **coalesced**: consecutive plain text chunks of one message (and
     consecutive output chunks of one terminal) may arrive as one merged chunk, and
@@ -96,6 +109,8 @@ class Work:
 
     def __init__(self, session: ClientSession) -> None:
         self.session = session
+        #: Foreground work was running when the prompt was sent.
+        self._busy_at_send = session.state.busy
         self._message_id: str | None = None
         self.accepted = False
         #: True once the work's ``idle`` arrived.
@@ -237,6 +252,25 @@ class Work:
             return True
         return False
 
+    def _push_text(self, update: Any) -> None:
+        """:meth:`_push` for an agent chunk the state found plain (the hot path)."""
+        if self.done:
+            return
+        run = self._run
+        if (
+            type(run) is TextRun
+            and run.kind is AgentMessageChunk
+            and update.message_id == run.message_id
+            and update.meta is UNSET
+        ):
+            try:
+                run.data += update.content.text.encode()
+            except UnicodeEncodeError:
+                run.data += update.content.text.encode("utf-8", "surrogatepass")
+            run.last = update
+            return
+        self._push(update)
+
     def _append(self, entry: Any) -> None:
         items = self._items
         items.append(entry)
@@ -265,10 +299,9 @@ class Work:
             anchor = next(
                 (i for i, u in enumerate(items) if _user_message_id(u) == message_id), anchor
             )
-        start = 0
-        for i in range(anchor):
-            if _is_idle(items[i]):
-                start = i + 1
+        start = _after_last_idle(items, anchor)
+        if start == anchor == len(items):  # no user message, nothing since the last idle
+            start = anchor = self._turn_before_answer(start)
         del items[:start]
         self._base += start
         for i in range(anchor - start, len(items)):
@@ -280,6 +313,29 @@ class Work:
             self._run = None
         ids = (_agent_message_id(entry) for entry in items)
         self._agent_ids = {mid: None for mid in ids if mid is not None}
+
+    def _turn_before_answer(self, start: int) -> int:
+        """Where this work starts when the agent ran a whole foreground work since the
+        prompt was sent and only then answered it, without a user message: that work,
+        from idle (or the send, if the session was idle then) through ``running`` to its
+        ``idle``, is taken as the prompt's. Else ``start`` (wait for the next idle).
+
+        A conforming agent answers first (PL-03) and reports the user message (PL-04);
+        without this, such an agent left the work waiting on a session that had gone idle.
+        """
+        items = self._items
+        end = start - 1  # the last idle; step back over repeated idle snapshots (PL-24)
+        while end > 0 and _is_idle(items[end - 1]):
+            end -= 1
+        if end < 0:
+            return start
+        begin = _after_last_idle(items, end)
+        if begin == 0 and self._busy_at_send:
+            return start  # that work was already running when the prompt was sent
+        turn = items[begin:end]
+        if any(type(u) is StateUpdate for u in turn):
+            return begin
+        return start
 
     def _finish(self, idle: StateUpdate) -> None:
         self.done = True

@@ -23,7 +23,7 @@ from acp2.state.entities import (
     ToolCallState,
     UsageState,
 )
-from acp2.state.reducer import reduce
+from acp2.state.reducer import reduce, reduce_agent_text
 from acp2.state.session import MAX_NOTICES, Entry, SessionState
 from acp2.state.tools import apply_permission_subject, apply_tool_call, mark_cancelled
 
@@ -44,4 +44,5 @@ __all__ = [
     "mark_cancelled",
     "patch_meta",
     "reduce",
+    "reduce_agent_text",
 ]

@@ -49,7 +49,7 @@ from acp2.state.tools import (
     apply_tool_call,
 )
 
-__all__ = ["reduce"]
+__all__ = ["reduce", "reduce_agent_text"]
 
 _Handler = Callable[[SessionState, Any], None]
 
@@ -67,6 +67,27 @@ def reduce(state: SessionState, update: Any) -> SessionState:
         raise TypeError(f"not a session update: {type(update).__name__}")
     handler(state, update)
     return state
+
+
+def reduce_agent_text(state: SessionState, update: AgentMessageChunk) -> bool:
+    """:func:`reduce` an ``agent_message_chunk`` whose content is plain text (no
+    annotations, no ``_meta``) and return True; return False, changing nothing, for any
+    other content (reduce those with :func:`reduce`).
+
+    The hot path of a streaming client: one check of the block serves the state here and
+    the caller's own bookkeeping, which may then rely on the text being plain.
+    """
+    block = update.content
+    if type(block) is not TextContent or block.annotations is not UNSET or block.meta is not UNSET:
+        return False
+    msg = state.messages.get(("agent", update.message_id))
+    if msg is None:
+        msg = state.message("agent", update.message_id)
+    pending = msg._pending
+    pending.append(block.text)
+    if len(pending) >= FOLD_CHUNKS:
+        msg._fold()
+    return True
 
 
 # -- messages (MU-*) ---------------------------------------------------------------------
