@@ -2,8 +2,8 @@
 
 The SDK speaks the Nov draft, so under ``--draft nov`` the agent must be CONFORMANT
 (exit 0); under the default Aug draft every failing row must be one the report marks
-as a draft difference (``differs``: a D-xx difference between the drafts, listed in acp2.check.requirements) whose Nov
-counterpart passes.
+as a draft difference (``differs``: a D-xx difference between the drafts, listed in
+``acp2.check.requirements``) whose Nov counterpart passes.
 
 Known exceptions, both from the checker's invalid-UTF-8 probe (a request with id 77
 whose bytes are not UTF-8): the SDK decodes lines leniently, so it dispatches and
