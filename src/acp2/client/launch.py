@@ -102,7 +102,7 @@ async def connect(
             except ConnectionClosed as exc:
                 if entered:
                     raise
-                await proc._wait(EXIT_WAIT)
+                await proc.wait_exit(EXIT_WAIT)
                 raise _exited(argv, proc, watch) from exc
 
 

@@ -102,7 +102,8 @@ class AgentProcess(StdioTransport):
         """Return the last bytes the agent wrote to stderr (for error messages)."""
         return self._stderr.tail()
 
-    async def _wait(self, seconds: float) -> bool:
+    async def wait_exit(self, seconds: float) -> bool:
+        """Wait up to ``seconds`` for the agent to exit; True once it has (never kills)."""
         with anyio.move_on_after(seconds):
             await self._process.wait()
         return self._process.returncode is not None
@@ -114,10 +115,10 @@ class AgentProcess(StdioTransport):
     async def _shutdown(self, grace: float) -> None:
         """Close stdin, then escalate SIGTERM -> SIGKILL on the group; always reaps."""
         self._writer.close()
-        if not await self._wait(grace):
+        if not await self.wait_exit(grace):
             logger.info("agent %d ignored end of input; sending SIGTERM", self.pid)
             self._signal_group(signal.SIGTERM)
-            if not await self._wait(grace):
+            if not await self.wait_exit(grace):
                 logger.warning("agent %d ignored SIGTERM; sending SIGKILL", self.pid)
                 self._signal_group(signal.SIGKILL)
                 await self._process.wait()
