@@ -23,6 +23,7 @@ from acp2.errors import (
     UnsupportedProtocolVersion,
 )
 from acp2.rpc.connection import Connection
+from acp2.schema.methods import notification, request
 from acp2.transport.memory import MemoryTransport, memory_pair
 from helpers import TIMEOUT, PeerPair, raw_peer
 
@@ -48,6 +49,23 @@ async def test_request_returns_the_decoded_result_and_every_frame_is_strict_json
             assert await pair.client.request("echo", Text("hi"), Text) == Text("hi")
             assert await pair.client.request("echo", {"text": "d"}, dict) == {"text": "d"}
     assert [f["id"] for f in pair.frames_from("client")] == [0, 1]
+
+
+ECHO = request("echo", Text, Text, "client")
+SHOUT = notification("shout", Text, "client")
+
+
+async def test_call_and_on_take_method_table_entries_and_return_the_typed_result() -> None:
+    heard: list[Text] = []
+    async with PeerPair() as pair:
+        pair.agent.on(ECHO, echo)
+        pair.agent.on(SHOUT, heard.append)
+        with anyio.fail_after(TIMEOUT):
+            await pair.client.notify(SHOUT, Text("hey"))
+            result = await pair.client.call(ECHO, Text("hi"))
+    assert result == Text("hi")
+    assert heard == [Text("hey")]
+    assert [f["method"] for f in pair.frames_from("client")] == ["shout", "echo"]
 
 
 async def test_tr02_newlines_and_line_separators_in_strings_round_trip_in_one_frame() -> None:

@@ -60,9 +60,16 @@ def test_each_wire_name_has_a_constant_and_specs_are_frozen() -> None:
     constants = {
         getattr(methods, name) for name in methods.__all__ if name.isupper() and name != "METHODS"
     }
-    assert constants == set(METHODS)
-    assert METHODS[methods.SESSION_PROMPT].params_type is schema.PromptRequest
-    spec = METHODS[methods.INITIALIZE]
+    assert {spec.name for spec in constants} == set(METHODS)
+    assert all(METHODS[spec.name] is spec for spec in constants)
+    assert METHODS["session/prompt"].params_type is schema.PromptRequest
+    spec = methods.INITIALIZE
     assert isinstance(spec, MethodSpec)
     with pytest.raises(AttributeError):
         spec.name = "x"  # type: ignore[misc]
+
+
+def test_retry_classes_mark_reads_safe_and_the_prompt_keyed_by_its_message_id() -> None:
+    assert methods.SESSION_PROMPT.retry == "keyed"
+    assert {s.name for s in METHODS.values() if s.retry == "safe"} == {"initialize", "session/list"}
+    assert methods.SESSION_NEW.retry == "never"

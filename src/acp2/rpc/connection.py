@@ -26,7 +26,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from types import TracebackType
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, overload
 
 import anyio
 import msgspec
@@ -40,6 +40,7 @@ from acp2.rpc.messages import CANCEL_METHOD, TOO_DEEP, encode_notification, enco
 from acp2.rpc.outbox import DEFAULT_HIGH_WATER, FLUSH_SIZE, Outbox, Tap
 from acp2.rpc.pending import PendingRequests
 from acp2.schema.codec import decode
+from acp2.schema.methods import MethodSpec
 from acp2.transport.base import Transport
 
 __all__ = ["Connection"]
@@ -280,8 +281,31 @@ class Connection(Inbound):
         except RecursionError as exc:
             raise RemoteProtocolError(f"malformed result for {method}: {TOO_DEEP}") from exc
 
-    async def notify(self, method: str, params: Any) -> None:
-        """Queue a notification; waits while the outgoing buffer is over the high-water mark.
+    async def call(self, spec: MethodSpec[P, R], params: P) -> R:
+        """Send the request ``spec`` (a method table entry) and return its typed result.
+
+        ``request(spec.name, params, spec.result_type)``: same errors and cancellation."""
+        result: R = await self.request(spec.name, params, spec.result_type)
+        return result
+
+    @overload
+    def on(
+        self, spec: MethodSpec[P, None], handler: Callable[[P], Awaitable[None] | None]
+    ) -> None: ...
+    @overload
+    def on(self, spec: MethodSpec[P, R], handler: Callable[[P], Awaitable[R]]) -> None: ...
+    def on(self, spec: MethodSpec[P, Any], handler: Callable[[P], Any]) -> None:
+        """Handle the method ``spec`` (a method table entry): a request's handler returns
+        its result (:meth:`on_request`); a notification's is called in arrival order
+        (:meth:`on_notification`). Replaces any handler for the method."""
+        if spec.kind == "request":
+            self.on_request(spec.name, spec.params_type, handler)
+        else:
+            self.on_notification(spec.name, spec.params_type, handler)
+
+    async def notify(self, method: str | MethodSpec[Any, None], params: Any) -> None:
+        """Queue a notification (``method``: a wire name or a method table entry); waits
+        while the outgoing buffer is over the high-water mark.
 
         It yields to other tasks only when it waits, so a burst of notifications is
         coalesced into few writes; a cancelled caller is still stopped within a few dozen
@@ -290,17 +314,19 @@ class Connection(Inbound):
         self._notified += 1
         if not self._notified & 31:  # the check costs more than the send: amortize it
             await checkpoint_if_cancelled()
-        self.send_notification_nowait(method, params)
+        self.send_notification_nowait(method if isinstance(method, str) else method.name, params)
         if self._outbox.over_high_water:
             await self._outbox.wait_drained()
 
-    def send_notification_nowait(self, method: str, params: Any) -> None:
-        """Queue a notification without waiting (hot path; no backpressure).
+    def send_notification_nowait(self, method: str | MethodSpec[Any, None], params: Any) -> None:
+        """Queue a notification without waiting (hot path; no backpressure). ``method`` is a
+        wire name or a method table entry.
 
         Raises ``ConnectionClosed`` once the connection is closing.
         """
         self._check_open()
-        self._outbox.put(encode_notification(method, params))
+        name = method if isinstance(method, str) else method.name
+        self._outbox.put(encode_notification(name, params))
 
     def send_frame_nowait(self, frame: bytes) -> None:
         """Queue one complete, pre-encoded notification frame (no trailing newline).

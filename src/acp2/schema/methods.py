@@ -1,16 +1,16 @@
 """The method table: every ACP v2 wire method with its params / result types and direction.
 
-``METHODS[name]`` is a :class:`MethodSpec`. ``sender`` is the side that sends the message
-(``"client"``, ``"agent"`` or ``"either"``); ``result_type`` is ``None`` for
-notifications. The table is the Aug method list plus Nov's ``tool_call/cancel`` and
-``terminal/cancel``.
+This module is the one place where v2 wire method names are written (v1's are in
+:mod:`acp2.compat.v1.methods`; a test fails on a method name anywhere else). Each constant
+(``SESSION_PROMPT``, ...) is a typed :class:`MethodSpec`; ``METHODS[name]`` finds one by
+wire name. ``sender`` is the side that sends the message (``"client"``, ``"agent"`` or
+``"either"``); ``result_type`` is ``None`` for notifications. The table is the Aug method
+list plus Nov's ``tool_call/cancel`` and ``terminal/cancel``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal
-
-import msgspec
+from typing import Any, Final, Generic, Literal, TypeVar, cast
 
 from acp2.schema.auth import (
     LoginAuthRequest,
@@ -67,45 +67,76 @@ __all__ = [
     "TERMINAL_CANCEL",
     "TOOL_CALL_CANCEL",
     "MethodSpec",
+    "RetryClass",
     "Sender",
+    "notification",
+    "request",
 ]
 
 Sender = Literal["client", "agent", "either"]
 
-INITIALIZE: Final = "initialize"
-AUTH_LOGIN: Final = "auth/login"
-AUTH_LOGOUT: Final = "auth/logout"
-SESSION_NEW: Final = "session/new"
-SESSION_LIST: Final = "session/list"
-SESSION_RESUME: Final = "session/resume"
-SESSION_CLOSE: Final = "session/close"
-SESSION_DELETE: Final = "session/delete"
-SESSION_PROMPT: Final = "session/prompt"
-SESSION_SET_CONFIG_OPTION: Final = "session/set_config_option"
-SESSION_CANCEL: Final = "session/cancel"
-SESSION_UPDATE: Final = "session/update"
-SESSION_REQUEST_PERMISSION: Final = "session/request_permission"
-ELICITATION_CREATE: Final = "elicitation/create"
-ELICITATION_COMPLETE: Final = "elicitation/complete"
-CANCEL_REQUEST: Final = "$/cancel_request"
-#: Nov only.
-TOOL_CALL_CANCEL: Final = "tool_call/cancel"
-#: Nov only.
-TERMINAL_CANCEL: Final = "terminal/cancel"
+#: How a request may be retried after a lost answer (the Preview's retry classes):
+#: ``"safe"`` has no effect (read-only), ``"keyed"`` is made exactly-once by a key the
+#: sender chooses (a prompt's ``messageId``), ``"never"`` must not be sent twice blind.
+RetryClass = Literal["safe", "keyed", "never"]
+
+P = TypeVar("P")
+R = TypeVar("R")
 
 
-class MethodSpec(msgspec.Struct, frozen=True):
+class MethodSpec(Generic[P, R]):
     """One wire method: its name, params / result types, who sends it, and its kind.
 
-    ``params_type`` and ``result_type`` are what :func:`acp2.schema.codec.decode` takes (a
-    class or an open-union alias); ``result_type`` is ``None`` for notifications.
+    ``MethodSpec[P, R]`` types :meth:`acp2.rpc.Connection.call` and
+    :meth:`acp2.rpc.Connection.on`: params are ``P`` and the result is ``R`` (``None`` for a
+    notification). ``params_type`` and ``result_type`` are what
+    :func:`acp2.schema.codec.decode` takes (a class or an open-union alias). Immutable;
+    compares by value.
     """
+
+    __slots__ = ("name", "nov_only", "params_type", "result_type", "retry", "sender")
 
     name: str
     params_type: Any
     result_type: Any
     sender: Sender
-    nov_only: bool = False
+    nov_only: bool
+    retry: RetryClass
+
+    def __init__(
+        self,
+        name: str,
+        params_type: Any,
+        result_type: Any,
+        sender: Sender,
+        *,
+        nov_only: bool = False,
+        retry: RetryClass = "never",
+    ) -> None:
+        for field, value in (
+            ("name", name),
+            ("params_type", params_type),
+            ("result_type", result_type),
+            ("sender", sender),
+            ("nov_only", nov_only),
+            ("retry", retry),
+        ):
+            object.__setattr__(self, field, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("MethodSpec is immutable")
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.name, self.params_type, self.result_type, self.sender, self.nov_only)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MethodSpec) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __repr__(self) -> str:
+        return f"MethodSpec({self.name!r}, sender={self.sender!r})"
 
     @property
     def kind(self) -> Literal["request", "notification"]:
@@ -113,46 +144,97 @@ class MethodSpec(msgspec.Struct, frozen=True):
         return "notification" if self.result_type is None else "request"
 
 
-def _spec(
-    name: str, params: Any, result: Any, sender: Sender, *, nov_only: bool = False
-) -> tuple[str, MethodSpec]:
-    return name, MethodSpec(name, params, result, sender, nov_only=nov_only)
+def request(
+    name: str,
+    params: type[P],
+    result: type[R],
+    sender: Sender,
+    *,
+    nov_only: bool = False,
+    retry: RetryClass = "never",
+) -> MethodSpec[P, R]:
+    """A request's :class:`MethodSpec` (for method tables: the v2 one here, v1's in
+    :mod:`acp2.compat.v1.methods`)."""
+    return MethodSpec(name, params, result, sender, nov_only=nov_only, retry=retry)
 
+
+def notification(name: str, params: type[P], sender: Sender) -> MethodSpec[P, None]:
+    """A notification's :class:`MethodSpec` (no result, never answered)."""
+    return MethodSpec(name, params, None, sender)
+
+
+# The v2 methods. Each constant is typed, so ``conn.call(SESSION_PROMPT, params)`` returns a
+# PromptResponse; ``.name`` is the wire name.
+INITIALIZE: Final = request(
+    "initialize", InitializeRequest, InitializeResponse, "client", retry="safe"
+)
+AUTH_LOGIN: Final = request("auth/login", LoginAuthRequest, LoginAuthResponse, "client")
+AUTH_LOGOUT: Final = request("auth/logout", LogoutAuthRequest, LogoutAuthResponse, "client")
+SESSION_NEW: Final = request("session/new", NewSessionRequest, NewSessionResponse, "client")
+SESSION_LIST: Final = request(
+    "session/list", ListSessionsRequest, ListSessionsResponse, "client", retry="safe"
+)
+SESSION_RESUME: Final = request(
+    "session/resume", ResumeSessionRequest, ResumeSessionResponse, "client"
+)
+SESSION_CLOSE: Final = request("session/close", CloseSessionRequest, CloseSessionResponse, "client")
+SESSION_DELETE: Final = request(
+    "session/delete", DeleteSessionRequest, DeleteSessionResponse, "client"
+)
+SESSION_PROMPT: Final = request(
+    "session/prompt", PromptRequest, PromptResponse, "client", retry="keyed"
+)
+SESSION_SET_CONFIG_OPTION: Final = request(
+    "session/set_config_option",
+    SetSessionConfigOptionRequest,
+    SetSessionConfigOptionResponse,
+    "client",
+)
+SESSION_CANCEL: Final = notification("session/cancel", CancelSessionNotification, "client")
+SESSION_UPDATE: Final = notification("session/update", UpdateSessionNotification, "agent")
+SESSION_REQUEST_PERMISSION: Final = request(
+    "session/request_permission", RequestPermissionRequest, RequestPermissionResponse, "agent"
+)
+ELICITATION_CREATE: Final = request(
+    "elicitation/create",
+    cast("type[CreateElicitationRequest]", CreateElicitationRequest),
+    cast("type[CreateElicitationResponse]", CreateElicitationResponse),
+    "agent",
+)
+ELICITATION_COMPLETE: Final = notification(
+    "elicitation/complete", CompleteElicitationNotification, "agent"
+)
+CANCEL_REQUEST: Final = notification("$/cancel_request", CancelRequestNotification, "either")
+#: Nov only.
+TOOL_CALL_CANCEL: Final = request(
+    "tool_call/cancel", CancelToolCallRequest, CancelToolCallResponse, "client", nov_only=True
+)
+#: Nov only.
+TERMINAL_CANCEL: Final = request(
+    "terminal/cancel", CancelTerminalRequest, CancelTerminalResponse, "client", nov_only=True
+)
 
 #: Every ACP v2 method, keyed by wire name.
-METHODS: Final[dict[str, MethodSpec]] = dict(
-    [
-        _spec(INITIALIZE, InitializeRequest, InitializeResponse, "client"),
-        _spec(AUTH_LOGIN, LoginAuthRequest, LoginAuthResponse, "client"),
-        _spec(AUTH_LOGOUT, LogoutAuthRequest, LogoutAuthResponse, "client"),
-        _spec(SESSION_NEW, NewSessionRequest, NewSessionResponse, "client"),
-        _spec(SESSION_LIST, ListSessionsRequest, ListSessionsResponse, "client"),
-        _spec(SESSION_RESUME, ResumeSessionRequest, ResumeSessionResponse, "client"),
-        _spec(SESSION_CLOSE, CloseSessionRequest, CloseSessionResponse, "client"),
-        _spec(SESSION_DELETE, DeleteSessionRequest, DeleteSessionResponse, "client"),
-        _spec(SESSION_PROMPT, PromptRequest, PromptResponse, "client"),
-        _spec(
-            SESSION_SET_CONFIG_OPTION,
-            SetSessionConfigOptionRequest,
-            SetSessionConfigOptionResponse,
-            "client",
-        ),
-        _spec(SESSION_CANCEL, CancelSessionNotification, None, "client"),
-        _spec(SESSION_UPDATE, UpdateSessionNotification, None, "agent"),
-        _spec(
-            SESSION_REQUEST_PERMISSION,
-            RequestPermissionRequest,
-            RequestPermissionResponse,
-            "agent",
-        ),
-        _spec(ELICITATION_CREATE, CreateElicitationRequest, CreateElicitationResponse, "agent"),
-        _spec(ELICITATION_COMPLETE, CompleteElicitationNotification, None, "agent"),
-        _spec(CANCEL_REQUEST, CancelRequestNotification, None, "either"),
-        _spec(
-            TOOL_CALL_CANCEL, CancelToolCallRequest, CancelToolCallResponse, "client", nov_only=True
-        ),
-        _spec(
-            TERMINAL_CANCEL, CancelTerminalRequest, CancelTerminalResponse, "client", nov_only=True
-        ),
-    ]
-)
+METHODS: Final[dict[str, MethodSpec[Any, Any]]] = {
+    spec.name: spec
+    for spec in (
+        INITIALIZE,
+        AUTH_LOGIN,
+        AUTH_LOGOUT,
+        SESSION_NEW,
+        SESSION_LIST,
+        SESSION_RESUME,
+        SESSION_CLOSE,
+        SESSION_DELETE,
+        SESSION_PROMPT,
+        SESSION_SET_CONFIG_OPTION,
+        SESSION_CANCEL,
+        SESSION_UPDATE,
+        SESSION_REQUEST_PERMISSION,
+        ELICITATION_CREATE,
+        ELICITATION_COMPLETE,
+        CANCEL_REQUEST,
+        TOOL_CALL_CANCEL,
+        TERMINAL_CANCEL,
+    )
+}

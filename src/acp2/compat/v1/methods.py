@@ -27,12 +27,12 @@ from acp2.schema.methods import MethodSpec, Sender
 __all__ = ["METHODS", "MethodSpec"]
 
 
-def _spec(name: str, params: Any, result: Any, sender: Sender) -> tuple[str, MethodSpec]:
+def _spec(name: str, params: Any, result: Any, sender: Sender) -> tuple[str, MethodSpec[Any, Any]]:
     return name, MethodSpec(name, params, result, sender)
 
 
 #: Every ACP v1 method, keyed by wire name.
-METHODS: Final[dict[str, MethodSpec]] = dict(
+METHODS: Final[dict[str, MethodSpec[Any, Any]]] = dict(
     [
         # client -> agent
         _spec("initialize", ini.InitializeRequest, ini.InitializeResponse, "client"),
