@@ -12,10 +12,25 @@
     │   ├── RequestCancelled         -32800
     │   ├── AuthRequired             -32000
     │   ├── ResourceNotFound         -32002  (unknown session: data {"sessionId": ...})
+    │   ├── SessionInUse             -32010  another live agent process serves the session
     │   └── UnsupportedProtocolVersion -32022  (data {"requested", "supported"})
     ├── ConnectionClosed             the peer or the transport went away
+    │   └── AgentClosed              ... and the message ends with the agent's stderr tail
+    │       └── AgentExited          (acp2.client) it went away before answering initialize
+    ├── AgentStartError (OSError)    an agent command could not be started
     ├── LocalProtocolError           our own side tried something the protocol forbids
-    └── RemoteProtocolError          the peer sent something the protocol forbids
+    ├── RemoteProtocolError          the peer sent something the protocol forbids
+    │   └── AgentStrayOutput (TimeoutError)  (acp2.client) non-JSON on stdout, no answer
+    ├── HistoryWriteError (RuntimeError)  session history could not be committed (retried)
+    ├── ModelError                   the coding agent's model could not answer
+    ├── ToolError                    a coding-agent tool failed; the model sees the message
+    ├── CheckError                   ``acp2 check`` could not run at all
+    └── MissingJsonschema (RuntimeError)  ``acp2 check`` needs the optional jsonschema
+
+Foreign exceptions are mapped at the boundary where they arise: ``OSError`` from starting
+a process becomes :class:`AgentStartError` (wording in :mod:`acp2.diagnose`), a broken
+pipe or closed stream becomes :class:`ConnectionClosed`, a handler's unexpected exception
+becomes ``-32603`` in the connection.
 
 A handler raises a :class:`RequestError` subclass to answer with that error; any other
 exception becomes ``-32603`` with a one-line message (in exactly one place: the
@@ -25,22 +40,31 @@ error response, with ``remote=True``; unknown codes raise :class:`RequestError` 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 __all__ = [
     "Acp2Error",
+    "AgentClosed",
+    "AgentStartError",
     "AuthRequired",
+    "CheckError",
     "ConnectionClosed",
+    "HistoryWriteError",
     "InternalError",
     "InvalidParams",
     "InvalidRequest",
     "LocalProtocolError",
     "MethodNotFound",
+    "MissingJsonschema",
+    "ModelError",
     "ParseError",
     "RemoteProtocolError",
     "RequestCancelled",
     "RequestError",
     "ResourceNotFound",
+    "SessionInUse",
+    "ToolError",
     "UnsupportedProtocolVersion",
     "error_for_code",
     "summarize",
@@ -149,8 +173,64 @@ class UnsupportedProtocolVersion(RequestError):
     default_message = "Unsupported protocol version"
 
 
+class SessionInUse(RequestError):
+    """-32010: another live agent process is serving this session."""
+
+    code = -32010
+    default_message = "The session is in use by another agent process"
+
+
 class ConnectionClosed(Acp2Error):
     """The connection is closed: the peer exited, the transport broke, or we closed it."""
+
+
+class AgentClosed(ConnectionClosed):
+    """``ConnectionClosed`` whose message ends with the agent's stderr tail.
+
+    The message is rendered when it is read, not when the connection closed: a crashing
+    agent's last stderr lines often arrive just after its stdout ends.
+    """
+
+    def __init__(self, describe: Callable[[], str]) -> None:
+        super().__init__("The agent closed the connection")
+        self._describe = describe
+
+    def __str__(self) -> str:
+        return self._describe()
+
+
+class AgentStartError(Acp2Error, OSError):
+    """An agent command could not be started (not found, not executable, bad cwd).
+
+    The message says which and what to do, e.g. ``command not found: NAME`` with an
+    ``npx`` / ``uvx`` hint when NAME looks like a package.
+    """
+
+
+class HistoryWriteError(Acp2Error, RuntimeError):
+    """Session history could not be committed; the updates stay queued and are retried."""
+
+
+class ModelError(Acp2Error):
+    """The model could not answer (bad credentials, server down, retries exhausted...).
+
+    The message is one or two sentences meant for the user.
+    """
+
+
+class ToolError(Acp2Error):
+    """A tool failed in a way the model can read and act on (bad path, no match, ...).
+
+    The message is shown to the model verbatim after ``Error:``.
+    """
+
+
+class CheckError(Acp2Error):
+    """``acp2 check`` could not run at all (bad options, or the agent cannot be started)."""
+
+
+class MissingJsonschema(Acp2Error, RuntimeError):
+    """``jsonschema`` (the ``check`` extra) is not installed."""
 
 
 class LocalProtocolError(Acp2Error):
@@ -172,6 +252,7 @@ _BY_CODE: dict[int, type[RequestError]] = {
         RequestCancelled,
         AuthRequired,
         ResourceNotFound,
+        SessionInUse,
         UnsupportedProtocolVersion,
     )
 }

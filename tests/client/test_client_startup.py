@@ -12,7 +12,7 @@ import pytest
 from acp2.client import (
     AgentClosed,
     AgentExited,
-    AgentNotStarted,
+    AgentStartError,
     AgentStrayOutput,
     connect,
 )
@@ -26,7 +26,7 @@ PY = sys.executable
 
 async def test_a_command_not_on_path_is_agent_not_started_an_oserror() -> None:
     with anyio.fail_after(20):
-        with pytest.raises(AgentNotStarted, match="command not found: acp2-no-such") as info:
+        with pytest.raises(AgentStartError, match="command not found: acp2-no-such") as info:
             async with connect(["acp2-no-such"]):
                 pytest.fail("connected")  # pragma: no cover
     assert isinstance(info.value, OSError)

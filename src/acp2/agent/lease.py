@@ -29,7 +29,7 @@ import sqlite3
 import threading
 import time
 
-from acp2.errors import RequestError
+from acp2.errors import SessionInUse
 
 __all__ = ["LEASE_TTL", "LeaseKeeper", "SessionInUse"]
 
@@ -47,13 +47,6 @@ CREATE TABLE IF NOT EXISTS leases (
     expires_at REAL NOT NULL
 ) WITHOUT ROWID;
 """
-
-
-class SessionInUse(RequestError):
-    """-32010: another live agent process is serving this session."""
-
-    code = -32010
-    default_message = "The session is in use by another agent process"
 
 
 def _pid_alive(pid: int) -> bool:

@@ -51,6 +51,7 @@ from acp2.agent.dbtools import (
 )
 from acp2.agent.lease import LEASE_SCHEMA, LEASE_TTL, LeaseKeeper, SessionInUse
 from acp2.agent.private import COMPANIONS, prepare_private_file, tighten
+from acp2.errors import HistoryWriteError
 
 __all__ = [
     "HistoryStore",
@@ -93,10 +94,6 @@ CREATE INDEX IF NOT EXISTS sessions_by_update ON sessions (deleted, updated_at D
     + ";\n"
     + LEASE_SCHEMA
 )
-
-
-class HistoryWriteError(RuntimeError):
-    """History could not be committed; the updates stay queued and are retried."""
 
 
 def default_store_path(app_name: str) -> Path:

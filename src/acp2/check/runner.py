@@ -26,12 +26,9 @@ from acp2.check.requirements import DRAFTS, REQUIREMENTS
 from acp2.check.results import Findings, Report, Status
 from acp2.check.timing import Timing, resolve
 from acp2.check.validator import require_jsonschema
+from acp2.errors import CheckError
 
 __all__ = ["CheckError", "run_check"]
-
-
-class CheckError(Exception):
-    """The check could not run at all (bad options, or the agent cannot be started)."""
 
 
 #: Reasons a probe stops for when the agent did not answer in time (a load symptom).

@@ -11,12 +11,9 @@ import anyio
 from anyio.abc import Process
 
 from acp2.diagnose import start_failure
+from acp2.errors import AgentStartError
 
 __all__ = ["AgentStartError", "start_process", "stop_process"]
-
-
-class AgentStartError(OSError):
-    """The agent command could not be started."""
 
 
 async def start_process(

@@ -18,15 +18,12 @@ from importlib import resources
 from typing import Any
 
 from acp2.check.frames import is_request, is_response
+from acp2.errors import MissingJsonschema
 
 __all__ = ["MissingJsonschema", "SchemaValidator", "load_schema", "require_jsonschema"]
 
 _SCHEMA_FILES = {"aug": "acp-v2-aug.json", "nov": "acp-v2-nov.json"}
 _SUFFIXES = ("Request", "Response", "Notification")
-
-
-class MissingJsonschema(RuntimeError):
-    """``jsonschema`` is not installed."""
 
 
 def require_jsonschema() -> None:

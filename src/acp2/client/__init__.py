@@ -17,7 +17,7 @@ cancel, close), :class:`Work` (one prompt's updates until idle), the permission
 policies :func:`allow_all`, :func:`deny_all`, :func:`interactive`. The errors a
 dead or broken agent causes: :class:`AgentClosed` (a ``ConnectionClosed``; its
 subclass :class:`AgentExited` before ``initialize`` was answered),
-:class:`AgentNotStarted`, :class:`AgentStrayOutput`.
+:class:`AgentStartError` (``AgentNotStarted`` is its 0.1 name), :class:`AgentStrayOutput`.
 """
 
 from acp2.client.connection import AgentClosed, ClientConnection
@@ -32,11 +32,13 @@ from acp2.client.permissions import (
 from acp2.client.session import ClientSession, UpdateListener
 from acp2.client.startup import AgentExited, AgentNotStarted, AgentStrayOutput
 from acp2.client.work import Skipped, Work
+from acp2.errors import AgentStartError
 
 __all__ = [
     "AgentClosed",
     "AgentExited",
     "AgentNotStarted",
+    "AgentStartError",
     "AgentStrayOutput",
     "ClientConnection",
     "ClientSession",

@@ -21,7 +21,7 @@ from acp2.client.manage import SessionManagement
 from acp2.client.permissions import CANCELLED, PermissionPolicy
 from acp2.client.session import ClientSession
 from acp2.diagnose import sanitize
-from acp2.errors import ConnectionClosed
+from acp2.errors import AgentClosed, ConnectionClosed
 from acp2.rpc import Connection
 from acp2.schema import (
     AgentCapabilities,
@@ -43,21 +43,6 @@ MAX_EARLY_SESSIONS: Final = 64
 #: How much of the agent's stderr an error message quotes.
 STDERR_LINES: Final = 20
 STDERR_LINE_CHARS: Final = 400
-
-
-class AgentClosed(ConnectionClosed):
-    """``ConnectionClosed`` whose message ends with the agent's stderr tail.
-
-    The message is rendered when it is read, not when the connection closed: a crashing
-    agent's last stderr lines often arrive just after its stdout ends.
-    """
-
-    def __init__(self, describe: Callable[[], str]) -> None:
-        super().__init__("The agent closed the connection")
-        self._describe = describe
-
-    def __str__(self) -> str:
-        return self._describe()
 
 
 class _RawUpdateNotification(msgspec.Struct, rename="camel"):

@@ -15,14 +15,9 @@ import anyio
 
 from acp2.client.connection import ClientConnection
 from acp2.client.permissions import PermissionPolicy, deny_all
-from acp2.client.startup import (
-    AgentExited,
-    AgentNotStarted,
-    StdoutWatch,
-    initialize,
-)
+from acp2.client.startup import AgentExited, StdoutWatch, initialize
 from acp2.diagnose import early_exit, start_failure
-from acp2.errors import ConnectionClosed
+from acp2.errors import AgentStartError, ConnectionClosed
 from acp2.rpc import Connection
 from acp2.schema import ClientCapabilities, Implementation
 from acp2.transport.base import Transport
@@ -67,7 +62,7 @@ async def connect(
     permission requests (default :func:`~acp2.client.deny_all`). On exit the agent's stdin
     is closed and the process is stopped and reaped.
 
-    Raises, before yielding: :class:`~acp2.client.AgentNotStarted` (an ``OSError``) when
+    Raises, before yielding: :class:`~acp2.client.AgentStartError` (an ``OSError``) when
     the command cannot be started; :class:`~acp2.client.AgentExited` (a
     ``ConnectionClosed``) when the agent exits before answering ``initialize``;
     :class:`~acp2.client.AgentStrayOutput` (a ``TimeoutError``) when it wrote a line that
@@ -83,7 +78,7 @@ async def connect(
             try:
                 proc = await stack.enter_async_context(spawn_agent(argv, cwd=where, env=_env(env)))
             except OSError as exc:
-                raise AgentNotStarted(start_failure(argv, exc, where)) from exc
+                raise AgentStartError(start_failure(argv, exc, where)) from exc
             watch = StdoutWatch(proc)
             entered = False
             try:

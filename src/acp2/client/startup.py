@@ -4,7 +4,7 @@
 ::
 
     Acp2Error
-    ├── AgentNotStarted (also OSError)    the command could not be started
+    ├── AgentStartError (also OSError)    the command could not be started
     ├── ConnectionClosed
     │   └── AgentClosed
     │       └── AgentExited               it went away before answering initialize
@@ -25,7 +25,7 @@ import anyio
 from acp2.client.checks import PROTOCOL_VERSION
 from acp2.client.connection import AgentClosed, ClientConnection
 from acp2.diagnose import StrayLineScanner, not_answered, stderr_excerpt, stray_output
-from acp2.errors import Acp2Error, RemoteProtocolError, UnsupportedProtocolVersion
+from acp2.errors import AgentStartError, RemoteProtocolError, UnsupportedProtocolVersion
 from acp2.schema import ClientCapabilities, Implementation, InitializeRequest, InitializeResponse
 from acp2.transport.base import Transport
 
@@ -44,12 +44,8 @@ __all__ = [
 STRAY_GRACE: Final = 3.0
 
 
-class AgentNotStarted(Acp2Error, OSError):
-    """The agent command could not be started (not found, not executable, bad cwd).
-
-    The message says which, e.g. ``command not found: NAME`` with an ``npx`` / ``uvx``
-    hint when NAME looks like a package.
-    """
+#: The name this error had in acp2 0.1; the class is :class:`acp2.errors.AgentStartError`.
+AgentNotStarted = AgentStartError
 
 
 class AgentExited(AgentClosed):

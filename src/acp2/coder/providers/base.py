@@ -5,15 +5,9 @@ from __future__ import annotations
 from typing import Protocol
 
 from acp2.coder.messages import ModelReply, ModelRequest
+from acp2.errors import ModelError
 
 __all__ = ["ChatModel", "ModelError", "StreamSink"]
-
-
-class ModelError(Exception):
-    """The model could not answer (bad credentials, server down, retries exhausted...).
-
-    The message is one or two sentences meant for the user.
-    """
 
 
 class StreamSink(Protocol):

@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
+from acp2.errors import ToolError
+
 __all__ = ["ToolError"]
-
-
-class ToolError(Exception):
-    """A tool failed in a way the model can read and act on (bad path, no match, ...).
-
-    The message is shown to the model verbatim after ``Error:``.
-    """
