@@ -21,59 +21,6 @@ def _v1_result(method: str, tp: Any) -> Any:
     return decode(encode(result), tp)
 
 
-def _init() -> v2.InitializeRequest:
-    return v2.InitializeRequest(
-        protocol_version=2,
-        info=v2.Implementation(name="acp2", version="0.1"),
-        capabilities=v2.ClientCapabilities(
-            auth=v2.AuthCapabilities(terminal=v2.TerminalAuthCapabilities()),
-            elicitation=v2.ElicitationCapabilities(form=v2.ElicitationFormCapabilities()),
-        ),
-    )
-
-
-def test_initialize_asks_v1_and_advertises_files_and_terminals_only_when_enabled() -> None:
-    plain = assert_v1(c.initialize_request_to_v1(_init()), "InitializeRequest")
-    assert plain["protocolVersion"] == 1
-    assert plain["clientInfo"] == {"name": "acp2", "version": "0.1"}
-    caps = plain["clientCapabilities"]
-    assert caps["fs"] == {"readTextFile": False, "writeTextFile": False}
-    assert caps["terminal"] is False
-    assert caps["auth"] == {"terminal": True}
-    assert caps["session"] == {"configOptions": {"boolean": {}}}
-    assert caps["elicitation"] == {"form": {}}
-    enabled = c.initialize_request_to_v1(_init(), read_files=True, write_files=True, terminals=True)
-    assert assert_v1(enabled, "InitializeRequest")["clientCapabilities"]["terminal"] is True
-
-
-def test_a_v1_initialize_result_lifts_to_v2() -> None:
-    lifted = c.initialize_result_from_v1(_v1_result("initialize", v1.InitializeResponse))
-    out = assert_v2(lifted, "InitializeResponse")
-    assert out["info"] == {"name": "acp2", "version": "0.1.0", "title": "acp2"}
-    session = out["capabilities"]["session"]
-    assert session["prompt"] == {"image": {}, "embeddedContext": {}}
-    assert session["mcp"] == {"stdio": {}, "http": {}}
-    assert session["delete"] == {}
-    assert out["authMethods"] == [
-        {"type": "agent", "methodId": "login", "name": "Log in", "description": None},
-        {
-            "type": "terminal",
-            "methodId": "tty",
-            "name": "Terminal",
-            "args": ["--login"],
-            "env": [{"name": "A", "value": "1"}],
-        },
-    ]
-
-
-def test_a_bare_v1_initialize_result_gets_a_synthesized_info() -> None:
-    lifted = c.initialize_result_from_v1(v1.InitializeResponse(protocol_version=1))
-    assert assert_v2(lifted, "InitializeResponse")["info"] == {
-        "name": "unknown",
-        "version": "unknown",
-    }
-
-
 def test_session_new_always_sends_mcp_servers_with_args_and_env() -> None:
     dropped: Counter[str] = Counter()
     request = v2.NewSessionRequest(

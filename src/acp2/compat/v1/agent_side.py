@@ -1,6 +1,7 @@
 """An acp2 (v2) agent serving a v1 client: v1 requests in as v2, v2 answers out as v1.
 
-Stateless functions, one per message shape; the per-session update stream is
+Stateless functions, one per message shape (``initialize`` is in
+:mod:`acp2.compat.v1.handshake`); the per-session update stream is
 :class:`acp2.compat.v1.project.V1Projector`. What v1 cannot carry is counted in the
 ``dropped`` counter passed in (names in ``docs/v1-projection.md``).
 """
@@ -8,7 +9,7 @@ Stateless functions, one per message shape; the per-session update stream is
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import Any, Final
+from typing import Any
 
 from msgspec import UNSET, UnsetType
 
@@ -19,16 +20,11 @@ from acp2.compat.v1.convert import (
     blocks_from_v1,
     config_options_to_v1,
     mcp_servers_from_v1,
-    recode,
 )
-from acp2.schema.capabilities import supports
 
 __all__ = [
-    "UNKNOWN_IMPLEMENTATION",
     "PromptFailed",
     "cancel_from_v1",
-    "initialize_request_from_v1",
-    "initialize_result_to_v1",
     "load_request_from_v1",
     "mode_option",
     "new_session_request_from_v1",
@@ -41,11 +37,7 @@ __all__ = [
     "set_config_option_from_v1",
     "set_config_option_result_to_v1",
     "set_mode_from_v1",
-    "wants_boolean_options",
 ]
-
-#: The ``info`` v2 requires, for a v1 peer that sent none.
-UNKNOWN_IMPLEMENTATION: Final = v2.Implementation(name="unknown", version="unknown")
 
 
 class PromptFailed(Exception):
@@ -55,123 +47,6 @@ class PromptFailed(Exception):
     def __init__(self, error: v2.Error) -> None:
         super().__init__(error.message)
         self.error = error
-
-
-# -- initialize -------------------------------------------------------------------------
-
-
-def initialize_request_from_v1(
-    request: v1.InitializeRequest, dropped: Drops
-) -> v2.InitializeRequest:
-    """v1 ``initialize`` params as v2: ``clientInfo`` -> ``info`` (``unknown`` when absent),
-    ``auth.terminal: true`` -> ``{}``, elicitation copied. The client's ``fs`` /
-    ``terminal`` offer has no v2 use (``initialize.fs``, ``initialize.terminal``)."""
-    caps = request.client_capabilities if request.client_capabilities is not UNSET else None
-    v2caps = v2.ClientCapabilities()
-    if caps is not None:
-        if caps.auth is not UNSET and caps.auth.terminal is True:
-            v2caps.auth = v2.AuthCapabilities(terminal=v2.TerminalAuthCapabilities())
-        if caps.elicitation not in (UNSET, None):
-            v2caps.elicitation = recode(caps.elicitation, v2.ElicitationCapabilities)
-        if caps.fs is not UNSET and (caps.fs.read_text_file or caps.fs.write_text_file):
-            dropped["initialize.fs"] += 1
-        if caps.terminal is True:
-            dropped["initialize.terminal"] += 1
-    info = request.client_info
-    return v2.InitializeRequest(
-        protocol_version=2,
-        info=recode(info, v2.Implementation)
-        if info not in (UNSET, None)
-        else UNKNOWN_IMPLEMENTATION,
-        capabilities=v2caps,
-        meta=request.meta,
-    )
-
-
-def wants_boolean_options(request: v1.InitializeRequest) -> bool:
-    """Whether a v1 client advertised ``session.configOptions.boolean``."""
-    caps = request.client_capabilities
-    if caps is UNSET or caps.session in (UNSET, None):
-        return False
-    options = caps.session.config_options
-    return options not in (UNSET, None) and supports(options.boolean)
-
-
-def initialize_result_to_v1(
-    result: v2.InitializeResponse, *, terminal_auth: bool, dropped: Drops
-) -> v1.InitializeResponse:
-    """A v2 ``initialize`` result as v1 (protocol version 1).
-
-    ``session`` -> ``loadSession`` and ``sessionCapabilities {list, resume, close}`` (the
-    v2 baseline), ``session.prompt`` / ``session.mcp`` markers -> booleans, ``sse``
-    false; ``methodId`` -> ``id``; terminal auth methods only when the client has
-    ``auth.terminal`` (``terminal_auth``), else ``auth_method.terminal``.
-    """
-    session = result.capabilities.session
-    has_session = supports(session)
-    prompt = session.prompt if has_session else None  # type: ignore[union-attr]
-    mcp = session.mcp if has_session else None  # type: ignore[union-attr]
-    methods = _auth_methods_to_v1(result.auth_methods, terminal_auth, dropped)
-    caps = v1.AgentCapabilities(
-        load_session=has_session,
-        prompt_capabilities=v1.PromptCapabilities(
-            image=supports(prompt) and supports(prompt.image),  # type: ignore[union-attr]
-            audio=supports(prompt) and supports(prompt.audio),  # type: ignore[union-attr]
-            embedded_context=supports(prompt) and supports(prompt.embedded_context),  # type: ignore[union-attr]
-        ),
-        mcp_capabilities=v1.McpCapabilities(
-            http=supports(mcp) and supports(mcp.http),  # type: ignore[union-attr]
-            sse=False,
-        ),
-        session_capabilities=_session_caps_to_v1(session) if has_session else UNSET,
-        auth=v1.AgentAuthCapabilities(logout=v1.LogoutCapabilities()) if methods else UNSET,
-    )
-    return v1.InitializeResponse(
-        protocol_version=1,
-        agent_capabilities=caps,
-        auth_methods=methods,
-        agent_info=recode(result.info, v1.Implementation),
-        meta=result.meta,
-    )
-
-
-def _session_caps_to_v1(session: Any) -> v1.SessionCapabilities:
-    return v1.SessionCapabilities(
-        list=v1.SessionListCapabilities(),
-        resume=v1.SessionResumeCapabilities(),
-        close=v1.SessionCloseCapabilities(),
-        delete=v1.SessionDeleteCapabilities() if supports(session.delete) else UNSET,
-        additional_directories=(
-            v1.SessionAdditionalDirectoriesCapabilities()
-            if supports(session.additional_directories)
-            else UNSET
-        ),
-    )
-
-
-def _auth_methods_to_v1(methods: Any, terminal_auth: bool, dropped: Drops) -> list[v1.AuthMethod]:
-    out = []
-    for method in methods if methods is not UNSET else []:
-        if isinstance(method, v2.AuthMethodAgent):
-            out.append(
-                v1.AuthMethod(id=method.method_id, name=method.name, description=method.description)
-            )
-        elif isinstance(method, v2.AuthMethodTerminal) and terminal_auth:
-            env = {e.name: e.value for e in method.env} if method.env is not UNSET else UNSET
-            out.append(
-                v1.AuthMethod(
-                    id=method.method_id,
-                    name=method.name,
-                    type="terminal",
-                    description=method.description,
-                    args=method.args,
-                    env=env,
-                )
-            )
-        else:
-            kind = "terminal" if isinstance(method, v2.AuthMethodTerminal) else "unknown"
-            dropped[f"auth_method.{kind}"] += 1
-    return out
 
 
 # -- sessions ---------------------------------------------------------------------------
