@@ -345,3 +345,16 @@ def test_each_turn_starts_new_messages() -> None:
     lifter.prompt_done(v1.PromptResponse(stop_reason="end_turn"))
     state = _run(lifter, _chunk("agent_message_chunk", "two"), state=state)
     assert [m.text for m in state.timeline] == ["one", "two"]  # type: ignore[union-attr]
+
+
+def test_user_chunks_during_a_turn_are_echoes_and_outside_one_are_history() -> None:
+    lifter = _lifter()
+    state = _run(lifter, _chunk("user_message_chunk", "old prompt"))
+    _, message_id, updates = lifter.prompt(
+        v2.PromptRequest(session_id="s1", prompt=[v2.TextContent(text="new")])
+    )
+    for update in updates:
+        reduce(state, update)
+    _run(lifter, _chunk("user_message_chunk", "new"), state=state)
+    assert [m.text for m in state.timeline] == ["old prompt", "new"]  # type: ignore[union-attr]
+    assert lifter.dropped["user_message_chunk.echo"] == 1

@@ -65,6 +65,7 @@ class V1Lifter:
         self._announced: set[str] = set()
         self._modes: v1.SessionModeState | None = None
         self._options: list[Any] = []
+        self._in_turn = False
 
     # -- the prompt lifecycle -----------------------------------------------------------
 
@@ -73,6 +74,7 @@ class V1Lifter:
         ``messageId``, and the v2 updates to reduce now (``user_message``, ``running``)."""
         message_id = self.new_id()
         self._open = None  # a new turn starts new messages
+        self._in_turn = True
         params = v1.PromptRequest(
             session_id=request.session_id,
             prompt=blocks_to_v1(request.prompt, self.dropped),
@@ -86,13 +88,13 @@ class V1Lifter:
 
     def prompt_done(self, result: v1.PromptResponse) -> list[Any]:
         """The v2 updates for the v1 prompt's answer: ``idle`` with its stop reason."""
-        self._open = None
+        self._open, self._in_turn = None, False
         return [v2.StateUpdate(state="idle", stop_reason=result.stop_reason)]
 
     def prompt_failed(self, error: v2.Error) -> list[Any]:
         """The v2 updates for a v1 prompt answered with a JSON-RPC error after it was
         sent: ``idle`` with stop reason ``error`` and that error (Nov)."""
-        self._open = None
+        self._open, self._in_turn = None, False
         return [v2.StateUpdate(state="idle", stop_reason="error", error=error)]
 
     # -- session setup ------------------------------------------------------------------
@@ -156,6 +158,10 @@ class V1Lifter:
 
     def _chunk(self, update: Any) -> list[Any]:
         kind, cls = _CHUNKS[type(update)]
+        if kind == "user" and self._in_turn:
+            # Some v1 agents echo the prompt back; the synthesized user message has it.
+            self.dropped["user_message_chunk.echo"] += 1
+            return []
         message_id = update.message_id if isinstance(update.message_id, str) else None
         if message_id is None:
             # v1 ids are optional: one message lasts while its kind keeps streaming.
