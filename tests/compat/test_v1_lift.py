@@ -350,7 +350,7 @@ def test_each_turn_starts_new_messages() -> None:
 def test_user_chunks_during_a_turn_are_echoes_and_outside_one_are_history() -> None:
     lifter = _lifter()
     state = _run(lifter, _chunk("user_message_chunk", "old prompt"))
-    _, message_id, updates = lifter.prompt(
+    _, _, updates = lifter.prompt(
         v2.PromptRequest(session_id="s1", prompt=[v2.TextContent(text="new")])
     )
     for update in updates:
