@@ -358,3 +358,18 @@ def test_user_chunks_during_a_turn_are_echoes_and_outside_one_are_history() -> N
     _run(lifter, _chunk("user_message_chunk", "new"), state=state)
     assert [m.text for m in state.timeline] == ["old prompt", "new"]  # type: ignore[union-attr]
     assert lifter.dropped["user_message_chunk.echo"] == 1
+
+
+def test_session_results_lift_to_v2_with_modes_as_a_config_option() -> None:
+    lifter = _lifter()
+    modes = v1.SessionModeState(
+        current_mode_id="ask", available_modes=[v1.SessionMode(id="ask", name="Ask")]
+    )
+    created = lifter.new_session_result(v1.NewSessionResponse(session_id="s1", modes=modes))
+    out = assert_v2(created, "NewSessionResponse")
+    assert out["sessionId"] == "s1"
+    assert [o["configId"] for o in out["configOptions"]] == [MODE_CONFIG_ID]
+    loaded = assert_v2(lifter.resume_result(v1.LoadSessionResponse()), "ResumeSessionResponse")
+    assert loaded["configOptions"][0]["currentValue"] == "ask"
+    bare = V1Lifter("s2").resume_result(v1.ResumeSessionResponse())
+    assert assert_v2(bare, "ResumeSessionResponse") == {}

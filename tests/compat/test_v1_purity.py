@@ -23,6 +23,7 @@ MODULES = (
     "lift",
     "client_side",
     "methods",
+    "same_shape",
 )
 SRC = Path(acp2.compat.v1.__file__).resolve().parent
 

@@ -11,6 +11,8 @@ The translation is pure (no IO, no event loop): :mod:`~acp2.compat.v1.negotiate`
 the version from raw ``initialize`` bytes; :class:`~acp2.compat.v1.project.V1Projector`
 and :mod:`~acp2.compat.v1.agent_side` let a v2 agent serve a v1 client;
 :class:`~acp2.compat.v1.lift.V1Lifter` and :mod:`~acp2.compat.v1.client_side` let a v2
-client drive a v1 agent; :mod:`~acp2.compat.v1.convert` holds the shared pieces.
+client drive a v1 agent; :mod:`~acp2.compat.v1.handshake` translates ``initialize``
+and :mod:`~acp2.compat.v1.same_shape` the methods whose shapes agree;
+:mod:`~acp2.compat.v1.convert` holds the shared pieces.
 ``docs/v1-projection.md`` lists what is lost each way and the counter of each loss.
 """

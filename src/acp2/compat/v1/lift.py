@@ -109,6 +109,21 @@ class V1Lifter:
             self._options = config_options_from_v1(result.config_options)
         return self.config_options()
 
+    def new_session_result(self, result: v1.NewSessionResponse) -> v2.NewSessionResponse:
+        """A v1 ``session/new`` result as v2 (see :meth:`session_result`)."""
+        options = self.session_result(result)
+        return v2.NewSessionResponse(
+            session_id=result.session_id, config_options=options or UNSET, meta=result.meta
+        )
+
+    def resume_result(
+        self, result: v1.LoadSessionResponse | v1.ResumeSessionResponse
+    ) -> v2.ResumeSessionResponse:
+        """A v1 ``session/load`` or ``session/resume`` result as the v2 ``session/resume``
+        result (see :meth:`session_result`)."""
+        options = self.session_result(result)
+        return v2.ResumeSessionResponse(config_options=options or UNSET, meta=result.meta)
+
     def config_options(self) -> list[Any]:
         """The current v2 config options, the synthesized mode option last."""
         mode = self._mode_option()
