@@ -10,6 +10,7 @@ from v1_check import assert_v1, assert_v1_updates
 
 import acp2.schema as v2
 from acp2.compat.v1.project import V1Projector
+from acp2.compat.v1.project_tools import MAX_TERMINAL_BYTES, MAX_TERMINAL_TEXT
 
 _TEXT = v2.TextContent(text="hi")
 
@@ -233,3 +234,47 @@ def test_command_and_subjectless_permissions_get_a_synthesized_tool_call() -> No
     )
     assert p.dropped["permission.command"] == p.dropped["permission.none"] == 1
     assert p.dropped["permission.unknown"] == 1
+
+
+def test_a_command_permission_for_a_shown_call_keeps_its_title() -> None:
+    p = V1Projector("s1")
+    _feed(p, v2.ToolCallUpdate(tool_call_id="t", title="Shell"))
+    request = v2.RequestPermissionRequest(
+        session_id="s1",
+        title="Run make?",
+        subject=v2.CommandPermissionSubject(command="make", cwd="/w", tool_call_id="t"),
+        options=_OPTIONS[:1],
+    )
+    out = assert_v1(p.permission(request), "RequestPermissionRequest")
+    assert out["toolCall"] == {"toolCallId": "t", "rawInput": {"command": "make", "cwd": "/w"}}
+
+
+def test_a_permission_subject_patch_sets_the_content_later_chunks_append_to() -> None:
+    p = V1Projector("s1")
+    _feed(p, v2.ToolCallUpdate(tool_call_id="t", title="Edit"))
+    item = v2.Content(content=_TEXT)
+    p.permission(
+        v2.RequestPermissionRequest(
+            session_id="s1",
+            title="Apply?",
+            subject=v2.ToolCallPermissionSubject(
+                tool_call=v2.ToolCallFields(tool_call_id="t", content=[item])
+            ),
+            options=_OPTIONS[:1],
+        )
+    )
+    (patch,) = _feed(p, v2.ToolCallContentChunk(tool_call_id="t", content=item))
+    assert len(patch["content"]) == 2
+
+
+def test_only_the_end_of_a_long_terminal_output_is_kept_and_rendered() -> None:
+    p = V1Projector("s1")
+    _feed(
+        p, v2.ToolCallUpdate(tool_call_id="t", title="Run", content=[v2.Terminal(terminal_id="x")])
+    )
+    for _ in range(3):
+        _feed(p, v2.TerminalOutputChunk(terminal_id="x", data=_b64(b"a" * MAX_TERMINAL_BYTES)))
+    (last,) = _feed(p, v2.TerminalOutputChunk(terminal_id="x", data=_b64(b"END")))
+    text = last["content"][0]["content"]["text"]
+    assert text.endswith("aEND\n```")
+    assert len(text) < MAX_TERMINAL_TEXT + 20

@@ -25,10 +25,12 @@ import acp2.schema as v2
 from acp2 import sanitize
 from acp2.compat.v1.convert import Drops, block_to_v1, recode
 
-__all__ = ["MAX_TERMINAL_TEXT", "ToolProjector"]
+__all__ = ["MAX_TERMINAL_BYTES", "MAX_TERMINAL_TEXT", "ToolProjector"]
 
 #: How much of a display terminal's output (characters, the end kept) is rendered.
 MAX_TERMINAL_TEXT: Final = 32_000
+#: How many bytes of a terminal's output are kept for rendering (the end).
+MAX_TERMINAL_BYTES: Final = 4 * MAX_TERMINAL_TEXT
 
 _STATUS_FALLBACK: Final = {"cancelled": "failed", "paused": "in_progress"}
 _SAFE_OPTION_KIND: Final = "reject_once"
@@ -87,6 +89,9 @@ class ToolProjector:
         """Re-render the tool calls showing a terminal after a ``terminal_output_chunk``."""
         term = self._terminals.setdefault(update.terminal_id, _Terminal())
         term.data += self._b64(update.data)
+        if len(term.data) > MAX_TERMINAL_BYTES:
+            # Only the end is ever rendered; a long-running command must not grow memory.
+            del term.data[:-MAX_TERMINAL_BYTES]
         return self._rerender(update.terminal_id)
 
     # -- permission ---------------------------------------------------------------------
@@ -114,16 +119,25 @@ class ToolProjector:
     def _permission_call(self, request: v2.RequestPermissionRequest) -> v1.ToolCallUpdate:
         subject = request.subject
         if isinstance(subject, v2.ToolCallPermissionSubject):
+            call_id = subject.tool_call.tool_call_id
+            known = call_id in self.content
+            if known and isinstance(subject.tool_call.content, list):
+                # The subject patches the call (v2), so later chunks append to this content.
+                self.content[call_id] = list(subject.tool_call.content)
             fields = self._fields(subject.tool_call)
-            known = subject.tool_call.tool_call_id in self.content
             if fields.get("title", UNSET) is UNSET and not known:
                 fields["title"] = request.title
-            return v1.ToolCallUpdate(tool_call_id=subject.tool_call.tool_call_id, **fields)
+            return v1.ToolCallUpdate(tool_call_id=call_id, **fields)
         if isinstance(subject, v2.CommandPermissionSubject):
             self.dropped["permission.command"] += 1
-            call_id = subject.tool_call_id if isinstance(subject.tool_call_id, str) else None
+            named = subject.tool_call_id if isinstance(subject.tool_call_id, str) else None
+            if named is not None and named in self.content:
+                # A shown call keeps its title and kind: only the command is added.
+                return v1.ToolCallUpdate(
+                    tool_call_id=named, raw_input={"command": subject.command, "cwd": subject.cwd}
+                )
             return v1.ToolCallUpdate(
-                tool_call_id=call_id or self._synthetic_id(),
+                tool_call_id=named or self._synthetic_id(),
                 title=request.title,
                 kind="execute",
                 raw_input={"command": subject.command, "cwd": subject.cwd},
