@@ -236,3 +236,11 @@ def test_session_info_passes_through() -> None:
     p = V1Projector("s1")
     (out,) = _feed(p, v2.SessionInfoUpdate(title="T", updated_at=None))
     assert out == {"sessionUpdate": "session_info_update", "title": "T", "updatedAt": None}
+
+
+def test_an_unacknowledged_prompt_stops_waiting_for_its_ack_when_the_turn_ends() -> None:
+    p = V1Projector("s1")
+    p.prompt_sent()
+    _feed(p, v2.StateUpdate(state="idle", stop_reason="end_turn"))
+    out = _feed(p, v2.UserMessage(message_id="later", content=[_TEXT]))
+    assert [u["sessionUpdate"] for u in out] == ["user_message_chunk"]

@@ -121,6 +121,13 @@ class V1Projector:
             return True
         return False
 
+    def _state(self, update: v2.StateUpdate) -> list[Any]:
+        # v1 has no foreground state: `idle` answers the held prompt instead (agent_side).
+        self.dropped["state_update"] += 1
+        if update.state == "idle":
+            self._ack = False  # a turn that never acknowledged its prompt has ended
+        return []
+
     # -- plans --------------------------------------------------------------------------
 
     def _plan(self, update: v2.PlanUpdate) -> list[Any]:
@@ -249,6 +256,7 @@ _HANDLERS: Final[dict[type, Callable[[V1Projector, Any], list[Any]]]] = {
     v2.ToolCallContentChunk: V1Projector._tool_chunk,
     v2.TerminalUpdate: V1Projector._terminal,
     v2.TerminalOutputChunk: V1Projector._terminal_chunk,
+    v2.StateUpdate: V1Projector._state,
     v2.PlanUpdate: V1Projector._plan,
     v2.AvailableCommandsUpdate: V1Projector._commands,
     v2.ConfigOptionUpdate: V1Projector._config,
