@@ -1,15 +1,17 @@
 """The v1 method table: the one place where ACP v1 wire method names are written.
 
-``METHODS[name]`` is a :class:`MethodSpec` (the v2 table's type): params / result types
-for :func:`acp2.schema.codec.decode`, and ``sender`` -- ``"client"`` for client-to-agent
-methods, ``"agent"`` for agent-to-client methods, ``"either"`` for ``$/cancel_request``.
-``result_type`` is ``None`` for notifications. The names and directions follow the
-vendored ``schemas/meta.json``; a test checks that they agree.
+Each constant (``INITIALIZE``, ``SESSION_LOAD``, ``FS_READ_TEXT_FILE``, ...) is a typed
+:class:`MethodSpec` built like the v2 table's (:mod:`acp2.schema.methods`), so
+``conn.call(SESSION_PROMPT, params)`` is typed with the v1 models. ``METHODS[name]`` finds
+one by wire name. ``sender`` is ``"client"`` for client-to-agent methods, ``"agent"`` for
+agent-to-client methods, ``"either"`` for ``$/cancel_request``; ``result_type`` is ``None``
+for notifications. The names and directions follow the vendored ``schemas/meta.json``; a
+test checks that they agree.
 """
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from acp2.compat.v1.schema import client as c
 from acp2.compat.v1.schema import elicitation as el
@@ -22,65 +24,162 @@ from acp2.compat.v1.schema.config import (
     SetSessionConfigOptionRequest,
     SetSessionConfigOptionResponse,
 )
-from acp2.schema.methods import MethodSpec, Sender
+from acp2.schema.methods import MethodSpec, notification, request
 
-__all__ = ["METHODS", "MethodSpec"]
+__all__ = [
+    "AGENT_REQUESTS",
+    "AUTHENTICATE",
+    "CANCEL_REQUEST",
+    "ELICITATION_COMPLETE",
+    "ELICITATION_CREATE",
+    "FS_READ_TEXT_FILE",
+    "FS_WRITE_TEXT_FILE",
+    "INITIALIZE",
+    "LOGOUT",
+    "METHODS",
+    "SESSION_CANCEL",
+    "SESSION_CLOSE",
+    "SESSION_DELETE",
+    "SESSION_LIST",
+    "SESSION_LOAD",
+    "SESSION_NEW",
+    "SESSION_PROMPT",
+    "SESSION_REQUEST_PERMISSION",
+    "SESSION_RESUME",
+    "SESSION_SET_CONFIG_OPTION",
+    "SESSION_SET_MODE",
+    "SESSION_UPDATE",
+    "TERMINAL_CREATE",
+    "TERMINAL_KILL",
+    "TERMINAL_OUTPUT",
+    "TERMINAL_RELEASE",
+    "TERMINAL_WAIT_FOR_EXIT",
+    "MethodSpec",
+]
 
+# -- client -> agent --------------------------------------------------------------------
+INITIALIZE: Final = request(
+    "initialize", ini.InitializeRequest, ini.InitializeResponse, "client", retry="safe"
+)
+AUTHENTICATE: Final = request(
+    "authenticate", ini.AuthenticateRequest, ini.AuthenticateResponse, "client"
+)
+LOGOUT: Final = request("logout", ini.LogoutRequest, ini.LogoutResponse, "client")
+SESSION_NEW: Final = request("session/new", s.NewSessionRequest, s.NewSessionResponse, "client")
+SESSION_LOAD: Final = request("session/load", s.LoadSessionRequest, s.LoadSessionResponse, "client")
+SESSION_LIST: Final = request(
+    "session/list", s.ListSessionsRequest, s.ListSessionsResponse, "client", retry="safe"
+)
+SESSION_RESUME: Final = request(
+    "session/resume", s.ResumeSessionRequest, s.ResumeSessionResponse, "client"
+)
+SESSION_CLOSE: Final = request(
+    "session/close", s.CloseSessionRequest, s.CloseSessionResponse, "client"
+)
+SESSION_DELETE: Final = request(
+    "session/delete", s.DeleteSessionRequest, s.DeleteSessionResponse, "client"
+)
+SESSION_SET_MODE: Final = request(
+    "session/set_mode", s.SetSessionModeRequest, s.SetSessionModeResponse, "client"
+)
+SESSION_SET_CONFIG_OPTION: Final = request(
+    "session/set_config_option",
+    SetSessionConfigOptionRequest,
+    SetSessionConfigOptionResponse,
+    "client",
+)
+#: v1 prompts carry no client-chosen key, so a lost answer cannot be retried blind.
+SESSION_PROMPT: Final = request("session/prompt", s.PromptRequest, s.PromptResponse, "client")
+SESSION_CANCEL: Final = notification("session/cancel", s.CancelNotification, "client")
 
-def _spec(name: str, params: Any, result: Any, sender: Sender) -> tuple[str, MethodSpec[Any, Any]]:
-    return name, MethodSpec(name, params, result, sender)
+# -- agent -> client --------------------------------------------------------------------
+SESSION_UPDATE: Final = notification("session/update", u.SessionNotification, "agent")
+SESSION_REQUEST_PERMISSION: Final = request(
+    "session/request_permission",
+    t.RequestPermissionRequest,
+    t.RequestPermissionResponse,
+    "agent",
+)
+FS_READ_TEXT_FILE: Final = request(
+    "fs/read_text_file", c.ReadTextFileRequest, c.ReadTextFileResponse, "agent", retry="safe"
+)
+FS_WRITE_TEXT_FILE: Final = request(
+    "fs/write_text_file", c.WriteTextFileRequest, c.WriteTextFileResponse, "agent"
+)
+TERMINAL_CREATE: Final = request(
+    "terminal/create", c.CreateTerminalRequest, c.CreateTerminalResponse, "agent"
+)
+TERMINAL_OUTPUT: Final = request(
+    "terminal/output", c.TerminalOutputRequest, c.TerminalOutputResponse, "agent", retry="safe"
+)
+TERMINAL_WAIT_FOR_EXIT: Final = request(
+    "terminal/wait_for_exit",
+    c.WaitForTerminalExitRequest,
+    c.WaitForTerminalExitResponse,
+    "agent",
+    retry="safe",
+)
+TERMINAL_KILL: Final = request(
+    "terminal/kill", c.KillTerminalRequest, c.KillTerminalResponse, "agent"
+)
+TERMINAL_RELEASE: Final = request(
+    "terminal/release", c.ReleaseTerminalRequest, c.ReleaseTerminalResponse, "agent"
+)
+ELICITATION_CREATE: Final = request(
+    "elicitation/create",
+    cast("type[el.CreateElicitationRequest]", el.CreateElicitationRequest),
+    cast("type[el.CreateElicitationResponse]", el.CreateElicitationResponse),
+    "agent",
+)
+ELICITATION_COMPLETE: Final = notification(
+    "elicitation/complete", el.CompleteElicitationNotification, "agent"
+)
 
+# -- either side ------------------------------------------------------------------------
+CANCEL_REQUEST: Final = notification("$/cancel_request", rpc.CancelRequestNotification, "either")
 
 #: Every ACP v1 method, keyed by wire name.
-METHODS: Final[dict[str, MethodSpec[Any, Any]]] = dict(
-    [
-        # client -> agent
-        _spec("initialize", ini.InitializeRequest, ini.InitializeResponse, "client"),
-        _spec("authenticate", ini.AuthenticateRequest, ini.AuthenticateResponse, "client"),
-        _spec("logout", ini.LogoutRequest, ini.LogoutResponse, "client"),
-        _spec("session/new", s.NewSessionRequest, s.NewSessionResponse, "client"),
-        _spec("session/load", s.LoadSessionRequest, s.LoadSessionResponse, "client"),
-        _spec("session/list", s.ListSessionsRequest, s.ListSessionsResponse, "client"),
-        _spec("session/resume", s.ResumeSessionRequest, s.ResumeSessionResponse, "client"),
-        _spec("session/close", s.CloseSessionRequest, s.CloseSessionResponse, "client"),
-        _spec("session/delete", s.DeleteSessionRequest, s.DeleteSessionResponse, "client"),
-        _spec("session/set_mode", s.SetSessionModeRequest, s.SetSessionModeResponse, "client"),
-        _spec(
-            "session/set_config_option",
-            SetSessionConfigOptionRequest,
-            SetSessionConfigOptionResponse,
-            "client",
-        ),
-        _spec("session/prompt", s.PromptRequest, s.PromptResponse, "client"),
-        _spec("session/cancel", s.CancelNotification, None, "client"),
-        # agent -> client
-        _spec("session/update", u.SessionNotification, None, "agent"),
-        _spec(
-            "session/request_permission",
-            t.RequestPermissionRequest,
-            t.RequestPermissionResponse,
-            "agent",
-        ),
-        _spec("fs/read_text_file", c.ReadTextFileRequest, c.ReadTextFileResponse, "agent"),
-        _spec("fs/write_text_file", c.WriteTextFileRequest, c.WriteTextFileResponse, "agent"),
-        _spec("terminal/create", c.CreateTerminalRequest, c.CreateTerminalResponse, "agent"),
-        _spec("terminal/output", c.TerminalOutputRequest, c.TerminalOutputResponse, "agent"),
-        _spec(
-            "terminal/wait_for_exit",
-            c.WaitForTerminalExitRequest,
-            c.WaitForTerminalExitResponse,
-            "agent",
-        ),
-        _spec("terminal/kill", c.KillTerminalRequest, c.KillTerminalResponse, "agent"),
-        _spec("terminal/release", c.ReleaseTerminalRequest, c.ReleaseTerminalResponse, "agent"),
-        _spec(
-            "elicitation/create",
-            el.CreateElicitationRequest,
-            el.CreateElicitationResponse,
-            "agent",
-        ),
-        _spec("elicitation/complete", el.CompleteElicitationNotification, None, "agent"),
-        # either side
-        _spec("$/cancel_request", rpc.CancelRequestNotification, None, "either"),
-    ]
-)
+METHODS: Final[dict[str, MethodSpec[Any, Any]]] = {
+    spec.name: spec
+    for spec in (
+        INITIALIZE,
+        AUTHENTICATE,
+        LOGOUT,
+        SESSION_NEW,
+        SESSION_LOAD,
+        SESSION_LIST,
+        SESSION_RESUME,
+        SESSION_CLOSE,
+        SESSION_DELETE,
+        SESSION_SET_MODE,
+        SESSION_SET_CONFIG_OPTION,
+        SESSION_PROMPT,
+        SESSION_CANCEL,
+        SESSION_UPDATE,
+        SESSION_REQUEST_PERMISSION,
+        FS_READ_TEXT_FILE,
+        FS_WRITE_TEXT_FILE,
+        TERMINAL_CREATE,
+        TERMINAL_OUTPUT,
+        TERMINAL_WAIT_FOR_EXIT,
+        TERMINAL_KILL,
+        TERMINAL_RELEASE,
+        ELICITATION_CREATE,
+        ELICITATION_COMPLETE,
+        CANCEL_REQUEST,
+    )
+}
+
+#: The v1 requests an agent sends that a client serves itself: files and terminals.
+AGENT_REQUESTS: Final[dict[str, MethodSpec[Any, Any]]] = {
+    spec.name: spec
+    for spec in (
+        FS_READ_TEXT_FILE,
+        FS_WRITE_TEXT_FILE,
+        TERMINAL_CREATE,
+        TERMINAL_OUTPUT,
+        TERMINAL_WAIT_FOR_EXIT,
+        TERMINAL_KILL,
+        TERMINAL_RELEASE,
+    )
+}

@@ -1,0 +1,249 @@
+"""The ``initialize`` handshake across versions: params and results, both directions.
+
+Run :mod:`acp2.compat.v1.negotiate` first to learn the peer's version from the raw
+bytes; then, with the message decoded as v1, these functions translate it. An acp2 agent
+serving a v1 client uses :func:`initialize_request_from_v1` and
+:func:`initialize_result_to_v1`; an acp2 client driving a v1 agent uses
+:func:`initialize_request_to_v1` and :func:`initialize_result_from_v1`. Losses are
+counted in ``dropped`` (names in ``docs/v1-projection.md``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from msgspec import UNSET
+
+import acp2.compat.v1.schema as v1
+import acp2.schema as v2
+from acp2.compat.v1.convert import Drops, recode
+from acp2.schema.capabilities import supports
+
+__all__ = [
+    "UNKNOWN_IMPLEMENTATION",
+    "initialize_request_from_v1",
+    "initialize_request_to_v1",
+    "initialize_result_from_v1",
+    "initialize_result_to_v1",
+    "wants_boolean_options",
+]
+
+#: The ``info`` v2 requires, for a v1 peer that sent none.
+UNKNOWN_IMPLEMENTATION: Final = v2.Implementation(name="unknown", version="unknown")
+
+# -- a v1 client and a v2 agent -------------------------------------------------------
+
+
+def initialize_request_from_v1(
+    request: v1.InitializeRequest, dropped: Drops
+) -> v2.InitializeRequest:
+    """v1 ``initialize`` params as v2: ``clientInfo`` -> ``info`` (``unknown`` when absent),
+    ``auth.terminal: true`` -> ``{}``, elicitation copied. The client's ``fs`` /
+    ``terminal`` offer has no v2 use (``initialize.fs``, ``initialize.terminal``)."""
+    caps = request.client_capabilities if request.client_capabilities is not UNSET else None
+    v2caps = v2.ClientCapabilities()
+    if caps is not None:
+        if caps.auth is not UNSET and caps.auth.terminal is True:
+            v2caps.auth = v2.AuthCapabilities(terminal=v2.TerminalAuthCapabilities())
+        if caps.elicitation not in (UNSET, None):
+            v2caps.elicitation = recode(caps.elicitation, v2.ElicitationCapabilities)
+        if caps.fs is not UNSET and (caps.fs.read_text_file or caps.fs.write_text_file):
+            dropped["initialize.fs"] += 1
+        if caps.terminal is True:
+            dropped["initialize.terminal"] += 1
+    info = request.client_info
+    return v2.InitializeRequest(
+        protocol_version=2,
+        info=recode(info, v2.Implementation)
+        if info not in (UNSET, None)
+        else UNKNOWN_IMPLEMENTATION,
+        capabilities=v2caps,
+        meta=request.meta,
+    )
+
+
+def wants_boolean_options(request: v1.InitializeRequest) -> bool:
+    """Whether a v1 client advertised ``session.configOptions.boolean``."""
+    caps = request.client_capabilities
+    if caps is UNSET or caps.session in (UNSET, None):
+        return False
+    options = caps.session.config_options
+    return options not in (UNSET, None) and supports(options.boolean)
+
+
+def initialize_result_to_v1(
+    result: v2.InitializeResponse, *, terminal_auth: bool, dropped: Drops
+) -> v1.InitializeResponse:
+    """A v2 ``initialize`` result as v1 (protocol version 1).
+
+    ``session`` -> ``loadSession`` and ``sessionCapabilities {list, resume, close}`` (the
+    v2 baseline), ``session.prompt`` / ``session.mcp`` markers -> booleans, ``sse``
+    false; ``methodId`` -> ``id``; terminal auth methods only when the client has
+    ``auth.terminal`` (``terminal_auth``), else ``auth_method.terminal``.
+    """
+    session = result.capabilities.session
+    has_session = supports(session)
+    prompt = session.prompt if has_session else None  # type: ignore[union-attr]
+    mcp = session.mcp if has_session else None  # type: ignore[union-attr]
+    methods = _auth_methods_to_v1(result.auth_methods, terminal_auth, dropped)
+    caps = v1.AgentCapabilities(
+        load_session=has_session,
+        prompt_capabilities=v1.PromptCapabilities(
+            image=supports(prompt) and supports(prompt.image),  # type: ignore[union-attr]
+            audio=supports(prompt) and supports(prompt.audio),  # type: ignore[union-attr]
+            embedded_context=supports(prompt) and supports(prompt.embedded_context),  # type: ignore[union-attr]
+        ),
+        mcp_capabilities=v1.McpCapabilities(
+            http=supports(mcp) and supports(mcp.http),  # type: ignore[union-attr]
+            sse=False,
+        ),
+        session_capabilities=_session_caps_to_v1(session) if has_session else UNSET,
+        auth=v1.AgentAuthCapabilities(logout=v1.LogoutCapabilities()) if methods else UNSET,
+    )
+    return v1.InitializeResponse(
+        protocol_version=1,
+        agent_capabilities=caps,
+        auth_methods=methods,
+        agent_info=recode(result.info, v1.Implementation),
+        meta=result.meta,
+    )
+
+
+def _session_caps_to_v1(session: Any) -> v1.SessionCapabilities:
+    return v1.SessionCapabilities(
+        list=v1.SessionListCapabilities(),
+        resume=v1.SessionResumeCapabilities(),
+        close=v1.SessionCloseCapabilities(),
+        delete=v1.SessionDeleteCapabilities() if supports(session.delete) else UNSET,
+        additional_directories=(
+            v1.SessionAdditionalDirectoriesCapabilities()
+            if supports(session.additional_directories)
+            else UNSET
+        ),
+    )
+
+
+def _auth_methods_to_v1(methods: Any, terminal_auth: bool, dropped: Drops) -> list[v1.AuthMethod]:
+    out = []
+    for method in methods if methods is not UNSET else []:
+        if isinstance(method, v2.AuthMethodAgent):
+            out.append(
+                v1.AuthMethod(id=method.method_id, name=method.name, description=method.description)
+            )
+        elif isinstance(method, v2.AuthMethodTerminal) and terminal_auth:
+            env = {e.name: e.value for e in method.env} if method.env is not UNSET else UNSET
+            out.append(
+                v1.AuthMethod(
+                    id=method.method_id,
+                    name=method.name,
+                    type="terminal",
+                    description=method.description,
+                    args=method.args,
+                    env=env,
+                )
+            )
+        else:
+            kind = "terminal" if isinstance(method, v2.AuthMethodTerminal) else "unknown"
+            dropped[f"auth_method.{kind}"] += 1
+    return out
+
+
+# -- a v2 client and a v1 agent ----------------------------------------------------------
+
+
+def initialize_request_to_v1(
+    request: v2.InitializeRequest,
+    *,
+    read_files: bool = False,
+    write_files: bool = False,
+    terminals: bool = False,
+) -> v1.InitializeRequest:
+    """A v2 ``initialize`` as v1 (protocol version 1): ``info`` -> ``clientInfo``;
+    ``fs`` / ``terminal`` advertised only as enabled by the caller; boolean config options
+    and ``auth.terminal`` as the v2 capabilities say (booleans are v2 baseline)."""
+    caps = request.capabilities
+    auth = caps.auth
+    return v1.InitializeRequest(
+        protocol_version=1,
+        client_info=recode(request.info, v1.Implementation),
+        client_capabilities=v1.ClientCapabilities(
+            fs=v1.FileSystemCapabilities(read_text_file=read_files, write_text_file=write_files),
+            terminal=terminals,
+            session=v1.ClientSessionCapabilities(
+                config_options=v1.SessionConfigOptionsCapabilities(
+                    boolean=v1.BooleanConfigOptionCapabilities()
+                )
+            ),
+            auth=v1.AuthCapabilities(terminal=supports(auth) and supports(auth.terminal)),  # type: ignore[union-attr]
+            elicitation=(
+                recode(caps.elicitation, v1.ElicitationCapabilities)
+                if supports(caps.elicitation)
+                else UNSET
+            ),
+        ),
+        meta=request.meta,
+    )
+
+
+def initialize_result_from_v1(result: v1.InitializeResponse) -> v2.InitializeResponse:
+    """A v1 agent's ``initialize`` result as v2 (``protocolVersion`` kept as answered).
+
+    ``session`` is always present: ``session/new`` and ``session/prompt`` are v1
+    baseline; whether resume can replay is the v1 ``loadSession`` flag, which the caller
+    reads from the v1 result. Prompt booleans -> markers, ``mcp.stdio`` always (implicit
+    in v1), ``mcp.http`` when true (``sse`` has no v2 form); ``agentInfo`` -> ``info``
+    (``unknown`` when absent); auth method ``id`` -> ``methodId``.
+    """
+    caps = result.agent_capabilities if result.agent_capabilities is not UNSET else None
+    prompt = caps.prompt_capabilities if caps is not None else UNSET
+    mcp = caps.mcp_capabilities if caps is not None else UNSET
+    extra = caps.session_capabilities if caps is not None else UNSET
+    session = v2.SessionCapabilities(
+        prompt=v2.PromptCapabilities(
+            image=_marker(prompt, "image", v2.PromptImageCapabilities),
+            audio=_marker(prompt, "audio", v2.PromptAudioCapabilities),
+            embedded_context=_marker(
+                prompt, "embedded_context", v2.PromptEmbeddedContextCapabilities
+            ),
+        ),
+        mcp=v2.McpCapabilities(
+            stdio=v2.McpStdioCapabilities(), http=_marker(mcp, "http", v2.McpHttpCapabilities)
+        ),
+        delete=v2.SessionDeleteCapabilities() if _has(extra, "delete") else UNSET,
+        additional_directories=(
+            v2.SessionAdditionalDirectoriesCapabilities()
+            if _has(extra, "additional_directories")
+            else UNSET
+        ),
+    )
+    info = result.agent_info
+    return v2.InitializeResponse(
+        protocol_version=result.protocol_version,
+        info=recode(info, v2.Implementation)
+        if info not in (UNSET, None)
+        else UNKNOWN_IMPLEMENTATION,
+        capabilities=v2.AgentCapabilities(session=session),
+        auth_methods=[_auth_method(m) for m in result.auth_methods or []] or UNSET,
+        meta=result.meta,
+    )
+
+
+def _marker(holder: Any, name: str, cls: type) -> Any:
+    return cls() if holder is not UNSET and getattr(holder, name) is True else UNSET
+
+
+def _has(holder: Any, name: str) -> bool:
+    return holder is not UNSET and supports(getattr(holder, name))
+
+
+def _auth_method(method: v1.AuthMethod) -> Any:
+    if method.is_terminal:
+        env = method.env if method.env is not UNSET else {}
+        return v2.AuthMethodTerminal(
+            method_id=method.id,
+            name=method.name,
+            description=method.description,
+            args=method.args,
+            env=[v2.EnvVariable(name=k, value=v) for k, v in env.items()] or UNSET,
+        )
+    return v2.AuthMethodAgent(method_id=method.id, name=method.name, description=method.description)
