@@ -22,6 +22,7 @@ from anyio.abc import Process, TaskGroup
 
 from acp2.check.frames import Frame, is_request, parse_line, same_id, short
 from acp2.check.spawn import AgentStartError, start_process
+from acp2.schema.methods import SESSION_REQUEST_PERMISSION
 from acp2.transport.procgroup import stop_group
 
 __all__ = ["AgentLink", "AgentStartError", "Sent", "open_link", "permission_answer"]
@@ -243,7 +244,7 @@ class AgentLink:
 
     def _answer_agent_request(self, frame: Frame) -> None:
         method = frame.value.get("method")
-        if method == "session/request_permission":
+        if method == SESSION_REQUEST_PERMISSION.name:
             if not self.manual_permissions:
                 self._tg.start_soon(self.reply, frame, permission_answer(frame))
             return
