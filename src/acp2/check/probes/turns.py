@@ -9,6 +9,7 @@ from typing import Any
 from acp2.check.driver import AgentLink
 from acp2.check.frames import MESSAGE_KINDS, Frame, is_request, session_update
 from acp2.check.probes.base import Probe
+from acp2.schema.common import ForegroundState
 from acp2.schema.methods import SESSION_CANCEL, SESSION_PROMPT, SESSION_REQUEST_PERMISSION
 
 __all__ = [
@@ -34,7 +35,7 @@ def update_for(frame: Frame, session_id: str) -> dict[str, Any] | None:
     return update
 
 
-def is_state(frame: Frame, session_id: str, state: str) -> bool:
+def is_state(frame: Frame, session_id: str, state: ForegroundState) -> bool:
     """True for a ``state_update`` of ``session_id`` reporting ``state``."""
     update = update_for(frame, session_id)
     return bool(
@@ -42,7 +43,9 @@ def is_state(frame: Frame, session_id: str, state: str) -> bool:
     )
 
 
-async def wait_state(link: AgentLink, session_id: str, state: str, *, since: int) -> Frame | None:
+async def wait_state(
+    link: AgentLink, session_id: str, state: ForegroundState, *, since: int
+) -> Frame | None:
     """The first ``state`` update of the session from frame ``since`` on (bounded)."""
     return await link.wait_for(lambda f: is_state(f, session_id, state), since=since)
 
