@@ -126,6 +126,18 @@ async def test_a_helper_left_in_the_group_is_stopped_as_soon_as_the_child_has_ex
     assert not group_alive(process.pid)
 
 
+async def test_a_stdin_close_that_never_completes_still_counts_against_the_grace() -> None:
+    with anyio.fail_after(TIMEOUT):
+        process = await start(python(DEAF))
+        await first_line(process)
+        started = time.monotonic()
+        outcome = await stop_group(process, anyio.sleep_forever, grace=0.3, term_grace=5.0)
+        took = time.monotonic() - started
+    assert outcome == "terminated"
+    assert 0.3 <= took < 5.0
+    assert_reaped(process.pid)
+
+
 async def test_stopping_a_child_that_already_exited_returns_at_once() -> None:
     with anyio.fail_after(TIMEOUT):
         process = await start(python("pass"))

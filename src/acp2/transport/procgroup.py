@@ -92,7 +92,8 @@ async def stop_group(
     leader's process group until the leader is reaped and no live process is left in
     the group. Returns how it ended (see :data:`StopOutcome`).
 
-    Takes at most ``grace + term_grace + kill_wait`` seconds, is shielded from
+    Takes at most ``grace + term_grace + kill_wait`` seconds (closing stdin counts
+    against ``grace``: it may wait on a flush the child never reads), is shielded from
     cancellation (a half-done shutdown would leak processes), and is safe to call on a
     child that has already exited. Raises ``ValueError`` if the leader is in our own
     process group (signalling it would hit us).
@@ -100,16 +101,16 @@ async def stop_group(
     pgid = leader.pid
     _refuse_own_group(leader)
     with anyio.CancelScope(shield=True):
-        if close_stdin is not None:
-            await close_stdin()
-        if await _reaped(leader, grace) and not group_alive(pgid):
+        if await _closed_and_reaped(leader, close_stdin, grace) and not group_alive(pgid):
             return "exited"
         steps: tuple[tuple[signal.Signals, float, StopOutcome], ...] = (
             (signal.SIGTERM, term_grace, "terminated"),
             (signal.SIGKILL, kill_wait, "killed"),
         )
         for sig, seconds, outcome in steps:
-            logger.info("stopping process group %d with %s", pgid, sig.name)
+            # SIGKILL is worth a warning: the agent ignored both polite requests.
+            level = logging.WARNING if sig is signal.SIGKILL else logging.INFO
+            logger.log(level, "stopping process group %d with %s", pgid, sig.name)
             signal_group(pgid, sig)
             if await _gone(leader, pgid, seconds):
                 return outcome
@@ -167,8 +168,13 @@ def _refuse_own_group(leader: GroupLeader) -> None:
         raise ValueError(f"process {leader.pid} does not lead its own process group")
 
 
-async def _reaped(leader: GroupLeader, seconds: float) -> bool:
+async def _closed_and_reaped(
+    leader: GroupLeader, close_stdin: Callable[[], Awaitable[object]] | None, seconds: float
+) -> bool:
+    # Closing counts against the grace: it can wait on a flush the child never reads.
     with anyio.move_on_after(seconds):
+        if close_stdin is not None:
+            await close_stdin()
         await leader.wait()
     return leader.returncode is not None
 
