@@ -32,7 +32,6 @@ from acp2.transport.procgroup import DEFAULT_GRACE, StopOutcome, stop_group
 
 __all__ = ["DEFAULT_GRACE", "AgentProcess", "StdioTransport", "serve_stdio", "spawn_agent"]
 
-
 #: Pipe capacity requested for the protocol pipes (Linux; fewer wake-ups under load).
 PIPE_SIZE: Final = 1024 * 1024
 
