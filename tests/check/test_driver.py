@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import sys
 import textwrap
+from pathlib import Path
 
 import anyio
 import pytest
 
 from acp2.check.driver import open_link
 from acp2.check.frames import Frame
-from acp2.check.spawn import AgentStartError, start_process, stop_process
+from acp2.check.spawn import AgentStartError, start_process
+from acp2.transport.procgroup import group_alive, stop_group
 
 pytestmark = pytest.mark.anyio
 
@@ -85,10 +87,21 @@ async def test_a_process_that_ignores_stdin_and_sigterm_is_killed_and_reaped() -
     assert process.stdout is not None
     with anyio.fail_after(10):
         await process.stdout.receive()
-        await stop_process(process, grace=0.1)
+        assert await stop_group(process, grace=0.1, term_grace=0.1) == "killed"
     assert process.returncode is not None
     assert process.returncode < 0
     await process.aclose()
+
+
+async def test_closing_the_link_stops_a_helper_the_agent_left_in_its_group() -> None:
+    helper_parent = Path(__file__).parents[1] / "support" / "helper_parent.py"
+    argv = [sys.executable, str(helper_parent), "--helper-ignores-term"]
+    with anyio.fail_after(20):
+        async with open_link(argv, label="t", wait_limit=5) as link:
+            assert await link.wait_for(lambda f: isinstance(f.value, int)) is not None
+            pgid = link.process.pid
+    assert link.returncode == 0
+    assert not group_alive(pgid), "the helper outlived the link"
 
 
 async def test_a_command_that_cannot_start_is_a_start_error() -> None:

@@ -22,6 +22,7 @@ import pytest
 
 from acp2.errors import ConnectionClosed
 from acp2.rpc.connection import Connection
+from acp2.transport.procgroup import group_alive
 from acp2.transport.stdio import spawn_agent
 from helpers import check_frame
 
@@ -30,6 +31,7 @@ pytestmark = pytest.mark.anyio
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
 ECHO = [sys.executable, str(SUPPORT / "echo_agent.py")]
 STUBBORN = [sys.executable, str(SUPPORT / "stubborn_agent.py")]
+HELPER_PARENT = [sys.executable, str(SUPPORT / "helper_parent.py")]
 TIMEOUT = 20.0
 
 
@@ -147,6 +149,16 @@ async def test_tr06_shutdown_escalates_through_sigterm_to_sigkill_and_reaps(
             assert await agent.receive() == b"ready\n"
     assert agent.returncode == returncode
     assert_reaped(agent.pid)
+
+
+async def test_tr06_a_helper_the_agent_left_in_its_group_is_gone_after_shutdown() -> None:
+    with anyio.fail_after(TIMEOUT):
+        async with spawn_agent([*HELPER_PARENT, "--helper-ignores-term"], grace=0.3) as agent:
+            helper = int(await agent.receive())  # the helper is running, SIGTERM ignored
+            assert os.getpgid(helper) == agent.pid
+    assert agent.returncode == 0
+    assert_reaped(agent.pid)
+    assert not group_alive(agent.pid), "the helper outlived the shutdown"
 
 
 async def test_peer_dying_mid_request_raises_connection_closed_quickly() -> None:

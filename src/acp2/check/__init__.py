@@ -13,6 +13,17 @@ alpha.3 of Aug 2026, by default; ``nov``, the draft of the TypeScript SDK 2.4.0 
 2026, on request). Waits and parallelism come from the machine and the agent's measured
 start-up time (:mod:`acp2.check.timing`) unless given.
 Schema validation needs the optional ``jsonschema`` package (``acp2[check]``).
+
+The checker is deliberately an independent observer of the wire: it has its own framer
+(:mod:`acp2.check.frames` splits stdout into lines itself and parses each strictly),
+its own process spawning and its own request bookkeeping (:mod:`acp2.check.driver`), so
+a bug in acp2's runtimes cannot hide itself by being on both ends of the check. It
+imports nothing of :mod:`acp2.rpc`, :mod:`acp2.agent` or :mod:`acp2.client` (a test
+holds it to that). What it does share is data and one clean-up: the method table and
+the wire vocabularies of :mod:`acp2.schema` (so method names are written in one place),
+the v1 method table (to probe that a removed v1 method is refused), and
+:func:`acp2.transport.procgroup.stop_group`, which ends each agent only after the
+checker has judged its exit with its own waits.
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ from acp2.check.frames import (
 from acp2.check.probes.base import Shared
 from acp2.check.results import Status
 from acp2.check.validator import SchemaValidator
+from acp2.schema.methods import SESSION_UPDATE
 
 __all__ = ["AUDIT_ROWS", "audit"]
 
@@ -140,7 +141,7 @@ def _unsolicited(shared: Shared, pairs: list[tuple[AgentLink, Frame]]) -> None:
     methods: Counter[str] = Counter()
     for _, frame in pairs:
         value = frame.value
-        if is_notification(value) and value.get("method") != "session/update":
+        if is_notification(value) and value.get("method") != SESSION_UPDATE.name:
             methods[short(str(value.get("method")), 60)] += 1
     listed = ", ".join(f"{m} x{n}" for m, n in methods.most_common(8))
     reason = f"{sum(methods.values())} notification(s): {listed}" if methods else "none"

@@ -21,7 +21,9 @@ import anyio
 from anyio.abc import Process, TaskGroup
 
 from acp2.check.frames import Frame, is_request, parse_line, same_id, short
-from acp2.check.spawn import AgentStartError, start_process, stop_process
+from acp2.check.spawn import AgentStartError, start_process
+from acp2.schema.methods import SESSION_REQUEST_PERMISSION
+from acp2.transport.procgroup import stop_group
 
 __all__ = ["AgentLink", "AgentStartError", "Sent", "open_link", "permission_answer"]
 
@@ -242,7 +244,7 @@ class AgentLink:
 
     def _answer_agent_request(self, frame: Frame) -> None:
         method = frame.value.get("method")
-        if method == "session/request_permission":
+        if method == SESSION_REQUEST_PERMISSION.name:
             if not self.manual_permissions:
                 self._tg.start_soon(self.reply, frame, permission_answer(frame))
             return
@@ -278,9 +280,9 @@ class AgentLink:
             pass
 
     async def _shutdown(self) -> None:
-        """Close stdin, then stop and reap the process (escalating to signals)."""
-        await self.close_stdin()
-        await stop_process(self.process)
+        """Close stdin, then stop the process group and reap the agent
+        (:func:`~acp2.transport.procgroup.stop_group` with its default timings)."""
+        await stop_group(self.process, self.close_stdin)
 
 
 @asynccontextmanager

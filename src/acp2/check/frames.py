@@ -11,6 +11,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from acp2.schema.methods import SESSION_UPDATE
+
 __all__ = [
     "MESSAGE_KINDS",
     "Frame",
@@ -133,7 +135,7 @@ def is_answer(value: Any) -> bool:
 
 def session_update(value: Any) -> dict[str, Any] | None:
     """The ``update`` object of a ``session/update`` notification, else None."""
-    if not is_notification(value) or value.get("method") != "session/update":
+    if not is_notification(value) or value.get("method") != SESSION_UPDATE.name:
         return None
     params = value.get("params")
     update = params.get("update") if isinstance(params, dict) else None

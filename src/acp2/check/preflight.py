@@ -15,6 +15,7 @@ from acp2.check.options import CheckOptions
 from acp2.check.probes.base import CLIENT_INFO
 from acp2.check.timing import PREFLIGHT_LIMIT
 from acp2.diagnose import early_exit, not_answered, quote_line, stray_output
+from acp2.schema.methods import INITIALIZE
 
 __all__ = ["Preflight", "preflight"]
 
@@ -41,7 +42,7 @@ async def preflight(options: CheckOptions) -> Preflight:
             options.argv, label="preflight", wait_limit=limit, env=options.env
         ) as link:
             params = {"protocolVersion": 2, "info": CLIENT_INFO, "capabilities": {}}
-            answer = await link.call("initialize", params)
+            answer = await link.call(INITIALIZE.name, params)
             if answer is not None:
                 return Preflight(None, answer.t)
             return Preflight(await _why(link, options, limit))

@@ -1,9 +1,12 @@
-"""Starting and stopping agent processes (their own process group, always reaped)."""
+"""Starting agent processes: piped stdio, their own process group.
+
+Stopping them is :func:`acp2.transport.procgroup.stop_group`, the one process-group
+shutdown acp2 has. The checker judges TR-06 with its own waits before that clean-up
+starts, so sharing it with the runtimes hides nothing from the checker.
+"""
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 from collections.abc import Mapping, Sequence
 
@@ -13,7 +16,7 @@ from anyio.abc import Process
 from acp2.diagnose import start_failure
 from acp2.errors import AgentStartError
 
-__all__ = ["AgentStartError", "start_process", "stop_process"]
+__all__ = ["AgentStartError", "start_process"]
 
 
 async def start_process(
@@ -32,28 +35,7 @@ async def start_process(
             stderr=subprocess.PIPE,
             cwd=cwd,
             env=dict(env) if env is not None else None,
-            start_new_session=hasattr(os, "killpg"),
+            start_new_session=True,
         )
     except OSError as exc:
         raise AgentStartError(start_failure(argv, exc, cwd)) from exc
-
-
-async def stop_process(process: Process, grace: float = 2.0) -> None:
-    """Wait ``grace`` seconds for a process whose stdin is closed, then SIGTERM and
-    SIGKILL its process group until it is reaped. Safe to call on an exited process."""
-    for sig, wait in ((None, grace), (signal.SIGTERM, 1.0), (signal.SIGKILL, 5.0)):
-        if sig is not None:
-            _signal_group(process, sig)
-        with anyio.move_on_after(wait):
-            await process.wait()
-            return
-
-
-def _signal_group(process: Process, sig: int) -> None:
-    try:
-        if hasattr(os, "killpg"):
-            os.killpg(process.pid, sig)
-        else:  # pragma: no cover - Windows
-            process.terminate()
-    except (ProcessLookupError, PermissionError):
-        pass

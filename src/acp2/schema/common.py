@@ -20,6 +20,7 @@ __all__ = [
     "DIFF_FILE_TYPES",
     "DIFF_OPERATIONS",
     "DIFF_PATCH_FORMATS",
+    "FOREGROUND_STATES",
     "ICON_THEMES",
     "NOTICE_SEVERITIES",
     "PERMISSION_OPTION_KINDS",
@@ -27,7 +28,6 @@ __all__ = [
     "PLAN_ENTRY_STATUSES",
     "ROLES",
     "SESSION_CONFIG_OPTION_CATEGORIES",
-    "SESSION_STATES",
     "STOP_REASONS",
     "STRING_FORMATS",
     "TOOL_CALL_STATUSES",
@@ -41,6 +41,7 @@ __all__ = [
     "DiffPatchFormat",
     "ElicitationId",
     "ElicitationSchemaType",
+    "ForegroundState",
     "IconTheme",
     "MediaType",
     "MessageId",
@@ -59,7 +60,6 @@ __all__ = [
     "SessionConfigValueId",
     "SessionId",
     "SessionListCursor",
-    "SessionState",
     "StopReason",
     "StringFormat",
     "TerminalId",
@@ -113,8 +113,10 @@ STOP_REASONS: Final[tuple[StopReason, ...]] = (
     "error",
 )
 
-SessionState: TypeAlias = Literal["running", "idle", "requires_action"]
-SESSION_STATES: Final[tuple[SessionState, ...]] = ("running", "idle", "requires_action")
+#: The foreground states a ``state_update`` reports (``state``). Not to be confused with
+#: :class:`acp2.SessionState`, the client's reduced view of a whole session.
+ForegroundState: TypeAlias = Literal["running", "idle", "requires_action"]
+FOREGROUND_STATES: Final[tuple[ForegroundState, ...]] = ("running", "idle", "requires_action")
 
 ToolKind: TypeAlias = Literal[
     "read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"

@@ -3,8 +3,9 @@
 Client side, :func:`spawn_agent` starts the agent in its own process group with three
 pipes: the protocol on stdin/stdout, and stderr drained continuously into a bounded tail
 (so a chatty agent never blocks, TR-05). Leaving the ``async with`` ends the connection
-the way TR-06 describes: close stdin, wait a grace period, SIGTERM the process group,
-wait again, SIGKILL, and reap -- no zombies.
+the way TR-06 describes, through :func:`acp2.transport.procgroup.stop_group`: close
+stdin, wait a grace period, SIGTERM the process group, wait again, SIGKILL, and reap --
+no zombies, and no helper of the agent left running in its group.
 
 Agent side, :func:`serve_stdio` moves the protocol to private duplicates of fds 0 and 1,
 points fd 1 (and so ``sys.stdout`` and child processes) at stderr and fd 0 at
@@ -18,9 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
-import logging
 import os
-import signal
 import sys
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Final
@@ -29,13 +28,10 @@ import anyio
 
 from acp2.transport._fdio import DEFAULT_READ_SIZE, FdReader, FdWriter
 from acp2.transport._stderr import StderrPump, StderrSink
+from acp2.transport.procgroup import DEFAULT_GRACE, StopOutcome, stop_group
 
 __all__ = ["DEFAULT_GRACE", "AgentProcess", "StdioTransport", "serve_stdio", "spawn_agent"]
 
-logger = logging.getLogger("acp2.transport")
-
-#: Seconds to wait after closing stdin (and again after SIGTERM) before escalating.
-DEFAULT_GRACE: Final = 2.0
 #: Pipe capacity requested for the protocol pipes (Linux; fewer wake-ups under load).
 PIPE_SIZE: Final = 1024 * 1024
 
@@ -108,23 +104,15 @@ class AgentProcess(StdioTransport):
             await self._process.wait()
         return self._process.returncode is not None
 
-    def _signal_group(self, sig: signal.Signals) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.pid, sig)
-
-    async def _shutdown(self, grace: float) -> None:
-        """Close stdin, then escalate SIGTERM -> SIGKILL on the group; always reaps."""
-        self._writer.close()
-        if not await self.wait_exit(grace):
-            logger.info("agent %d ignored end of input; sending SIGTERM", self.pid)
-            self._signal_group(signal.SIGTERM)
-            if not await self.wait_exit(grace):
-                logger.warning("agent %d ignored SIGTERM; sending SIGKILL", self.pid)
-                self._signal_group(signal.SIGKILL)
-                await self._process.wait()
-        # Helpers the agent left behind in its group get the same polite request.
-        self._signal_group(signal.SIGTERM)
+    async def _shutdown(self, grace: float) -> StopOutcome:
+        """Stop the agent and its process group (:func:`~acp2.transport.procgroup.stop_group`
+        with ``grace`` for both polite waits); always reaps."""
+        outcome = await stop_group(self._process, self._close_stdin, grace=grace, term_grace=grace)
         self._reader.close()
+        return outcome
+
+    async def _close_stdin(self) -> None:
+        self._writer.close()
 
 
 def _pipe() -> tuple[int, int]:
@@ -149,7 +137,9 @@ async def spawn_agent(
     ``env=None`` inherits our environment. ``stderr`` is where the agent's stderr is
     forwarded (a callable getting lines, a logger, or a file); it is always drained and
     its tail kept. On exit: stdin is closed, then after ``grace`` seconds SIGTERM, then
-    after ``grace`` more SIGKILL, sent to the agent's process group; the agent is reaped.
+    after ``grace`` more SIGKILL, sent to the agent's process group, until the agent is
+    reaped and its group is empty (bounded: see :func:`~acp2.transport.procgroup.stop_group`;
+    ``grace`` defaults to :data:`~acp2.transport.procgroup.DEFAULT_GRACE`).
     Raises ``OSError`` (e.g. ``FileNotFoundError``) when it cannot be started.
     """
     in_r, in_w = _pipe()

@@ -18,6 +18,7 @@ from acp2.check.frames import Frame
 from acp2.check.options import CheckOptions
 from acp2.check.results import Findings, Status
 from acp2.check.timing import Timing
+from acp2.schema.methods import INITIALIZE, SESSION_LIST, SESSION_NEW
 
 __all__ = [
     "Abort",
@@ -106,7 +107,7 @@ class Probe:
         """Send ``initialize`` asking for ``version``; the response frame or None."""
         link.step(f"initialize v{version}")
         params = {"protocolVersion": version, "info": CLIENT_INFO, "capabilities": {}}
-        return await link.call("initialize", params)
+        return await link.call(INITIALIZE.name, params)
 
     async def handshake(self, link: AgentLink) -> dict[str, Any]:
         """Initialize with version 2; return the capabilities. Raises :class:`Abort`."""
@@ -119,7 +120,7 @@ class Probe:
         caps = caps if isinstance(caps, dict) else {}
         link.capabilities = caps
         if has_capability(caps, "session"):
-            link.ping_call = ("session/list", {})
+            link.ping_call = (SESSION_LIST.name, {})
         return caps
 
     def require_session(self, caps: dict[str, Any], keys: Iterable[str]) -> None:
@@ -134,8 +135,8 @@ class Probe:
         (also when the handshake showed no ``capabilities.session``)."""
         if link.capabilities is not None and not has_capability(link.capabilities, "session"):
             raise Abort("the agent does not advertise capabilities.session")
-        link.step("session/new")
-        frame = await link.call("session/new", {"cwd": self.cwd, "mcpServers": []})
+        link.step(SESSION_NEW.name)
+        frame = await link.call(SESSION_NEW.name, {"cwd": self.cwd, "mcpServers": []})
         result = frame.value.get("result") if frame else None
         sid = result.get("sessionId") if isinstance(result, dict) else None
         if not isinstance(sid, str):

@@ -19,6 +19,7 @@ from acp2.check.probes.turns import (
     update_for,
     wait_state,
 )
+from acp2.schema.methods import SESSION_CANCEL
 
 __all__ = ["CANCEL_PROBES", "judge_cancelled"]
 
@@ -92,8 +93,8 @@ async def cancel(p: Probe) -> None:
             for key in ("PL-18", "PL-19", "PL-20"):
                 p.skip(key, "the turn ended before the cancel; use a longer --cancel-prompt")
         else:
-            cut = link.step("session/cancel")
-            await link.notify("session/cancel", {"sessionId": sid})
+            cut = link.step(SESSION_CANCEL.name)
+            await link.notify(SESSION_CANCEL.name, {"sessionId": sid})
             idle = await wait_state(link, sid, "idle", since=cut)
             await link.settle(p.grace)
             judge_cancelled(p, "PL-18", sid, idle, link.frames[since:])

@@ -16,6 +16,7 @@ from typing import Any
 from acp2.check.driver import AgentLink
 from acp2.check.frames import Frame, is_answer, is_notification, is_response, same_id
 from acp2.check.probes.base import Abort, Probe, ProbeSpec
+from acp2.schema.methods import SESSION_LIST
 
 __all__ = ["MALFORMED_PROBES"]
 
@@ -101,7 +102,7 @@ async def invalid_utf8(p: Probe) -> None:
         await p.handshake(link)
         # The id is ours even though the bytes are broken: a lenient agent may answer it,
         # which TR-01:utf8 judges; the id audit (TR-09) must not count it as unknown.
-        link.called.append((77, "session/list"))
+        link.called.append((77, SESSION_LIST.name))
         answer, others, _ = await _send_then_flush(link, "malformed:invalid UTF-8", line, 0.2)
         dispatched = [
             f
@@ -166,10 +167,10 @@ async def _mixed(p: Probe, link: AgentLink) -> None:
         _message("_acp2check/b1", "b1"),
         _message("_acp2check/n"),
         5,
-        {**_message("session/list", "b2"), "params": {}},
+        {**_message(SESSION_LIST.name, "b2"), "params": {}},
     ]
     link.expect("b1", "_acp2check/b1")
-    link.expect("b2", "session/list")
+    link.expect("b2", SESSION_LIST.name)
     data = json.dumps(entries).encode() + b"\n"
     answer, others, _ = await _send_then_flush(link, "batch:mixed", data, p.grace)
     arrays = [f for f in others if isinstance(f.value, list)]

@@ -24,6 +24,7 @@ from acp2.check.probes.turns import (
     update_for,
     wait_state,
 )
+from acp2.schema.methods import CANCEL_REQUEST, SESSION_CANCEL
 
 __all__ = ["PERMISSION_PROBES"]
 
@@ -50,7 +51,7 @@ async def _ask(p: Probe, link: AgentLink, keys: tuple[str, ...]) -> tuple[str, i
                 f"the agent did not ask for permission within {p.timeout:g}s "
                 f"(see --permission-prompt){link.exit_note()}",
             )
-        await link.notify("session/cancel", {"sessionId": sid})
+        await link.notify(SESSION_CANCEL.name, {"sessionId": sid})
         await wait_state(link, sid, "idle", since=since)
         raise Abort("no permission request")
     return sid, since, request
@@ -123,7 +124,7 @@ async def permission_cancel(p: Probe) -> None:
     async with p.link() as link:
         sid, since, request = await _ask(p, link, CANCEL_ROWS)
         cut = link.step("session/cancel during permission")
-        await link.notify("session/cancel", {"sessionId": sid})
+        await link.notify(SESSION_CANCEL.name, {"sessionId": sid})
         rid = request.value.get("id")
         withdrawn = await link.wait_for(lambda f: _cancels(f, rid), since=cut, within=p.grace)
         p.judge(
@@ -142,7 +143,7 @@ async def permission_cancel(p: Probe) -> None:
 
 def _cancels(frame: Frame, rid: Any) -> bool:
     v = frame.value
-    if not isinstance(v, dict) or v.get("method") != "$/cancel_request" or "id" in v:
+    if not isinstance(v, dict) or v.get("method") != CANCEL_REQUEST.name or "id" in v:
         return False
     params = v.get("params")
     return isinstance(params, dict) and same_id(params.get("requestId"), rid)

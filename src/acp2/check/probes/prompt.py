@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from acp2.check.frames import Frame
 from acp2.check.probes.base import Probe, ProbeSpec
-from acp2.check.probes.turns import KNOWN_STOP_REASONS, Turn, is_state, run_turn, text_block
+from acp2.check.probes.turns import Turn, is_state, run_turn, text_block
+from acp2.schema.common import STOP_REASONS
 
 __all__ = ["PROMPT_PROBES", "judge_turn"]
 
@@ -110,7 +111,8 @@ def _judge_idle(p: Probe, turn: Turn, label: str) -> None:
         [turn.idle],
     )
     if isinstance(reason, str):
-        valid = reason in KNOWN_STOP_REASONS or reason.startswith("_")
+        # The schema's stop reasons (Nov's ``error`` included); ``_x`` values are custom.
+        valid = reason in STOP_REASONS or reason.startswith("_")
         p.judge("PL-10", valid, f"{label}: stopReason {reason!r}", [turn.idle])
     else:
         p.skip("PL-10", f"{label}: no stopReason to judge (see PL-07)")

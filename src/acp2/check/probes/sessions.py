@@ -13,6 +13,7 @@ from acp2.check.driver import AgentLink
 from acp2.check.frames import Frame
 from acp2.check.probes.base import Abort, Probe, ProbeSpec, has_capability
 from acp2.check.probes.turns import run_turn, text_block, update_for
+from acp2.schema.methods import SESSION_CLOSE, SESSION_DELETE, SESSION_LIST, SESSION_RESUME
 
 __all__ = ["SESSION_PROBES"]
 
@@ -63,8 +64,8 @@ async def sessions(p: Probe) -> None:
 
 
 async def _list(p: Probe, link: AgentLink, ids: set[str]) -> None:
-    link.step("session/list")
-    frame = await link.call("session/list", {})
+    link.step(SESSION_LIST.name)
+    frame = await link.call(SESSION_LIST.name, {})
     result = _result(frame)
     listed = result.get("sessions") if result else None
     if not isinstance(listed, list):
@@ -91,8 +92,8 @@ async def _list(p: Probe, link: AgentLink, ids: set[str]) -> None:
 
 
 async def _close(p: Probe, link: AgentLink, sid: str) -> None:
-    link.step("session/close")
-    frame = await link.call("session/close", {"sessionId": sid})
+    link.step(SESSION_CLOSE.name)
+    frame = await link.call(SESSION_CLOSE.name, {"sessionId": sid})
     p.judge(
         "SS-22",
         _result(frame) is not None,
@@ -107,8 +108,8 @@ async def _resume(p: Probe, link: AgentLink, sid: str, *, replay: bool) -> None:
     params: dict[str, Any] = {"sessionId": sid, "cwd": p.cwd, "mcpServers": []}
     if replay:
         params["replayFrom"] = {"type": "start"}
-    since = link.step("session/resume" + (" from start" if replay else ""))
-    frame = await link.call("session/resume", params)
+    since = link.step(SESSION_RESUME.name + (" from start" if replay else ""))
+    frame = await link.call(SESSION_RESUME.name, params)
     label = "resume from start" if replay else "resume"
     if frame is None or _result(frame) is None:
         p.fail(
@@ -165,12 +166,12 @@ async def _delete(p: Probe, link: AgentLink, caps: dict[str, Any], sid: str) -> 
         p.skip("SS-23", "session.delete is not advertised")
         p.skip("SS-23:again", "session.delete is not advertised")
         return
-    link.step("session/delete")
-    frame = await link.call("session/delete", {"sessionId": sid})
+    link.step(SESSION_DELETE.name)
+    frame = await link.call(SESSION_DELETE.name, {"sessionId": sid})
     if frame is None or _result(frame) is None:
         p.fail("SS-23", f"session/delete: {_why(frame, link)}", [frame] if frame else [])
         return
-    listing = _result(await link.call("session/list", {}))
+    listing = _result(await link.call(SESSION_LIST.name, {}))
     listed = listing.get("sessions") if listing else None
     ids = (
         {s.get("sessionId") for s in listed if isinstance(s, dict)}
@@ -185,7 +186,7 @@ async def _delete(p: Probe, link: AgentLink, caps: dict[str, Any], sid: str) -> 
         else "the deleted session is still listed",
         [frame],
     )
-    again = await link.call("session/delete", {"sessionId": sid})
+    again = await link.call(SESSION_DELETE.name, {"sessionId": sid})
     p.judge(
         "SS-23:again",
         _result(again) is not None,

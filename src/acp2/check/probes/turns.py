@@ -9,9 +9,10 @@ from typing import Any
 from acp2.check.driver import AgentLink
 from acp2.check.frames import MESSAGE_KINDS, Frame, is_request, session_update
 from acp2.check.probes.base import Probe
+from acp2.schema.common import ForegroundState
+from acp2.schema.methods import SESSION_CANCEL, SESSION_PROMPT, SESSION_REQUEST_PERMISSION
 
 __all__ = [
-    "KNOWN_STOP_REASONS",
     "Turn",
     "is_state",
     "run_turn",
@@ -19,11 +20,6 @@ __all__ = [
     "update_for",
     "wait_state",
 ]
-
-#: Stop reasons of alpha.3, plus Nov's ``error`` (PL-10); ``_x`` values are custom.
-KNOWN_STOP_REASONS = frozenset(
-    {"end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error"}
-)
 
 
 def text_block(text: str) -> dict[str, Any]:
@@ -39,7 +35,7 @@ def update_for(frame: Frame, session_id: str) -> dict[str, Any] | None:
     return update
 
 
-def is_state(frame: Frame, session_id: str, state: str) -> bool:
+def is_state(frame: Frame, session_id: str, state: ForegroundState) -> bool:
     """True for a ``state_update`` of ``session_id`` reporting ``state``."""
     update = update_for(frame, session_id)
     return bool(
@@ -47,7 +43,9 @@ def is_state(frame: Frame, session_id: str, state: str) -> bool:
     )
 
 
-async def wait_state(link: AgentLink, session_id: str, state: str, *, since: int) -> Frame | None:
+async def wait_state(
+    link: AgentLink, session_id: str, state: ForegroundState, *, since: int
+) -> Frame | None:
     """The first ``state`` update of the session from frame ``since`` on (bounded)."""
     return await link.wait_for(lambda f: is_state(f, session_id, state), since=since)
 
@@ -57,7 +55,7 @@ def permission_request_for(session_id: str) -> Callable[[Frame], bool]:
 
     def match(frame: Frame) -> bool:
         v = frame.value
-        if not is_request(v) or v.get("method") != "session/request_permission":
+        if not is_request(v) or v.get("method") != SESSION_REQUEST_PERMISSION.name:
             return False
         params = v.get("params")
         return isinstance(params, dict) and params.get("sessionId") == session_id
@@ -115,7 +113,7 @@ async def send_prompt(
 ) -> tuple[int, Any]:
     """Send ``session/prompt``; return (frame mark, request id)."""
     since = link.step(label)
-    rid = await link.request("session/prompt", {"sessionId": session_id, "prompt": blocks})
+    rid = await link.request(SESSION_PROMPT.name, {"sessionId": session_id, "prompt": blocks})
     return since, rid
 
 
@@ -136,7 +134,7 @@ async def run_turn(
     rejected = response is not None and "result" not in response.value
     if not rejected:
         if cancel and response is not None:
-            await link.notify("session/cancel", {"sessionId": session_id})
+            await link.notify(SESSION_CANCEL.name, {"sessionId": session_id})
         idle = await wait_state(link, session_id, "idle", since=since)
     await link.settle(p.grace if idle or rejected else 0)
     return Turn(session_id, since, rid, response, idle, link.frames[since:])
