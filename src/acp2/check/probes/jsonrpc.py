@@ -13,16 +13,14 @@ from typing import Any
 from acp2.check.driver import AgentLink
 from acp2.check.frames import Frame, is_response, same_id
 from acp2.check.probes.base import Probe, ProbeSpec
-from acp2.compat.v1.methods import METHODS as V1_METHODS
-from acp2.compat.v1.schema.session import LoadSessionRequest
+from acp2.compat.v1.methods import SESSION_LOAD as V1_SESSION_LOAD
 from acp2.schema.methods import CANCEL_REQUEST, SESSION_CANCEL
 
 __all__ = ["JSONRPC_PROBES"]
 
 _EXT = "_acp2check/unknown"
-#: v1's ``session/load``, which v2 removed (so a v2 agent answers ``-32601``). Found by its
-#: params type: the wire name is written only in the v1 method table.
-_V1_LOAD = next(s.name for s in V1_METHODS.values() if s.params_type is LoadSessionRequest)
+#: v1's ``session/load``, which v2 removed (so a v2 agent answers ``-32601``).
+_V1_LOAD = V1_SESSION_LOAD.name
 
 
 def _code(frame: Frame | None) -> Any:
