@@ -123,6 +123,10 @@ class PromptQueue:
         """True once ``session/cancel`` reached the work that owns the slot."""
         return self.state == "cancelling"
 
+    def can(self, event: QueueEvent) -> bool:
+        """Return True when ``event`` is legal in the current state."""
+        return event in TRANSITIONS[self.state]
+
     def _move(self, event: QueueEvent) -> None:
         target = TRANSITIONS[self.state].get(event)
         if target is None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
@@ -20,14 +20,17 @@ from acp2.agent.emitter import Emitter
 from acp2.agent.queue import PromptQueue, Ticket
 from acp2.agent.runtime import SessionShared
 from acp2.errors import LocalProtocolError, RequestCancelled
-from acp2.lifecycle import Event, ForegroundMachine, ForegroundState
+from acp2.lifecycle import CANCELLED, END_TURN, ERROR, Event, ForegroundMachine, ForegroundState
 from acp2.schema import StateUpdate
 
 if TYPE_CHECKING:
     from acp2.agent.turn import Turn
     from acp2.schema import SessionConfigOption
 
-__all__ = ["AgentSession", "WorkStarter"]
+__all__ = ["AgentSession", "MessageKind", "WorkStarter"]
+
+#: The kinds of message id a session makes (the id's prefix).
+MessageKind = Literal["user", "agent", "thought"]
 
 #: How a session starts agent-initiated work: the connection serving it provides this.
 WorkStarter = Callable[["AgentSession", Callable[["Turn"], Awaitable[str | None]]], Awaitable[None]]
@@ -89,7 +92,7 @@ class AgentSession:
         """The session's root set: ``cwd`` followed by the additional directories (SS-04)."""
         return [self.cwd, *self.additional_directories]
 
-    def new_message_id(self, kind: str) -> str:
+    def new_message_id(self, kind: MessageKind) -> str:
         """Return a fresh message id, unique across kinds and sessions (MU-02, D-25)."""
         return f"{kind}_{secrets.token_hex(8)}"
 
@@ -187,17 +190,17 @@ class AgentSession:
             except anyio.get_cancelled_exc_class():
                 if not self._queue.cancel_requested:
                     raise
-                reason = "cancelled"
+                reason = CANCELLED
             except Exception as exc:
                 if self._queue.cancel_requested:
-                    return "cancelled", None
-                return "error", exc
+                    return CANCELLED, None
+                return ERROR, exc
         if self._queue.cancel_requested:
-            return "cancelled", None
+            return CANCELLED, None
         if reason is None:
-            return "end_turn", None
+            return END_TURN, None
         if not isinstance(reason, str) or not reason:
-            return "error", TypeError(f"the handler returned {reason!r}, not a stop reason")
+            return ERROR, TypeError(f"the handler returned {reason!r}, not a stop reason")
         return reason, None
 
     def cancel(self) -> bool:
