@@ -3,7 +3,6 @@ and config options (SS-01..SS-26, CO-01..CO-09)."""
 
 from __future__ import annotations
 
-import os
 import secrets
 from typing import TYPE_CHECKING, Any
 
@@ -11,12 +10,11 @@ from acp2.agent.checks import (
     check_mcp,
     check_replay,
     check_roots,
-    decode_cursor,
-    encode_cursor,
     same_dir,
 )
-from acp2.agent.config import apply_config_change
+from acp2.agent.config import current_options, set_option
 from acp2.agent.emitter import Emitter
+from acp2.agent.listing import list_page
 from acp2.agent.replay import fold_rows, render
 from acp2.agent.routes import Route, route
 from acp2.agent.runtime import AgentRuntime
@@ -35,7 +33,6 @@ from acp2.schema import (
     ResumeSessionRequest,
     ResumeSessionResponse,
     SessionConfigOption,
-    SessionInfo,
     SetSessionConfigOptionRequest,
     SetSessionConfigOptionResponse,
     StateUpdate,
@@ -249,25 +246,7 @@ class SessionManager:
 
     async def on_list(self, params: ListSessionsRequest) -> ListSessionsResponse:
         """One page of stored sessions, optionally filtered by exact ``cwd`` (SS-18, SS-19)."""
-        cwd = params.cwd if isinstance(params.cwd, str) else None
-        if cwd is not None and not os.path.isabs(cwd):
-            raise InvalidParams("cwd must be an absolute path")
-        after = decode_cursor(params.cursor) if isinstance(params.cursor, str) else None
-        size = max(1, self.agent.list_page_size)
-        records = self.store.list_sessions(cwd=cwd, after=after, limit=size + 1)
-        page = records[:size]
-        infos = []
-        for record in page:
-            info = SessionInfo(session_id=record.id, cwd=record.cwd, updated_at=record.updated_at)
-            if record.title is not None:
-                info.title = record.title
-            if record.additional_directories and self.agent.additional_directories:
-                info.additional_directories = record.additional_directories
-            infos.append(info)
-        response = ListSessionsResponse(sessions=infos)
-        if len(records) > size:
-            response.next_cursor = encode_cursor(page[-1].updated_at, page[-1].id)
-        return response
+        return list_page(self.agent, self.store, params)
 
     # -- close / delete -------------------------------------------------------------------
 
@@ -301,25 +280,14 @@ class SessionManager:
     # -- config options -----------------------------------------------------------------
 
     def _options(self, session: AgentSession) -> list[SessionConfigOption] | None:
-        """The session's options: asked of ``Agent.config_options`` once per session id,
-        then kept in the runtime's shared state (never in the author's ``data``)."""
-        if self.agent.config_options is None:
-            return None
-        shared = session.shared
-        if shared.config_options is None:
-            shared.config_options = self.agent.config_options(session)
-        return list(shared.config_options)
+        return current_options(self.agent, session)
 
     async def on_set_config(
         self, params: SetSessionConfigOptionRequest
     ) -> SetSessionConfigOptionResponse:
         """Change one option; reject unknown ids and invalid values unchanged (CO-06, CO-09)."""
         session = self.live(params.session_id)
-        options = self._options(session)
-        if not options:
-            raise InvalidParams("This session has no config options")
-        apply_config_change(options, params)
-        session.shared.config_options = options
+        options = set_option(self.agent, session, params)
         if self.agent.on_config_change is not None:
             await self.agent.on_config_change(session, params.config_id, params.value)
         return SetSessionConfigOptionResponse(config_options=options)
