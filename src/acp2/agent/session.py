@@ -6,6 +6,8 @@ ended with its idle, then it is inserted and answered, and it starts its own for
 work. Two prompts never interleave their lifecycles, and each piece of foreground work ends
 with exactly one idle carrying a stop reason. ``session/cancel`` withdraws held prompts
 (answered ``-32800``) and cancels the running work, which then ends idle ``cancelled``.
+The rules of the queue are a pure state machine (:mod:`acp2.agent.queue`); this class
+feeds it and does the waiting, waking and cancel scopes.
 """
 
 from __future__ import annotations
@@ -235,5 +237,6 @@ class AgentSession:
         """Stop sending anything for this session (SS-22)."""
         if self._queue.state != "free":
             raise LocalProtocolError("close the session only after its work has ended")
+        self._queue.closing = True
         self.closed = True
         self.emitter.closed = True
