@@ -19,38 +19,24 @@ configuration only: what the runtime keeps across connections is in
 
 from __future__ import annotations
 
-import os
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from acp2.agent.runtime import runtime_for
+from acp2.agent.settings import AgentSettings, AuthMethodSpec, PromptHandler
 
 if TYPE_CHECKING:
-    from acp2.agent.session import AgentSession
     from acp2.agent.store import HistoryStore
-    from acp2.agent.turn import Turn
-    from acp2.schema import AvailableCommand, SessionConfigOption
     from acp2.transport.base import Transport
 
 __all__ = ["Agent", "AuthMethodSpec", "PromptHandler"]
 
-PromptHandler = Callable[["Turn"], Awaitable[str | None]]
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-@dataclass
-class AuthMethodSpec:
-    """An ``agent``-type auth method: ``login`` is awaited on ``auth/login``."""
-
-    method_id: str
-    name: str
-    login: Callable[[], Awaitable[None]]
-    description: str | None = None
-
-
 @dataclass(eq=False)
-class Agent:
+class Agent(AgentSettings):
     """An ACP v2 agent: identity, capabilities, handlers and session storage.
 
     ``prompt_image`` / ``prompt_audio`` / ``prompt_embedded_context`` advertise the prompt
@@ -61,27 +47,6 @@ class Agent:
     ``session/list`` page. Compares by identity: each Agent object has its own runtime
     state (:func:`acp2.agent.runtime.runtime_for`).
     """
-
-    name: str
-    version: str = "0.0.0"
-    title: str | None = None
-    prompt_image: bool = False
-    prompt_audio: bool = False
-    prompt_embedded_context: bool = True
-    mcp_stdio: bool = False
-    mcp_http: bool = False
-    additional_directories: bool = True
-    delete: bool = True
-    store: HistoryStore | str | os.PathLike[str] | None = None
-    list_page_size: int = 50
-    commands: Sequence[AvailableCommand] = ()
-    config_options: Callable[[AgentSession], list[SessionConfigOption]] | None = None
-    on_config_change: Callable[[AgentSession, str, Any], Awaitable[None]] | None = None
-    auth_methods: list[AuthMethodSpec] = field(default_factory=list)
-    prompt_handler: PromptHandler | None = None
-    ext_requests: dict[str, Callable[[Any], Awaitable[Any]]] = field(default_factory=dict)
-    ext_notifications: dict[str, Callable[[Any], Awaitable[None]]] = field(default_factory=dict)
-    on_session_start: Callable[[AgentSession], Awaitable[None]] | None = None
 
     def prompt(self, handler: PromptHandler) -> PromptHandler:
         """Decorator: register the prompt handler. It returns the stop reason (None = end_turn)."""

@@ -32,7 +32,7 @@ from acp2.schema import (
 )
 
 if TYPE_CHECKING:
-    from acp2.agent.app import Agent
+    from acp2.agent.settings import AgentSettings as Agent
 
 __all__ = ["PROTOCOL_VERSION", "build_initialize_response", "check_prompt"]
 

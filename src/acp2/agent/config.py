@@ -14,8 +14,8 @@ from acp2.schema import (
 )
 
 if TYPE_CHECKING:
-    from acp2.agent.app import Agent
     from acp2.agent.session import AgentSession
+    from acp2.agent.settings import AgentSettings as Agent
 
 __all__ = ["apply_config_change", "current_options", "select_values", "set_option"]
 

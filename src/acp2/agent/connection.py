@@ -54,7 +54,7 @@ from acp2.schema.methods import (
 from acp2.transport.base import Transport
 
 if TYPE_CHECKING:
-    from acp2.agent.app import Agent
+    from acp2.agent.settings import AgentSettings as Agent
 
 __all__ = ["AgentConnection", "serve_connection"]
 

@@ -11,7 +11,7 @@ from acp2.errors import InvalidParams
 from acp2.schema import ListSessionsRequest, ListSessionsResponse, SessionInfo
 
 if TYPE_CHECKING:
-    from acp2.agent.app import Agent
+    from acp2.agent.settings import AgentSettings as Agent
 
 __all__ = ["list_page"]
 

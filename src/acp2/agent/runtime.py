@@ -10,30 +10,20 @@ from __future__ import annotations
 
 import os
 import weakref
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from acp2.agent.session import SessionShared
 from acp2.agent.store import HistoryStore, default_store_path
 
 if TYPE_CHECKING:
-    from acp2.agent.app import Agent
-    from acp2.schema import SessionConfigOption
+    from acp2.agent.settings import AgentSettings as Agent
 
-__all__ = ["AgentRuntime", "SessionShared", "runtime_for"]
-
-
-@dataclass
-class SessionShared:
-    """The state of one session id shared by every connection that serves it, for the life
-    of the process: the author's ``data`` dict and the current config options (None until
-    the runtime first asked ``Agent.config_options``)."""
-
-    data: dict[str, Any] = field(default_factory=dict)
-    config_options: list[SessionConfigOption] | None = None
+__all__ = ["AgentRuntime", "runtime_for"]
 
 
 class AgentRuntime:
-    """The history store and the per-session shared state of one Agent."""
+    """The history store and the per-session shared state (:class:`SessionShared`) of one
+    Agent."""
 
     def __init__(self, store: HistoryStore | str | os.PathLike[str] | None, name: str) -> None:
         self._store_spec = store

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
 from acp2.agent.emitter import Emitter
 from acp2.agent.queue import PromptQueue, Ticket
-from acp2.agent.runtime import SessionShared
 from acp2.errors import LocalProtocolError, RequestCancelled
 from acp2.lifecycle import CANCELLED, END_TURN, ERROR, Event, ForegroundMachine, ForegroundState
 from acp2.schema import StateUpdate
@@ -29,13 +29,23 @@ if TYPE_CHECKING:
     from acp2.agent.turn import Turn
     from acp2.schema import SessionConfigOption
 
-__all__ = ["AgentSession", "MessageKind", "WorkStarter"]
+__all__ = ["AgentSession", "MessageKind", "SessionShared", "WorkStarter"]
 
 #: The kinds of message id a session makes (the id's prefix).
 MessageKind = Literal["user", "agent", "thought"]
 
 #: How a session starts agent-initiated work: the connection serving it provides this.
 WorkStarter = Callable[["AgentSession", Callable[["Turn"], Awaitable[str | None]]], Awaitable[None]]
+
+
+@dataclass
+class SessionShared:
+    """The state of one session id shared by every connection that serves it, for the life
+    of the process: the author's ``data`` dict and the current config options (None until
+    the runtime first asked ``Agent.config_options``)."""
+
+    data: dict[str, Any] = field(default_factory=dict)
+    config_options: list[SessionConfigOption] | None = None
 
 
 class AgentSession:
@@ -46,8 +56,8 @@ class AgentSession:
     kept for the life of the process: a resume, even on another connection, gets the same
     dict; not stored on disk), ``config_options`` and ``state`` (``idle`` / ``running`` /
     ``requires_action``). ``shared`` is the state every connection serving this session id
-    shares (:class:`acp2.agent.runtime.SessionShared`); ``start_work`` is given by the
-    connection that serves the session.
+    shares (:class:`SessionShared`, kept by :mod:`acp2.agent.runtime`); ``start_work`` is
+    given by the connection that serves the session.
     """
 
     def __init__(

@@ -50,7 +50,7 @@ from acp2.state import SessionState
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
-    from acp2.agent.app import Agent
+    from acp2.agent.settings import AgentSettings as Agent
     from acp2.rpc import Connection
 
 __all__ = ["PAGE_SIZE", "SessionManager"]
