@@ -224,7 +224,9 @@ class SessionManager:
         self._live[session_id] = session
         return session
 
-    def _fill_session_response(self, session: AgentSession, response: Any) -> None:
+    def _fill_session_response(
+        self, session: AgentSession, response: NewSessionResponse | ResumeSessionResponse
+    ) -> None:
         options = self._options(session)
         if options is not None:
             response.config_options = options
