@@ -38,7 +38,7 @@ MessageKind = Literal["user", "agent", "thought"]
 WorkStarter = Callable[["AgentSession", Callable[["Turn"], Awaitable[str | None]]], Awaitable[None]]
 
 
-@dataclass
+@dataclass(slots=True)
 class SessionShared:
     """The state of one session id shared by every connection that serves it, for the life
     of the process: the author's ``data`` dict and the current config options (None until
