@@ -15,8 +15,8 @@ from acp2.schema.methods import METHODS
 
 AGENT = Path(acp2.agent.__file__).parent
 MODULES = sorted(p for p in AGENT.glob("*.py") if p.name != "__init__.py")
-# emitter.py writes the session/update envelope as bytes (the envelope prefixes are owned
-# by the rpc layer's constants); every other module goes through the table.
+# emitter.py writes the session/update envelope prefix as bytes, for speed (its constant is
+# another change's); every other module names methods through the table.
 TABLE_USERS = [p for p in MODULES if p.name != "emitter.py"]
 
 
