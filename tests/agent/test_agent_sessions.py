@@ -478,3 +478,25 @@ async def test_ss05_a_cwd_with_nul_or_that_is_no_directory_is_invalid_params(
             await h.call("session/new", {"cwd": cwd})
         assert words in refused.value.message
         assert await h.new_session()  # the connection goes on
+
+
+async def test_co07_option_values_stay_out_of_the_authors_data_and_outlive_the_connection() -> None:
+    agent = _config_agent()
+    seen: list[Any] = []
+
+    @agent.prompt
+    async def handle(turn: Turn) -> str:
+        seen.append((dict(turn.session.data), turn.session.config_options))
+        return "end_turn"
+
+    async with agent_harness(agent, initialize=True) as h:
+        sid = await h.new_session()
+        params = {"sessionId": sid, "configId": "model", "type": "id", "value": "smart"}
+        await h.call("session/set_config_option", params)
+        await h.turn(sid, "hi")
+    async with agent_harness(agent, initialize=True) as h:
+        result = await h.call("session/resume", {"sessionId": sid, "cwd": CWD})
+    data, options = seen[0]
+    assert data == {}
+    assert [o.current_value for o in options] == ["smart", False]
+    assert result["configOptions"][0]["currentValue"] == "smart"

@@ -73,7 +73,7 @@ def _describe(block: Any) -> str:
 
 
 def _model(turn: Turn) -> str:
-    stored = turn.session.data.get("_acp2_config") or []
+    stored = turn.session.config_options or []
     for option in stored:
         if getattr(option, "config_id", None) == "model":
             return str(option.current_value)

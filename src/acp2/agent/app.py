@@ -12,42 +12,31 @@
     agent.run()          # serve ACP v2 on this process's stdin/stdout
 
 The runtime answers ``initialize`` itself, advertising exactly what is configured here,
-and owns the whole prompt lifecycle (see :mod:`acp2.agent.server`).
+and owns the whole prompt lifecycle (see :mod:`acp2.agent.connection`). The Agent holds
+configuration only: what the runtime keeps across connections is in
+:mod:`acp2.agent.runtime`.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from acp2.agent.store import HistoryStore, default_store_path
+from acp2.agent.runtime import runtime_for
+from acp2.agent.settings import AgentSettings, AuthMethodSpec, PromptHandler
 
 if TYPE_CHECKING:
-    from acp2.agent.session import AgentSession
-    from acp2.agent.turn import Turn
-    from acp2.schema import AvailableCommand, SessionConfigOption
+    from acp2.agent.store import HistoryStore
     from acp2.transport.base import Transport
 
 __all__ = ["Agent", "AuthMethodSpec", "PromptHandler"]
 
-PromptHandler = Callable[["Turn"], Awaitable[str | None]]
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-@dataclass
-class AuthMethodSpec:
-    """An ``agent``-type auth method: ``login`` is awaited on ``auth/login``."""
-
-    method_id: str
-    name: str
-    login: Callable[[], Awaitable[None]]
-    description: str | None = None
-
-
-@dataclass
-class Agent:
+@dataclass(eq=False)
+class Agent(AgentSettings):
     """An ACP v2 agent: identity, capabilities, handlers and session storage.
 
     ``prompt_image`` / ``prompt_audio`` / ``prompt_embedded_context`` advertise the prompt
@@ -55,31 +44,9 @@ class Agent:
     ``mcp_http`` the MCP transports it connects to; ``store`` is the history database
     (a path, ``":memory:"``, a :class:`HistoryStore`, or None for the default file under
     the user's data directory); ``list_page_size`` the number of sessions per
-    ``session/list`` page.
+    ``session/list`` page. Compares by identity: each Agent object has its own runtime
+    state (:func:`acp2.agent.runtime.runtime_for`).
     """
-
-    name: str
-    version: str = "0.0.0"
-    title: str | None = None
-    prompt_image: bool = False
-    prompt_audio: bool = False
-    prompt_embedded_context: bool = True
-    mcp_stdio: bool = False
-    mcp_http: bool = False
-    additional_directories: bool = True
-    delete: bool = True
-    store: HistoryStore | str | os.PathLike[str] | None = None
-    list_page_size: int = 50
-    commands: Sequence[AvailableCommand] = ()
-    config_options: Callable[[AgentSession], list[SessionConfigOption]] | None = None
-    on_config_change: Callable[[AgentSession, str, Any], Awaitable[None]] | None = None
-    auth_methods: list[AuthMethodSpec] = field(default_factory=list)
-    prompt_handler: PromptHandler | None = None
-    ext_requests: dict[str, Callable[[Any], Awaitable[Any]]] = field(default_factory=dict)
-    ext_notifications: dict[str, Callable[[Any], Awaitable[None]]] = field(default_factory=dict)
-    on_session_start: Callable[[AgentSession], Awaitable[None]] | None = None
-    _store: HistoryStore | None = field(default=None, init=False, repr=False)
-    _data: dict[str, dict[str, Any]] = field(default_factory=dict, init=False, repr=False)
 
     def prompt(self, handler: PromptHandler) -> PromptHandler:
         """Decorator: register the prompt handler. It returns the stop reason (None = end_turn)."""
@@ -111,20 +78,15 @@ class Agent:
     def session_data(self, session_id: str) -> dict[str, Any]:
         """The author's dict for ``session_id`` (``AgentSession.data``): one per session for
         the life of this Agent, shared by every connection that opens or resumes it."""
-        return self._data.setdefault(session_id, {})
+        return runtime_for(self).shared(session_id).data
 
     def history(self) -> HistoryStore:
         """Return the history store, opening it on first use."""
-        if self._store is None:
-            if isinstance(self.store, HistoryStore):
-                self._store = self.store
-            else:
-                self._store = HistoryStore(self.store or default_store_path(self.name))
-        return self._store
+        return runtime_for(self).store
 
     async def serve(self, transport: Transport) -> None:
         """Serve one client connection on ``transport`` until it closes."""
-        from acp2.agent.server import serve_connection
+        from acp2.agent.connection import serve_connection
 
         await serve_connection(self, transport)
 

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from msgspec import Raw
 
-from acp2.agent.app import Agent
 from acp2.errors import InvalidParams
 from acp2.schema import (
     AgentCapabilities,
@@ -31,6 +30,9 @@ from acp2.schema import (
     SessionDeleteCapabilities,
     TextContent,
 )
+
+if TYPE_CHECKING:
+    from acp2.agent.settings import AgentSettings as Agent
 
 __all__ = ["PROTOCOL_VERSION", "build_initialize_response", "check_prompt"]
 

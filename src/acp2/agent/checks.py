@@ -15,7 +15,7 @@ from acp2.errors import InvalidParams
 from acp2.schema import McpServerHttp, McpServerStdio, ReplayFromStart
 
 if TYPE_CHECKING:
-    from acp2.agent.app import Agent
+    from acp2.agent.settings import AgentSettings as Agent
 
 __all__ = [
     "check_directory",

@@ -1,13 +1,49 @@
-"""Applying ``session/set_config_option`` to a session's options (CO-06, CO-09)."""
+"""A session's config options: asked of the Agent once, changed by
+``session/set_config_option`` (CO-06, CO-09), kept in the runtime's shared state."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp2.errors import InvalidParams
-from acp2.schema import SessionConfigBoolean, SessionConfigSelect, SetSessionConfigOptionRequest
+from acp2.schema import (
+    SessionConfigBoolean,
+    SessionConfigOption,
+    SessionConfigSelect,
+    SetSessionConfigOptionRequest,
+)
 
-__all__ = ["apply_config_change", "select_values"]
+if TYPE_CHECKING:
+    from acp2.agent.session import AgentSession
+    from acp2.agent.settings import AgentSettings as Agent
+
+__all__ = ["apply_config_change", "current_options", "select_values", "set_option"]
+
+
+def current_options(agent: Agent, session: AgentSession) -> list[SessionConfigOption] | None:
+    """A copy of the session's option list (None when the agent has none): asked of
+    ``Agent.config_options`` once per session id, then kept in ``session.shared`` -- never
+    in the author's ``session.data``."""
+    if agent.config_options is None:
+        return None
+    shared = session.shared
+    if shared.config_options is None:
+        shared.config_options = agent.config_options(session)
+    return list(shared.config_options)
+
+
+def set_option(
+    agent: Agent, session: AgentSession, params: SetSessionConfigOptionRequest
+) -> list[SessionConfigOption]:
+    """Apply one change and keep the result; returns the complete current list. Raises
+    InvalidParams (changing nothing) when the session has no options or the change does
+    not fit (:func:`apply_config_change`)."""
+    options = current_options(agent, session)
+    if not options:
+        raise InvalidParams("This session has no config options")
+    apply_config_change(options, params)
+    session.shared.config_options = options
+    return options
 
 
 def select_values(option: SessionConfigSelect) -> set[str]:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from acp2.errors import RemoteProtocolError, RequestError
 from acp2.schema import (
@@ -20,10 +20,21 @@ from acp2.schema import (
 
 if TYPE_CHECKING:
     from acp2.agent.handles import ToolCallHandle
-    from acp2.agent.session import AgentSession
-    from acp2.rpc import Connection
 
-__all__ = ["ALLOW_KINDS", "PermissionResult", "ask_permission", "default_options"]
+__all__ = [
+    "ALLOW_KINDS",
+    "PermissionAsker",
+    "PermissionOutcome",
+    "PermissionResult",
+    "ask_permission",
+    "default_options",
+]
+
+#: Sends ``session/request_permission`` and returns the client's answer (the connection
+#: serving the session provides it).
+PermissionAsker = Callable[[RequestPermissionRequest], Awaitable[RequestPermissionResponse]]
+#: What a :class:`PermissionResult` can say.
+PermissionOutcome = Literal["selected", "cancelled", "invalid"]
 
 #: Option kinds that mean "go ahead".
 ALLOW_KINDS = frozenset({"allow_once", "allow_always"})
@@ -48,7 +59,7 @@ class PermissionResult:
     that was picked, if any.
     """
 
-    outcome: str
+    outcome: PermissionOutcome
     option: PermissionOption | None = None
 
     @property
@@ -63,8 +74,9 @@ class PermissionResult:
 
 
 async def ask_permission(
-    connection: Connection,
-    session: AgentSession,
+    ask: PermissionAsker,
+    session_id: str,
+    session_cwd: str,
     title: str,
     *,
     options: Sequence[PermissionOption] | None,
@@ -73,17 +85,17 @@ async def ask_permission(
     command: str | None,
     cwd: str | None,
 ) -> PermissionResult:
-    """Send ``session/request_permission`` and interpret the answer (PR-08).
+    """Ask with ``ask`` (``session/request_permission``) and interpret the answer (PR-08).
 
     Never approves by default: an error answer is ``cancelled`` (-32800) or ``invalid``;
     a malformed result is ``invalid``. Raises ConnectionClosed if the client goes away.
     """
     offered = list(options) if options else default_options()
-    request = RequestPermissionRequest(session_id=session.id, title=title, options=offered)
+    request = RequestPermissionRequest(session_id=session_id, title=title, options=offered)
     if description is not None:
         request.description = description
     if command is not None:
-        subject = CommandPermissionSubject(command=command, cwd=cwd or session.cwd)
+        subject = CommandPermissionSubject(command=command, cwd=cwd or session_cwd)
         if tool_call is not None:
             subject.tool_call_id = tool_call.tool_call_id
         request.subject = subject
@@ -92,9 +104,7 @@ async def ask_permission(
             tool_call=ToolCallFields(tool_call_id=tool_call.tool_call_id)
         )
     try:
-        response = await connection.request(
-            "session/request_permission", request, RequestPermissionResponse
-        )
+        response = await ask(request)
     except RequestError as exc:
         # Aug clients may answer a cancelled permission request with -32800 (PR-10).
         return PermissionResult("cancelled" if exc.code == -32800 else "invalid")

@@ -6,39 +6,46 @@ ended with its idle, then it is inserted and answered, and it starts its own for
 work. Two prompts never interleave their lifecycles, and each piece of foreground work ends
 with exactly one idle carrying a stop reason. ``session/cancel`` withdraws held prompts
 (answered ``-32800``) and cancels the running work, which then ends idle ``cancelled``.
+The rules of the queue are a pure state machine (:mod:`acp2.agent.queue`); this class
+feeds it and does the waiting, waking and cancel scopes.
 """
 
 from __future__ import annotations
 
 import secrets
-from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
 from acp2.agent.emitter import Emitter
+from acp2.agent.queue import PromptQueue, Ticket
 from acp2.errors import LocalProtocolError, RequestCancelled
-from acp2.lifecycle import ForegroundMachine
+from acp2.lifecycle import CANCELLED, END_TURN, ERROR, Event, ForegroundMachine, ForegroundState
 from acp2.schema import StateUpdate
 
 if TYPE_CHECKING:
-    from acp2.agent.server import AgentServer
     from acp2.agent.turn import Turn
+    from acp2.schema import SessionConfigOption
 
-__all__ = ["AgentSession"]
+__all__ = ["AgentSession", "MessageKind", "SessionShared", "WorkStarter"]
+
+#: The kinds of message id a session makes (the id's prefix).
+MessageKind = Literal["user", "agent", "thought"]
+
+#: How a session starts agent-initiated work: the connection serving it provides this.
+WorkStarter = Callable[["AgentSession", Callable[["Turn"], Awaitable[str | None]]], Awaitable[None]]
 
 
-class _Held:
-    """A prompt waiting for the slot: ``granted`` once the slot was handed to it,
-    ``withdrawn`` once session/cancel or session/close took it back."""
+@dataclass(slots=True)
+class SessionShared:
+    """The state of one session id shared by every connection that serves it, for the life
+    of the process: the author's ``data`` dict and the current config options (None until
+    the runtime first asked ``Agent.config_options``)."""
 
-    __slots__ = ("event", "granted", "withdrawn")
-
-    def __init__(self) -> None:
-        self.event = anyio.Event()
-        self.granted = False
-        self.withdrawn = False
+    data: dict[str, Any] = field(default_factory=dict)
+    config_options: list[SessionConfigOption] | None = None
 
 
 class AgentSession:
@@ -47,7 +54,10 @@ class AgentSession:
     Attributes the prompt handler may read: ``id``, ``cwd``, ``additional_directories``,
     ``mcp_servers`` (as sent by the client), ``data`` (a dict for the author's own state,
     kept for the life of the process: a resume, even on another connection, gets the same
-    dict; not stored on disk) and ``state`` (``idle`` / ``running`` / ``requires_action``).
+    dict; not stored on disk), ``config_options`` and ``state`` (``idle`` / ``running`` /
+    ``requires_action``). ``shared`` is the state every connection serving this session id
+    shares (:class:`SessionShared`, kept by :mod:`acp2.agent.runtime`); ``start_work`` is
+    given by the connection that serves the session.
     """
 
     def __init__(
@@ -57,37 +67,44 @@ class AgentSession:
         additional_directories: list[str],
         mcp_servers: list[Any],
         emitter: Emitter,
+        *,
+        shared: SessionShared | None = None,
+        start_work: WorkStarter | None = None,
     ) -> None:
         self.id = session_id
         self.cwd = cwd
         self.additional_directories = additional_directories
         self.mcp_servers = mcp_servers
-        self.data: dict[str, Any] = {}
-        self.server: AgentServer | None = None
+        self.shared = shared if shared is not None else SessionShared()
+        self.data: dict[str, Any] = self.shared.data
         self.emitter = emitter
         self.machine = ForegroundMachine()
-        self.turn: Turn | None = None
         self.closed = False
-        self._closing = False
-        self._busy = False
-        self._held: deque[_Held] = deque()
-        self._handoff: _Held | None = None
+        self._starter = start_work
+        self._queue = PromptQueue()
+        self._waiters: dict[Ticket, anyio.Event] = {}
+        self._current: object | None = None
         self._scope: anyio.CancelScope | None = None
-        self._cancel_requested = False
         self._work_done = anyio.Event()
         self._work_done.set()
 
     @property
-    def state(self) -> str:
+    def state(self) -> ForegroundState:
         """The foreground state last reported: ``idle``, ``running`` or ``requires_action``."""
         return self.machine.state
+
+    @property
+    def config_options(self) -> list[SessionConfigOption] | None:
+        """The session's config options with their current values (None when the agent has
+        none, or before the session was first answered)."""
+        return self.shared.config_options
 
     @property
     def roots(self) -> list[str]:
         """The session's root set: ``cwd`` followed by the additional directories (SS-04)."""
         return [self.cwd, *self.additional_directories]
 
-    def new_message_id(self, kind: str) -> str:
+    def new_message_id(self, kind: MessageKind) -> str:
         """Return a fresh message id, unique across kinds and sessions (MU-02, D-25)."""
         return f"{kind}_{secrets.token_hex(8)}"
 
@@ -102,13 +119,13 @@ class AgentSession:
         Waits for any running work to end first. ``handler`` gets a :class:`Turn` with an
         empty prompt and returns the stop reason.
         """
-        if self.server is None:
+        if self._starter is None:
             raise LocalProtocolError("the session is not attached to a connection")
-        await self.server.start_work(self, handler)
+        await self._starter(self, handler)
 
     # -- foreground state ---------------------------------------------------------
 
-    def report(self, event: str, **fields: Any) -> None:
+    def report(self, event: Event, **fields: Any) -> None:
         """Apply a lifecycle event (start / block / unblock / stop) and send the state.
 
         Raises LocalProtocolError (sending nothing) on a transition the lifecycle forbids.
@@ -118,56 +135,54 @@ class AgentSession:
         if after != before or event == "stop":
             self.emitter.emit(StateUpdate(state=after, **fields))
 
-    # -- prompt slots -------------------------------------------------------------
+    # -- prompt slots (the queue decides; this side waits and wakes) ----------------
 
     async def acquire(self) -> None:
         """Wait until this prompt may be inserted (FIFO). Raises RequestCancelled if withdrawn.
 
         When it returns, the caller owns the slot and must end with :meth:`release`.
         """
-        if self.closed or self._closing:
-            raise RequestCancelled("The session is closed")
-        if not self._busy and not self._held:
-            self._busy = True
+        ticket = self._queue.acquire()
+        if ticket.status == "running":
             self._work_done = anyio.Event()
             return
-        held = _Held()
-        self._held.append(held)
+        if ticket.status == "refused":
+            raise RequestCancelled("The session is closed")
+        event = self._waiters[ticket] = anyio.Event()
         try:
-            await held.event.wait()
+            await event.wait()
         except BaseException:
             # Cancelled ($/cancel_request, shutdown) while held -- or just after the slot
-            # was handed to us: then pass it on, or the session would stay busy forever.
-            if held.granted:
-                self._take_handoff(held)
-                self.release()
-            elif held in self._held:
-                self._held.remove(held)
+            # was handed to us: then the queue passes it on, or it would stay taken forever.
+            self._wake(self._queue.abandon(ticket))
             raise
-        if held.granted:
-            self._take_handoff(held)
-        if held.withdrawn:
-            if held.granted:
-                self.release()
+        finally:
+            del self._waiters[ticket]
+        self._wake(self._queue.take(ticket))
+        if not ticket.running:
             raise RequestCancelled("The prompt was withdrawn by session/cancel")
 
-    def _take_handoff(self, held: _Held) -> None:
-        if self._handoff is held:
-            self._handoff = None
+    def _wake(self, ticket: Ticket | None) -> None:
+        """Wake the task of ``ticket``; note when the slot became free."""
+        if ticket is not None:
+            self._waiters[ticket].set()
+        elif self._queue.state == "free":
+            self._work_done.set()
+
+    def begin(self, work: object) -> None:
+        """Make ``work`` (a Turn) the session's current foreground work (it owns the slot)."""
+        self._current = work
+
+    def is_current(self, work: object) -> bool:
+        """True while ``work`` is the session's current foreground work: a task the handler
+        leaked past its idle must not make an idle session look busy."""
+        return self._current is work
 
     def release(self) -> None:
         """End the current foreground work and hand the slot to the next held prompt."""
         self._scope = None
-        self._cancel_requested = False
-        self.turn = None
-        if self._held:
-            held = self._held.popleft()
-            held.granted = True
-            self._handoff = held
-            held.event.set()
-            return
-        self._busy = False
-        self._work_done.set()
+        self._current = None
+        self._wake(self._queue.release())
 
     async def run_work(
         self, body: Callable[[], Awaitable[str | None]]
@@ -180,24 +195,24 @@ class AgentSession:
         """
         with anyio.CancelScope() as scope:
             self._scope = scope
-            if self._cancel_requested:
+            if self._queue.cancel_requested:
                 scope.cancel()
             try:
                 reason = await body()
             except anyio.get_cancelled_exc_class():
-                if not self._cancel_requested:
+                if not self._queue.cancel_requested:
                     raise
-                reason = "cancelled"
+                reason = CANCELLED
             except Exception as exc:
-                if self._cancel_requested:
-                    return "cancelled", None
-                return "error", exc
-        if self._cancel_requested:
-            return "cancelled", None
+                if self._queue.cancel_requested:
+                    return CANCELLED, None
+                return ERROR, exc
+        if self._queue.cancel_requested:
+            return CANCELLED, None
         if reason is None:
-            return "end_turn", None
+            return END_TURN, None
         if not isinstance(reason, str) or not reason:
-            return "error", TypeError(f"the handler returned {reason!r}, not a stop reason")
+            return ERROR, TypeError(f"the handler returned {reason!r}, not a stop reason")
         return reason, None
 
     def cancel(self) -> bool:
@@ -206,26 +221,19 @@ class AgentSession:
         Prompts not yet inserted -- held ones, and one the slot was just handed to -- are
         answered ``-32800`` (PL-18). Returns True if foreground work was running.
         """
-        while self._held:
-            held = self._held.popleft()
-            held.withdrawn = True
-            held.event.set()
-        if self._handoff is not None:
-            # Its work has not started: withdrawing the prompt is the whole cancellation.
-            self._handoff.withdrawn = True
-            self._handoff = None
-            return False
-        if not self._busy:
-            return False
-        self._cancel_requested = True
-        if self._scope is not None:
+        return self._cancelled(*self._queue.cancel())
+
+    def _cancelled(self, running: bool, withdrawn: list[Ticket]) -> bool:
+        for ticket in withdrawn:
+            self._waiters[ticket].set()
+        if running and self._scope is not None:
             self._scope.cancel()
-        return True
+        return running
 
     @property
     def cancel_requested(self) -> bool:
         """True once session/cancel has been received for the running work."""
-        return self._cancel_requested
+        return self._queue.cancel_requested
 
     async def wait_idle(self) -> None:
         """Wait until no foreground work is running (used by session/close)."""
@@ -233,12 +241,12 @@ class AgentSession:
 
     def begin_close(self) -> bool:
         """Refuse new prompts and work, and cancel what runs (SS-22); see :meth:`cancel`."""
-        self._closing = True
-        return self.cancel()
+        return self._cancelled(*self._queue.close())
 
     def mark_closed(self) -> None:
         """Stop sending anything for this session (SS-22)."""
-        if self._busy:
+        if self._queue.state != "free":
             raise LocalProtocolError("close the session only after its work has ended")
+        self._queue.closing = True
         self.closed = True
         self.emitter.closed = True

@@ -3,7 +3,6 @@ and config options (SS-01..SS-26, CO-01..CO-09)."""
 
 from __future__ import annotations
 
-import os
 import secrets
 from typing import TYPE_CHECKING, Any
 
@@ -11,13 +10,15 @@ from acp2.agent.checks import (
     check_mcp,
     check_replay,
     check_roots,
-    decode_cursor,
-    encode_cursor,
     same_dir,
 )
+from acp2.agent.config import current_options, set_option
 from acp2.agent.emitter import Emitter
+from acp2.agent.listing import list_page
 from acp2.agent.replay import fold_rows, render
-from acp2.agent.session import AgentSession
+from acp2.agent.routes import Route, route
+from acp2.agent.runtime import AgentRuntime
+from acp2.agent.session import AgentSession, WorkStarter
 from acp2.errors import InvalidParams, ResourceNotFound
 from acp2.schema import (
     AvailableCommandsUpdate,
@@ -31,14 +32,26 @@ from acp2.schema import (
     NewSessionResponse,
     ResumeSessionRequest,
     ResumeSessionResponse,
-    SessionInfo,
+    SessionConfigOption,
     SetSessionConfigOptionRequest,
     SetSessionConfigOptionResponse,
     StateUpdate,
 )
+from acp2.schema.methods import (
+    SESSION_CLOSE,
+    SESSION_DELETE,
+    SESSION_LIST,
+    SESSION_NEW,
+    SESSION_RESUME,
+    SESSION_SET_CONFIG_OPTION,
+)
+from acp2.state import SessionState
 
 if TYPE_CHECKING:
-    from acp2.agent.server import AgentServer
+    from anyio.abc import TaskGroup
+
+    from acp2.agent.settings import AgentSettings as Agent
+    from acp2.rpc import Connection
 
 __all__ = ["PAGE_SIZE", "SessionManager"]
 
@@ -47,31 +60,52 @@ PAGE_SIZE = 50
 
 
 class SessionManager:
-    """The sessions live on one connection, and the session-management handlers."""
+    """The sessions live on one connection, and the session-management handlers.
 
-    def __init__(self, server: AgentServer) -> None:
-        self.server = server
-        self.agent = server.agent
-        self.store = server.store
+    ``runtime`` is the Agent's state shared across connections (history store, session
+    data); ``start_work`` starts agent-initiated work on this connection (given to each
+    session it opens).
+    """
+
+    def __init__(
+        self,
+        agent: Agent,
+        runtime: AgentRuntime,
+        connection: Connection,
+        task_group: TaskGroup,
+        *,
+        start_work: WorkStarter,
+    ) -> None:
+        self.agent = agent
+        self.runtime = runtime
+        self.store = runtime.store
+        self.connection = connection
+        self.task_group = task_group
+        self._start_work = start_work
         self._live: dict[str, AgentSession] = {}
 
-    def register(self) -> None:
-        """Install the session-management handlers on the connection."""
-        on = self.server.connection.on_request
-        guard = self.server.guarded
-        on("session/new", NewSessionRequest, guard(self.on_new))
-        on("session/list", ListSessionsRequest, guard(self.on_list))
-        on("session/resume", ResumeSessionRequest, guard(self.on_resume))
-        on("session/close", CloseSessionRequest, guard(self.on_close))
+    def routes(self) -> list[Route]:
+        """The session-management handlers, each with its method table entry (the caller
+        adds the initialize / auth gates)."""
+        routes = [
+            route(SESSION_NEW, self.on_new),
+            route(SESSION_LIST, self.on_list),
+            route(SESSION_RESUME, self.on_resume),
+            route(SESSION_CLOSE, self.on_close),
+        ]
         if self.agent.delete:
-            on("session/delete", DeleteSessionRequest, guard(self.on_delete))
-        on("session/set_config_option", SetSessionConfigOptionRequest, guard(self.on_set_config))
-        self.server.task_group.start_soon(self._release_at_end)
+            routes.append(route(SESSION_DELETE, self.on_delete))
+        routes.append(route(SESSION_SET_CONFIG_OPTION, self.on_set_config))
+        return routes
+
+    def start(self) -> None:
+        """Start the bookkeeping task that gives up the leases when the connection ends."""
+        self.task_group.start_soon(self._release_at_end)
 
     async def _release_at_end(self) -> None:
         """When the connection ends, give up the leases of its sessions (acp2.agent.lease)."""
         try:
-            await self.server.connection.wait_closed()
+            await self.connection.wait_closed()
         finally:
             for session_id in list(self._live):
                 self.store.release(session_id)
@@ -149,7 +183,7 @@ class SessionManager:
         self._announce_commands(session)
         return response
 
-    async def _attach(self, session_id: str, replay: bool) -> Any:
+    async def _attach(self, session_id: str, replay: bool) -> SessionState | None:
         """Take the lease unless this connection serves the session already; return the
         folded history when replaying (else None)."""
         fresh = session_id not in self._live
@@ -165,7 +199,7 @@ class SessionManager:
             self.store.release(session_id)
         return state
 
-    async def _fold(self, session_id: str) -> Any:
+    async def _fold(self, session_id: str) -> SessionState:
         """The session's stored history folded into a SessionState (acp2.agent.replay)."""
         batches = self.store.row_batches(session_id)
         try:
@@ -173,23 +207,26 @@ class SessionManager:
         finally:
             batches.close()
 
-    async def _replay(self, session: AgentSession, state: Any) -> None:
+    async def _replay(self, session: AgentSession, state: SessionState) -> None:
         """Send the folded history, frame by frame, under the connection's backpressure."""
-        connection = self.server.connection
+        connection = self.connection
         for update in render(state):
             session.emitter.emit(update, record=False)
             if connection.congested:
                 await connection.drain()
 
     def _open(self, session_id: str, cwd: str, dirs: list[str], mcp: list[Any]) -> AgentSession:
-        emitter = Emitter(session_id, self.server.connection, self.store)
-        session = AgentSession(session_id, cwd, dirs, mcp, emitter)
-        session.data = self.agent.session_data(session_id)
-        session.server = self.server
+        emitter = Emitter(session_id, self.connection, self.store)
+        shared = self.runtime.shared(session_id)
+        session = AgentSession(
+            session_id, cwd, dirs, mcp, emitter, shared=shared, start_work=self._start_work
+        )
         self._live[session_id] = session
         return session
 
-    def _fill_session_response(self, session: AgentSession, response: Any) -> None:
+    def _fill_session_response(
+        self, session: AgentSession, response: NewSessionResponse | ResumeSessionResponse
+    ) -> None:
         options = self._options(session)
         if options is not None:
             response.config_options = options
@@ -205,31 +242,13 @@ class SessionManager:
                 """Send the commands (started after the response is queued)."""
                 session.emitter.emit(AvailableCommandsUpdate(available_commands=commands))
 
-            self.server.task_group.start_soon(announce)
+            self.task_group.start_soon(announce)
 
     # -- list -----------------------------------------------------------------------------
 
     async def on_list(self, params: ListSessionsRequest) -> ListSessionsResponse:
         """One page of stored sessions, optionally filtered by exact ``cwd`` (SS-18, SS-19)."""
-        cwd = params.cwd if isinstance(params.cwd, str) else None
-        if cwd is not None and not os.path.isabs(cwd):
-            raise InvalidParams("cwd must be an absolute path")
-        after = decode_cursor(params.cursor) if isinstance(params.cursor, str) else None
-        size = max(1, self.agent.list_page_size)
-        records = self.store.list_sessions(cwd=cwd, after=after, limit=size + 1)
-        page = records[:size]
-        infos = []
-        for record in page:
-            info = SessionInfo(session_id=record.id, cwd=record.cwd, updated_at=record.updated_at)
-            if record.title is not None:
-                info.title = record.title
-            if record.additional_directories and self.agent.additional_directories:
-                info.additional_directories = record.additional_directories
-            infos.append(info)
-        response = ListSessionsResponse(sessions=infos)
-        if len(records) > size:
-            response.next_cursor = encode_cursor(page[-1].updated_at, page[-1].id)
-        return response
+        return list_page(self.agent, self.store, params)
 
     # -- close / delete -------------------------------------------------------------------
 
@@ -257,32 +276,20 @@ class SessionManager:
         """Delete a session and its history; unknown ids succeed silently (SS-23)."""
         await self.close(params.session_id)
         self.store.delete_session(params.session_id)
-        self.agent._data.pop(params.session_id, None)
+        self.runtime.forget(params.session_id)
         return DeleteSessionResponse()
 
     # -- config options -----------------------------------------------------------------
 
-    def _options(self, session: AgentSession) -> list[Any] | None:
-        if self.agent.config_options is None:
-            return None
-        stored = session.data.get("_acp2_config")
-        if stored is None:
-            stored = self.agent.config_options(session)
-            session.data["_acp2_config"] = stored
-        return list(stored)
+    def _options(self, session: AgentSession) -> list[SessionConfigOption] | None:
+        return current_options(self.agent, session)
 
     async def on_set_config(
         self, params: SetSessionConfigOptionRequest
     ) -> SetSessionConfigOptionResponse:
         """Change one option; reject unknown ids and invalid values unchanged (CO-06, CO-09)."""
         session = self.live(params.session_id)
-        options = self._options(session)
-        if not options:
-            raise InvalidParams("This session has no config options")
-        from acp2.agent.config import apply_config_change
-
-        apply_config_change(options, params)
-        session.data["_acp2_config"] = options
+        options = set_option(self.agent, session, params)
         if self.agent.on_config_change is not None:
             await self.agent.on_config_change(session, params.config_id, params.value)
         return SetSessionConfigOptionResponse(config_options=options)

@@ -33,7 +33,7 @@ from acp2.schema import (
 )
 
 if TYPE_CHECKING:
-    from acp2.agent.server import AgentServer
+    from acp2.agent.context import TurnContext
     from acp2.agent.session import AgentSession
     from acp2.schema import ContentBlock, PermissionOption, SessionUpdate
 
@@ -45,18 +45,19 @@ class Turn:
 
     ``prompt`` is the list of content blocks the user sent (empty for agent-initiated
     work), ``message_id`` the id of the inserted user message (None for agent-initiated
-    work), ``session`` the :class:`~acp2.agent.session.AgentSession`.
+    work), ``session`` the :class:`~acp2.agent.session.AgentSession`. The runtime creates
+    turns; ``context`` is all a turn reaches of it (:class:`~acp2.agent.context.TurnContext`).
     """
 
     def __init__(
         self,
-        server: AgentServer,
-        session: AgentSession,
+        context: TurnContext,
         prompt: Sequence[ContentBlock],
         message_id: str | None,
     ) -> None:
-        self.server = server
-        self.session = session
+        self._context = context
+        self.session: AgentSession = context.session
+        self._emitter = context.emitter
         self.prompt = list(prompt)
         self.message_id = message_id
         self._agent_msg: str | None = None
@@ -90,7 +91,7 @@ class Turn:
             arguments.text(text, "say()")
         if self._agent_msg is None:
             self._agent_msg = self.session.new_message_id("agent")
-        await self.session.emitter.emit_async(
+        await self._emitter.emit_async(
             AgentMessageChunk(message_id=self._agent_msg, content=TextContent(text=text))
         )
         return self._agent_msg
@@ -103,7 +104,7 @@ class Turn:
             arguments.text(text, "think()")
         if self._thought_msg is None:
             self._thought_msg = self.session.new_message_id("thought")
-        await self.session.emitter.emit_async(
+        await self._emitter.emit_async(
             AgentThoughtChunk(message_id=self._thought_msg, content=TextContent(text=text))
         )
         return self._thought_msg
@@ -118,7 +119,7 @@ class Turn:
         """
         blocks = None if content is None else arguments.content_blocks(content, "message()")
         mid = message_id or self.session.new_message_id("agent")
-        await self.session.emitter.emit_async(AgentMessage(message_id=mid, content=blocks))
+        await self._emitter.emit_async(AgentMessage(message_id=mid, content=blocks))
         return mid
 
     # -- plans, usage, commands ----------------------------------------------------
@@ -134,26 +135,24 @@ class Turn:
         """
         items = arguments.plan_entries(entries, "plan()")
         arguments.text(plan_id, "plan(plan_id=)")
-        await self.session.emitter.emit_async(
-            PlanUpdate(plan=PlanItems(plan_id=plan_id, entries=items))
-        )
+        await self._emitter.emit_async(PlanUpdate(plan=PlanItems(plan_id=plan_id, entries=items)))
 
     async def usage(self, used: int, size: int, *, cost: tuple[float, str] | None = None) -> None:
         """Report context usage in tokens, with an optional cumulative ``(amount, currency)``."""
         update = UsageUpdate(used=used, size=size)
         if cost is not None:
             update.cost = Cost(amount=cost[0], currency=cost[1])
-        await self.session.emitter.emit_async(update)
+        await self._emitter.emit_async(update)
 
     async def commands(self, commands: Sequence[AvailableCommand | Mapping[str, Any]]) -> None:
         """Replace the session's available slash commands (models or dicts with ``name``
         and ``description``; ``TypeError`` otherwise)."""
         checked = arguments.commands(commands, "commands()")
-        await self.session.emitter.emit_async(AvailableCommandsUpdate(available_commands=checked))
+        await self._emitter.emit_async(AvailableCommandsUpdate(available_commands=checked))
 
     async def send(self, update: SessionUpdate) -> None:
         """Send any session update as it is (the escape hatch for custom ``_`` variants)."""
-        await self.session.emitter.emit_async(update)
+        await self._emitter.emit_async(update)
 
     # -- tool calls and terminals ----------------------------------------------------
 
@@ -176,7 +175,7 @@ class Turn:
         """
         arguments.text(title, "tool_call() title")
         call_id = tool_call_id or self._next_id("call")
-        handle = ToolCallHandle(self.session.emitter, call_id)
+        handle = ToolCallHandle(self._emitter, call_id)
         self._tool_calls[call_id] = handle
         await handle.update(
             title=title,
@@ -193,7 +192,7 @@ class Turn:
         self, command: str | None = None, *, cwd: str | None = None
     ) -> TerminalHandle:
         """Open a display-only terminal (TM-01: the agent owns its id) and return its handle."""
-        handle = TerminalHandle(self.session.emitter, self._next_id("term"))
+        handle = TerminalHandle(self._emitter, self._next_id("term"))
         self._terminals[handle.terminal_id] = handle
         await handle.start(command=command, cwd=cwd or self.session.cwd)
         return handle
@@ -230,14 +229,15 @@ class Turn:
             options = arguments.permission_options(options, "request_permission(options=)")
         # Only the session's current work reports states: a task the handler leaked past
         # its idle must not make an idle session look busy.
-        active = self.session.turn is self
+        active = self.session.is_current(self)
         self._waiting += 1
         if self._waiting == 1 and active:
             self.session.report("block")
         try:
             return await ask_permission(
-                self.server.connection,
-                self.session,
+                self._context.ask_permission,
+                self.session.id,
+                self.session.cwd,
                 title,
                 options=options,
                 description=description,
@@ -247,6 +247,6 @@ class Turn:
             )
         finally:
             self._waiting -= 1
-            still_active = active and self.session.turn is self
+            still_active = active and self.session.is_current(self)
             if self._waiting == 0 and still_active and not self.session.cancel_requested:
                 self.session.report("unblock")

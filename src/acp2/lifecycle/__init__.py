@@ -18,9 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Final, Literal
+from typing import Final, Literal, TypeAlias, get_args
 
 from acp2.errors import LocalProtocolError
+from acp2.schema.common import STOP_REASONS as _STOP_REASONS
+from acp2.schema.common import SessionState, StopReason
 
 __all__ = [
     "BLOCK",
@@ -43,41 +45,43 @@ __all__ = [
     "Event",
     "ForegroundMachine",
     "ForegroundState",
+    "StopReason",
     "is_custom",
     "is_known_stop_reason",
 ]
 
-#: The standard foreground states (``state_update.state``).
-ForegroundState = Literal["idle", "running", "requires_action"]
+#: The standard foreground states (``state_update.state``): the schema's ``SessionState``.
+ForegroundState: TypeAlias = SessionState
 #: The events that move foreground work between states.
-Event = Literal["start", "block", "unblock", "stop"]
+Event: TypeAlias = Literal["start", "block", "unblock", "stop"]
 
 IDLE: Final = "idle"
 RUNNING: Final = "running"
 REQUIRES_ACTION: Final = "requires_action"
-STATES: Final[frozenset[str]] = frozenset({IDLE, RUNNING, REQUIRES_ACTION})
+STATES: Final[frozenset[ForegroundState]] = frozenset(get_args(ForegroundState))
 
 START: Final = "start"
 BLOCK: Final = "block"
 UNBLOCK: Final = "unblock"
 STOP: Final = "stop"
-EVENTS: Final[frozenset[str]] = frozenset({START, BLOCK, UNBLOCK, STOP})
+EVENTS: Final[frozenset[Event]] = frozenset(get_args(Event))
 
 END_TURN: Final = "end_turn"
 MAX_TOKENS: Final = "max_tokens"
 MAX_TURN_REQUESTS: Final = "max_turn_requests"
 REFUSAL: Final = "refusal"
+#: The stop reason of work ended by ``session/cancel`` (not the cancelled permission
+#: outcome of :mod:`acp2.client.permissions`).
 CANCELLED: Final = "cancelled"
 #: Nov only: foreground work failed after the prompt was inserted (PL-23).
 ERROR: Final = "error"
-#: Every stop reason either schema defines. Others are custom (``_x``) or future values.
-STOP_REASONS: Final[frozenset[str]] = frozenset(
-    {END_TURN, MAX_TOKENS, MAX_TURN_REQUESTS, REFUSAL, CANCELLED, ERROR}
-)
+#: Every stop reason either schema defines (:data:`acp2.schema.STOP_REASONS`, as a set).
+#: Others are custom (``_x``) or future values.
+STOP_REASONS: Final[frozenset[StopReason]] = frozenset(_STOP_REASONS)
 
 #: ``TRANSITIONS[state][event] -> next state``. A missing entry is an illegal transition.
 #: ``idle --block--> requires_action`` is Nov PL-06: work that starts already blocked.
-TRANSITIONS: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
+TRANSITIONS: Final[Mapping[ForegroundState, Mapping[Event, ForegroundState]]] = MappingProxyType(
     {
         IDLE: MappingProxyType({START: RUNNING, BLOCK: REQUIRES_ACTION}),
         RUNNING: MappingProxyType({BLOCK: REQUIRES_ACTION, STOP: IDLE}),
@@ -108,14 +112,14 @@ class ForegroundMachine:
 
     __slots__ = ("_state",)
 
-    def __init__(self, state: str = IDLE) -> None:
+    def __init__(self, state: ForegroundState = IDLE) -> None:
         """Create a machine in ``state``; raises ``ValueError`` for a non-standard state."""
         if state not in STATES:
             raise ValueError(f"not a foreground state: {state!r}")
-        self._state = state
+        self._state: ForegroundState = state
 
     @property
-    def state(self) -> str:
+    def state(self) -> ForegroundState:
         """The current state: ``idle``, ``running`` or ``requires_action``."""
         return self._state
 
@@ -124,11 +128,11 @@ class ForegroundMachine:
         """True while foreground work is in progress (running or blocked)."""
         return self._state != IDLE
 
-    def can(self, event: str) -> bool:
+    def can(self, event: Event) -> bool:
         """Return True when ``event`` is legal in the current state."""
         return event in TRANSITIONS[self._state]
 
-    def apply(self, event: str) -> str:
+    def apply(self, event: Event) -> ForegroundState:
         """Apply ``event`` and return the new state.
 
         Raises :class:`~acp2.errors.LocalProtocolError` on an illegal transition (e.g. a

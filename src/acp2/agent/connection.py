@@ -2,40 +2,35 @@
 
 Session management (new / list / resume / close / delete / config) lives in
 :mod:`acp2.agent.sessions`; this module owns ``initialize``, ``auth/*``, extension
-methods, ``session/prompt`` and ``session/cancel`` and the turn runner that guarantees
-the lifecycle: response on insertion carrying the ``messageId`` (valid under both drafts),
-``user_message`` with the same id, ``running``, the handler's output, and exactly one
-``idle`` with a stop reason -- ``cancelled`` after ``session/cancel``, ``error`` (with an
-``error`` object and a readable agent message) when the handler raises.
+methods, ``session/prompt`` and ``session/cancel``, and starts each turn with
+:func:`acp2.agent.runner.run_turn`: response on insertion carrying the ``messageId``
+(valid under both drafts), ``user_message`` with the same id, ``running``, the handler's
+output, and exactly one ``idle`` with a stop reason. Every handler is registered from the
+method table (:mod:`acp2.schema.methods`).
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 from anyio.abc import TaskGroup
 from msgspec import Raw
 
-from acp2.agent.app import Agent
 from acp2.agent.capabilities import build_initialize_response, check_prompt
+from acp2.agent.context import TurnContext
+from acp2.agent.routes import Route, route
+from acp2.agent.runner import WorkHandler, run_turn
+from acp2.agent.runtime import AgentRuntime, runtime_for
 from acp2.agent.session import AgentSession
 from acp2.agent.sessions import SessionManager
 from acp2.agent.turn import Turn
-from acp2.errors import (
-    AuthRequired,
-    ConnectionClosed,
-    InvalidParams,
-    InvalidRequest,
-    MethodNotFound,
-    summarize,
-)
+from acp2.errors import AuthRequired, InvalidParams, InvalidRequest, MethodNotFound
 from acp2.rpc import Connection
 from acp2.schema import (
     CancelSessionNotification,
-    Error,
+    ClientCapabilities,
     InitializeRequest,
     InitializeResponse,
     LoginAuthRequest,
@@ -44,62 +39,91 @@ from acp2.schema import (
     LogoutAuthResponse,
     PromptRequest,
     PromptResponse,
-    TextContent,
+    RequestPermissionRequest,
+    RequestPermissionResponse,
     UserMessage,
+)
+from acp2.schema.methods import (
+    AUTH_LOGIN,
+    AUTH_LOGOUT,
+    INITIALIZE,
+    SESSION_CANCEL,
+    SESSION_PROMPT,
+    SESSION_REQUEST_PERMISSION,
 )
 from acp2.transport.base import Transport
 
-__all__ = ["AgentServer", "serve_connection"]
+if TYPE_CHECKING:
+    from acp2.agent.settings import AgentSettings as Agent
 
-log = logging.getLogger("acp2.agent")
+__all__ = ["AgentConnection", "serve_connection"]
+
+P = TypeVar("P")
+R = TypeVar("R")
 
 
 async def serve_connection(agent: Agent, transport: Transport) -> None:
     """Serve ``agent`` on one transport until the peer goes away; cancel its work then."""
-    store = agent.history()
+    runtime = runtime_for(agent)
+    store = runtime.store
     async with Connection(transport, name="client") as conn, anyio.create_task_group() as tg:
         conn.add_flush_hook(store.flush)
-        server = AgentServer(agent, conn, tg)
-        server.register()
+        AgentConnection(agent, conn, tg, runtime).register()
         await conn.wait_closed()
         tg.cancel_scope.cancel()
     store.flush()
 
 
-class AgentServer:
-    """Everything the agent keeps for one client connection."""
+class AgentConnection:
+    """Everything the agent keeps for one client connection (one per connection: it is
+    not a server). ``runtime`` is the state shared with the Agent's other connections."""
 
-    def __init__(self, agent: Agent, connection: Connection, task_group: TaskGroup) -> None:
+    def __init__(
+        self,
+        agent: Agent,
+        connection: Connection,
+        task_group: TaskGroup,
+        runtime: AgentRuntime | None = None,
+    ) -> None:
         self.agent = agent
         self.connection = connection
         self.task_group = task_group
-        self.store = agent.history()
+        self.runtime = runtime if runtime is not None else runtime_for(agent)
         self.initialized = False
-        self.client_capabilities: Any = None
+        self.client_capabilities: ClientCapabilities | None = None
         self.logged_in = not agent.auth_methods
-        self.sessions = SessionManager(self)
+        self.sessions = SessionManager(
+            agent, self.runtime, connection, task_group, start_work=self.start_work
+        )
 
     # -- wiring -------------------------------------------------------------------
 
-    def register(self) -> None:
-        """Install every handler on the connection."""
-        on = self.connection.on_request
-        on("initialize", InitializeRequest, self.on_initialize)
+    def routes(self) -> list[Route]:
+        """Every method this connection serves, each from the method table."""
+        guard = self.guarded
+        routes = [route(INITIALIZE, self.on_initialize)]
         if self.agent.auth_methods:
-            on("auth/login", LoginAuthRequest, self.guarded(self.on_login, auth=False))
-            on("auth/logout", LogoutAuthRequest, self.guarded(self.on_logout, auth=False))
-        self.sessions.register()
-        on("session/prompt", PromptRequest, self.guarded(self.on_prompt))
-        self.connection.on_notification("session/cancel", CancelSessionNotification, self.on_cancel)
+            routes.append(route(AUTH_LOGIN, guard(self.on_login, auth=False)))
+            routes.append(route(AUTH_LOGOUT, guard(self.on_logout, auth=False)))
+        routes += [Route(r.spec, guard(r.handler)) for r in self.sessions.routes()]
+        routes.append(route(SESSION_PROMPT, guard(self.on_prompt)))
+        routes.append(route(SESSION_CANCEL, self.on_cancel))
+        return routes
+
+    def register(self) -> None:
+        """Install every handler on the connection, and start the session bookkeeping."""
+        for entry in self.routes():
+            self.connection.on(entry.spec, entry.handler)
         self.connection.on_unknown_request(self.on_ext_request)
         self.connection.on_unknown_notification(self.on_ext_notification)
+        self.sessions.start()
 
     def guarded(
-        self, handler: Callable[[Any], Awaitable[Any]], *, auth: bool = True
-    ) -> Callable[[Any], Awaitable[Any]]:
+        self, handler: Callable[[P], Awaitable[R]], *, auth: bool = True
+    ) -> Callable[[P], Awaitable[R]]:
         """Wrap a handler: initialize first (IN-01), and login first when auth is configured."""
 
-        async def run(params: Any) -> Any:
+        async def run(params: P) -> R:
             """Check the gates, then run the handler."""
             if not self.initialized:
                 raise InvalidRequest("Send initialize before any other request")
@@ -165,7 +189,8 @@ class AgentServer:
         user_message = UserMessage(message_id=message_id, content=list(params.prompt))
         frame = session.emitter.record_frame(user_message)
         del user_message  # the frame has it; its row in history is a view of the frame
-        self._begin(session, Turn(self, session, params.prompt, message_id), frame)
+        turn = Turn(self._context(session), params.prompt, message_id)
+        self._begin(session, turn, frame, self.agent.prompt_handler)
         return PromptResponse(message_id=message_id)
 
     async def on_cancel(self, params: CancelSessionNotification) -> None:
@@ -174,82 +199,21 @@ class AgentServer:
         if session is not None:
             session.cancel()
 
-    async def start_work(
-        self, session: AgentSession, handler: Callable[[Turn], Awaitable[str | None]]
-    ) -> None:
+    async def start_work(self, session: AgentSession, handler: WorkHandler) -> None:
         """Start agent-initiated foreground work (no prompt, no user message; PL-24)."""
         await session.acquire()
-        self._begin(session, Turn(self, session, [], None), None, handler)
+        self._begin(session, Turn(self._context(session), [], None), None, handler)
+
+    async def ask_permission(self, request: RequestPermissionRequest) -> RequestPermissionResponse:
+        """Send ``request`` to the client and return its answer."""
+        return await self.connection.call(SESSION_REQUEST_PERMISSION, request)
+
+    def _context(self, session: AgentSession) -> TurnContext:
+        return TurnContext(session, session.emitter, self.ask_permission)
 
     def _begin(
-        self,
-        session: AgentSession,
-        turn: Turn,
-        user_frame: bytes | None,
-        handler: Callable[[Turn], Awaitable[str | None]] | None = None,
+        self, session: AgentSession, turn: Turn, user_frame: bytes | None, body: WorkHandler | None
     ) -> None:
         """Make ``turn`` the session's current work and start it in its own task."""
-        session.turn = turn
-        self.task_group.start_soon(self.run_turn, session, turn, user_frame, handler)
-
-    async def run_turn(
-        self,
-        session: AgentSession,
-        turn: Turn,
-        user_frame: bytes | None,
-        handler: Callable[[Turn], Awaitable[str | None]] | None = None,
-    ) -> None:
-        """Run one piece of foreground work from ``running`` to its single ``idle``;
-        ``user_frame`` is the ``user_message`` frame of a prompt (already recorded).
-
-        Never raises (but for cancellation of the whole connection): a failure of the
-        runtime itself is logged and still ends the work ``idle`` / ``error`` if it can.
-        """
-        body = handler or self.agent.prompt_handler
-        try:
-            if user_frame is not None:
-                session.emitter.send_frame(user_frame)
-                del user_frame  # the outbox holds it until written
-            session.report("start")
-            if body is None:
-                reason, failure = "end_turn", None
-            else:
-                reason, failure = await session.run_work(lambda: body(turn))
-            await self._finish(session, turn, reason, failure)
-        except ConnectionClosed:
-            log.debug("connection closed during a turn of %s", session.id)
-        except Exception as exc:
-            log.exception("the agent runtime failed during a turn of %s", session.id)
-            _force_idle(session, exc)
-        finally:
-            session.release()
-
-    async def _finish(
-        self, session: AgentSession, turn: Turn, reason: str, failure: BaseException | None
-    ) -> None:
-        if isinstance(failure, ConnectionClosed):
-            log.debug("connection closed during a turn of %s", session.id)
-            return
-        fields: dict[str, Any] = {"stop_reason": reason}
-        if reason == "cancelled" or failure is not None:
-            # PL-20: final tool-call statuses go out before the idle that ends the work.
-            for call in turn.unfinished_tool_calls():
-                await (call.cancel() if failure is None else call.fail())
-        if failure is not None:
-            summary = summarize(failure)
-            log.error("prompt handler failed in %s", session.id, exc_info=failure)
-            turn.new_message()
-            await turn.message([TextContent(text=f"The agent failed: {summary}")])
-            fields["error"] = Error(code=-32603, message=summary)
-        session.report("stop", **fields)
-
-
-def _force_idle(session: AgentSession, exc: Exception) -> None:
-    """After a runtime failure, end the work ``idle`` / ``error`` unless already idle."""
-    if session.state == "idle":
-        return
-    error = Error(code=-32603, message=summarize(exc))
-    try:
-        session.report("stop", stop_reason="error", error=error)
-    except Exception:
-        log.exception("could not report idle for %s", session.id)
+        session.begin(turn)
+        self.task_group.start_soon(run_turn, session, turn, user_frame, body)

@@ -1,0 +1,44 @@
+"""``session/list``: one page of stored sessions (SS-18, SS-19)."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from acp2.agent.checks import decode_cursor, encode_cursor
+from acp2.agent.store import HistoryStore, SessionRecord
+from acp2.errors import InvalidParams
+from acp2.schema import ListSessionsRequest, ListSessionsResponse, SessionInfo
+
+if TYPE_CHECKING:
+    from acp2.agent.settings import AgentSettings as Agent
+
+__all__ = ["list_page"]
+
+
+def list_page(
+    agent: Agent, store: HistoryStore, params: ListSessionsRequest
+) -> ListSessionsResponse:
+    """The page of stored sessions ``params`` asks for, most recently updated first,
+    optionally filtered by exact ``cwd``; ``nextCursor`` is set when more follow. Raises
+    InvalidParams for a relative ``cwd`` or a malformed cursor."""
+    cwd = params.cwd if isinstance(params.cwd, str) else None
+    if cwd is not None and not os.path.isabs(cwd):
+        raise InvalidParams("cwd must be an absolute path")
+    after = decode_cursor(params.cursor) if isinstance(params.cursor, str) else None
+    size = max(1, agent.list_page_size)
+    records = store.list_sessions(cwd=cwd, after=after, limit=size + 1)
+    page = records[:size]
+    response = ListSessionsResponse(sessions=[_info(agent, record) for record in page])
+    if len(records) > size:
+        response.next_cursor = encode_cursor(page[-1].updated_at, page[-1].id)
+    return response
+
+
+def _info(agent: Agent, record: SessionRecord) -> SessionInfo:
+    info = SessionInfo(session_id=record.id, cwd=record.cwd, updated_at=record.updated_at)
+    if record.title is not None:
+        info.title = record.title
+    if record.additional_directories and agent.additional_directories:
+        info.additional_directories = record.additional_directories
+    return info
