@@ -21,7 +21,7 @@ NAMES = frozenset(METHODS) | frozenset(V1_METHODS)
 #: Where the names are written: the v2 table and everything of v1.
 TABLES = ("schema/methods.py", "compat/v1/")
 #: Directories still being moved onto the table on other branches: removed at merge.
-PENDING = ("agent/", "client/", "ui/", "cli/", "rpc/")
+PENDING = ("client/", "ui/", "cli/", "rpc/", "agent/emitter.py")
 
 _SCOPES = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 

@@ -22,7 +22,7 @@ from typing import Final, Literal, TypeAlias, get_args
 
 from acp2.errors import LocalProtocolError
 from acp2.schema.common import STOP_REASONS as _STOP_REASONS
-from acp2.schema.common import SessionState, StopReason
+from acp2.schema.common import ForegroundState, StopReason
 
 __all__ = [
     "BLOCK",
@@ -50,8 +50,6 @@ __all__ = [
     "is_known_stop_reason",
 ]
 
-#: The standard foreground states (``state_update.state``): the schema's ``SessionState``.
-ForegroundState: TypeAlias = SessionState
 #: The events that move foreground work between states.
 Event: TypeAlias = Literal["start", "block", "unblock", "stop"]
 
