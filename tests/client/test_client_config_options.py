@@ -43,8 +43,10 @@ async def test_a_string_value_is_sent_as_an_id_and_the_answer_replaces_the_optio
                 {"sessionId": "s1", "configId": "model", "type": "id", "value": "haiku"}
             ]
             select, flag = session.state.config_options
-            assert isinstance(select, SessionConfigSelect) and select.current_value == "haiku"
-            assert isinstance(flag, SessionConfigBoolean) and flag.current_value is False
+            assert isinstance(select, SessionConfigSelect)
+            assert select.current_value == "haiku"
+            assert isinstance(flag, SessionConfigBoolean)
+            assert flag.current_value is False
 
 
 async def test_a_bool_value_is_sent_as_a_boolean() -> None:
@@ -55,7 +57,8 @@ async def test_a_bool_value_is_sent_as_a_boolean() -> None:
             assert _sent(fake)[0]["type"] == "boolean"
             assert _sent(fake)[0]["value"] is True
             flag = session.state.config_options[1]
-            assert isinstance(flag, SessionConfigBoolean) and flag.current_value is True
+            assert isinstance(flag, SessionConfigBoolean)
+            assert flag.current_value is True
 
 
 async def test_a_closed_session_refuses_locally() -> None:
