@@ -140,6 +140,21 @@ class ClientSession:
         response (see :meth:`_receive_in_order`); the reader awaits it before the next
         message. A plain function otherwise: no coroutine per update.
         """
+        if self._listeners or self._prompting:
+            return self._deliver_in_full(update, raw_params)
+        # :meth:`receive` without listeners, inlined: the hot path of a streaming session,
+        # where one more call per update costs a few percent of the client's CPU.
+        kind = type(update)
+        if kind is AgentMessageChunk and reduce_agent_text(self.state, update):
+            for work in self._works:  # plain text: never an idle, and the block needs no check
+                work.record_text(update)
+        else:
+            self._reduce_and_record(kind, update)
+        if self._changed is not None:
+            self._wake()
+        return None
+
+    def _deliver_in_full(self, update: Any, raw_params: bytes) -> Awaitable[None] | None:
         raw = b""
         if self._listeners:
             found = raw_update(raw_params)
