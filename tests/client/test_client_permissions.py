@@ -173,3 +173,18 @@ async def test_a_permission_request_for_an_unknown_session_is_declined() -> None
             rid = await fake.request("session/request_permission", params)
             answers = await fake.wait_for(lambda: fake.answers_to(rid))
             assert answers[0]["result"] == {"outcome": {"outcome": "cancelled"}}
+
+
+def test_the_permission_modes_are_one_literal_and_the_cli_offers_exactly_those() -> None:
+    import typing
+
+    from acp2.cli.main import build_parser
+    from acp2.client.permissions import PERMISSION_MODES, PermissionMode
+
+    assert typing.get_args(PermissionMode) == PERMISSION_MODES
+    for command in ("run", "chat"):
+        parser = build_parser([command])
+        with pytest.raises(SystemExit):
+            parser.parse_args([command, "--permission", "maybe"])
+        for mode in PERMISSION_MODES:
+            assert parser.parse_args([command, "--permission", mode]).permission == mode

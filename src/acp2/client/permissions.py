@@ -16,7 +16,7 @@ import sys
 import threading
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, TextIO, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, Literal, TextIO, TypeAlias
 
 import anyio
 import anyio.from_thread
@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     from acp2.client.session import ClientSession
 
 __all__ = [
+    "PERMISSION_MODES",
+    "PermissionMode",
     "PermissionPolicy",
     "PermissionRequest",
     "allow_all",
@@ -51,6 +53,11 @@ log = logging.getLogger("acp2.client")
 Choice: TypeAlias = PermissionOption | str | None
 #: A permission policy: sync or async callable from request to choice.
 PermissionPolicy: TypeAlias = Callable[["PermissionRequest"], Awaitable[Choice] | Choice]
+
+#: How a front end (``acp2 run``, ``acp2 chat``) answers permission requests: every one
+#: with :func:`allow_all` or :func:`deny_all`, or by asking the user.
+PermissionMode: TypeAlias = Literal["allow", "deny", "ask"]
+PERMISSION_MODES: Final[tuple[PermissionMode, ...]] = ("allow", "deny", "ask")
 
 #: The option kinds :func:`allow_all` and :func:`deny_all` pick, in order of preference.
 ALLOW_KINDS: Final[tuple[PermissionOptionKind, ...]] = ("allow_once", "allow_always")

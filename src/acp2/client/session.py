@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import anyio
 
@@ -313,7 +313,7 @@ class ClientSession:
         Raises the agent's ``RequestError`` when it refuses, ``ConnectionClosed`` if it
         goes away."""
         self._check_open()
-        kind = "boolean" if isinstance(value, bool) else "id"
+        kind: Literal["boolean", "id"] = "boolean" if isinstance(value, bool) else "id"
         params = SetSessionConfigOptionRequest(
             session_id=self.id, config_id=config_id, type=kind, value=value
         )
