@@ -140,7 +140,7 @@ class ClientSession:
         response (see :meth:`_receive_in_order`); the reader awaits it before the next
         message. A plain function otherwise: no coroutine per update.
         """
-        if self._listeners or self._prompting:
+        if self._listeners or (self._prompting and type(update) is StateUpdate):
             return self._deliver_in_full(update, raw_params)
         # :meth:`receive` without listeners, inlined: the hot path of a streaming session,
         # where one more call per update costs a few percent of the client's CPU.
