@@ -146,14 +146,14 @@ async def test_cancel_request_from_the_agent_answers_the_pending_permission_canc
         async with fake_agent(script, permissions=slow_policy) as (client, fake):
             session = await client.new_session()
             rid = await fake.request("session/request_permission", params)
-            while not session._pending:
+            while not session._permissions:
                 await session._wait_change()
             await fake.send(
                 {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": rid}}
             )
             (answer,) = await fake.wait_for(lambda: fake.answers_to(rid))
             assert answer["result"] == {"outcome": {"outcome": "cancelled"}}
-            assert not session._pending
+            assert not session._permissions
 
 
 async def test_a_permission_request_for_an_unknown_session_is_declined() -> None:

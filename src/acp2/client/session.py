@@ -19,20 +19,17 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-import anyio
-
 from acp2.client.checks import check_prompt
 from acp2.client.link import AgentLink, raw_update
-from acp2.client.permissions import CANCELLED_OUTCOME, PermissionRequest, run_policy, to_response
+from acp2.client.pending import PendingPermissions
+from acp2.client.permissions import PermissionRequest
 from acp2.client.work import Work
 from acp2.errors import LocalProtocolError, ResourceNotFound
 from acp2.schema import (
     AgentMessageChunk,
     AvailableCommandsUpdate,
-    BackgroundToolCall,
     CancelSessionNotification,
     CloseSessionRequest,
-    CommandPermissionSubject,
     ConfigOptionUpdate,
     PromptRequest,
     RequestPermissionRequest,
@@ -40,7 +37,6 @@ from acp2.schema import (
     SetSessionConfigOptionRequest,
     StateUpdate,
     TextContent,
-    ToolCallPermissionSubject,
 )
 from acp2.schema.methods import (
     SESSION_CANCEL,
@@ -69,24 +65,6 @@ _SEED_KINDS = (AvailableCommandsUpdate, ConfigOptionUpdate)
 UpdateListener: TypeAlias = Callable[[Any, bytes], None]
 
 
-class _Pending:
-    """One permission request waiting for its answer."""
-
-    __slots__ = ("event", "params", "response", "scope")
-
-    def __init__(self, params: RequestPermissionRequest) -> None:
-        self.params = params
-        self.event = anyio.Event()
-        self.scope = anyio.CancelScope()
-        self.response: RequestPermissionResponse | None = None
-
-    def resolve(self, response: RequestPermissionResponse) -> None:
-        if self.response is None:
-            self.response = response
-            self.event.set()
-        self.scope.cancel()
-
-
 class ClientSession:
     """A session on a :class:`~acp2.client.ClientConnection`.
 
@@ -109,7 +87,7 @@ class ClientSession:
         #: How many ``session/prompt`` requests wait for their response.
         self._prompting = 0
         self._listeners: list[UpdateListener] = []
-        self._pending: set[_Pending] = set()
+        self._permissions = PendingPermissions(link.start_soon)
         #: The event waiters sleep on (None: nobody waits). A plain asyncio.Event: one
         #: per wake-up, and an anyio.Event costs ~2 us to create.
         self._changed: asyncio.Event | None = None
@@ -250,8 +228,7 @@ class ClientSession:
         is answered ``cancelled``."""
         if self._failure is None:
             self._failure = exc
-        for pending in list(self._pending):
-            pending.resolve(CANCELLED_OUTCOME)
+        self._permissions.cancel_all()
         self._wake()
 
     # -- prompting -------------------------------------------------------------------------
@@ -298,10 +275,7 @@ class ClientSession:
         self._check_open()
         self._link.notify_nowait(SESSION_CANCEL, CancelSessionNotification(session_id=self.id))
         mark_cancelled(self.state)
-        background = _background_tool_calls(self.state)
-        for pending in list(self._pending):
-            if _subject_tool_call(pending.params) not in background:
-                pending.resolve(CANCELLED_OUTCOME)
+        self._permissions.cancel_foreground(self.state)
         self._wake()
         while wait and (self.state.busy or any(w.accepted for w in self._works)):
             await self._wait_change()
@@ -329,28 +303,10 @@ class ClientSession:
         ``session/request_permission`` for this session with the connection's permission
         policy (PR-01..PR-10)."""
         apply_permission_subject(self.state, params.subject)
-        pending = _Pending(params)
-        self._pending.add(pending)
-        self._wake()
-        self._link.start_soon(self._decide, pending, PermissionRequest(self, params))
-        try:
-            await pending.event.wait()
-        except anyio.get_cancelled_exc_class():
-            # The agent withdrew the request ($/cancel_request) or the connection is
-            # closing. Answer with the method's own cancellation result, outcome
-            # `cancelled`, rather than -32800 (PR-10, D-03, D-15). Nothing is awaited
-            # after this point, and the request's own cancel scope ends with this return.
-            pending.resolve(CANCELLED_OUTCOME)
-            return CANCELLED_OUTCOME
-        finally:
-            self._pending.discard(pending)
-        assert pending.response is not None
-        return pending.response
-
-    async def _decide(self, pending: _Pending, request: PermissionRequest) -> None:
-        with pending.scope:
-            choice = await run_policy(self.client.permission_policy, request)
-            pending.resolve(to_response(choice, request.params.options))
+        request = PermissionRequest(self, params)
+        pending = self._permissions.open(request, self.client.permission_policy)
+        self._wake()  # waiters see the request's tool call patch and the pending request
+        return await self._permissions.answer(pending)
 
     # -- closing ---------------------------------------------------------------------------
 
@@ -372,19 +328,3 @@ class ClientSession:
             raise LocalProtocolError(f"session {self.id} is closed")
         if self._failure is not None:
             raise self._failure
-
-
-def _background_tool_calls(state: SessionState) -> set[str]:
-    """Ids of tool calls listed in the last ``background`` snapshot (Nov, PL-25)."""
-    return {
-        item.tool_call_id for item in state.background or () if isinstance(item, BackgroundToolCall)
-    }
-
-
-def _subject_tool_call(params: RequestPermissionRequest) -> str | None:
-    subject = params.subject
-    if isinstance(subject, ToolCallPermissionSubject):
-        return subject.tool_call.tool_call_id
-    if isinstance(subject, CommandPermissionSubject) and isinstance(subject.tool_call_id, str):
-        return subject.tool_call_id
-    return None
