@@ -1,12 +1,14 @@
 """Micro-benchmark of the client's streaming hot path, in process: decode one
-``session/update`` params object and ``ClientSession._receive`` it, with one accepted
-:class:`~acp2.client.work.Work` recording (nobody iterating).
+``session/update`` params object and hand it to ``ClientSession.deliver`` (what the
+connection's reader calls), with one accepted :class:`~acp2.client.work.Work` recording
+(nobody iterating).
 
 ``python bench/client_receive.py [--updates N] [--repeat R]`` prints the best of ``R``
 runs in microseconds per update. It imports acp2 from ``PYTHONPATH`` (or the installed
 package), so the same file measures another checkout:
 ``PYTHONPATH=/tmp/old/src python bench/client_receive.py``. Alternate runs of the two
 checkouts on a shared machine; the figure is far less noisy than the stream benchmark.
+(Checkouts before the ``AgentLink`` split fed ``ClientSession._receive`` instead.)
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import time
 
 import msgspec
 
-from acp2.client.connection import _UpdateNotification
+from acp2.client.link import AgentLink, _UpdateNotification
 from acp2.client.session import ClientSession
 from acp2.client.work import Work
 
@@ -35,16 +37,18 @@ def params(i: int) -> bytes:
 
 def run(bodies: list[bytes]) -> float:
     """Seconds to decode and receive ``bodies`` into a fresh session with one work."""
-    session = ClientSession(None, "s1", "/tmp")  # type: ignore[arg-type]
-    work = Work(session)
-    session._works.append(work)
-    work._accept(None)
+    link: AgentLink[ClientSession] = AgentLink(None, None)  # type: ignore[arg-type]
+    session = ClientSession(None, link, "s1", "/tmp")  # type: ignore[arg-type]
+    link.attach(session)
+    work = Work(session, session._wait_change)
+    session._works.append(work)  # as prompt() does, without the round trip
+    work.accept(None)
     decode = msgspec.json.Decoder(_UpdateNotification).decode
-    receive = session._receive
+    deliver = session.deliver
     gc.collect()
     start = time.perf_counter()
     for body in bodies:
-        receive(decode(body).update, b"")
+        deliver(decode(body).update, body)
     return time.perf_counter() - start
 
 

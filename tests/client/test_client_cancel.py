@@ -54,7 +54,7 @@ async def test_cancel_during_a_permission_wait_answers_it_cancelled_and_marks_to
             assert statuses
             assert statuses[0] == "cancelled"
             assert call.status == "cancelled"
-            assert not session._pending
+            assert not session._permissions
 
 
 async def test_work_cancel_returns_the_stop_reason_when_the_work_already_ended() -> None:
@@ -151,10 +151,10 @@ async def test_cancel_leaves_permission_requests_of_listed_background_work_open(
             session = await client.new_session()
             bg = await fake.request("session/request_permission", ask("bg"))
             fg = await fake.request("session/request_permission", ask("fg"))
-            while len(session._pending) < 2:
+            while len(session._permissions) < 2:
                 await session._wait_change()
             await session.cancel()
             (answer,) = await fake.wait_for(lambda: fake.answers_to(fg))
             assert answer["result"] == {"outcome": {"outcome": "cancelled"}}
             assert fake.answers_to(bg) == []
-            assert len(session._pending) == 1
+            assert len(session._permissions) == 1

@@ -146,14 +146,14 @@ async def test_cancel_request_from_the_agent_answers_the_pending_permission_canc
         async with fake_agent(script, permissions=slow_policy) as (client, fake):
             session = await client.new_session()
             rid = await fake.request("session/request_permission", params)
-            while not session._pending:
+            while not session._permissions:
                 await session._wait_change()
             await fake.send(
                 {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": rid}}
             )
             (answer,) = await fake.wait_for(lambda: fake.answers_to(rid))
             assert answer["result"] == {"outcome": {"outcome": "cancelled"}}
-            assert not session._pending
+            assert not session._permissions
 
 
 async def test_a_permission_request_for_an_unknown_session_is_declined() -> None:
@@ -173,3 +173,18 @@ async def test_a_permission_request_for_an_unknown_session_is_declined() -> None
             rid = await fake.request("session/request_permission", params)
             answers = await fake.wait_for(lambda: fake.answers_to(rid))
             assert answers[0]["result"] == {"outcome": {"outcome": "cancelled"}}
+
+
+def test_the_permission_modes_are_one_literal_and_the_cli_offers_exactly_those() -> None:
+    import typing
+
+    from acp2.cli.main import build_parser
+    from acp2.client.permissions import PERMISSION_MODES, PermissionMode
+
+    assert typing.get_args(PermissionMode) == PERMISSION_MODES
+    for command in ("run", "chat"):
+        parser = build_parser([command])
+        with pytest.raises(SystemExit):
+            parser.parse_args([command, "--permission", "maybe"])
+        for mode in PERMISSION_MODES:
+            assert parser.parse_args([command, "--permission", mode]).permission == mode

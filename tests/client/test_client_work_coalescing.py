@@ -2,7 +2,7 @@
 same state as the updates one by one, and memory follows the state, not the update count.
 
 These drive a real :class:`ClientSession` and :class:`Work` with decoded updates, the way
-the connection's reader does (``session._receive``), and read the work the way its async
+the connection's reader does (``session.receive``), and read the work the way its async
 iterator does (``work._next``), so a consumption schedule can be interleaved exactly.
 """
 
@@ -16,6 +16,7 @@ import anyio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from acp2.client.link import AgentLink
 from acp2.client.session import ClientSession
 from acp2.client.work import _NOTHING, MAX_ENTRIES, Skipped, Work
 from acp2.schema import AgentMessageChunk, TerminalOutputChunk, TextContent
@@ -49,8 +50,9 @@ IDLE = {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_tur
 
 
 def new_work() -> tuple[ClientSession, Work]:
-    session = ClientSession(None, "s", "/tmp")  # type: ignore[arg-type]
-    work = Work(session)
+    link: AgentLink[ClientSession] = AgentLink(None, None)  # type: ignore[arg-type]
+    session = ClientSession(None, link, "s", "/tmp")  # type: ignore[arg-type]
+    work = Work(session, session._wait_change)
     work.accepted = True
     session._works.append(work)
     return session, work
@@ -81,12 +83,12 @@ def test_a_late_iterator_gets_one_merged_chunk_and_an_early_one_the_agents_objec
     session, work = new_work()
     early = [0, 0]
     first, second, third = chunk("a"), chunk("b"), chunk("c")
-    session._receive(first, b"")
+    session.receive(first, b"")
     assert drain(work, early) == [first]
-    session._receive(second, b"")
-    session._receive(third, b"")
+    session.receive(second, b"")
+    session.receive(third, b"")
     assert [u.content.text for u in drain(work, early)] == ["bc"]
-    session._receive(chunk("d"), b"")
+    session.receive(chunk("d"), b"")
     late = drain(work, [0, 0])
     assert [type(u) for u in late] == [AgentMessageChunk]
     assert late[0].content.text == "abcd"
@@ -105,26 +107,26 @@ def test_chunks_with_meta_or_annotations_or_of_another_message_are_not_merged() 
         chunk("f", kind="agent_thought_chunk", mid="m2"),
     ]
     for update in updates:
-        session._receive(update, b"")
+        session.receive(update, b"")
     assert drain(work, [0, 0]) == updates
 
 
 def test_tool_call_patches_merge_until_an_iterator_takes_them_but_never_a_status() -> None:
     session, work = new_work()
-    session._receive(tool(title="t", status="pending", meta={"a": 1, "b": 2}), b"")
-    session._receive(tool(title="t2", meta={"b": None, "c": 3}), b"")
-    session._receive(tool(content=None), b"")
-    session._receive(tool(status="in_progress"), b"")
-    session._receive(tool(status="completed"), b"")
+    session.receive(tool(title="t", status="pending", meta={"a": 1, "b": 2}), b"")
+    session.receive(tool(title="t2", meta={"b": None, "c": 3}), b"")
+    session.receive(tool(content=None), b"")
+    session.receive(tool(status="in_progress"), b"")
+    session.receive(tool(status="completed"), b"")
     items = drain(work, cursor := [0, 0])
     assert [u.status for u in items] == ["pending", "in_progress", "completed"]
     merged = items[0]
     assert (merged.title, merged.content) == ("t2", None)
     assert merged.meta == {"a": 1, "b": None, "c": 3}
-    session._receive(tool(title="late"), b"")
-    session._receive(tool(title="later"), b"")
+    session.receive(tool(title="late"), b"")
+    session.receive(tool(title="later"), b"")
     assert [u.title for u in drain(work, cursor)] == ["later"]
-    session._receive(tool(title="last"), b"")
+    session.receive(tool(title="last"), b"")
     assert [u.title for u in drain(work, cursor)] == ["last"]
     assert replayed(work.updates).tool_calls == session.state.tool_calls
 
@@ -133,16 +135,16 @@ def test_a_meta_cleared_then_patched_is_not_merged_into_one_patch() -> None:
     session, work = new_work()
     updates = [tool(meta=None), tool(meta={"k": 1}), tool(call="c2"), tool(call="c1")]
     for update in updates:
-        session._receive(update, b"")
+        session.receive(update, b"")
     assert drain(work, [0, 0]) == updates
 
 
 def test_terminal_chunks_of_one_terminal_merge_byte_exactly() -> None:
     session, work = new_work()
-    session._receive(term(b"caf\xc3"), b"")
-    session._receive(term(b"\xa9\n"), b"")
-    session._receive(term("not base64!"), b"")
-    session._receive(term(b"x", tid="t2"), b"")
+    session.receive(term(b"caf\xc3"), b"")
+    session.receive(term(b"\xa9\n"), b"")
+    session.receive(term("not base64!"), b"")
+    session.receive(term(b"x", tid="t2"), b"")
     items = drain(work, [0, 0])
     assert [type(u) for u in items] == [TerminalOutputChunk] * 3
     assert base64.b64decode(items[0].data) == "café\n".encode()
@@ -153,7 +155,7 @@ def test_a_lone_surrogate_survives_merging() -> None:
     """The wire cannot carry one (the decoder refuses it), but a program's update can."""
     session, work = new_work()
     for text in ("\ud800", "ok"):
-        session._receive(AgentMessageChunk(message_id="m1", content=TextContent(text=text)), b"")
+        session.receive(AgentMessageChunk(message_id="m1", content=TextContent(text=text)), b"")
     (merged,) = drain(work, [0, 0])
     assert merged.content.text == "\ud800ok" == session.state.messages[("agent", "m1")].text
 
@@ -163,9 +165,9 @@ def test_past_max_entries_a_lagging_iterator_gets_a_skipped_marker_and_the_rest(
     fast = [0, 0]
     seen: list[Any] = []
     for i in range(MAX_ENTRIES * 3):
-        session._receive(chunk(f"{i} ", mid="m1" if i % 2 else "m2"), b"")
+        session.receive(chunk(f"{i} ", mid="m1" if i % 2 else "m2"), b"")
         seen += drain(work, fast)
-    session._receive(upd(IDLE), b"")
+    session.receive(upd(IDLE), b"")
     seen += drain(work, fast)
     assert not any(isinstance(u, Skipped) for u in seen)
     assert len(seen) == MAX_ENTRIES * 3 + 1
@@ -183,7 +185,7 @@ def test_a_work_iterated_again_after_it_ended_yields_the_coalesced_log() -> None
     async def main() -> None:
         session, work = new_work()
         for update in [chunk("a"), tool(title="x"), chunk("b"), chunk("c"), upd(IDLE)]:
-            session._receive(update, b"")
+            session.receive(update, b"")
         first = [u async for u in work]
         second = [u async for u in work]
         assert first == second == work.updates
@@ -224,10 +226,10 @@ def test_whatever_the_schedule_the_items_reduce_to_the_same_state(
     cursor = [0, 0]
     items: list[Any] = []
     for update, read_now in steps:
-        session._receive(update, b"")
+        session.receive(update, b"")
         if read_now:
             items += drain(work, cursor)
-    session._receive(upd(IDLE), b"")
+    session.receive(upd(IDLE), b"")
     items += drain(work, cursor)
     expected = snapshot(session.state)
     assert snapshot(replayed(items)) == expected
@@ -251,7 +253,7 @@ def test_memory_of_a_work_follows_the_text_not_the_chunk_count() -> None:
         before = tracemalloc.get_traced_memory()[0]
         session, work = new_work()
         for line in lines:
-            session._receive(decode(line, UpdateSessionNotification).update, b"")
+            session.receive(decode(line, UpdateSessionNotification).update, b"")
         kept = tracemalloc.get_traced_memory()[0] - before
     finally:
         tracemalloc.stop()

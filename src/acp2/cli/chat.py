@@ -22,16 +22,23 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from acp2.client.permissions import PermissionMode
 
 __all__ = ["add_common_options", "add_parser", "main"]
 
 
-def add_common_options(parser: argparse.ArgumentParser, *, permission_default: str) -> None:
+def add_common_options(
+    parser: argparse.ArgumentParser, *, permission_default: PermissionMode
+) -> None:
     """The options ``acp2 chat`` and ``acp2 demo`` share."""
+    from acp2.client.permissions import PERMISSION_MODES  # here: `acp2 --help` stays light
+
     parser.add_argument(
         "--permission",
-        choices=("allow", "deny", "ask"),
+        choices=PERMISSION_MODES,
         default=None,
         help="answer permission requests: allow, deny, or ask (default: ask on a "
         f"terminal, else {permission_default}; in transcript mode 'ask' reads the "

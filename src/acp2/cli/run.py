@@ -40,6 +40,8 @@ EXIT_AGENT_FAILED = 3
 
 
 def _add_options(parser: argparse.ArgumentParser) -> None:
+    from acp2.client.permissions import PERMISSION_MODES  # only once `acp2 run` was chosen
+
     parser.add_argument(
         "--json",
         action="store_true",
@@ -47,7 +49,7 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--permission",
-        choices=("allow", "deny", "ask"),
+        choices=PERMISSION_MODES,
         default=None,
         help="answer permission requests: allow, deny, or ask on the terminal "
         "(default: ask when stdin is a terminal, else deny)",

@@ -1,246 +1,275 @@
 """The :class:`ClientConnection`: one initialized connection to an agent.
 
-It owns the JSON-RPC :class:`~acp2.rpc.Connection`, routes ``session/update`` to its
-sessions (buffering updates for session ids not known yet, SS-25), serves
-``session/request_permission`` with the permission policy, and turns the agent going
-away into :class:`~acp2.errors.ConnectionClosed` for every waiter, with the agent's
-stderr tail in the message. Session management lives in :mod:`acp2.client.manage`.
+The public face of the client side: what the agent said in ``initialize``, session
+management (new, list, resume, delete) and auth. Every such method refuses locally
+(raising :class:`~acp2.errors.LocalProtocolError`, sending nothing) what the agent did not
+advertise, and raises the agent's :class:`~acp2.errors.RequestError` on an error answer.
+The plumbing -- routing ``session/update`` and permission requests to sessions, and the
+agent going away as :class:`~acp2.errors.AgentClosed` with its stderr tail -- is the
+:class:`~acp2.client.link.AgentLink` this object and its sessions share.
 """
 
 from __future__ import annotations
 
-import logging
-from collections import OrderedDict
-from collections.abc import Awaitable, Callable
-from typing import Any, Final, TypeVar
+import contextlib
+import os
+from collections.abc import Sequence
+from typing import Any
 
 import msgspec
-from anyio.abc import TaskGroup
+from msgspec import UNSET
 
-from acp2.client.manage import SessionManagement
-from acp2.client.permissions import CANCELLED, PermissionPolicy
-from acp2.client.session import ClientSession
-from acp2.diagnose import sanitize
-from acp2.errors import AgentClosed, ConnectionClosed
+from acp2.client.checks import (
+    check_absolute,
+    check_auth_method,
+    check_delete,
+    check_directories,
+    check_mcp_servers,
+    session_capabilities,
+)
+from acp2.client.link import AgentLink
+from acp2.client.permissions import PermissionPolicy
+from acp2.client.session import ClientSession, UpdateListener
+from acp2.errors import AgentClosed, ResourceNotFound
 from acp2.rpc import Connection
 from acp2.schema import (
-    AgentCapabilities,
-    Implementation,
+    DeleteSessionRequest,
     InitializeResponse,
-    RequestPermissionRequest,
-    SessionUpdate,
-    StateUpdate,
+    ListSessionsRequest,
+    LoginAuthRequest,
+    LogoutAuthRequest,
+    NewSessionRequest,
+    NewSessionResponse,
+    ReplayFromStart,
+    ResumeSessionRequest,
+    ResumeSessionResponse,
+    SessionInfo,
+)
+from acp2.schema.methods import (
+    AUTH_LOGIN,
+    AUTH_LOGOUT,
+    SESSION_DELETE,
+    SESSION_LIST,
+    SESSION_NEW,
+    SESSION_RESUME,
 )
 
 __all__ = ["AgentClosed", "ClientConnection"]
 
-log = logging.getLogger("acp2.client")
-R = TypeVar("R")
-
-#: Early updates kept per unknown session id, and unknown ids kept (SS-25).
-MAX_EARLY_UPDATES: Final = 10_000
-MAX_EARLY_SESSIONS: Final = 64
-#: How much of the agent's stderr an error message quotes.
-STDERR_LINES: Final = 20
-STDERR_LINE_CHARS: Final = 400
+PathLike = str | os.PathLike[str]
 
 
-class _RawUpdateNotification(msgspec.Struct, rename="camel"):
-    """``session/update`` params with the update kept as its exact bytes."""
-
-    session_id: str
-    update: msgspec.Raw
-
-
-class _UpdateNotification(msgspec.Struct, rename="camel"):
-    """``session/update`` params decoded in one pass (the hot path)."""
-
-    session_id: str
-    update: SessionUpdate
-
-
-class ClientConnection(SessionManagement):
+class ClientConnection:
     """An initialized connection to an agent; create it with :func:`acp2.client.connect`
     or :func:`acp2.client.connect_transport`.
 
     Read-only attributes: ``agent_info`` (:class:`~acp2.schema.Implementation`),
     ``agent_capabilities`` (:class:`~acp2.schema.AgentCapabilities`; test markers with
     :func:`acp2.schema.supports`), ``auth_methods``, ``protocol_version``, ``sessions``
-    (live :class:`ClientSession` objects by id), ``closed``.
+    (live :class:`ClientSession` objects by id), ``closed``, ``connection`` (the
+    JSON-RPC :class:`~acp2.rpc.Connection`), ``permission_policy``, ``default_cwd``.
     """
 
     def __init__(
         self,
-        connection: Connection,
-        task_group: TaskGroup,
+        link: AgentLink[ClientSession],
+        response: InitializeResponse,
         *,
         permissions: PermissionPolicy,
         default_cwd: str,
-        stderr_tail: Callable[[], str] | None = None,
     ) -> None:
-        self.connection = connection
         self.permission_policy = permissions
         self.default_cwd = default_cwd
-        self.sessions: dict[str, ClientSession] = {}
-        self.agent_info = Implementation(name="unknown", version="unknown")
-        self.agent_capabilities = AgentCapabilities()
-        self.auth_methods: list[Any] = []
-        self.protocol_version = 0
-        self._tg = task_group
-        self._stderr_tail = stderr_tail
-        self._early: OrderedDict[str, list[tuple[Any, bytes]]] = OrderedDict()
-        self._forgotten: set[str] = set()
-        self._failure: AgentClosed | None = None
-
-    # -- set-up ---------------------------------------------------------------------------
-
-    def _install(self) -> None:
-        """Register the client's handlers on the connection (before it is entered)."""
-        conn = self.connection
-        conn.on_notification("session/update", _UpdateNotification, self._on_update, raw=True)
-        conn.on_request("session/request_permission", RequestPermissionRequest, self._on_permission)
-
-    def _initialized(self, response: InitializeResponse) -> None:
         self.protocol_version = response.protocol_version
         self.agent_info = response.info
         self.agent_capabilities = response.capabilities
         methods = response.auth_methods
-        self.auth_methods = list(methods) if isinstance(methods, list) else []
+        self.auth_methods: list[Any] = list(methods) if isinstance(methods, list) else []
+        self._link = link
 
-    async def _watch(self) -> None:
-        """Fail every waiter with a clear error once the connection closes."""
-        await self.connection.wait_closed()
-        self._failure = AgentClosed(self.describe_closed)
-        for session in list(self.sessions.values()):
-            session._fail(self._failure)
+    # -- the connection ---------------------------------------------------------------------
 
-    # -- public helpers ---------------------------------------------------------------------
+    @property
+    def connection(self) -> Connection:
+        """The JSON-RPC connection underneath (for extension handlers, diagnostics)."""
+        return self._link.connection
+
+    @property
+    def sessions(self) -> dict[str, ClientSession]:
+        """The live sessions by id (read-only for callers)."""
+        return self._link.sessions
 
     @property
     def closed(self) -> bool:
         """True once the connection is closing or closed."""
-        return self.connection.closed
+        return self._link.closed
 
     def stderr_tail(self) -> str:
         """The last lines the agent process wrote to stderr ("" if unknown)."""
-        return self._stderr_tail() if self._stderr_tail is not None else ""
+        return self._link.stderr_tail()
 
     def describe_closed(self) -> str:
         """Explain the closed connection, ending with the last lines of the agent's stderr."""
-        conn = self.connection
-        text = "The agent closed the connection"
-        if conn.close_reason:  # we closed it, because of the agent
-            text = f"Closed the connection to the agent: {conn.close_reason}"
-        if conn.protocol_errors:
-            text += f" (it sent {conn.protocol_errors} invalid message(s); the last: "
-            text += f"{sanitize(str(conn.last_protocol_error))})"  # may quote the agent
-        lines = sanitize(self.stderr_tail(), newlines=True).strip().splitlines()[-STDERR_LINES:]
-        tail = "\n".join(line[-STDERR_LINE_CHARS:] for line in lines)
-        if tail:
-            return f"{text}; its stderr ended with:\n{tail}"
-        return f"{text}; it wrote nothing to stderr (run the agent command by itself to see why)."
+        return self._link.describe_closed()
 
     async def aclose(self) -> None:
         """Close the connection (idempotent); pending calls raise ``ConnectionClosed``."""
-        await self.connection.aclose()
+        await self._link.aclose()
 
     async def ext_request(self, method: str, params: Any = None) -> Any:
         """Send the extension request ``method`` (must start with ``_``); return the
         result as plain JSON values. Raises the agent's ``RequestError`` on error."""
-        if not method.startswith("_"):
-            raise ValueError(f"extension methods start with '_': {method!r}")
-        raw = await self._request(method, params, msgspec.Raw)
+        _check_extension(method)
+        raw = await self._link.request(method, params, msgspec.Raw)
         return msgspec.json.decode(raw)
 
     async def ext_notify(self, method: str, params: Any = None) -> None:
         """Send the extension notification ``method`` (must start with ``_``)."""
-        if not method.startswith("_"):
-            raise ValueError(f"extension methods start with '_': {method!r}")
-        self._notify_nowait(method, params)
+        _check_extension(method)
+        self._link.notify_nowait(method, params)
 
-    # -- plumbing used by sessions -----------------------------------------------------------
+    # -- sessions ---------------------------------------------------------------------------
 
-    async def _request(self, method: str, params: Any, result_type: type[R]) -> R:
-        """``connection.request`` with the agent's stderr added to ``ConnectionClosed``."""
-        if self._failure is not None:
-            raise self._failure
+    async def new_session(
+        self,
+        cwd: PathLike | None = None,
+        *,
+        additional_directories: Sequence[PathLike] | None = None,
+        mcp_servers: Sequence[Any] | None = None,
+        on_update: UpdateListener | None = None,
+    ) -> ClientSession:
+        """Create a session rooted at the absolute ``cwd`` (default: the connection's cwd).
+
+        ``on_update`` is added as a listener before any update is delivered, so it also
+        sees updates the agent sent before its response (SS-25). The initial config
+        options and commands of the response seed the state unless an update already set
+        them (D-19). Raises ``LocalProtocolError`` for a relative path or an unadvertised
+        capability (SS-05, SS-06, SS-08), the agent's ``RequestError`` otherwise.
+        """
+        cwd_s, dirs = self._paths(cwd, additional_directories)
+        check_mcp_servers(self.agent_capabilities, mcp_servers)
+        params = NewSessionRequest(cwd=cwd_s)
+        _fill_roots(params, dirs, mcp_servers)
+        response = await self._link.call(SESSION_NEW, params)
+        session = ClientSession(self, self._link, response.session_id, cwd_s)
+        if on_update is not None:
+            session.add_listener(on_update)
+        self._link.attach(session)
+        return _seeded(session, response)
+
+    async def resume(
+        self,
+        session_id: str,
+        *,
+        cwd: PathLike | None = None,
+        replay: bool = False,
+        additional_directories: Sequence[PathLike] | None = None,
+        mcp_servers: Sequence[Any] | None = None,
+        on_update: UpdateListener | None = None,
+    ) -> ClientSession:
+        """Reattach to ``session_id`` with ``session/resume``; return a fresh session object.
+
+        ``cwd`` must be the session's own cwd (default: the connection's cwd). With
+        ``replay``, the agent first replays the whole conversation (``replayFrom:
+        {type:"start"}``), reduced into the new state before this returns (SS-12, SS-14).
+        A session without a state snapshot is taken to be idle (D-14). Any older object
+        for the same id stops receiving updates.
+        """
+        cwd_s, dirs = self._paths(cwd, additional_directories)
+        check_mcp_servers(self.agent_capabilities, mcp_servers)
+        params = ResumeSessionRequest(session_id=session_id, cwd=cwd_s)
+        _fill_roots(params, dirs, mcp_servers)
+        if replay:
+            params.replay_from = ReplayFromStart()
+        session = ClientSession(self, self._link, session_id, cwd_s)
+        previous = self.sessions.get(session_id)
+        if on_update is not None:
+            session.add_listener(on_update)
+        self._link.attach(session)  # replayed updates arrive before the response
         try:
-            return await self.connection.request(method, params, result_type)
-        except ConnectionClosed as exc:
-            raise AgentClosed(self.describe_closed) from exc
+            response = await self._link.call(SESSION_RESUME, params)
+        except BaseException:
+            self._link.detach(session)
+            if previous is not None:
+                self._link.attach(previous)
+            raise
+        self._link.attach(session)  # again: of concurrent resumes of one id, the last answered wins
+        return _seeded(session, response)
 
-    def _notify_nowait(self, method: str, params: Any) -> None:
-        if self._failure is not None:
-            raise self._failure
-        try:
-            self.connection.send_notification_nowait(method, params)
-        except ConnectionClosed as exc:
-            raise AgentClosed(self.describe_closed) from exc
+    async def list_sessions(self, *, cwd: PathLike | None = None) -> list[SessionInfo]:
+        """Every session the agent lists (all pages), optionally only those in ``cwd``.
 
-    def _start_soon(self, fn: Callable[..., Any], *args: Any) -> None:
-        self._tg.start_soon(fn, *args)
+        Only an absent or ``null`` ``nextCursor`` ends pagination (``""`` is a cursor,
+        D-20); a cursor seen twice also ends it, so a buggy agent cannot loop forever.
+        """
+        session_capabilities(self.agent_capabilities)
+        params = ListSessionsRequest()
+        if cwd is not None:
+            params.cwd = check_absolute(os.fspath(cwd))
+        found: list[SessionInfo] = []
+        seen: set[str] = set()
+        while True:
+            page = await self._link.call(SESSION_LIST, params)
+            found.extend(page.sessions)
+            cursor = page.next_cursor
+            if not isinstance(cursor, str) or cursor in seen:
+                return found
+            seen.add(cursor)
+            params.cursor = cursor
 
-    def _attach(self, session: ClientSession) -> None:
-        """Register ``session`` and feed it the updates that arrived before it (SS-25)."""
-        self.sessions[session.id] = session
-        self._forgotten.discard(session.id)
-        for update, raw in self._early.pop(session.id, ()):
-            session._receive(update, raw)
+    async def delete(self, session_id: str) -> None:
+        """Delete ``session_id`` (needs ``session.delete``, SS-23); ``-32002`` counts as
+        success (D-16). A live session object for it is detached."""
+        check_delete(self.agent_capabilities)
+        with contextlib.suppress(ResourceNotFound):
+            await self._link.call(SESSION_DELETE, DeleteSessionRequest(session_id=session_id))
+        live = self.sessions.get(session_id)
+        if live is not None:
+            self._link.detach(live)
 
-    def _detach(self, session: ClientSession) -> None:
-        if self.sessions.get(session.id) is session:
-            del self.sessions[session.id]
-            self._forgotten.add(session.id)
+    # -- auth -------------------------------------------------------------------------------
 
-    # -- handlers ----------------------------------------------------------------------------
+    async def login(self, method_id: str) -> None:
+        """``auth/login`` with an advertised ``agent`` auth method (AU-02, AU-04)."""
+        check_auth_method(self.auth_methods, method_id)
+        await self._link.call(AUTH_LOGIN, LoginAuthRequest(method_id=method_id))
 
-    def _on_update(self, note: _UpdateNotification, raw_params: bytes) -> Awaitable[None] | None:
-        # A plain function: the reader calls it inline, no coroutine per update. ``note``
-        # was decoded strictly in one pass; the exact bytes of the update are only cut out
-        # of ``raw_params`` when someone needs them (listeners, early buffering). An idle
-        # while a prompt waits for its response is the exception: see _receive_in_order.
-        session = self.sessions.get(note.session_id)
-        if session is not None and not session._listeners:
-            if session._prompting and _is_idle(note.update):
-                return session._receive_in_order(note.update, b"")
-            session._receive(note.update, b"")
-            return None
-        raw = _raw_update(raw_params)
-        if raw is None:
-            return None
-        if session is not None:
-            if session._prompting and _is_idle(note.update):
-                return session._receive_in_order(note.update, raw)
-            session._receive(note.update, raw)
-        elif note.session_id not in self._forgotten:
-            self._buffer(note.session_id, note.update, raw)
-        return None
+    async def logout(self) -> None:
+        """``auth/logout``; only when the agent advertises auth methods (AU-02)."""
+        check_auth_method(self.auth_methods, None)
+        await self._link.call(AUTH_LOGOUT, LogoutAuthRequest())
 
-    def _buffer(self, session_id: str, update: Any, raw: bytes) -> None:
-        early = self._early.get(session_id)
-        if early is None:
-            if len(self._early) >= MAX_EARLY_SESSIONS:
-                self._early.popitem(last=False)
-            early = self._early[session_id] = []
-        if len(early) < MAX_EARLY_UPDATES:
-            early.append((update, raw))
-
-    async def _on_permission(self, params: RequestPermissionRequest) -> Any:
-        session = self.sessions.get(params.session_id)
-        if session is None:
-            log.warning("permission request for unknown session %s: declined", params.session_id)
-            return CANCELLED
-        return await session._answer_permission(params)
+    def _paths(
+        self, cwd: PathLike | None, dirs: Sequence[PathLike] | None
+    ) -> tuple[str, list[str] | None]:
+        session_capabilities(self.agent_capabilities)
+        cwd_s = check_absolute(os.fspath(cwd) if cwd is not None else self.default_cwd)
+        dir_list = None if dirs is None else [os.fspath(d) for d in dirs]
+        check_directories(self.agent_capabilities, dir_list)
+        return cwd_s, dir_list
 
 
-def _is_idle(update: Any) -> bool:
-    return type(update) is StateUpdate and update.state == "idle"
+def _seeded(
+    session: ClientSession, response: NewSessionResponse | ResumeSessionResponse
+) -> ClientSession:
+    # SS-25 / D-19: a snapshot that already arrived as an update wins over the response.
+    session.seed(response.available_commands, response.config_options)
+    return session
 
 
-def _raw_update(raw_params: bytes) -> bytes | None:
-    """The exact bytes of the ``update`` inside ``session/update`` params (None if absent)."""
-    try:
-        return bytes(msgspec.json.decode(raw_params, type=_RawUpdateNotification).update)
-    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-        log.warning("dropped a malformed session/update: %s", exc)
-        return None
+def _check_extension(method: str) -> None:
+    if not method.startswith("_"):
+        raise ValueError(f"extension methods start with '_': {method!r}")
+
+
+def _fill_roots(
+    params: NewSessionRequest | ResumeSessionRequest,
+    dirs: list[str] | None,
+    servers: Sequence[Any] | None,
+) -> None:
+    if dirs is not None:
+        params.additional_directories = dirs
+    if servers is not None:
+        params.mcp_servers = list(servers)
+    elif params.mcp_servers is UNSET:
+        params.mcp_servers = []

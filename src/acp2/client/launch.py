@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Final
 import anyio
 
 from acp2.client.connection import ClientConnection
+from acp2.client.link import AgentLink
 from acp2.client.permissions import PermissionPolicy, deny_all
+from acp2.client.session import ClientSession
 from acp2.client.startup import AgentExited, StdoutWatch, initialize
 from acp2.diagnose import early_exit, start_failure
 from acp2.errors import AgentStartError, ConnectionClosed
@@ -158,20 +160,16 @@ async def _connect(
     connection = Connection(transport, name="agent")
     with _sole_exception():
         async with anyio.create_task_group() as tg:
-            client = ClientConnection(
-                connection,
-                tg,
-                permissions=permissions,
-                default_cwd=default_cwd,
-                stderr_tail=stderr_tail,
-            )
-            client._install()
+            link: AgentLink[ClientSession] = AgentLink(connection, tg, stderr_tail=stderr_tail)
+            link.install()
             async with connection:
-                tg.start_soon(client._watch)
-                await initialize(
-                    client, info or client_info(), capabilities, initialize_timeout, watch
+                tg.start_soon(link.watch)
+                response = await initialize(
+                    link, info or client_info(), capabilities, initialize_timeout, watch
                 )
-                yield client
+                yield ClientConnection(
+                    link, response, permissions=permissions, default_cwd=default_cwd
+                )
             tg.cancel_scope.cancel()
 
 

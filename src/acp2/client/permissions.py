@@ -16,7 +16,7 @@ import sys
 import threading
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TextIO, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, Literal, TextIO, TypeAlias
 
 import anyio
 import anyio.from_thread
@@ -26,6 +26,7 @@ from acp2.schema import (
     CancelledPermissionOutcome,
     CommandPermissionSubject,
     PermissionOption,
+    PermissionOptionKind,
     RequestPermissionRequest,
     RequestPermissionResponse,
     SelectedPermissionOutcome,
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
     from acp2.client.session import ClientSession
 
 __all__ = [
+    "PERMISSION_MODES",
+    "PermissionMode",
     "PermissionPolicy",
     "PermissionRequest",
     "allow_all",
@@ -51,8 +54,14 @@ Choice: TypeAlias = PermissionOption | str | None
 #: A permission policy: sync or async callable from request to choice.
 PermissionPolicy: TypeAlias = Callable[["PermissionRequest"], Awaitable[Choice] | Choice]
 
-ALLOW_KINDS = ("allow_once", "allow_always")
-REJECT_KINDS = ("reject_once", "reject_always")
+#: How a front end (``acp2 run``, ``acp2 chat``) answers permission requests: every one
+#: with :func:`allow_all` or :func:`deny_all`, or by asking the user.
+PermissionMode: TypeAlias = Literal["allow", "deny", "ask"]
+PERMISSION_MODES: Final[tuple[PermissionMode, ...]] = ("allow", "deny", "ask")
+
+#: The option kinds :func:`allow_all` and :func:`deny_all` pick, in order of preference.
+ALLOW_KINDS: Final[tuple[PermissionOptionKind, ...]] = ("allow_once", "allow_always")
+REJECT_KINDS: Final[tuple[PermissionOptionKind, ...]] = ("reject_once", "reject_always")
 
 
 @dataclass(frozen=True, eq=False)
@@ -100,7 +109,7 @@ class PermissionRequest:
             call_id = subject.tool_call_id
         return self.session.state.tool_calls.get(call_id) if isinstance(call_id, str) else None
 
-    def option_of_kind(self, *kinds: str) -> PermissionOption | None:
+    def option_of_kind(self, *kinds: PermissionOptionKind | str) -> PermissionOption | None:
         """The first offered option whose kind is ``kinds[0]``, else ``kinds[1]``, ...;
         None when none is offered."""
         for kind in kinds:
@@ -170,17 +179,20 @@ def render_request(request: PermissionRequest) -> str:
     return f"\n{request_text(request)}\nchoose [{asked(request).hint}]: "
 
 
-CANCELLED = RequestPermissionResponse(outcome=CancelledPermissionOutcome())
+#: The answer "the permission request was cancelled" (outcome ``cancelled``: a declined,
+#: withdrawn or abandoned request; never approval, PR-08). Not a stop reason: that is
+#: :data:`acp2.lifecycle.CANCELLED`.
+CANCELLED_OUTCOME: Final = RequestPermissionResponse(outcome=CancelledPermissionOutcome())
 
 
 def to_response(choice: Choice, offered: Sequence[PermissionOption]) -> RequestPermissionResponse:
     """Turn a policy's choice into the response; anything not offered is ``cancelled``."""
     option_id = choice.option_id if isinstance(choice, PermissionOption) else choice
     if option_id is None:
-        return CANCELLED
+        return CANCELLED_OUTCOME
     if not any(option.option_id == option_id for option in offered):
         log.warning("permission policy chose %r, which was not offered: declining", option_id)
-        return CANCELLED
+        return CANCELLED_OUTCOME
     return RequestPermissionResponse(outcome=SelectedPermissionOutcome(option_id=option_id))
 
 

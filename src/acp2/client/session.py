@@ -3,6 +3,12 @@
 Every ``session/update`` for the session is reduced into :attr:`ClientSession.state`
 (:mod:`acp2.state`), handed to the active :class:`~acp2.client.work.Work` objects and to
 the listeners, in arrival order -- also while the session is idle (PL-12).
+
+A session talks to its connection only through the :class:`~acp2.client.link.AgentLink`
+it was made with (what it may ask), and the link talks to it only through the methods of
+:class:`~acp2.client.link.SessionFeed` (what the connection feeds it). Those, and the
+methods a :class:`Work` is fed with, are internal: public names so no object reaches into
+another's private state, documented as "internal" and not part of the API.
 """
 
 from __future__ import annotations
@@ -10,30 +16,33 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias
-
-import anyio
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from acp2.client.checks import check_prompt
-from acp2.client.permissions import CANCELLED, PermissionRequest, run_policy, to_response
+from acp2.client.link import AgentLink, raw_update
+from acp2.client.pending import PendingPermissions
+from acp2.client.permissions import PermissionRequest
 from acp2.client.work import Work
 from acp2.errors import LocalProtocolError, ResourceNotFound
 from acp2.schema import (
     AgentMessageChunk,
     AvailableCommandsUpdate,
-    BackgroundToolCall,
     CancelSessionNotification,
     CloseSessionRequest,
-    CloseSessionResponse,
-    CommandPermissionSubject,
     ConfigOptionUpdate,
     PromptRequest,
-    PromptResponse,
     RequestPermissionRequest,
     RequestPermissionResponse,
+    SetSessionConfigOptionRequest,
+    StateUpdate,
     TextContent,
-    ToolCallPermissionSubject,
+)
+from acp2.schema.methods import (
+    SESSION_CANCEL,
+    SESSION_CLOSE,
+    SESSION_PROMPT,
+    SESSION_SET_CONFIG_OPTION,
 )
 from acp2.state import (
     SessionState,
@@ -56,46 +65,34 @@ _SEED_KINDS = (AvailableCommandsUpdate, ConfigOptionUpdate)
 UpdateListener: TypeAlias = Callable[[Any, bytes], None]
 
 
-class _Pending:
-    """One permission request waiting for its answer."""
-
-    __slots__ = ("event", "params", "response", "scope")
-
-    def __init__(self, params: RequestPermissionRequest) -> None:
-        self.params = params
-        self.event = anyio.Event()
-        self.scope = anyio.CancelScope()
-        self.response: RequestPermissionResponse | None = None
-
-    def resolve(self, response: RequestPermissionResponse) -> None:
-        if self.response is None:
-            self.response = response
-            self.event.set()
-        self.scope.cancel()
-
-
 class ClientSession:
     """A session on a :class:`~acp2.client.ClientConnection`.
 
     ``id`` is the agent's session id, ``cwd`` its working directory, ``state`` the
-    reduced :class:`~acp2.state.SessionState` (read-only for callers), ``closed`` True
-    after :meth:`close`. Create one with ``new_session`` or ``resume``.
+    reduced :class:`~acp2.state.SessionState` (read-only for callers), ``client`` the
+    connection, ``closed`` True after :meth:`close`. Create one with ``new_session`` or
+    ``resume``.
     """
 
-    def __init__(self, client: ClientConnection, session_id: str, cwd: str) -> None:
+    def __init__(
+        self, client: ClientConnection, link: AgentLink[ClientSession], session_id: str, cwd: str
+    ) -> None:
         self.client = client
         self.id = session_id
         self.cwd = cwd
         self.state = SessionState(session_id=session_id)
         self.closed = False
+        self._link = link
         self._works: list[Work] = []
         #: How many ``session/prompt`` requests wait for their response.
         self._prompting = 0
         self._listeners: list[UpdateListener] = []
-        self._pending: set[_Pending] = set()
+        self._permissions = PendingPermissions(link.start_soon)
         #: The event waiters sleep on (None: nobody waits). A plain asyncio.Event: one
         #: per wake-up, and an anyio.Event costs ~2 us to create.
         self._changed: asyncio.Event | None = None
+        #: Why the session can no longer be used (connection gone, or closed); its works
+        #: read it too, through the wait function they were given.
         self._failure: BaseException | None = None
         #: Snapshot kinds already received (they win over a new/resume response, SS-25).
         self._seeded: set[type] = set()
@@ -112,8 +109,44 @@ class ClientSession:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
-    def _receive(self, update: Any, raw: bytes) -> None:
-        """Reduce one update, then hand it to the active works and the listeners.
+    def deliver(self, update: Any, raw_params: bytes) -> Awaitable[None] | None:
+        """Internal (:class:`~acp2.client.link.SessionFeed`): take one update from the
+        connection's reader; ``raw_params`` are the notification's params bytes, from which
+        the update's own bytes are cut only when a listener needs them.
+
+        Returns an awaitable for an ``idle`` that arrives while a prompt waits for its
+        response (see :meth:`_receive_in_order`); the reader awaits it before the next
+        message. A plain function otherwise: no coroutine per update.
+        """
+        if self._listeners or (self._prompting and type(update) is StateUpdate):
+            return self._deliver_in_full(update, raw_params)
+        # :meth:`receive` without listeners, inlined: the hot path of a streaming session,
+        # where one more call per update costs a few percent of the client's CPU.
+        kind = type(update)
+        if kind is AgentMessageChunk and reduce_agent_text(self.state, update):
+            for work in self._works:  # plain text: never an idle, and the block needs no check
+                work.record_text(update)
+        else:
+            self._reduce_and_record(kind, update)
+        if self._changed is not None:
+            self._wake()
+        return None
+
+    def _deliver_in_full(self, update: Any, raw_params: bytes) -> Awaitable[None] | None:
+        raw = b""
+        if self._listeners:
+            found = raw_update(raw_params)
+            if found is None:
+                return None
+            raw = found
+        if self._prompting and type(update) is StateUpdate and update.state == "idle":
+            return self._receive_in_order(update, raw)
+        self.receive(update, raw)
+        return None
+
+    def receive(self, update: Any, raw: bytes) -> None:
+        """Internal (:class:`~acp2.client.link.SessionFeed`): reduce one update, then hand
+        it to the active works and the listeners (``raw``: its exact JSON bytes).
 
         The hot path of a streaming session: plain calls only, and at most one wake-up
         per batch of updates the reader handles without pausing.
@@ -122,9 +155,9 @@ class ClientSession:
         works = self._works
         if kind is AgentMessageChunk and reduce_agent_text(self.state, update):
             for work in works:  # plain text: never an idle, and the block needs no check
-                work._push_text(update)
+                work.record_text(update)
         else:
-            self._reduce_and_push(kind, update)
+            self._reduce_and_record(kind, update)
         if self._listeners:
             for listener in list(self._listeners):
                 try:
@@ -135,7 +168,7 @@ class ClientSession:
             self._wake()
 
     async def _receive_in_order(self, update: Any, raw: bytes) -> None:
-        """:meth:`_receive` an ``idle`` once the prompts answered before it have seen their
+        """:meth:`receive` an ``idle`` once the prompts answered before it have seen their
         answer; the reader awaits this before it dispatches the next message.
 
         Which work an ``idle`` ends depends on where it sits in the stream relative to the
@@ -148,10 +181,10 @@ class ClientSession:
         response was already delivered accept it first.
         """
         await asyncio.sleep(0)
-        self._receive(update, raw)
+        self.receive(update, raw)
 
-    def _reduce_and_push(self, kind: type, update: Any) -> None:
-        """:meth:`_receive` for every update but a plain agent text chunk."""
+    def _reduce_and_record(self, kind: type, update: Any) -> None:
+        """:meth:`receive` for every update but a plain agent text chunk."""
         reduce(self.state, update)
         if kind in _SEED_KINDS:
             self._seeded.add(kind)
@@ -159,9 +192,17 @@ class ClientSession:
         if works:
             finished = False
             for work in works:
-                finished = work._push(update) or finished
+                finished = work.record(update) or finished
             if finished:
                 self._works = [work for work in works if not work.done]
+
+    def seed(self, commands: Any, options: Any) -> None:
+        """Internal: take the commands and config options of the ``session/new`` or
+        ``session/resume`` response, unless an update already set them (SS-25, D-19)."""
+        if AvailableCommandsUpdate not in self._seeded and isinstance(commands, list):
+            self.state.available_commands = list(commands)
+        if ConfigOptionUpdate not in self._seeded and isinstance(options, list):
+            self.state.config_options = list(options)
 
     def _wake(self) -> None:
         # Set the event the current waiters sleep on, once; the next wait makes a new one.
@@ -181,14 +222,13 @@ class ClientSession:
         if self._failure is not None:
             raise self._failure
 
-    def _fail(self, exc: BaseException) -> None:
-        """The connection is gone (or the session closed): every waiter raises ``exc``."""
+    def fail(self, exc: BaseException) -> None:
+        """Internal (:class:`~acp2.client.link.SessionFeed`): the connection is gone (or
+        the session closed): every waiter raises ``exc``, every pending permission request
+        is answered ``cancelled``."""
         if self._failure is None:
             self._failure = exc
-        for work in self._works:
-            work._fail(exc)
-        for pending in list(self._pending):
-            pending.resolve(CANCELLED)
+        self._permissions.cancel_all()
         self._wake()
 
     # -- prompting -------------------------------------------------------------------------
@@ -204,12 +244,12 @@ class ClientSession:
         self._check_open()
         blocks = [TextContent(text=prompt)] if isinstance(prompt, str) else list(prompt)
         check_prompt(self.client.agent_capabilities, blocks)
-        work = Work(self)
+        work = Work(self, self._wait_change)
         self._works.append(work)
         self._prompting += 1
         try:
-            response = await self.client._request(
-                "session/prompt", PromptRequest(session_id=self.id, prompt=blocks), PromptResponse
+            response = await self._link.call(
+                SESSION_PROMPT, PromptRequest(session_id=self.id, prompt=blocks)
             )
         except BaseException:
             if work in self._works:
@@ -218,7 +258,7 @@ class ClientSession:
         finally:
             self._prompting -= 1
         message_id = response.message_id
-        work._accept(message_id if isinstance(message_id, str) else None)
+        work.accept(message_id if isinstance(message_id, str) else None)
         if work.done and work in self._works:
             self._works.remove(work)
         return work
@@ -233,43 +273,40 @@ class ClientSession:
         and the session is idle (PL-18). Raises ``ConnectionClosed`` if the agent goes away.
         """
         self._check_open()
-        self.client._notify_nowait("session/cancel", CancelSessionNotification(session_id=self.id))
+        self._link.notify_nowait(SESSION_CANCEL, CancelSessionNotification(session_id=self.id))
         mark_cancelled(self.state)
-        background = _background_tool_calls(self.state)
-        for pending in list(self._pending):
-            if _subject_tool_call(pending.params) not in background:
-                pending.resolve(CANCELLED)
+        self._permissions.cancel_foreground(self.state)
         self._wake()
         while wait and (self.state.busy or any(w.accepted for w in self._works)):
             await self._wait_change()
 
+    async def set_config_option(self, config_id: str, value: str | bool) -> None:
+        """Set the config option ``config_id`` with ``session/set_config_option``: a select
+        option to the value id ``value`` (a ``str``), a boolean option to ``value`` (a
+        ``bool``). The answer's complete option list replaces ``state.config_options``.
+        Raises the agent's ``RequestError`` when it refuses, ``ConnectionClosed`` if it
+        goes away."""
+        self._check_open()
+        kind: Literal["boolean", "id"] = "boolean" if isinstance(value, bool) else "id"
+        params = SetSessionConfigOptionRequest(
+            session_id=self.id, config_id=config_id, type=kind, value=value
+        )
+        response = await self._link.call(SESSION_SET_CONFIG_OPTION, params)
+        self.state.config_options = list(response.config_options)
+
     # -- permissions -----------------------------------------------------------------------
 
-    async def _answer_permission(self, params: RequestPermissionRequest) -> Any:
-        """Serve one ``session/request_permission`` for this session (PR-01..PR-10)."""
+    async def answer_permission(
+        self, params: RequestPermissionRequest
+    ) -> RequestPermissionResponse:
+        """Internal (:class:`~acp2.client.link.SessionFeed`): serve one
+        ``session/request_permission`` for this session with the connection's permission
+        policy (PR-01..PR-10)."""
         apply_permission_subject(self.state, params.subject)
-        pending = _Pending(params)
-        self._pending.add(pending)
-        self._wake()
-        self.client._start_soon(self._decide, pending, PermissionRequest(self, params))
-        try:
-            await pending.event.wait()
-        except anyio.get_cancelled_exc_class():
-            # The agent withdrew the request ($/cancel_request) or the connection is
-            # closing. Answer with the method's own cancellation result, outcome
-            # `cancelled`, rather than -32800 (PR-10, D-03, D-15). Nothing is awaited
-            # after this point, and the request's own cancel scope ends with this return.
-            pending.resolve(CANCELLED)
-            return CANCELLED
-        finally:
-            self._pending.discard(pending)
-        assert pending.response is not None
-        return pending.response
-
-    async def _decide(self, pending: _Pending, request: PermissionRequest) -> None:
-        with pending.scope:
-            choice = await run_policy(self.client.permission_policy, request)
-            pending.resolve(to_response(choice, request.params.options))
+        request = PermissionRequest(self, params)
+        pending = self._permissions.open(request, self.client.permission_policy)
+        self._wake()  # waiters see the request's tool call patch and the pending request
+        return await self._permissions.answer(pending)
 
     # -- closing ---------------------------------------------------------------------------
 
@@ -279,33 +316,15 @@ class ClientSession:
         Works still waiting for their idle raise ``LocalProtocolError``. Idempotent."""
         if self.closed:
             return
-        if not self.client.closed:
+        if not self._link.closed:
             with contextlib.suppress(ResourceNotFound):
-                await self.client._request(
-                    "session/close", CloseSessionRequest(session_id=self.id), CloseSessionResponse
-                )
+                await self._link.call(SESSION_CLOSE, CloseSessionRequest(session_id=self.id))
         self.closed = True
-        self.client._detach(self)
-        self._fail(LocalProtocolError(f"session {self.id} was closed"))
+        self._link.detach(self)
+        self.fail(LocalProtocolError(f"session {self.id} was closed"))
 
     def _check_open(self) -> None:
         if self.closed:
             raise LocalProtocolError(f"session {self.id} is closed")
         if self._failure is not None:
             raise self._failure
-
-
-def _background_tool_calls(state: SessionState) -> set[str]:
-    """Ids of tool calls listed in the last ``background`` snapshot (Nov, PL-25)."""
-    return {
-        item.tool_call_id for item in state.background or () if isinstance(item, BackgroundToolCall)
-    }
-
-
-def _subject_tool_call(params: RequestPermissionRequest) -> str | None:
-    subject = params.subject
-    if isinstance(subject, ToolCallPermissionSubject):
-        return subject.tool_call.tool_call_id
-    if isinstance(subject, CommandPermissionSubject) and isinstance(subject.tool_call_id, str):
-        return subject.tool_call_id
-    return None

@@ -23,10 +23,16 @@ from typing import Any, Final
 import anyio
 
 from acp2.client.checks import PROTOCOL_VERSION
-from acp2.client.connection import AgentClosed, ClientConnection
+from acp2.client.link import AgentLink
 from acp2.diagnose import StrayLineScanner, not_answered, stderr_excerpt, stray_output
-from acp2.errors import AgentStartError, RemoteProtocolError, UnsupportedProtocolVersion
+from acp2.errors import (
+    AgentClosed,
+    AgentStartError,
+    RemoteProtocolError,
+    UnsupportedProtocolVersion,
+)
 from acp2.schema import ClientCapabilities, Implementation, InitializeRequest, InitializeResponse
+from acp2.schema.methods import INITIALIZE
 from acp2.transport.base import Transport
 
 __all__ = [
@@ -128,15 +134,16 @@ class StdoutWatch:
 
 
 async def initialize(
-    client: ClientConnection,
+    link: AgentLink[Any],
     info: Implementation,
     capabilities: ClientCapabilities | None,
     seconds: float | None,
     watch: StdoutWatch | None,
-) -> None:
-    """``initialize`` and check the version (IN-01, IN-02, IN-05).
+) -> InitializeResponse:
+    """``initialize`` and check the version (IN-01, IN-02, IN-05); return the answer.
 
-    Bounded by ``seconds``, or by :data:`STRAY_GRACE` after a stray stdout line.
+    Bounded by ``seconds``, or by :data:`STRAY_GRACE` after a stray stdout line. On any
+    failure the connection is closed before this raises.
     """
     params = InitializeRequest(
         protocol_version=PROTOCOL_VERSION,
@@ -144,29 +151,29 @@ async def initialize(
         capabilities=capabilities or ClientCapabilities(),
     )
     try:
-        response = await _answer(client, params, seconds, watch)
+        response = await _answer(link, params, seconds, watch)
     except UnsupportedProtocolVersion as exc:
-        await client.aclose()
+        await link.aclose()
         raise UnsupportedProtocolVersion(
             f"The agent supports no protocol version acp2 speaks ({PROTOCOL_VERSION}): "
             f"{exc.message}",
             exc.data,
         ) from exc
     if response is None:
-        await client.aclose()
-        raise _no_answer(client, seconds, watch)
+        await link.aclose()
+        raise _no_answer(link, seconds, watch)
     if response.protocol_version != PROTOCOL_VERSION:
-        await client.aclose()
+        await link.aclose()
         raise UnsupportedProtocolVersion(
             f"The agent answered protocol version {response.protocol_version}; "
             f"acp2 speaks only version {PROTOCOL_VERSION}",
             {"requested": PROTOCOL_VERSION, "supported": [response.protocol_version]},
         )
-    client._initialized(response)
+    return response
 
 
 async def _answer(
-    client: ClientConnection,
+    link: AgentLink[Any],
     params: InitializeRequest,
     seconds: float | None,
     watch: StdoutWatch | None,
@@ -179,7 +186,7 @@ async def _answer(
             if watch.found is not None:
                 _shorten(scope)
         try:
-            return await client._request("initialize", params, InitializeResponse)
+            return await link.call(INITIALIZE, params)
         finally:
             if watch is not None:
                 watch.stop()
@@ -190,10 +197,8 @@ def _shorten(scope: anyio.CancelScope) -> None:
     scope.deadline = min(scope.deadline, anyio.current_time() + STRAY_GRACE)
 
 
-def _no_answer(
-    client: ClientConnection, seconds: float | None, watch: StdoutWatch | None
-) -> Exception:
-    tail = client.stderr_tail()
+def _no_answer(link: AgentLink[Any], seconds: float | None, watch: StdoutWatch | None) -> Exception:
+    tail = link.stderr_tail()
     if watch is None or watch.found is None:
         return TimeoutError(not_answered(seconds or 0.0, tail))
     text = stray_output(watch.found, STRAY_GRACE)

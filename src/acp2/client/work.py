@@ -16,7 +16,7 @@ the prompt's: the work never waits on a session that already went idle for it.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -107,8 +107,11 @@ class Work:
     The session's :attr:`state` always holds everything.
     """
 
-    def __init__(self, session: ClientSession) -> None:
+    def __init__(self, session: ClientSession, wait_change: Callable[[], Awaitable[None]]) -> None:
         self.session = session
+        #: Waits for the session's next update; raises once the session failed (the one
+        #: place a failure is kept, so a work has none of its own).
+        self._wait_change = wait_change
         #: Foreground work was running when the prompt was sent.
         self._busy_at_send = session.state.busy
         self._message_id: str | None = None
@@ -127,7 +130,6 @@ class Work:
         self._run: Run | None = None
         #: Agent message ids this work touched, in first-seen order (for :attr:`text`).
         self._agent_ids: dict[str, None] = {}
-        self._failure: BaseException | None = None
 
     # -- read side -----------------------------------------------------------------------
 
@@ -173,7 +175,7 @@ class Work:
             elif self.done:
                 return
             else:
-                await self._changed()
+                await self._wait_change()
 
     def _next(self, cursor: list[int]) -> Any:
         """The next item for the iterator at ``cursor`` (advanced), or _NOTHING for now."""
@@ -206,7 +208,7 @@ class Work:
         :meth:`ClientSession.cancel`).
         """
         while not self.done:
-            await self._changed()
+            await self._wait_change()
         return self.stop_reason
 
     async def cancel(self) -> str | None:
@@ -215,15 +217,10 @@ class Work:
         await self.session.cancel()
         return await self.wait()
 
-    async def _changed(self) -> None:
-        if self._failure is not None:
-            raise self._failure
-        await self.session._wait_change()
+    # -- write side: fed by the session (internal, not API) ---------------------------------
 
-    # -- write side (called by the session) -----------------------------------------------
-
-    def _push(self, update: Any) -> bool:
-        """Record one update; return True when it ended the work."""
+    def record(self, update: Any) -> bool:
+        """Internal: record one update of the session; return True when it ended the work."""
         if self.done:
             return False
         run = self._run
@@ -252,8 +249,8 @@ class Work:
             return True
         return False
 
-    def _push_text(self, update: Any) -> None:
-        """:meth:`_push` for an agent chunk the state found plain (the hot path)."""
+    def record_text(self, update: Any) -> None:
+        """Internal: :meth:`record` for an agent chunk the state found plain (the hot path)."""
         if self.done:
             return
         run = self._run
@@ -269,7 +266,7 @@ class Work:
                 run.data += update.content.text.encode("utf-8", "surrogatepass")
             run.last = update
             return
-        self._push(update)
+        self.record(update)
 
     def _append(self, entry: Any) -> None:
         items = self._items
@@ -289,8 +286,9 @@ class Work:
         items[:cut] = [Skipped(self._dropped)]
         self._base += cut - 1
 
-    def _accept(self, message_id: str | None) -> None:
-        """Mark accepted; drop updates that belong to earlier work (see module doc)."""
+    def accept(self, message_id: str | None) -> None:
+        """Internal: the prompt's response arrived (with the user message's ``messageId``,
+        if any); drop the updates that belong to earlier work (see the module doc)."""
         self.accepted = True
         self._message_id = message_id
         items = self._items
@@ -343,7 +341,3 @@ class Work:
         reason = idle.stop_reason
         self.stop_reason = reason if isinstance(reason, str) else None
         self.error = None if idle.error is UNSET else idle.error
-
-    def _fail(self, exc: BaseException) -> None:
-        if not self.done:
-            self._failure = exc

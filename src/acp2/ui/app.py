@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, TextIO
 
 from acp2.client import ClientConnection, ClientSession, PermissionPolicy
+from acp2.client.permissions import PermissionMode
 
 __all__ = ["EXIT_AGENT_FAILED", "ChatOptions", "run_chat"]
 
@@ -34,9 +35,9 @@ class ChatOptions:
     agent_command: Sequence[str]
     cwd: str | None = None
     resume: str | None = None
-    permission: str | None = None
+    permission: PermissionMode | None = None
     interactive: bool | None = None
-    transcript_permission: str = "deny"
+    transcript_permission: PermissionMode = "deny"
     first_prompt: str | None = None
     expand_thoughts: bool = False
     intro: list[str] = field(default_factory=list)

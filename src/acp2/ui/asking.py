@@ -19,6 +19,7 @@ from prompt_toolkit.formatted_text import ANSI, AnyFormattedText
 from rich.text import Text
 
 from acp2.client import PermissionRequest, allow_all, deny_all
+from acp2.client.permissions import PermissionMode
 from acp2.schema import PermissionOption
 from acp2.ui.blocks import permission_block
 from acp2.ui.keys import SHOW_RAW, KeyChooser
@@ -34,7 +35,7 @@ class Asker:
     """The interactive chat's permission policy (:meth:`policy`); ``busy`` is True while a
     request has the screen, so the chat does not redraw its live region meanwhile."""
 
-    def __init__(self, chat: InteractiveChat, mode: str = "ask") -> None:
+    def __init__(self, chat: InteractiveChat, mode: PermissionMode = "ask") -> None:
         self.chat = chat
         self.mode = mode
         self.busy = False

@@ -32,6 +32,7 @@ from rich.text import Text
 
 from acp2 import sanitize
 from acp2.client import ClientSession, PermissionPolicy
+from acp2.client.permissions import PermissionMode
 from acp2.errors import Acp2Error, LocalProtocolError, RequestError
 from acp2.schema import supports
 from acp2.state import SessionState
@@ -58,7 +59,7 @@ class InteractiveChat(ChatView):
         self,
         console: Console,
         *,
-        permission: str = "ask",
+        permission: PermissionMode = "ask",
         first_prompt: str | None = None,
         expand_thoughts: bool = False,
         stdin: TextIO | None = None,

@@ -11,11 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from acp2.client import ClientSession
-from acp2.schema import (
-    SessionConfigSelect,
-    SetSessionConfigOptionRequest,
-    SetSessionConfigOptionResponse,
-)
+from acp2.schema import SessionConfigSelect
 
 __all__ = ["categories", "choices", "current_name", "find_select", "pick", "set_select"]
 
@@ -70,11 +66,4 @@ def pick(option: SessionConfigSelect, answer: str) -> str | None:
 async def set_select(session: ClientSession, option: SessionConfigSelect, value: str) -> None:
     """Set ``option`` to ``value`` with ``session/set_config_option``; the answer's option
     list replaces the state's. Raises the agent's ``RequestError`` when refused."""
-    params = SetSessionConfigOptionRequest(
-        session_id=session.id, config_id=option.config_id, type="id", value=value
-    )
-    # The client has no public method for this request yet.
-    response = await session.client._request(
-        "session/set_config_option", params, SetSessionConfigOptionResponse
-    )
-    session.state.config_options = list(response.config_options)
+    await session.set_config_option(option.config_id, value)

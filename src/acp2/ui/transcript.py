@@ -15,6 +15,7 @@ import anyio
 
 from acp2 import sanitize
 from acp2.client import ClientSession, PermissionPolicy, PermissionRequest, allow_all, deny_all
+from acp2.client.permissions import PermissionMode
 from acp2.errors import RequestError
 from acp2.schema import PermissionOption
 from acp2.state import SessionState
@@ -37,7 +38,9 @@ class TranscriptChat:
     turn ended with ``end_turn``, else 1.
     """
 
-    def __init__(self, out: TextIO, reader: LineReader, *, permission: str = "deny") -> None:
+    def __init__(
+        self, out: TextIO, reader: LineReader, *, permission: PermissionMode = "deny"
+    ) -> None:
         self.out = out
         self.reader = reader
         self.permission = permission

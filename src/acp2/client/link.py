@@ -1,0 +1,233 @@
+"""The :class:`AgentLink`: a client connection's plumbing, and its two internal interfaces.
+
+Internal to :mod:`acp2.client`; callers use :class:`~acp2.client.ClientConnection`.
+The link owns the JSON-RPC :class:`~acp2.rpc.Connection` and the live sessions. Both
+directions between the connection and a session are spelled out here, and neither side
+touches the other's private attributes:
+
+- **what a session may ask of the connection** is the link's public methods:
+  :meth:`~AgentLink.call` and :meth:`~AgentLink.notify_nowait` (``ConnectionClosed``
+  becomes :class:`~acp2.errors.AgentClosed` with the agent's stderr tail),
+  :meth:`~AgentLink.start_soon` and :meth:`~AgentLink.detach`;
+- **what the connection feeds a session** is :class:`SessionFeed`: the reader delivers
+  each ``session/update`` (updates for ids not known yet are buffered, SS-25), permission
+  requests go to the session they name, and the connection going away fails every
+  session once.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, Final, Generic, Protocol, TypeVar
+
+import msgspec
+from anyio.abc import TaskGroup
+
+from acp2.client.permissions import CANCELLED_OUTCOME
+from acp2.diagnose import sanitize
+from acp2.errors import AgentClosed, ConnectionClosed
+from acp2.rpc import Connection
+from acp2.schema import RequestPermissionRequest, RequestPermissionResponse, SessionUpdate
+from acp2.schema.methods import SESSION_REQUEST_PERMISSION, SESSION_UPDATE, MethodSpec
+
+__all__ = ["AgentLink", "SessionFeed", "raw_update"]
+
+log = logging.getLogger("acp2.client")
+P = TypeVar("P")
+R = TypeVar("R")
+
+#: Early updates kept per unknown session id, and unknown ids kept (SS-25).
+MAX_EARLY_UPDATES: Final = 10_000
+MAX_EARLY_SESSIONS: Final = 64
+#: How much of the agent's stderr an error message quotes.
+STDERR_LINES: Final = 20
+STDERR_LINE_CHARS: Final = 400
+
+
+class SessionFeed(Protocol):
+    """What the connection feeds a session (:class:`~acp2.client.ClientSession` is one)."""
+
+    @property
+    def id(self) -> str:
+        """The session id updates and permission requests are routed by."""
+
+    def deliver(self, update: Any, raw_params: bytes) -> Awaitable[None] | None:
+        """Take one update from the reader (``raw_params``: the notification's params
+        bytes); an awaitable return is awaited before the next message is dispatched."""
+
+    def receive(self, update: Any, raw: bytes) -> None:
+        """Take one update whose exact bytes ``raw`` are already cut out (buffered ones)."""
+
+    def fail(self, exc: BaseException) -> None:
+        """The connection is gone: every waiter of the session raises ``exc``."""
+
+    async def answer_permission(
+        self, params: RequestPermissionRequest
+    ) -> RequestPermissionResponse:
+        """Serve one ``session/request_permission`` for the session."""
+
+
+S = TypeVar("S", bound=SessionFeed)
+
+
+class _RawUpdateNotification(msgspec.Struct, rename="camel"):
+    """``session/update`` params with the update kept as its exact bytes."""
+
+    session_id: str
+    update: msgspec.Raw
+
+
+class _UpdateNotification(msgspec.Struct, rename="camel"):
+    """``session/update`` params decoded in one pass (the hot path)."""
+
+    session_id: str
+    update: SessionUpdate
+
+
+def raw_update(raw_params: bytes) -> bytes | None:
+    """The exact bytes of the ``update`` inside ``session/update`` params (None, logged,
+    when they are malformed)."""
+    try:
+        return bytes(msgspec.json.decode(raw_params, type=_RawUpdateNotification).update)
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        log.warning("dropped a malformed session/update: %s", exc)
+        return None
+
+
+class AgentLink(Generic[S]):
+    """The connection to the agent as the sessions see it (internal to acp2.client).
+
+    ``sessions`` holds the live sessions by id (the same dict
+    :attr:`ClientConnection.sessions <acp2.client.ClientConnection>` shows).
+    """
+
+    def __init__(
+        self,
+        connection: Connection,
+        task_group: TaskGroup,
+        *,
+        stderr_tail: Callable[[], str] | None = None,
+    ) -> None:
+        self.connection = connection
+        self.sessions: dict[str, S] = {}
+        self._tg = task_group
+        self._stderr_tail = stderr_tail
+        self._early: OrderedDict[str, list[tuple[Any, bytes]]] = OrderedDict()
+        self._forgotten: set[str] = set()
+
+    def install(self) -> None:
+        """Register the client's handlers on the connection (before it is entered)."""
+        conn = self.connection
+        # Not conn.on(): the update handler also gets the params' exact bytes, and the
+        # updates are decoded in one strict pass without the notification's ``_meta``.
+        conn.on_notification(SESSION_UPDATE.name, _UpdateNotification, self._on_update, raw=True)
+        conn.on(SESSION_REQUEST_PERMISSION, self._on_permission)
+
+    async def watch(self) -> None:
+        """Fail every session with one clear error once the connection closes."""
+        await self.connection.wait_closed()
+        failure = AgentClosed(self.describe_closed)
+        for session in list(self.sessions.values()):
+            session.fail(failure)
+
+    # -- the agent's side of the story --------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        """True once the connection is closing or closed."""
+        return self.connection.closed
+
+    def stderr_tail(self) -> str:
+        """The last lines the agent process wrote to stderr ("" if unknown)."""
+        return self._stderr_tail() if self._stderr_tail is not None else ""
+
+    def describe_closed(self) -> str:
+        """Explain the closed connection, ending with the last lines of the agent's stderr."""
+        conn = self.connection
+        text = "The agent closed the connection"
+        if conn.close_reason:  # we closed it, because of the agent
+            text = f"Closed the connection to the agent: {conn.close_reason}"
+        if conn.protocol_errors:
+            text += f" (it sent {conn.protocol_errors} invalid message(s); the last: "
+            text += f"{sanitize(str(conn.last_protocol_error))})"  # may quote the agent
+        lines = sanitize(self.stderr_tail(), newlines=True).strip().splitlines()[-STDERR_LINES:]
+        tail = "\n".join(line[-STDERR_LINE_CHARS:] for line in lines)
+        if tail:
+            return f"{text}; its stderr ended with:\n{tail}"
+        return f"{text}; it wrote nothing to stderr (run the agent command by itself to see why)."
+
+    async def aclose(self) -> None:
+        """Close the connection (idempotent)."""
+        await self.connection.aclose()
+
+    # -- what a session may ask ---------------------------------------------------------
+
+    async def call(self, spec: MethodSpec[P, R], params: P) -> R:
+        """Send the request ``spec``; ``ConnectionClosed`` becomes ``AgentClosed``."""
+        try:
+            return await self.connection.call(spec, params)
+        except ConnectionClosed as exc:
+            raise AgentClosed(self.describe_closed) from exc
+
+    async def request(self, method: str, params: Any, result_type: type[R]) -> R:
+        """:meth:`call` for a method outside the table (extension methods)."""
+        try:
+            return await self.connection.request(method, params, result_type)
+        except ConnectionClosed as exc:
+            raise AgentClosed(self.describe_closed) from exc
+
+    def notify_nowait(self, spec: MethodSpec[Any, None] | str, params: Any) -> None:
+        """Queue a notification (a table entry, or an extension method's name)."""
+        try:
+            self.connection.send_notification_nowait(spec, params)
+        except ConnectionClosed as exc:
+            raise AgentClosed(self.describe_closed) from exc
+
+    def start_soon(self, fn: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> None:
+        """Run ``fn(*args)`` in the connection's task group (ends with the connection)."""
+        self._tg.start_soon(fn, *args)
+
+    def attach(self, session: S) -> None:
+        """Register ``session`` and feed it the updates that arrived before it (SS-25)."""
+        self.sessions[session.id] = session
+        self._forgotten.discard(session.id)
+        for update, raw in self._early.pop(session.id, ()):
+            session.receive(update, raw)
+
+    def detach(self, session: S) -> None:
+        """Stop routing to ``session`` (a newer object for its id stays); later updates
+        for its id are dropped, not buffered."""
+        if self.sessions.get(session.id) is session:
+            del self.sessions[session.id]
+            self._forgotten.add(session.id)
+
+    # -- handlers -----------------------------------------------------------------------
+
+    def _on_update(self, note: _UpdateNotification, raw_params: bytes) -> Awaitable[None] | None:
+        # A plain function: the reader calls it inline, no coroutine per update.
+        session = self.sessions.get(note.session_id)
+        if session is not None:
+            return session.deliver(note.update, raw_params)
+        if note.session_id not in self._forgotten:
+            raw = raw_update(raw_params)
+            if raw is not None:
+                self._buffer(note.session_id, note.update, raw)
+        return None
+
+    def _buffer(self, session_id: str, update: Any, raw: bytes) -> None:
+        early = self._early.get(session_id)
+        if early is None:
+            if len(self._early) >= MAX_EARLY_SESSIONS:
+                self._early.popitem(last=False)
+            early = self._early[session_id] = []
+        if len(early) < MAX_EARLY_UPDATES:
+            early.append((update, raw))
+
+    async def _on_permission(self, params: RequestPermissionRequest) -> RequestPermissionResponse:
+        session = self.sessions.get(params.session_id)
+        if session is None:
+            log.warning("permission request for unknown session %s: declined", params.session_id)
+            return CANCELLED_OUTCOME
+        return await session.answer_permission(params)

@@ -1,0 +1,125 @@
+"""The permission requests of one session that still wait for their answer.
+
+Each request is answered exactly once: with the permission policy's choice, or with
+outcome ``cancelled`` when the session cancels its foreground work (PL-16; requests
+about tool calls the agent lists as background work stay, D-15), when the connection goes
+away, or when the agent withdraws the request with ``$/cancel_request`` (PR-10, D-03).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import anyio
+
+from acp2.client.permissions import (
+    CANCELLED_OUTCOME,
+    PermissionPolicy,
+    PermissionRequest,
+    run_policy,
+    to_response,
+)
+from acp2.schema import (
+    BackgroundToolCall,
+    CommandPermissionSubject,
+    RequestPermissionRequest,
+    RequestPermissionResponse,
+    ToolCallPermissionSubject,
+)
+from acp2.state import SessionState
+
+__all__ = ["PendingPermissions"]
+
+#: Runs a coroutine function with its arguments in the background (a task group's).
+StartSoon = Callable[..., None]
+
+
+class _Pending:
+    """One permission request waiting for its answer."""
+
+    __slots__ = ("event", "params", "response", "scope")
+
+    def __init__(self, params: RequestPermissionRequest) -> None:
+        self.params = params
+        self.event = anyio.Event()
+        self.scope = anyio.CancelScope()
+        self.response: RequestPermissionResponse | None = None
+
+    def resolve(self, response: RequestPermissionResponse) -> None:
+        if self.response is None:
+            self.response = response
+            self.event.set()
+        self.scope.cancel()
+
+
+class PendingPermissions:
+    """The permission requests of one session waiting for an answer (``len()``: how many).
+
+    ``start_soon`` runs the policy in the connection's task group, so a slow policy never
+    holds up the reader.
+    """
+
+    def __init__(self, start_soon: StartSoon) -> None:
+        self._start_soon = start_soon
+        self._waiting: set[_Pending] = set()
+
+    def __len__(self) -> int:
+        return len(self._waiting)
+
+    def open(self, request: PermissionRequest, policy: PermissionPolicy) -> _Pending:
+        """Register ``request`` and start ``policy`` on it; :meth:`answer` waits for it."""
+        pending = _Pending(request.params)
+        self._waiting.add(pending)
+        self._start_soon(_decide, pending, policy, request)
+        return pending
+
+    async def answer(self, pending: _Pending) -> RequestPermissionResponse:
+        """The answer to the request :meth:`open` registered, once there is one."""
+        try:
+            await pending.event.wait()
+        except anyio.get_cancelled_exc_class():
+            # The agent withdrew the request ($/cancel_request) or the connection is
+            # closing. Answer with the method's own cancellation result, outcome
+            # `cancelled`, rather than -32800 (PR-10, D-03, D-15). Nothing is awaited
+            # after this point, and the request's own cancel scope ends with this return.
+            pending.resolve(CANCELLED_OUTCOME)
+            return CANCELLED_OUTCOME
+        finally:
+            self._waiting.discard(pending)
+        assert pending.response is not None
+        return pending.response
+
+    def cancel_all(self) -> None:
+        """Answer every waiting request ``cancelled`` (the connection is gone)."""
+        for pending in list(self._waiting):
+            pending.resolve(CANCELLED_OUTCOME)
+
+    def cancel_foreground(self, state: SessionState) -> None:
+        """Answer ``cancelled`` every waiting request but those about a tool call the
+        last ``background`` snapshot of ``state`` lists (PL-16, D-15)."""
+        background = _background_tool_calls(state)
+        for pending in list(self._waiting):
+            if _subject_tool_call(pending.params) not in background:
+                pending.resolve(CANCELLED_OUTCOME)
+
+
+async def _decide(pending: _Pending, policy: PermissionPolicy, request: PermissionRequest) -> None:
+    with pending.scope:
+        choice = await run_policy(policy, request)
+        pending.resolve(to_response(choice, request.params.options))
+
+
+def _background_tool_calls(state: SessionState) -> set[str]:
+    """Ids of tool calls listed in the last ``background`` snapshot (Nov, PL-25)."""
+    return {
+        item.tool_call_id for item in state.background or () if isinstance(item, BackgroundToolCall)
+    }
+
+
+def _subject_tool_call(params: RequestPermissionRequest) -> str | None:
+    subject = params.subject
+    if isinstance(subject, ToolCallPermissionSubject):
+        return subject.tool_call.tool_call_id
+    if isinstance(subject, CommandPermissionSubject) and isinstance(subject.tool_call_id, str):
+        return subject.tool_call_id
+    return None

@@ -1,0 +1,82 @@
+"""The :class:`AgentLink` feeds sessions through :class:`SessionFeed` (SS-25): updates
+routed by session id, early ones buffered, forgotten ids dropped, and the raw bytes cut
+out only for listeners. Driven the way the reader calls it, without an event loop."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import msgspec
+
+from acp2.client.link import AgentLink, _UpdateNotification
+from acp2.client.session import ClientSession
+
+
+def _note(session_id: str, update: dict[str, Any]) -> tuple[_UpdateNotification, bytes]:
+    body = json.dumps({"sessionId": session_id, "update": update}).encode()
+    return msgspec.json.decode(body, type=_UpdateNotification), body
+
+
+def _chunk(session_id: str, text: str) -> tuple[_UpdateNotification, bytes]:
+    content = {"type": "text", "text": text}
+    update = {"sessionUpdate": "agent_message_chunk", "messageId": "m", "content": content}
+    return _note(session_id, update)
+
+
+def _session(link: AgentLink[ClientSession], session_id: str = "s") -> ClientSession:
+    return ClientSession(None, link, session_id, "/tmp")  # type: ignore[arg-type]
+
+
+def _link() -> AgentLink[ClientSession]:
+    return AgentLink(None, None)  # type: ignore[arg-type]
+
+
+def test_updates_before_the_session_is_attached_are_fed_to_it_on_attach() -> None:
+    link = _link()
+    assert link._on_update(*_chunk("s", "early ")) is None
+    session = _session(link)
+    seen: list[bytes] = []
+    session.add_listener(lambda update, raw: seen.append(raw))
+    link.attach(session)
+    link._on_update(*_chunk("s", "late"))
+    assert session.state.messages[("agent", "m")].text == "early late"
+    assert [json.loads(raw)["content"]["text"] for raw in seen] == ["early ", "late"]
+
+
+def test_a_detached_session_id_is_forgotten_not_buffered() -> None:
+    link = _link()
+    session = _session(link)
+    link.attach(session)
+    link.detach(session)
+    link._on_update(*_chunk("s", "after"))
+    again = _session(link)
+    link.attach(again)
+    assert again.state.messages == {}
+
+
+def test_a_listener_gets_the_exact_bytes_of_the_update() -> None:
+    link = _link()
+    session = _session(link)
+    seen: list[bytes] = []
+    session.add_listener(lambda update, raw: seen.append(raw))
+    link.attach(session)
+    body = b'{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk",'
+    body += b'"messageId":"m","content":{"type":"text","text":"x"}}}'
+    link._on_update(msgspec.json.decode(body, type=_UpdateNotification), body)
+    assert seen == [body[body.index(b'{"sessionUpdate"') : -1]]
+
+
+def test_an_idle_while_a_prompt_waits_is_delivered_in_order_and_others_at_once() -> None:
+    link = _link()
+    session = _session(link)
+    link.attach(session)
+    session._prompting = 1  # as while prompt() awaits its response
+    chunk = link._on_update(*_chunk("s", "now"))
+    idle = {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}
+    note, body = _note("s", idle)
+    pending = link._on_update(note, body)
+    assert chunk is None
+    assert pending is not None  # the reader awaits it before the next message
+    pending.close()  # type: ignore[attr-defined]
+    assert session.state.messages[("agent", "m")].text == "now"
