@@ -8,7 +8,8 @@ from typing import Any
 
 from cli_helpers import ACP2, isolated_env
 
-TIMEOUT = 15  # seconds, for every expectation
+from helpers.timeouts import PROCESS_TIMEOUT as TIMEOUT
+
 #: The chat test agent (config options, a command named like a built-in...).
 CHAT_AGENT = [sys.executable, str(Path(__file__).with_name("chat_agent.py"))]
 

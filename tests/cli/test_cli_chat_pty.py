@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from cli_helpers import ACP2, TEST_AGENT, isolated_env
 
-pexpect = pytest.importorskip("pexpect")
+from helpers.timeouts import PROCESS_TIMEOUT as TIMEOUT
 
-TIMEOUT = 15  # seconds, for every expectation
+pexpect = pytest.importorskip("pexpect")
 
 
 @pytest.fixture

@@ -18,9 +18,7 @@ import anyio
 from acp2.client import ClientSession, PermissionRequest, allow_all, connect_transport
 from acp2.schema import AgentMessageChunk, AgentThoughtChunk, TextContent
 from acp2.transport.memory import memory_pair
-
-#: Upper bound of any single end-to-end wait.
-TIMEOUT = 30.0
+from helpers.timeouts import SCENARIO_TIMEOUT as TIMEOUT  # noqa: F401 - the coder tests' bound
 
 
 @asynccontextmanager

@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
+from helpers.timeouts import PROCESS_TIMEOUT as TIMEOUT
+
 ACP2 = [sys.executable, "-m", "acp2"]
 HOSTILE = [sys.executable, str(Path(__file__).with_name("hostile_agent.py"))]
-TIMEOUT = 20  # seconds, for every expectation
 
 #: The agent's sequences that must never reach a terminal. (Cursor moves are not listed:
 #: the live region uses them itself; off a terminal no ESC may appear at all.)

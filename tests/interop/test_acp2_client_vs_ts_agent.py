@@ -27,13 +27,12 @@ import pytest
 import schema_validation
 from acp2.client import PermissionRequest, allow_all, connect, deny_all
 from acp2.schema import AgentMessageChunk, Diff, StateUpdate
+from helpers.timeouts import SCENARIO_TIMEOUT as TIMEOUT
 
 from .peers import tap_argv, ts_agent_argv
 from .wire import AGENT_TO_CLIENT, Frame, read_log, session_updates
 
 pytestmark = pytest.mark.interop
-
-TIMEOUT = 30.0  # seconds, for a whole client-API test / one `acp2 run`
 
 
 # ---------------------------------------------------------------- wire helpers
