@@ -21,12 +21,12 @@ import pytest
 from acp2.client import connect
 from acp2.errors import ConnectionClosed
 from acp2.schema import AgentMessageChunk, StateUpdate
+from helpers.processes import ACP2
 from helpers.timeouts import PROCESS_TIMEOUT as TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
 AGENT = [sys.executable, str(Path(__file__).with_name("burst_agent.py"))]
-ACP2 = [sys.executable, "-m", "acp2"]
 
 #: Modes whose turn ends with an idle the work must take.
 ENDING = ["burst", "idle-first", "other-id", "no-running", "two-idles", "aug", "aug-user"]
