@@ -25,4 +25,5 @@ def test_a_scale_that_is_not_a_positive_number_is_refused(value: str) -> None:
 def test_the_longer_bounds_are_named_multiples_of_the_single_wait() -> None:
     assert timeouts.PROCESS_TIMEOUT == 2 * timeouts.TIMEOUT
     assert timeouts.SCENARIO_TIMEOUT == 3 * timeouts.TIMEOUT
+    assert timeouts.RUN_TIMEOUT == 6 * timeouts.TIMEOUT
     assert timeouts.TIMEOUT == 10.0 * timeouts.SCALE

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import ACP2, TEST_AGENT
 
+from helpers import timeouts
 from helpers.processes import spawn_pty, terminal_env
 
 pexpect = pytest.importorskip("pexpect")
@@ -134,7 +135,7 @@ def test_the_demo_fixes_the_sample_project_interactively(
         [sys.executable, "-m", "unittest"],
         cwd=project,
         capture_output=True,
-        timeout=60,
+        timeout=timeouts.RUN_TIMEOUT,
         check=False,
     )
     assert done.returncode == 0

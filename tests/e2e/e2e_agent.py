@@ -11,13 +11,15 @@ scenario named by the prompt's first word (the rest is its argument):
 * ``wait``: runs until cancelled.
 * ``raise``: the handler raises (the runtime turns it into idle / ``error``).
 
-The extension request ``_e2e/boom`` raises too, and ``_e2e/size`` answers the length of
-its ``text`` param. Run as a script (``python e2e_agent.py STORE``) it serves the same
-agent on its own stdin/stdout, with its history in the SQLite file STORE.
+The extension request ``_e2e/boom`` raises too, ``_e2e/size`` answers the length of its
+``text`` param, and ``_e2e/pid`` the agent's process id. Run as a script (``python
+e2e_agent.py STORE``) it serves the same agent on its own stdin/stdout, with its history
+in the SQLite file STORE.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -109,6 +111,10 @@ def build_agent(store: str) -> Agent:
     async def size(params: Any) -> Any:
         # Extension params arrive as the raw JSON bytes of ``params``.
         return {"size": len(msgspec.json.decode(params)["text"])}
+
+    @agent.ext_method("_e2e/pid")
+    async def pid(params: Any) -> Any:
+        return {"pid": os.getpid()}
 
     return agent
 

@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 import anyio
 import pytest
-from e2e_agent import BOOM
+from e2e_agent import AGENT_NAME, BOOM
 
 from acp2.client import ClientConnection, ClientSession
 from acp2.errors import RequestError
@@ -155,3 +156,14 @@ async def test_a_one_mebibyte_update_makes_the_round_trip_intact(link: ClientCon
         assert await work.wait() == "end_turn"
         assert work.text == big
         assert await link.ext_request("_e2e/size", {"text": big}) == {"size": len(big)}
+
+
+async def test_each_transport_reaches_the_agent_where_it_should_run(
+    link: ClientConnection, transport: str
+) -> None:
+    """The stdio link really is the production path: the agent is another process there
+    (and the same one on the memory pair), yet answers identically."""
+    with anyio.fail_after(TIMEOUT):
+        answer = await link.ext_request("_e2e/pid", {})
+    assert (answer["pid"] == os.getpid()) == (transport == "memory")
+    assert link.agent_info.name == AGENT_NAME

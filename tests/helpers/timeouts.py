@@ -1,8 +1,9 @@
 """The one bound on test waits, scaled for slow machines.
 
-Every wait a test makes is bounded (``anyio.fail_after``, a pexpect or subprocess
-``timeout=``) by :data:`TIMEOUT` or one of the named multiples below; nothing else in
-``tests/`` picks its own number. On a slow or crowded machine set
+The harness modules (``helpers``, ``agent_harness``, ``coder_helpers``, the hostile and
+cli helpers, ...) and the suites built on them bound their waits (``anyio.fail_after``, a
+pexpect or subprocess ``timeout=``) by :data:`TIMEOUT` or one of the named multiples
+below, instead of a number of their own. On a slow or crowded machine set
 ``ACP2_TEST_TIMEOUT_SCALE`` (e.g. ``3``) to stretch them all at once: the bounds only
 decide how long a broken test takes to fail, never what a passing test checks.
 """
@@ -12,7 +13,15 @@ from __future__ import annotations
 import os
 from typing import Final
 
-__all__ = ["PROCESS_TIMEOUT", "SCALE", "SCALE_ENV", "SCENARIO_TIMEOUT", "TIMEOUT", "scale"]
+__all__ = [
+    "PROCESS_TIMEOUT",
+    "RUN_TIMEOUT",
+    "SCALE",
+    "SCALE_ENV",
+    "SCENARIO_TIMEOUT",
+    "TIMEOUT",
+    "scale",
+]
 
 #: The environment variable that multiplies every bound (a positive number; default 1).
 SCALE_ENV: Final = "ACP2_TEST_TIMEOUT_SCALE"
@@ -46,3 +55,7 @@ PROCESS_TIMEOUT: Final = 2 * TIMEOUT
 #: A whole multi-step scenario under one bound (a coder session end to end, a store
 #: shared by two agent processes): several process start-ups plus their turns.
 SCENARIO_TIMEOUT: Final = 3 * TIMEOUT
+#: A whole command run to completion under one ``subprocess.run`` (an ``acp2`` CLI session,
+#: a project's test suite, a node or git call): start-up plus all its work, and a timeout
+#: there kills the run and loses its output, so it gets the most room.
+RUN_TIMEOUT: Final = 6 * TIMEOUT

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from helpers import timeouts
 from helpers.processes import ACP2, spawn_pty, terminal_env
 
 HOSTILE = [sys.executable, str(Path(__file__).with_name("hostile_agent.py"))]
@@ -37,7 +38,7 @@ def run_acp2(*args: str, tmp_path: Path, stdin: str = "") -> subprocess.Complete
         text=True,
         env=env(tmp_path),
         cwd=tmp_path,
-        timeout=60,
+        timeout=timeouts.RUN_TIMEOUT,
         check=False,
     )
 
