@@ -53,3 +53,23 @@ async def test_the_session_requires_action_while_the_question_is_open(
     states = [u.state for u in work.updates if isinstance(u, StateUpdate)]
     assert states == ["running", "requires_action", "running", "idle"]
     assert work.text == "allowed"
+
+
+async def test_cancel_while_the_question_is_open_ends_the_work_cancelled(
+    link: ClientConnection, desk: Desk
+) -> None:
+    """The open question is answered cancelled by the client itself, the agent's handler
+    is cancelled, and the work ends idle / cancelled (PL-16, PL-18)."""
+    desk.hold = True
+    with anyio.fail_after(TIMEOUT):
+        session = await link.new_session()
+        work = await session.prompt("ask")
+        await desk.asked.wait()
+        await session.cancel()
+        assert await work.wait() == "cancelled"
+        (call,) = session.state.tool_calls.values()
+        assert call.status == "cancelled"
+        desk.release()  # the policy's late answer changes nothing
+        again = await session.prompt("echo next")
+        assert await again.wait() == "end_turn"
+    assert "allowed" not in work.text
