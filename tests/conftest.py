@@ -9,6 +9,9 @@ from collections.abc import Iterator
 
 import pytest
 
+# Imported here so that a bad ACP2_TEST_TIMEOUT_SCALE stops the run at start-up.
+from helpers.timeouts import SCALE, SCALE_ENV, TIMEOUT
+
 #: The ``cwd`` of the sessions the test helpers create (tests/*/..._helpers.py, harness).
 SESSION_DIRS = ("/tmp/acp2-agent-tests", "/tmp/acp2-client-tests", "/tmp/acp2-ui-tests")
 
@@ -24,6 +27,11 @@ def session_dirs() -> None:
     """Create the helpers' session directories once per test run."""
     for path in SESSION_DIRS:
         os.makedirs(path, exist_ok=True)
+
+
+def pytest_report_header() -> str:
+    """Say in the header how long a single test wait may take in this run."""
+    return f"test wait bound: TIMEOUT = {TIMEOUT:g} s ({SCALE_ENV}={SCALE:g})"
 
 
 #: Set by ``.ci/run``: a test that skips (a missing node, bubblewrap, re2 ...) fails

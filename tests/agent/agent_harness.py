@@ -27,6 +27,7 @@ from acp2.rpc import Connection
 from acp2.schema import RequestPermissionRequest
 from acp2.transport.base import Transport
 from acp2.transport.memory import memory_pair
+from helpers.timeouts import TIMEOUT
 from schema_validation import Conversation
 
 __all__ = [
@@ -42,8 +43,6 @@ __all__ = [
     "text_of",
 ]
 
-#: Upper bound for any single wait in these tests.
-TIMEOUT = 10.0
 #: The working directory sessions are created in.
 CWD = "/tmp/acp2-agent-tests"
 

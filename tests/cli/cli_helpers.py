@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
-ACP2 = [sys.executable, "-m", "acp2"]
+from helpers.processes import ACP2, isolated_env
+
+__all__ = ["ACP2", "TEST_AGENT", "isolated_env", "run_acp2"]
+
 TEST_AGENT = [*ACP2, "test-agent"]
-
-
-def isolated_env(data_dir: Path) -> dict[str, str]:
-    """Our environment with the acp2 data directory (history, agent stores) in ``data_dir``."""
-    env = dict(os.environ)
-    env["ACP2_DATA_DIR"] = str(data_dir)
-    env.pop("ACP2_MODEL", None)
-    return env
 
 
 def run_acp2(

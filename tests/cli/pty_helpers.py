@@ -6,34 +6,22 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cli_helpers import ACP2, isolated_env
+from cli_helpers import ACP2
 
-TIMEOUT = 15  # seconds, for every expectation
+from helpers.processes import spawn_pty, terminal_env
+
 #: The chat test agent (config options, a command named like a built-in...).
 CHAT_AGENT = [sys.executable, str(Path(__file__).with_name("chat_agent.py"))]
 
 
 def pty_env(data_dir: Path) -> dict[str, str]:
     """The isolated environment of a terminal chat (pexpect answers no CPR requests)."""
-    env = isolated_env(data_dir)
-    env.update(TERM="xterm-256color", COLUMNS="80", LINES="24", PROMPT_TOOLKIT_NO_CPR="1")
-    return env
+    return terminal_env(data_dir)
 
 
 def spawn_chat(args: list[str], env: dict[str, str], cwd: Path, log: Path) -> Any:
     """Start ``acp2 ARGS`` in an 80x24 pseudo-terminal, logging what it shows to ``log``."""
-    import pexpect
-
-    command = [*ACP2, *args]
-    child = pexpect.spawn(
-        command[0],
-        command[1:],
-        cwd=str(cwd),
-        env=env,
-        dimensions=(24, 80),
-        encoding="utf-8",
-        timeout=TIMEOUT,
-    )
+    child = spawn_pty([*ACP2, *args], env=env, cwd=cwd)
     child.logfile_read = open(log, "a")  # noqa: SIM115
     return child
 

@@ -9,33 +9,23 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cli_helpers import ACP2, TEST_AGENT, isolated_env
+from cli_helpers import ACP2, TEST_AGENT
+
+from helpers import timeouts
+from helpers.processes import spawn_pty, terminal_env
 
 pexpect = pytest.importorskip("pexpect")
-
-TIMEOUT = 15  # seconds, for every expectation
 
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
-    env = isolated_env(tmp_path / "data")
-    # pexpect is not a terminal emulator: it cannot answer cursor position requests.
-    env.update(TERM="xterm-256color", COLUMNS="80", LINES="24", PROMPT_TOOLKIT_NO_CPR="1")
-    return env
+    return terminal_env(tmp_path / "data")
 
 
 def spawn(args: list[str], env: dict[str, str], cwd: Path) -> pexpect.spawn:
     """Start ``acp2 ARGS`` in an 80x24 pseudo-terminal."""
-    command = [*ACP2, *args]
-    return pexpect.spawn(
-        command[0],
-        command[1:],
-        cwd=str(cwd),
-        env=env,
-        dimensions=(24, 80),
-        encoding="utf-8",
-        timeout=TIMEOUT,
-    )
+    child: pexpect.spawn = spawn_pty([*ACP2, *args], env=env, cwd=cwd)
+    return child
 
 
 @pytest.fixture
@@ -145,7 +135,7 @@ def test_the_demo_fixes_the_sample_project_interactively(
         [sys.executable, "-m", "unittest"],
         cwd=project,
         capture_output=True,
-        timeout=60,
+        timeout=timeouts.RUN_TIMEOUT,
         check=False,
     )
     assert done.returncode == 0

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from cli_helpers import TEST_AGENT, isolated_env, run_acp2
 
+from helpers import timeouts
+
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
@@ -172,7 +174,7 @@ def test_the_transcript_needs_neither_rich_nor_prompt_toolkit(
         text=True,
         env=env,
         cwd=tmp_path,
-        timeout=60,
+        timeout=timeouts.RUN_TIMEOUT,
         check=False,
     )
     assert done.returncode == 0, done.stderr

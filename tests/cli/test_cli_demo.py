@@ -12,6 +12,7 @@ import pytest
 from cli_helpers import isolated_env, run_acp2
 
 from acp2.coder.sample import sample_files
+from helpers import timeouts
 
 PROMPT = "fix the failing test\n"
 BUGGY = "    for index in range(1, len(values)):"
@@ -29,7 +30,7 @@ def unittest_passes(project: Path) -> bool:
         [sys.executable, "-m", "unittest"],
         cwd=project,
         capture_output=True,
-        timeout=60,
+        timeout=timeouts.RUN_TIMEOUT,
         check=False,
     )
     return done.returncode == 0

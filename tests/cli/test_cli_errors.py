@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from cli_helpers import ACP2, isolated_env
 
+from helpers import timeouts
+
 PY = sys.executable
 #: Each subcommand with its arguments before the agent, and its exit status on failure.
 COMMANDS = {
@@ -35,7 +37,7 @@ def acp2(
         text=True,
         env=isolated_env(tmp_path / "data"),
         cwd=tmp_path,
-        timeout=60,
+        timeout=timeouts.RUN_TIMEOUT,
         check=False,
     )
 

@@ -14,6 +14,7 @@ import pytest
 from cli_helpers import ACP2
 
 from acp2.cli.main import COMMANDS, EXIT_INTERNAL, main
+from helpers import timeouts
 
 
 def _explode(args: argparse.Namespace) -> int:
@@ -73,7 +74,9 @@ def test_debug_after_the_separator_belongs_to_the_agent_command() -> None:
 
 
 def test_the_help_lists_the_debug_flag() -> None:
-    done = subprocess.run([*ACP2, "--help"], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [*ACP2, "--help"], capture_output=True, text=True, timeout=timeouts.RUN_TIMEOUT
+    )
     assert done.returncode == 0
     assert "--debug" in done.stdout
 
@@ -97,6 +100,8 @@ def test_a_stray_line_is_logged_as_one_acp2_line(tmp_path: Path) -> None:
     """The rpc layer's warning about the bad line is one ``acp2:`` line, no traceback."""
     script = "import time; print('hello', flush=True); time.sleep(30)"
     argv = [*ACP2, "run", "hi", "--", sys.executable, "-c", script]
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    done = subprocess.run(
+        argv, capture_output=True, text=True, timeout=timeouts.RUN_TIMEOUT, cwd=tmp_path
+    )
     assert done.returncode == 3
     assert all(line.startswith(("acp2", "stdout must")) for line in done.stderr.splitlines())

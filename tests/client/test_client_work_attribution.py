@@ -12,11 +12,11 @@ import pytest
 
 from acp2.client import connect
 from acp2.schema import StateUpdate, ToolCallUpdate
+from helpers.timeouts import PROCESS_TIMEOUT as TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
 AGENT = [sys.executable, str(Path(__file__).parents[1] / "hostile" / "burst_agent.py")]
-TIMEOUT = 15
 
 
 async def test_a_held_prompt_answered_after_the_previous_idle_gets_its_own_idle() -> None:

@@ -15,12 +15,10 @@ from typing import Any
 
 import anyio
 
-from acp2.client import ClientSession, PermissionRequest, allow_all, connect_transport
+from acp2.client import ClientSession, PermissionRequest, allow_all
 from acp2.schema import AgentMessageChunk, AgentThoughtChunk, TextContent
-from acp2.transport.memory import memory_pair
-
-#: Upper bound of any single end-to-end wait.
-TIMEOUT = 30.0
+from helpers.inprocess import served
+from helpers.timeouts import SCENARIO_TIMEOUT as TIMEOUT  # noqa: F401 - the coder tests' bound
 
 
 @asynccontextmanager
@@ -32,16 +30,10 @@ async def coder_session(
     additional: Sequence[str | os.PathLike[str]] = (),
 ) -> AsyncIterator[ClientSession]:
     """Serve ``agent`` in process; yield a new session rooted at ``cwd``."""
-    ours, theirs = memory_pair()
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(agent.serve, theirs)
-        async with connect_transport(ours, cwd=str(cwd), permissions=permissions) as client:
-            session = await client.new_session(
-                str(cwd), additional_directories=[str(a) for a in additional]
-            )
-            yield session
-        await theirs.aclose()
-        tg.cancel_scope.cancel()
+    async with served(agent, cwd=str(cwd), permissions=permissions) as client:
+        yield await client.new_session(
+            str(cwd), additional_directories=[str(a) for a in additional]
+        )
 
 
 class Recorder:

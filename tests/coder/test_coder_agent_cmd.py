@@ -16,6 +16,7 @@ from fake_openai import serve, text_reply
 from acp2.cli import agent_cmd
 from acp2.client import allow_all, connect
 from acp2.coder.sample import copy_sample_project
+from helpers import timeouts
 
 
 def parse(*argv: str) -> argparse.Namespace:
@@ -35,7 +36,7 @@ def test_help_explains_the_models_and_how_to_register_the_agent() -> None:
         [sys.executable, "-m", "acp2", "agent", "--help"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=timeouts.RUN_TIMEOUT,
         env=clean_env(),
     )
     assert done.returncode == 0
@@ -95,7 +96,7 @@ def test_the_hosted_api_without_a_key_is_refused_before_serving() -> None:
         [sys.executable, "-m", "acp2", "agent", "--model", "openai"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=timeouts.RUN_TIMEOUT,
         env=clean_env(),
         stdin=subprocess.DEVNULL,
     )

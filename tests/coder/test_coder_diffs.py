@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from acp2.coder.diffs import file_diff, git_patch, quote_path
 from acp2.schema import Diff, DiffAddChange, DiffModifyChange
 from acp2.schema.codec import decode, encode
+from helpers import timeouts
 
 
 def test_a_modification_has_one_modify_change_and_a_matching_patch() -> None:
@@ -86,7 +87,10 @@ def test_git_applies_the_generated_patches(tmp_path: Path) -> None:
     patch = git_patch(modified, "a\nb\nc\n", "a\nB\nc\nd") + git_patch(added, None, "x\n")
     (tmp_path / "p.diff").write_text(patch)
     subprocess.run(
-        ["git", "apply", "--unsafe-paths", "-p0", "p.diff"], cwd=tmp_path, check=True, timeout=30
+        ["git", "apply", "--unsafe-paths", "-p0", "p.diff"],
+        cwd=tmp_path,
+        check=True,
+        timeout=timeouts.SCENARIO_TIMEOUT,
     )
     assert (tmp_path / "f.txt").read_text() == "a\nB\nc\nd"
     assert (tmp_path / "new file.txt").read_text() == "x\n"

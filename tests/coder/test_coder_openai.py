@@ -21,6 +21,7 @@ from acp2.coder.messages import (
 )
 from acp2.coder.providers import ModelError
 from acp2.coder.providers.openai import OpenAIConfig, OpenAIModel, _retry_after
+from helpers import timeouts
 
 pytestmark = pytest.mark.anyio
 
@@ -53,7 +54,7 @@ def model(url: str, **options: object) -> OpenAIModel:
 
 async def test_text_and_reasoning_stream_to_the_sink_before_the_reply_ends() -> None:
     gate = Gate()
-    with serve() as fake, anyio.fail_after(10):
+    with serve() as fake, anyio.fail_after(timeouts.TIMEOUT):
         fake.add(
             Reply(
                 events=[
@@ -84,14 +85,14 @@ async def test_text_and_reasoning_stream_to_the_sink_before_the_reply_ends() -> 
 
 
 async def test_reasoning_is_read_from_the_reasoning_field_too() -> None:
-    with serve() as fake, anyio.fail_after(10):
+    with serve() as fake, anyio.fail_after(timeouts.TIMEOUT):
         fake.add(Reply(events=[chunk(reasoning="hmm", reasoning_key="reasoning"), chunk("ok")]))
         reply = await model(fake.url).complete(REQUEST, Sink())
     assert (reply.reasoning, reply.text) == ("hmm", "ok")
 
 
 async def test_tool_call_fragments_are_assembled_by_index_and_the_request_is_well_formed() -> None:
-    with serve() as fake, anyio.fail_after(10):
+    with serve() as fake, anyio.fail_after(timeouts.TIMEOUT):
         fake.add(
             tool_reply(
                 [
@@ -126,7 +127,7 @@ async def test_tool_results_are_sent_back_in_the_chat_completions_shape() -> Non
             Message("tool", "content of x", tool_call_id="call_1"),
         ),
     )
-    with serve() as fake, anyio.fail_after(10):
+    with serve() as fake, anyio.fail_after(timeouts.TIMEOUT):
         fake.add(text_reply("done"))
         await model(fake.url).complete(request, Sink())
     messages = fake.requests[0]["messages"]
@@ -150,14 +151,14 @@ async def test_tool_results_are_sent_back_in_the_chat_completions_shape() -> Non
     ids=["length", "content_filter", "refusal_delta"],
 )
 async def test_finish_reasons_are_normalised(events: list[object], finish: str) -> None:
-    with serve() as fake, anyio.fail_after(10):
+    with serve() as fake, anyio.fail_after(timeouts.TIMEOUT):
         fake.add(Reply(events=events))
         reply = await model(fake.url).complete(REQUEST, Sink())
     assert reply.finish == finish
 
 
 async def test_a_429_is_retried_after_the_retry_after_delay_and_then_succeeds() -> None:
-    with serve() as fake, anyio.fail_after(10):
+    with serve() as fake, anyio.fail_after(timeouts.TIMEOUT):
         fake.add(
             Reply(
                 status=429, body={"error": {"message": "slow down"}}, headers={"Retry-After": "0"}
@@ -170,7 +171,7 @@ async def test_a_429_is_retried_after_the_retry_after_delay_and_then_succeeds() 
 
 
 async def test_a_server_that_keeps_failing_gives_a_clear_error_after_the_retries() -> None:
-    with serve() as fake, anyio.fail_after(10):
+    with serve() as fake, anyio.fail_after(timeouts.TIMEOUT):
         fake.add(*[Reply(status=500, body={"error": {"message": "boom"}})] * 5)
         with pytest.raises(ModelError) as caught:
             await model(fake.url, max_retries=2).complete(REQUEST, Sink())
@@ -181,7 +182,7 @@ async def test_a_server_that_keeps_failing_gives_a_clear_error_after_the_retries
 
 
 async def test_bad_credentials_fail_at_once_with_a_hint() -> None:
-    with serve() as fake, anyio.fail_after(10):
+    with serve() as fake, anyio.fail_after(timeouts.TIMEOUT):
         fake.add(Reply(status=401, body={"error": {"message": "invalid api key"}}))
         with pytest.raises(ModelError) as caught:
             await model(fake.url).complete(REQUEST, Sink())
@@ -191,7 +192,7 @@ async def test_bad_credentials_fail_at_once_with_a_hint() -> None:
 
 
 async def test_an_error_chunk_in_the_stream_becomes_a_model_error() -> None:
-    with serve() as fake, anyio.fail_after(10):
+    with serve() as fake, anyio.fail_after(timeouts.TIMEOUT):
         fake.add(Reply(events=[chunk("par"), {"error": {"message": "overloaded"}}]))
         with pytest.raises(ModelError, match="overloaded"):
             await model(fake.url).complete(REQUEST, Sink())
@@ -200,12 +201,12 @@ async def test_an_error_chunk_in_the_stream_becomes_a_model_error() -> None:
 async def test_an_unreachable_server_is_retried_then_reported() -> None:
     with serve() as fake:
         url = fake.url  # the port is closed once the block ends
-    with anyio.fail_after(10), pytest.raises(ModelError, match="cannot reach"):
+    with anyio.fail_after(timeouts.TIMEOUT), pytest.raises(ModelError, match="cannot reach"):
         await model(url, max_retries=1).complete(REQUEST, Sink())
 
 
 async def test_cancelling_mid_stream_closes_the_http_connection() -> None:
-    with serve() as fake, anyio.fail_after(10):
+    with serve() as fake, anyio.fail_after(timeouts.TIMEOUT):
         fake.add(Reply(events=[chunk("partial")], hold=True))
         sink = Sink()
         async with anyio.create_task_group() as tg:

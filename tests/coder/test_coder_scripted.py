@@ -26,6 +26,7 @@ from acp2.coder.providers.scripted import ScriptedModel
 from acp2.coder.providers.scripted_analysis import find_fix, summarise, verdict_of
 from acp2.coder.sample import copy_sample_project, sample_files
 from acp2.coder.tools import Prepared, Sandbox, Toolbox, ToolError
+from helpers import timeouts
 
 
 class Run:
@@ -86,7 +87,7 @@ class Run:
         model = ScriptedModel(python=sys.executable)
         gen = coder_loop(Conversation(), prompt, self.toolbox.specs)
         outcome: Any = None
-        with anyio.fail_after(60):
+        with anyio.fail_after(timeouts.RUN_TIMEOUT):
             while True:
                 try:
                     effect = gen.send(outcome)
@@ -97,7 +98,10 @@ class Run:
 
 def unittest_passes(root: Path) -> bool:
     done = subprocess.run(
-        [sys.executable, "-m", "unittest"], cwd=root, capture_output=True, timeout=60
+        [sys.executable, "-m", "unittest"],
+        cwd=root,
+        capture_output=True,
+        timeout=timeouts.RUN_TIMEOUT,
     )
     return done.returncode == 0
 

@@ -26,6 +26,7 @@ from acp2.coder.tools.confine import CommandPolicy, Confinement, bwrap_argv, cho
 from acp2.coder.tools.errors import ToolError
 from acp2.coder.tools.shell import run_command
 from acp2.schema import ToolCallUpdate
+from helpers import timeouts
 
 pytestmark = [
     pytest.mark.anyio,
@@ -64,7 +65,7 @@ async def test_output_streams_while_the_command_runs(tmp_path: Path) -> None:
     fifo = tmp_path / "gate"
     os.mkfifo(fifo)
     sink = Sink()
-    with anyio.fail_after(10):
+    with anyio.fail_after(timeouts.TIMEOUT):
         async with anyio.create_task_group() as tg:
             results = []
 
@@ -91,7 +92,7 @@ async def test_output_streams_while_the_command_runs(tmp_path: Path) -> None:
 
 async def test_stderr_is_merged_and_the_exit_status_reported(tmp_path: Path) -> None:
     sink = Sink()
-    with anyio.fail_after(10):
+    with anyio.fail_after(timeouts.TIMEOUT):
         result = await run_command(
             "echo out; echo err >&2; exit 3", cwd=str(tmp_path), time_limit=10, sink=sink
         )
@@ -101,14 +102,14 @@ async def test_stderr_is_merged_and_the_exit_status_reported(tmp_path: Path) -> 
 
 
 async def test_the_command_runs_in_the_given_directory(tmp_path: Path) -> None:
-    with anyio.fail_after(10):
+    with anyio.fail_after(timeouts.TIMEOUT):
         result = await run_command("pwd", cwd=str(tmp_path), time_limit=10, sink=Sink())
     assert result.output == f"{tmp_path}\n"
 
 
 async def test_a_command_over_its_time_limit_is_stopped(tmp_path: Path) -> None:
     sink = Sink()
-    with anyio.fail_after(10):
+    with anyio.fail_after(timeouts.TIMEOUT):
         result = await run_command("sleep 30", cwd=str(tmp_path), time_limit=0.2, sink=sink)
     assert result.timed_out
     assert result.signal == "SIGTERM"
@@ -118,7 +119,7 @@ async def test_a_command_over_its_time_limit_is_stopped(tmp_path: Path) -> None:
 @needs_proc
 async def test_a_command_ignoring_sigterm_is_killed(tmp_path: Path) -> None:
     sink = Sink()
-    with anyio.fail_after(10):
+    with anyio.fail_after(timeouts.TIMEOUT):
         result = await run_command(
             "trap '' TERM; echo ready; sleep 30",
             cwd=str(tmp_path),
@@ -134,7 +135,7 @@ async def test_a_command_ignoring_sigterm_is_killed(tmp_path: Path) -> None:
 @needs_proc
 async def test_cancelling_kills_the_whole_process_group(tmp_path: Path) -> None:
     sink = Sink()
-    with anyio.fail_after(10):
+    with anyio.fail_after(timeouts.TIMEOUT):
         async with anyio.create_task_group() as tg:
             tg.start_soon(
                 partial(
@@ -163,7 +164,7 @@ async def test_background_leftovers_do_not_outlive_the_command(tmp_path: Path) -
     fifo = tmp_path / "gate"
     os.mkfifo(fifo)
     sink = Sink()
-    with anyio.fail_after(10):
+    with anyio.fail_after(timeouts.TIMEOUT):
         async with anyio.create_task_group() as tg:
             results = []
 
@@ -230,7 +231,7 @@ async def test_a_command_run_directly_does_not_inherit_the_key(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-direct-run-key")
-    with anyio.fail_after(10):
+    with anyio.fail_after(timeouts.TIMEOUT):
         result = await run_command("env", cwd=str(tmp_path), time_limit=10, sink=Sink())
     output = result.output
     assert "PATH=" in output
@@ -305,7 +306,7 @@ async def test_under_bubblewrap_writes_land_in_the_project_only(tmp_path: Path) 
     project.mkdir()
     other.mkdir()
     command = f"echo in > in.txt; echo out > {other}/out.txt; echo $HOME; ls ~ | wc -l"
-    with anyio.fail_after(20):
+    with anyio.fail_after(timeouts.PROCESS_TIMEOUT):
         result = await run_command(command, cwd=str(project), time_limit=20, sink=Sink(),
                                    policy=BWRAP)  # fmt: skip
     assert (project / "in.txt").read_text() == "in\n"
@@ -320,13 +321,13 @@ async def test_under_bubblewrap_a_timeout_and_a_cancel_stop_everything_inside(
 ) -> None:
     marker = f"600.{os.getpid()}{id(tmp_path) % 1000}"
     command = f"sleep {marker} & setsid sleep {marker} & echo ready; wait"
-    with anyio.fail_after(20):
+    with anyio.fail_after(timeouts.PROCESS_TIMEOUT):
         result = await run_command(command, cwd=str(tmp_path), time_limit=0.5, sink=Sink(),
                                    policy=BWRAP, grace=0.5)  # fmt: skip
     assert result.timed_out
     assert not running("sleep", marker)
     sink = Sink()
-    with anyio.fail_after(20):
+    with anyio.fail_after(timeouts.PROCESS_TIMEOUT):
         async with anyio.create_task_group() as tg:
             tg.start_soon(partial(run_command, command, cwd=str(tmp_path), time_limit=60,
                                   sink=sink, policy=BWRAP))  # fmt: skip
@@ -343,7 +344,7 @@ async def test_under_landlock_writes_land_in_the_project_and_a_private_tmpdir(
     project.mkdir()
     other.mkdir()
     command = f'echo in > in.txt; echo t > "$TMPDIR/t" && echo TMP_OK; echo out > {other}/o'
-    with anyio.fail_after(20):
+    with anyio.fail_after(timeouts.PROCESS_TIMEOUT):
         result = await run_command(command, cwd=str(project), time_limit=20, sink=Sink(),
                                    policy=LANDLOCK)  # fmt: skip
     assert (project / "in.txt").read_text() == "in\n"
@@ -372,7 +373,7 @@ def running(*argv: str) -> list[int]:
 @needs_proc
 async def test_kill_all_ends_every_registered_command_group(tmp_path: Path) -> None:
     sink = Sink()
-    with anyio.fail_after(20):
+    with anyio.fail_after(timeouts.PROCESS_TIMEOUT):
         async with anyio.create_task_group() as tg:
             tg.start_soon(partial(run_command, "echo pgid $$; sleep 60", cwd=str(tmp_path),
                                   time_limit=60, sink=sink, policy=UNCONFINED))  # fmt: skip
@@ -440,7 +441,7 @@ async def test_a_sandbox_step_failing_in_the_child_is_a_tool_error(
         return launch
 
     monkeypatch.setattr(shell, "plan_launch", failing)
-    with anyio.fail_after(10), pytest.raises(ToolError, match="could not be started"):
+    with anyio.fail_after(timeouts.TIMEOUT), pytest.raises(ToolError, match="could not be started"):
         await run_command("touch ran", cwd=str(tmp_path), time_limit=5, sink=Sink())
     assert not (tmp_path / "ran").exists()
     assert reaper.live_groups() == []
@@ -453,7 +454,11 @@ def test_the_agent_process_hides_its_environment_from_same_user_processes() -> N
         "done = hide_process(); print(done, ctypes.CDLL(None).prctl(3, 0, 0, 0, 0))"
     )
     out = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=timeouts.RUN_TIMEOUT,
+        check=True,
     ).stdout
     assert out.split() == ["True", "0"]  # PR_GET_DUMPABLE: 0
 
@@ -463,7 +468,7 @@ def test_the_agent_process_hides_its_environment_from_same_user_processes() -> N
 async def test_under_bubblewrap_a_stopped_command_gets_its_grace_period(tmp_path: Path) -> None:
     command = "trap 'echo cleaning up > done.txt; exit 0' TERM; echo ready; sleep 30 & wait"
     sink = Sink()
-    with anyio.fail_after(20):
+    with anyio.fail_after(timeouts.PROCESS_TIMEOUT):
         result = await run_command(command, cwd=str(tmp_path), time_limit=1, sink=sink,
                                    policy=BWRAP, grace=5)  # fmt: skip
     assert result.timed_out

@@ -12,6 +12,7 @@ from acp2.coder.tools import Sandbox
 from acp2.coder.tools.files import list_files, read_file
 from acp2.coder.tools.search import search
 from acp2.coder.tools.stopping import Stop, StoppedError, run_stoppable
+from helpers import timeouts
 
 
 @pytest.mark.anyio
@@ -25,7 +26,7 @@ async def test_cancelling_a_stoppable_run_returns_at_once_and_fires_stop() -> No
         release.wait(10)
         return 1
 
-    with anyio.fail_after(10):
+    with anyio.fail_after(timeouts.TIMEOUT):
         async with anyio.create_task_group() as tg:
             tg.start_soon(run_stoppable, work)
             await anyio.to_thread.run_sync(started.wait, 10)
@@ -37,7 +38,7 @@ async def test_cancelling_a_stoppable_run_returns_at_once_and_fires_stop() -> No
 
 @pytest.mark.anyio
 async def test_a_finished_run_returns_its_result() -> None:
-    with anyio.fail_after(10):
+    with anyio.fail_after(timeouts.TIMEOUT):
         assert await run_stoppable(lambda stop: stop()) is False
 
 

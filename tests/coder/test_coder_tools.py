@@ -14,6 +14,7 @@ from acp2.coder.tools.files import apply_change, list_files, prepare_edit, read_
 from acp2.coder.tools.gitignore import parse_gitignore, walk
 from acp2.coder.tools.search import search
 from acp2.schema import Diff, DiffAddChange, DiffModifyChange
+from helpers import timeouts
 
 
 @pytest.fixture
@@ -298,7 +299,7 @@ def test_edits_and_writes_over_the_size_limit_are_refused(project: Path) -> None
 @pytest.mark.anyio
 async def test_preparing_in_a_thread_gives_the_same_call(project: Path) -> None:
     args = json.dumps({"path": "pkg/core.py", "old_string": "a - b", "new_string": "a + b"})
-    with anyio.fail_after(10):
+    with anyio.fail_after(timeouts.TIMEOUT):
         prepared = await box(project).prepare_async("edit_file", args)
     assert prepared.title == "Edit pkg/core.py"
     assert prepared.preview is not None
@@ -331,7 +332,7 @@ async def test_patterns_re2_cannot_run_still_work_in_the_child_process(
     from acp2.coder.tools.search import search_async
 
     (project / "pkg" / "dup.txt").write_text("aab\n")
-    with anyio.fail_after(30):
+    with anyio.fail_after(timeouts.SCENARIO_TIMEOUT):
         hits = await search_async(Sandbox(str(project)), pattern)
     assert hits == [hit]
 
@@ -345,7 +346,10 @@ async def test_a_search_past_its_time_limit_is_stopped_with_a_tool_error(
 
     monkeypatch.setenv("ACP2_SEARCH_ENGINE", "re")  # Python's re, in the child process
     (project / "crafted.txt").write_text("a" * 60 + "!\n")
-    with anyio.fail_after(30), pytest.raises(ToolError, match=r"longer than 1 s and was stopped"):
+    with (
+        anyio.fail_after(timeouts.SCENARIO_TIMEOUT),
+        pytest.raises(ToolError, match=r"longer than 1 s and was stopped"),
+    ):
         await search_async(Sandbox(str(project)), r"^(a+)+$", limits=FileLimits(search_seconds=1))
 
 

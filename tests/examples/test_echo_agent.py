@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from helpers import timeouts
+
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "echo_agent.py"
 
 
@@ -15,7 +17,7 @@ def test_the_echo_example_streams_the_prompt_back_and_ends_the_turn(tmp_path: Pa
         [*argv, "--", sys.executable, str(EXAMPLE)],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=timeouts.RUN_TIMEOUT,
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "hello there"

@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from helpers import timeouts
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "notes_agent.py"
 GUIDE = ROOT / "docs" / "writing-an-agent.md"
@@ -23,7 +25,7 @@ def run(tmp_path: Path, permission: str) -> subprocess.CompletedProcess[str]:
         [*argv, "--cwd", str(tmp_path), "buy milk", "--", sys.executable, str(EXAMPLE)],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=timeouts.RUN_TIMEOUT,
         check=False,
     )
 

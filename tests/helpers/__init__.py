@@ -1,6 +1,8 @@
 """Shared test helpers: two peers over a memory link, and a raw wire to poke one peer.
 
 Import as ``from helpers import PeerPair, raw_peer`` (``tests/`` is on ``sys.path``).
+Every wait in tests is bounded by :data:`helpers.timeouts.TIMEOUT` (re-exported here) or
+one of its named multiples.
 
 * :class:`PeerPair` runs two :class:`acp2.rpc.Connection` objects (``client`` and
   ``agent``) over :func:`acp2.transport.memory.memory_pair`, checks every frame either
@@ -22,12 +24,10 @@ import anyio
 from acp2.rpc.connection import Connection
 from acp2.rpc.framing import LineFramer
 from acp2.transport.memory import MemoryTransport, memory_pair
+from helpers.timeouts import TIMEOUT
 from helpers.wire import check_frame
 
-__all__ = ["PeerPair", "RawWire", "check_frame", "raw_peer"]
-
-#: Upper bound for any single wait in tests.
-TIMEOUT = 5.0
+__all__ = ["TIMEOUT", "PeerPair", "RawWire", "check_frame", "raw_peer"]
 
 
 class PeerPair:

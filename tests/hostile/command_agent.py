@@ -25,6 +25,7 @@ from acp2.client import ClientConnection, allow_all, connect_transport
 from acp2.coder.tools import landlock
 from acp2.coder.tools.confine import CommandPolicy, choose
 from acp2.transport.stdio import AgentProcess, spawn_agent
+from helpers.timeouts import SCENARIO_TIMEOUT as TIMEOUT
 
 __all__ = [
     "SANDBOXED",
@@ -41,8 +42,6 @@ __all__ = [
     "wait_gone",
 ]
 
-#: Upper bound of every wait in these tests.
-TIMEOUT = 30.0
 
 _BWRAP = choose(CommandPolicy(sandbox="bubblewrap")).kind == "bubblewrap"
 #: The sandboxes this machine offers, as test parameters (absent ones skip, saying why).

@@ -4,7 +4,6 @@ and ``acp2 chat --plain`` with captured pipes, ``acp2 chat`` in a pseudo-termina
 from __future__ import annotations
 
 import io
-import os
 import re
 import subprocess
 import sys
@@ -13,9 +12,10 @@ from typing import Any
 
 import pytest
 
-ACP2 = [sys.executable, "-m", "acp2"]
+from helpers import timeouts
+from helpers.processes import ACP2, spawn_pty, terminal_env
+
 HOSTILE = [sys.executable, str(Path(__file__).with_name("hostile_agent.py"))]
-TIMEOUT = 20  # seconds, for every expectation
 
 #: The agent's sequences that must never reach a terminal. (Cursor moves are not listed:
 #: the live region uses them itself; off a terminal no ESC may appear at all.)
@@ -26,14 +26,7 @@ NEVER = re.compile("[\x80-\x9f\u202a-\u202e\u2066-\u2069]")
 
 def env(tmp_path: Path) -> dict[str, str]:
     """Our environment, with acp2's data folder under ``tmp_path`` and an 80x24 terminal."""
-    return {
-        **os.environ,
-        "ACP2_DATA_DIR": str(tmp_path / "data"),
-        "TERM": "xterm-256color",
-        "COLUMNS": "80",
-        "LINES": "24",
-        "PROMPT_TOOLKIT_NO_CPR": "1",
-    }
+    return terminal_env(tmp_path / "data")
 
 
 def run_acp2(*args: str, tmp_path: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -45,24 +38,15 @@ def run_acp2(*args: str, tmp_path: Path, stdin: str = "") -> subprocess.Complete
         text=True,
         env=env(tmp_path),
         cwd=tmp_path,
-        timeout=60,
+        timeout=timeouts.RUN_TIMEOUT,
         check=False,
     )
 
 
 def spawn_chat(tmp_path: Path, *args: str) -> Any:
     """``acp2 chat ARGS -- HOSTILE`` in a pseudo-terminal, ready at its prompt."""
-    pexpect = pytest.importorskip("pexpect")
-    command = [*ACP2, "chat", *args, "--", *HOSTILE]
-    child = pexpect.spawn(
-        command[0],
-        command[1:],
-        cwd=str(tmp_path),
-        env=env(tmp_path),
-        dimensions=(24, 80),
-        encoding="utf-8",
-        timeout=TIMEOUT,
-    )
+    pytest.importorskip("pexpect")
+    child = spawn_pty([*ACP2, "chat", *args, "--", *HOSTILE], env=env(tmp_path), cwd=tmp_path)
     child.logfile_read = io.StringIO()  # everything the chat writes to the terminal
     child.expect("❯")
     return child

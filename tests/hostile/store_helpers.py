@@ -23,10 +23,9 @@ from acp2.rpc import Connection
 from acp2.schema import AgentMessageChunk, TextContent
 from acp2.schema.codec import encode
 from acp2.transport.stdio import AgentProcess, spawn_agent
+from helpers.timeouts import SCENARIO_TIMEOUT as TIMEOUT
 
 __all__ = ["Recorder", "agent_argv", "raw_agent", "seed_message"]
-
-TIMEOUT = 30.0
 
 
 def agent_argv(store: Path) -> list[str]:

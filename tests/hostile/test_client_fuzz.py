@@ -24,6 +24,7 @@ from acp2.client import connect_transport
 from acp2.errors import Acp2Error
 from acp2.rpc.framing import LineFramer
 from acp2.transport.memory import MemoryTransport, memory_pair
+from helpers import timeouts
 
 pytestmark = pytest.mark.anyio
 
@@ -157,7 +158,7 @@ class HostileAgent:
 async def test_random_bytes_from_an_agent_never_break_the_client(chunks: list[bytes]) -> None:
     ours, theirs = memory_pair()
     agent = HostileAgent(theirs, chunks)
-    with anyio.fail_after(10):
+    with anyio.fail_after(timeouts.TIMEOUT):
         async with anyio.create_task_group() as tg:
             tg.start_soon(agent.run)
             async with connect_transport(ours, cwd="/tmp") as client:

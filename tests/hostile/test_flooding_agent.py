@@ -22,11 +22,12 @@ import pytest
 from acp2.client import connect
 from acp2.client.work import MAX_ENTRIES, Skipped
 from acp2.schema import AgentMessageChunk, StateUpdate
+from helpers.processes import ACP2
+from helpers.timeouts import TIMEOUT as ONE_WAIT
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 AGENT = [sys.executable, str(Path(__file__).with_name("flooding_agent.py"))]
-ACP2 = [sys.executable, "-m", "acp2"]
 CHUNKS = 300_000
 ROUNDS = 50_000
 #: Generous: the text of CHUNKS chunks is 2.6 MB; one object per chunk costs ~69 MB.
@@ -35,7 +36,9 @@ MAX_GROWTH_MB = 30
 MAX_MIXED_GROWTH_MB = 8
 #: Peak RSS of a whole ``acp2 run`` / ``acp2 chat`` process (start-up is ~30-35 MB).
 MAX_PROCESS_MB = 80
-TIMEOUT = 180
+#: Millions of updates through whole processes take minutes on a loaded two-core
+#: machine, so this file allows eighteen single-wait bounds.
+TIMEOUT = 18 * ONE_WAIT
 
 
 def rss_mb(pid: int | str = "self", field: str = "VmRSS") -> float:

@@ -14,6 +14,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from helpers import timeouts
 from hostile.coder_attack_helpers import (
     TIMEOUT,
     Recorder,
@@ -33,7 +34,12 @@ pytestmark = [
 
 def git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=30, check=True
+        ["git", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeouts.SCENARIO_TIMEOUT,
+        check=True,
     )
 
 

@@ -16,7 +16,7 @@ import pytest
 from acp2.client import connect
 from acp2.errors import ConnectionClosed
 from acp2.transport.stdio import spawn_agent
-from helpers import RawWire
+from helpers import RawWire, timeouts
 
 pytestmark = pytest.mark.anyio
 
@@ -25,7 +25,7 @@ BROKEN = str(Path(__file__).parents[1] / "client" / "misbehaving_agent.py")
 
 
 async def test_the_agent_names_a_lone_surrogate_and_an_out_of_range_id() -> None:
-    with anyio.fail_after(20):
+    with anyio.fail_after(timeouts.PROCESS_TIMEOUT):
         async with spawn_agent(AGENT) as proc:
             wire = RawWire(proc)  # type: ignore[arg-type]  # any Transport will do
             await wire.send(b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":"\\ud800"}}\n')
@@ -51,7 +51,7 @@ async def test_the_agent_names_a_lone_surrogate_and_an_out_of_range_id() -> None
 async def test_the_client_says_what_was_wrong_with_the_agents_last_message() -> None:
     """An agent prints a line that is not JSON and exits mid-turn: the error names the
     invalid message as well as the agent's stderr."""
-    with anyio.fail_after(20):
+    with anyio.fail_after(timeouts.PROCESS_TIMEOUT):
         async with connect([sys.executable, BROKEN, "exit-mid-turn"]) as client:
             session = await client.new_session()
             work = await session.prompt("hello")

@@ -28,7 +28,7 @@ from acp2.rpc import Connection
 from acp2.testing.scenarios import build_test_agent
 from acp2.transport.memory import memory_pair
 from acp2.transport.stdio import spawn_agent
-from helpers import RawWire, raw_peer
+from helpers import RawWire, raw_peer, timeouts
 
 pytestmark = pytest.mark.anyio
 
@@ -88,7 +88,7 @@ async def attack_the_agent(wire: RawWire, depth: int) -> None:
 
 @pytest.mark.parametrize("depth", DEPTHS)
 async def test_nested_json_gets_an_error_and_the_stdio_agent_keeps_answering(depth: int) -> None:
-    with anyio.fail_after(30):
+    with anyio.fail_after(timeouts.SCENARIO_TIMEOUT):
         async with spawn_agent(AGENT) as proc:
             wire = RawWire(proc)  # type: ignore[arg-type]  # any Transport will do
             await attack_the_agent(wire, depth)
@@ -100,7 +100,7 @@ async def test_nested_json_gets_an_error_and_the_agent_keeps_answering_in_memory
     depth: int,
 ) -> None:
     ours, theirs = memory_pair()
-    with anyio.fail_after(30):
+    with anyio.fail_after(timeouts.SCENARIO_TIMEOUT):
         async with anyio.create_task_group() as tg:
             tg.start_soon(build_test_agent().serve, theirs)
             await attack_the_agent(RawWire(ours), depth)
@@ -125,7 +125,7 @@ async def test_nested_json_from_a_peer_fails_only_our_waiter_and_drops_only_the_
     notification, batch or update is dropped; the connection keeps working."""
     deep = nested(depth)
     seen: list[Any] = []
-    with anyio.fail_after(30):
+    with anyio.fail_after(timeouts.SCENARIO_TIMEOUT):
         async with echo_peer() as (conn, wire):
             conn.on_notification("session/update", dict, seen.append)
             async with anyio.create_task_group() as tg:
@@ -155,7 +155,7 @@ async def test_the_client_survives_a_hostile_agent_sending_nested_json_over_stdi
 ) -> None:
     """The acp2 client against a real agent process that sends deep updates and a deep
     response: the turn completes, the deep response fails only its own prompt."""
-    with anyio.fail_after(30):
+    with anyio.fail_after(timeouts.SCENARIO_TIMEOUT):
         async with connect([*HOSTILE_AGENT, str(depth)]) as client:
             session = await client.new_session()
             work = await session.prompt("survived")

@@ -21,12 +21,13 @@ import pytest
 from acp2.client import connect
 from acp2.errors import ConnectionClosed
 from acp2.schema import AgentMessageChunk, StateUpdate
+from helpers import timeouts
+from helpers.processes import ACP2
+from helpers.timeouts import PROCESS_TIMEOUT as TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
 AGENT = [sys.executable, str(Path(__file__).with_name("burst_agent.py"))]
-ACP2 = [sys.executable, "-m", "acp2"]
-TIMEOUT = 15
 
 #: Modes whose turn ends with an idle the work must take.
 ENDING = ["burst", "idle-first", "other-id", "no-running", "two-idles", "aug", "aug-user"]
@@ -99,7 +100,7 @@ def test_acp2_run_exits_after_a_turn_written_in_one_burst(mode: str, tmp_path: P
         capture_output=True,
         text=True,
         cwd=tmp_path,
-        timeout=60,
+        timeout=timeouts.RUN_TIMEOUT,
         check=False,
     )
     assert done.returncode == 0, done.stderr
@@ -114,7 +115,7 @@ def test_acp2_run_gives_up_on_an_agent_that_never_reports_idle(tmp_path: Path) -
         capture_output=True,
         text=True,
         cwd=tmp_path,
-        timeout=60,
+        timeout=timeouts.RUN_TIMEOUT,
         check=False,
     )
     assert done.returncode == 3

@@ -20,6 +20,7 @@ import pytest
 from acp2.coder.tools import Sandbox, ToolError, beneath
 from acp2.coder.tools.files import apply_change, prepare_write, read_file
 from acp2.coder.tools.search import search
+from helpers import timeouts
 
 pytestmark = [
     pytest.mark.slow,
@@ -62,7 +63,7 @@ def racing(tmp_path: Path) -> Iterator[Path]:
         yield tmp_path
     finally:
         swapper.kill()
-        swapper.wait(timeout=30)
+        swapper.wait(timeout=timeouts.SCENARIO_TIMEOUT)
 
 
 @pytest.mark.parametrize("code_path", ["openat2", "walk"])

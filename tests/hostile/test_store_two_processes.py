@@ -28,10 +28,9 @@ from acp2.client import ClientConnection, connect_transport
 from acp2.errors import RequestError
 from acp2.schema import StateUpdate
 from acp2.transport.stdio import AgentProcess, spawn_agent
+from helpers.timeouts import PROCESS_TIMEOUT as TIMEOUT
 
 pytestmark = pytest.mark.anyio
-
-TIMEOUT = 20.0
 
 
 @asynccontextmanager

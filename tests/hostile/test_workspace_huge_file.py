@@ -19,6 +19,7 @@ import pytest
 
 from acp2.coder.tools import Sandbox, Toolbox
 from acp2.coder.tools.limits import FileLimits
+from helpers import timeouts
 from hostile.coder_attack_helpers import (
     TIMEOUT,
     Recorder,
@@ -49,7 +50,11 @@ def peak_rss_of(code: str, cwd: Path) -> tuple[str, int]:
         """
     )
     done = subprocess.run(
-        [sys.executable, "-c", script], cwd=cwd, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", script],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeouts.RUN_TIMEOUT,
     )
     assert done.returncode == 0, done.stderr
     *lines, peak = done.stdout.strip().splitlines()

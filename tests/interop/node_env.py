@@ -23,6 +23,8 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from helpers import timeouts
+
 TS_DIR = Path(__file__).resolve().parent / "ts"
 LOCKFILE = TS_DIR / "package-lock.json"
 INSTALL_FILES = ("package.json", "package-lock.json", ".npmrc")
@@ -61,7 +63,11 @@ def node_version() -> tuple[int, ...]:
         raise NodeUnavailable("`node` is not on PATH (Node.js >= 20 is needed)")
     try:
         out = subprocess.run(
-            [node, "--version"], capture_output=True, text=True, timeout=30, check=True
+            [node, "--version"],
+            capture_output=True,
+            text=True,
+            timeout=timeouts.SCENARIO_TIMEOUT,
+            check=True,
         ).stdout
     except (OSError, subprocess.SubprocessError) as exc:
         raise NodeUnavailable(f"`node --version` failed: {exc}") from exc

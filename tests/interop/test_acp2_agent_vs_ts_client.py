@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 import schema_validation
+from helpers import timeouts
 
 from .expectations import check_common, check_report, last_stop, updates
 from .peers import run_ts_client
@@ -106,7 +107,13 @@ def test_ts_client_streams_10000_chunks_from_acp2_test_agent(ts_sdk: Path, tmp_p
     log = tmp_path / "wire.jsonl"
     count = 10_000
     report = run_ts_client(
-        ts_sdk, "stream", ACP2_TEST_AGENT, tap_log=log, cwd=tmp_path, count=count, timeout=60
+        ts_sdk,
+        "stream",
+        ACP2_TEST_AGENT,
+        tap_log=log,
+        cwd=tmp_path,
+        count=count,
+        timeout=timeouts.RUN_TIMEOUT,
     )
 
     check_report(report)
@@ -160,7 +167,10 @@ def test_ts_client_drives_acp2_coding_agent_through_a_full_turn(
     ]
     log = tmp_path / "wire.jsonl"
     before = subprocess.run(
-        [sys.executable, "-m", "unittest"], cwd=project, capture_output=True, timeout=60
+        [sys.executable, "-m", "unittest"],
+        cwd=project,
+        capture_output=True,
+        timeout=timeouts.RUN_TIMEOUT,
     )
     assert before.returncode != 0, "the sample project's tests should fail before the fix"
 
@@ -171,7 +181,7 @@ def test_ts_client_drives_acp2_coding_agent_through_a_full_turn(
         tap_log=log,
         cwd=project,
         prompt="Fix the failing test.",
-        timeout=60,
+        timeout=timeouts.RUN_TIMEOUT,
     )
 
     check_common(report)
@@ -187,7 +197,10 @@ def test_ts_client_drives_acp2_coding_agent_through_a_full_turn(
     assert last_status, "no tool calls"
     assert set(last_status.values()) == {"completed"}, last_status
     after = subprocess.run(
-        [sys.executable, "-m", "unittest"], cwd=project, capture_output=True, timeout=60
+        [sys.executable, "-m", "unittest"],
+        cwd=project,
+        capture_output=True,
+        timeout=timeouts.RUN_TIMEOUT,
     )
     assert after.returncode == 0, after.stderr.decode(errors="replace")[-2000:]
     assert_accepted(report, log)

@@ -27,13 +27,13 @@ import pytest
 import schema_validation
 from acp2.client import PermissionRequest, allow_all, connect, deny_all
 from acp2.schema import AgentMessageChunk, Diff, StateUpdate
+from helpers import timeouts
+from helpers.timeouts import SCENARIO_TIMEOUT as TIMEOUT
 
 from .peers import tap_argv, ts_agent_argv
 from .wire import AGENT_TO_CLIENT, Frame, read_log, session_updates
 
 pytestmark = pytest.mark.interop
-
-TIMEOUT = 30.0  # seconds, for a whole client-API test / one `acp2 run`
 
 
 # ---------------------------------------------------------------- wire helpers
@@ -215,7 +215,7 @@ async def test_client_streams_10000_chunks(ts_sdk: Path, tmp_path: Path) -> None
     log = tmp_path / "wire.jsonl"
     count = 10_000
     seen: list[Any] = []
-    with anyio.fail_after(60):
+    with anyio.fail_after(timeouts.RUN_TIMEOUT):
         async with connect(ts_agent(ts_sdk, log), cwd=tmp_path) as client:
             session = await client.new_session(on_update=lambda update, raw: seen.append(update))
             work = await session.prompt(f"stream {count}")

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers import timeouts
+
 from . import node_env
 from .conftest import REQUIRE_ENV, skip_or_fail
 from .peers import tap_argv
@@ -24,7 +26,9 @@ UPPER = [
 
 
 def run_tap(log: Path, data: bytes) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(tap_argv(log, UPPER), input=data, capture_output=True, timeout=30)
+    return subprocess.run(
+        tap_argv(log, UPPER), input=data, capture_output=True, timeout=timeouts.SCENARIO_TIMEOUT
+    )
 
 
 def test_the_tap_forwards_bytes_unchanged_and_logs_each_line(tmp_path: Path) -> None:
@@ -57,7 +61,7 @@ def test_the_tap_logs_a_final_line_without_newline_as_partial(tmp_path: Path) ->
 def test_the_tap_exits_with_the_agent_exit_code(tmp_path: Path) -> None:
     argv = tap_argv(tmp_path / "wire.jsonl", [sys.executable, "-c", "raise SystemExit(3)"])
 
-    done = subprocess.run(argv, input=b"", capture_output=True, timeout=30)
+    done = subprocess.run(argv, input=b"", capture_output=True, timeout=timeouts.SCENARIO_TIMEOUT)
 
     assert done.returncode == 3
 

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import schema_validation
+from helpers import timeouts
 
 from .expectations import check_report
 from .peers import SCENARIOS, run_ts_client, ts_agent_argv
@@ -68,7 +69,13 @@ def test_a_20k_chunk_stream_is_tapped_and_validated(ts_sdk: Path, tmp_path: Path
     log = tmp_path / "wire.jsonl"
     count = 20_000
     report = run_ts_client(
-        ts_sdk, "stream", ts_agent_argv(ts_sdk), tap_log=log, cwd=tmp_path, count=count, timeout=60
+        ts_sdk,
+        "stream",
+        ts_agent_argv(ts_sdk),
+        tap_log=log,
+        cwd=tmp_path,
+        count=count,
+        timeout=timeouts.RUN_TIMEOUT,
     )
 
     check_report(report)

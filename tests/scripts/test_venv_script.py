@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers import timeouts
+
 ROOT = Path(__file__).resolve().parents[2]
 
 FAKE_PYTHON = """#!/usr/bin/env bash
@@ -50,7 +52,7 @@ def demo(checkout: Path, *args: str) -> list[str]:
         ["bash", str(checkout / "scripts" / "demo.sh"), *args],
         env=env,
         check=True,
-        timeout=60,
+        timeout=timeouts.RUN_TIMEOUT,
         capture_output=True,
     )
     lines = calls.read_text().splitlines()

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import acp2
+from helpers import timeouts
 
 FORBIDDEN = ("anyio", "asyncio", "subprocess", "socket")
 PURE_PACKAGES = ("state", "lifecycle")
@@ -43,6 +44,10 @@ def test_importing_the_pure_packages_loads_no_io_module() -> None:
         f"print(json.dumps(sorted(m for m in {FORBIDDEN!r} if m in sys.modules)))\n"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=timeouts.RUN_TIMEOUT,
     )
     assert json.loads(out.stdout) == []

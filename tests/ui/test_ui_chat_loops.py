@@ -13,6 +13,7 @@ from acp2.ui.interactive import InteractiveChat
 from acp2.ui.lines import LineReader
 from acp2.ui.live import FPS, PausableLive
 from acp2.ui.transcript import TranscriptChat
+from helpers import timeouts
 
 pytestmark = pytest.mark.anyio
 
@@ -21,7 +22,7 @@ async def transcript(lines: str, permission: str = "deny") -> tuple[int, str]:
     """Run the transcript chat on ``lines``; return its status and what it printed."""
     out = io.StringIO()
     chat = TranscriptChat(out, LineReader(io.StringIO(lines)), permission=permission)
-    with anyio.fail_after(10):
+    with anyio.fail_after(timeouts.TIMEOUT):
         async with served_test_agent(chat.policy()) as client:
             status = await chat.run(await client.new_session())
     return status, out.getvalue()
@@ -84,7 +85,7 @@ async def test_ask_reads_the_choice_from_the_next_input_line() -> None:
 async def test_a_resumed_session_prints_its_history_first() -> None:
     out = io.StringIO()
     chat = TranscriptChat(out, LineReader(io.StringIO("")))
-    with anyio.fail_after(10):
+    with anyio.fail_after(timeouts.TIMEOUT):
         async with served_test_agent(chat.policy()) as client:
             first = await client.new_session()
             await (await first.prompt("echo earlier words")).wait()
@@ -103,7 +104,7 @@ async def test_a_resumed_session_prints_its_history_first() -> None:
 async def interactive_turns(*prompts: str, permission: str = "allow", **kw: Any) -> str:
     console = capture(80, 24)
     chat = InteractiveChat(console, permission=permission, stdin=io.StringIO())
-    with anyio.fail_after(10):
+    with anyio.fail_after(timeouts.TIMEOUT):
         async with served_test_agent(chat.policy()) as client:
             chat.attach(await client.new_session())
             for prompt in prompts:
@@ -126,7 +127,7 @@ async def test_an_interactive_turn_with_fixed_permission_logs_the_decision() -> 
 async def test_cancel_during_a_turn_shows_cancelled() -> None:
     console = capture(80, 24)
     chat = InteractiveChat(console, permission="deny", stdin=io.StringIO())
-    with anyio.fail_after(10):
+    with anyio.fail_after(timeouts.TIMEOUT):
         async with served_test_agent(chat.policy()) as client:
             session = await client.new_session()
             chat.attach(session)
@@ -163,7 +164,7 @@ async def test_the_live_region_is_redrawn_at_a_steady_rate_not_per_update(
 async def test_a_second_ctrl_c_while_cancelling_quits() -> None:
     console = capture(80, 24)
     chat = InteractiveChat(console, permission="deny", stdin=io.StringIO())
-    with anyio.fail_after(10):
+    with anyio.fail_after(timeouts.TIMEOUT):
         async with served_test_agent(chat.policy()) as client:
             session = await client.new_session()
             chat.attach(session)
@@ -181,7 +182,7 @@ async def test_ctrl_t_expands_thoughts_and_shows_the_last_one_in_full() -> None:
     long_thought = " ".join(f"idea{i}" for i in range(30))
     console = capture(80, 24)
     chat = InteractiveChat(console, stdin=io.StringIO())
-    with anyio.fail_after(10):
+    with anyio.fail_after(timeouts.TIMEOUT):
         async with served_test_agent(chat.policy()) as client:
             chat.attach(await client.new_session())
             await chat.turn(f"think {long_thought}")

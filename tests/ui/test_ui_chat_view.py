@@ -18,6 +18,7 @@ from acp2.ui.chatview import COLLAPSED_LINES, collapsed_view, status_extras
 from acp2.ui.interactive import InteractiveChat
 from acp2.ui.live import LiveRegion
 from acp2.ui.settle import Settler
+from helpers import timeouts
 
 
 class FakeSession:
@@ -100,7 +101,7 @@ def test_long_tool_output_is_collapsed_with_the_key_that_expands_it() -> None:
 async def run_lines(*lines: str) -> tuple[InteractiveChat, str]:
     console = capture(100, 40)
     chat = InteractiveChat(console, permission="deny", stdin=io.StringIO())
-    with anyio.fail_after(10):
+    with anyio.fail_after(timeouts.TIMEOUT):
         async with served_test_agent(chat.policy()) as client:
             chat.attach(await client.new_session())
             for line in lines:

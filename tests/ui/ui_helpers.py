@@ -10,14 +10,13 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-import anyio
 from rich.console import Console
 
-from acp2.client import ClientConnection, PermissionPolicy, connect_transport
+from acp2.client import ClientConnection, PermissionPolicy
 from acp2.schema import SessionUpdate
 from acp2.schema.codec import decode
 from acp2.state import SessionState, reduce
-from acp2.transport.memory import memory_pair
+from helpers.inprocess import served
 
 CWD = "/tmp/acp2-ui-tests"
 
@@ -116,10 +115,5 @@ async def served_test_agent(permissions: PermissionPolicy) -> AsyncIterator[Clie
     """The test agent served in process; yields a connected client using ``permissions``."""
     from acp2.testing.scenarios import build_test_agent
 
-    ours, theirs = memory_pair()
-    async with anyio.create_task_group() as group:
-        group.start_soon(build_test_agent().serve, theirs)
-        async with connect_transport(ours, cwd=CWD, permissions=permissions) as client:
-            yield client
-        await theirs.aclose()
-        group.cancel_scope.cancel()
+    async with served(build_test_agent(), cwd=CWD, permissions=permissions) as client:
+        yield client

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
+from acp2.check import catalog
+
 __all__ = [
     "BOTH_DRAFTS_ADVICE",
     "DIFFERENCES",
@@ -37,19 +39,11 @@ DRAFT_NAMES: Final = {
 }
 #: The public ACP v2 pages (what changed from v1, with links to every v2 page).
 SPEC_URL: Final = "https://agentclientprotocol.com/protocol/v2/migration"
-#: Where the drafts disagree on the wire: what ``aug`` expects, then what ``nov`` expects.
+#: Where the drafts disagree on the wire, for the ``diff`` ids the rows cite: what ``aug``
+#: expects, then what ``nov`` expects (texts from the requirement list, acp2.check.catalog).
 DIFFERENCES: Final = {
-    "D-01": "batches: aug answers JSON arrays as batches; nov rejects any array with one -32600",
-    "D-05": "an unsupported protocolVersion: aug answers a result with the agent's newest "
-    "version; nov answers a version <= the requested one, or -32022 {requested, supported}",
-    "D-09": "the prompt receipt: aug answers session/prompt with {}; nov with {messageId}, "
-    "the id of the user_message",
-    "D-10": "prompt content: nov rejects an unadvertised block type with -32602",
-    "D-14": "resume: nov sends a state_update before every session/resume response",
-    "D-15": "cancel during a permission request: the client answers it `cancelled`; nov "
-    "also has the agent send $/cancel_request for it",
-    "D-25": "message ids: aug forbids a user, agent and thought message sharing an id; "
-    "nov has separate id spaces and only recommends distinct ids",
+    diff: catalog.load().text(diff)
+    for diff in ("D-01", "D-05", "D-09", "D-10", "D-14", "D-15", "D-25")
 }
 #: What an agent does to work with clients of both drafts.
 BOTH_DRAFTS_ADVICE: Final = (

@@ -1,0 +1,73 @@
+"""The transports the e2e suite runs over: one opener per transport, same signature.
+
+An opener is ``open(store, *, cwd, permissions)``: an async context manager that starts a
+fresh agent (:func:`e2e_agent.build_agent`, history in the SQLite file ``store``) behind
+the transport and yields an initialized :class:`acp2.client.ClientConnection`. Leaving it
+disconnects the client and waits, bounded, until the agent is gone. A test that opens
+twice on one ``store`` sees an agent restart.
+
+To run the whole suite over another transport (issue 15: Streamable HTTP, WebSocket), add
+an opener to :data:`LINKS`; nothing else changes.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from pathlib import Path
+
+import anyio
+from e2e_agent import build_agent
+
+from acp2.client import ClientConnection, PermissionPolicy, connect, connect_transport
+from acp2.transport.memory import memory_pair
+from helpers.timeouts import TIMEOUT
+
+__all__ = ["AGENT_SCRIPT", "LINKS", "Opener"]
+
+#: The agent script the stdio link runs with this interpreter.
+AGENT_SCRIPT = Path(__file__).with_name("e2e_agent.py")
+
+Opener = Callable[..., AbstractAsyncContextManager[ClientConnection]]
+
+
+@asynccontextmanager
+async def memory_link(
+    store: Path, *, cwd: Path, permissions: PermissionPolicy
+) -> AsyncIterator[ClientConnection]:
+    """The agent served in this process on one end of an in-memory pair."""
+    agent = build_agent(str(store))
+    ours, theirs = memory_pair()
+    served = anyio.Event()
+
+    async def serve() -> None:
+        try:
+            await agent.serve(theirs)
+        finally:
+            served.set()
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(serve)
+            async with connect_transport(ours, cwd=cwd, permissions=permissions) as client:
+                yield client
+            # The client closed its end: the agent must notice and return on its own.
+            with anyio.fail_after(TIMEOUT):
+                await served.wait()
+    finally:
+        agent.history().close()
+
+
+@asynccontextmanager
+async def stdio_link(
+    store: Path, *, cwd: Path, permissions: PermissionPolicy
+) -> AsyncIterator[ClientConnection]:
+    """The production path: the agent script in a subprocess, over its real stdin/stdout."""
+    argv = [sys.executable, str(AGENT_SCRIPT), str(store)]
+    async with connect(argv, cwd=cwd, permissions=permissions) as client:
+        yield client
+
+
+#: Every transport the suite runs over, by test id.
+LINKS: dict[str, Opener] = {"memory": memory_link, "stdio": stdio_link}
