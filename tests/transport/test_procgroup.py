@@ -13,10 +13,10 @@ import pytest
 from anyio.abc import Process
 
 from acp2.transport.procgroup import StopOutcome, group_alive, stop_group
+from helpers.timeouts import PROCESS_TIMEOUT as TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
-TIMEOUT = 20.0
 
 #: Exits as soon as its stdin is closed.
 POLITE = "import sys; print('ready', flush=True); sys.stdin.read()"

@@ -25,6 +25,7 @@ from acp2.rpc.connection import Connection
 from acp2.transport.procgroup import group_alive
 from acp2.transport.stdio import spawn_agent
 from helpers import check_frame
+from helpers.timeouts import PROCESS_TIMEOUT as TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
@@ -32,7 +33,6 @@ SUPPORT = Path(__file__).resolve().parents[1] / "support"
 ECHO = [sys.executable, str(SUPPORT / "echo_agent.py")]
 STUBBORN = [sys.executable, str(SUPPORT / "stubborn_agent.py")]
 HELPER_PARENT = [sys.executable, str(SUPPORT / "helper_parent.py")]
-TIMEOUT = 20.0
 
 
 def assert_reaped(pid: int) -> None:
