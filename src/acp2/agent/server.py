@@ -191,6 +191,8 @@ class AgentServer:
         """Make ``turn`` the session's current work and start it in its own task."""
         session.turn = turn
         self.task_group.start_soon(self.run_turn, session, turn, user_frame, handler)
+        # The response and the turn's first updates then share one write (ledger 10).
+        self.connection.coalesce_output()
 
     async def run_turn(
         self,
