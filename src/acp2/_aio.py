@@ -27,7 +27,10 @@ from acp2.errors import LocalProtocolError
 
 __all__ = [
     "BACKEND_ERROR",
+    "Event",
+    "Task",
     "Tasks",
+    "Waiter",
     "call_soon",
     "current_task",
     "new_waiter",
@@ -53,6 +56,15 @@ def require_asyncio() -> None:
             f"{BACKEND_ERROR}: no asyncio event loop is running here (trio is not supported)"
         ) from None
 
+
+#: A one-shot waiter (see :func:`new_waiter`) and a task, for annotations.
+Waiter = asyncio.Future
+Task = asyncio.Task
+
+#: A plain asyncio event for waits that are not per message (the outbox's progress
+#: signal): safe with many waiters and with a cancelled one, unlike a bare future, and
+#: free of ``anyio.Event``'s backend lookup (~2 us each, ledger 1).
+Event = asyncio.Event
 
 #: The running task (reader checks). Measured: 0.1 us, ``anyio.get_current_task()`` 1.7 us.
 current_task = asyncio.current_task

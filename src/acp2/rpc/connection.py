@@ -28,7 +28,6 @@ a frame queued while idle is written in the same step.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from types import TracebackType
@@ -65,7 +64,7 @@ CLOSE_TIMEOUT = 5.0
 
 #: A pending request's waiter (:func:`acp2._aio.new_waiter`): resolved with
 #: ``(result, None)`` or ``(None, error)``, never with an exception.
-_Waiter = asyncio.Future[tuple[Raw | None, Exception | None]]
+_Waiter = _aio.Waiter[tuple[Raw | None, Exception | None]]
 
 #: ``congested`` turns true after this many bytes were queued without a ``drain()``: a
 #: producer then yields once per direct write (256 KiB ~ 1100 small updates, ~3 ms).
@@ -138,7 +137,7 @@ class Connection:
         self._crash: BaseException | None = None
         self._reader_scope = anyio.CancelScope()
         self._writer_scope = anyio.CancelScope()
-        self._reader_task: asyncio.Task[Any] | None = None
+        self._reader_task: _aio.Task[Any] | None = None
         #: What :meth:`_consume` left for the reader task: an awaitable with the events
         #: after it, the exception handling raised, or ``_PAUSE``.
         self._backlog: tuple[Awaitable[None], list[Event], int] | BaseException | object | None = (

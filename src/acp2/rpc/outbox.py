@@ -29,7 +29,6 @@ and the writer task's life another (:data:`WriterState`).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
 from typing import Any, Final, Literal
@@ -147,8 +146,8 @@ class Outbox:
         self._tail: memoryview | None = None
         #: Bytes taken from the queue (or the tail) that the transport has not taken yet.
         self._inflight = 0
-        self._wake: asyncio.Future[Any] | None = None
-        self._progress: asyncio.Event | None = None
+        self._wake: _aio.Waiter[Any] | None = None
+        self._progress: _aio.Event | None = None
 
     @property
     def state(self) -> State:
@@ -390,7 +389,7 @@ class Outbox:
     async def _wait_progress(self) -> None:
         progress = self._progress
         if progress is None:
-            progress = self._progress = asyncio.Event()
+            progress = self._progress = _aio.Event()
         await progress.wait()
 
     def _signal_progress(self) -> None:
