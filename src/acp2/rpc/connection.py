@@ -9,15 +9,12 @@ response is delivered only after every notification received before it was handl
 one asyncio task per inbound request, each in its own cancel scope, tracked and awaited
 on exit. Output goes through the :class:`~acp2.rpc.outbox.Outbox` (one writer task).
 
-A transport hands the shell a byte stream (``receive``, or ``pump`` below) or whole
-messages (``receive_message``: one message or batch per call, ``None`` at the end, as
-remote transports deliver them); either way the same peer reads them.
-
-Backpressure on a peer that does not read: while more than ``max_unread`` bytes of our
-output wait for it (responses are never held back, so a flood of requests would grow
-that without bound), the reader reads nothing more; it reads on once the backlog is
-down to half of that, and closes the connection (:attr:`Connection.close_reason` says
-why, and it is logged) if no byte of it was taken for ``stall_timeout`` seconds.
+Reading is the :class:`~acp2.rpc.reader.Reader`'s: a transport hands it a byte stream
+(``receive``, or ``pump`` in the loop's readiness callback) or whole messages
+(``receive_message``, as remote transports deliver them); either way the same peer reads
+them. It stops reading from a peer that leaves more than ``max_unread`` bytes of our
+output unread, and closes the connection (:attr:`Connection.close_reason` says why) when
+that peer takes none of it for ``stall_timeout`` seconds.
 
 acp2 runs on asyncio (uvloop too); entering a Connection under another backend raises
 :class:`~acp2.errors.LocalProtocolError` at once. The asyncio-specific hot paths are in
@@ -31,7 +28,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from types import TracebackType
-from typing import Any, Final, Literal, Protocol, TypeVar, overload, runtime_checkable
+from typing import Any, Final, Literal, TypeVar, overload
 
 import anyio
 import msgspec
@@ -43,11 +40,12 @@ from acp2 import _aio
 from acp2._groups import leaves
 from acp2.errors import ConnectionClosed, LocalProtocolError, RemoteProtocolError, summarize
 from acp2.rpc.dispatch import REQUEST_BURST, Dispatcher, UnknownNotificationHandler
-from acp2.rpc.events import Event, Tap
+from acp2.rpc.events import Tap
 from acp2.rpc.framing import DEFAULT_MAX_MESSAGE_SIZE
 from acp2.rpc.messages import TOO_DEEP
 from acp2.rpc.outbox import DEFAULT_HIGH_WATER, FLUSH_SIZE, Outbox
 from acp2.rpc.peer import Peer
+from acp2.rpc.reader import MessageReceive, Reader
 from acp2.schema.codec import decode
 from acp2.schema.methods import MethodSpec
 from acp2.transport.base import Transport
@@ -77,27 +75,6 @@ DEFAULT_MAX_UNREAD: Final = 16 * 1024 * 1024
 #: Close the connection when a peer over ``max_unread`` takes none of our output for this
 #: many seconds.
 DEFAULT_STALL_TIMEOUT: Final = 60.0
-
-#: What :meth:`Connection._consume` leaves for the reader task when the peer must read first.
-_PAUSE: Final = object()
-
-#: Chunks at least this big suggest more is waiting: the reader then lets other tasks run
-#: before reading on, so a peer that streams without pause cannot starve them.
-_YIELD_AFTER: Final = 16 * 1024
-
-
-@runtime_checkable
-class MessageReceive(Protocol):
-    """Optional: a transport that delivers whole messages instead of a byte stream.
-
-    ``await receive_message()`` returns one JSON-RPC message or batch (bytes, no framing)
-    and ``None`` at the end; a :class:`Connection` over such a transport reads with it
-    instead of :meth:`~acp2.transport.base.Transport.receive`.
-    """
-
-    async def receive_message(self) -> bytes | None:
-        """Return the next whole message; None at the end of the conversation."""
-        ...
 
 
 class Connection:
@@ -138,11 +115,6 @@ class Connection:
         self._reader_scope = anyio.CancelScope()
         self._writer_scope = anyio.CancelScope()
         self._reader_task: _aio.Task[Any] | None = None
-        #: What :meth:`_consume` left for the reader task: an awaitable with the events
-        #: after it, the exception handling raised, or ``_PAUSE``.
-        self._backlog: tuple[Awaitable[None], list[Event], int] | BaseException | object | None = (
-            None
-        )
         self._aclosing = False
         self._notified = 0
         self._hooks: list[Callable[[], None]] = []
@@ -168,6 +140,14 @@ class Connection:
         )
         for hook in self._hooks:
             self._outbox.add_flush_hook(hook)
+        self._reader = Reader(
+            self._transport,
+            self._peer,
+            self._dispatcher,
+            self._outbox,
+            stall_timeout=self._limits[2],
+            on_stall=self._stalled,
+        )
         tg = self._tg = await _aio.open_task_group()
         tg.start_soon(self._write_loop, name=f"acp2 writer ({self.name})")
         tg.start_soon(self._read_loop, name=f"acp2 reader ({self.name})")
@@ -474,129 +454,21 @@ class Connection:
         self._reader_task = _aio.current_task()
         try:
             with self._reader_scope:
-                await self._read_until_eof()
+                await self._reader.run()
         except Exception as exc:
             logger.exception("%s: reader failed; closing the connection", self.name)
             self._close_reason = f"reading failed: {summarize(exc)}"
         finally:
             self._begin_close()
 
-    async def _read_until_eof(self) -> None:
-        transport = self._transport
-        if isinstance(transport, MessageReceive):
-            await self._receive_messages(transport)
-            return
-        pump = getattr(transport, "pump", None)
-        if pump is not None:
-            await self._pump_until_eof(pump)
-        else:
-            await self._receive_until_eof()
-        await self._handle(self._peer.end_of_stream(), 0)
-
-    async def _handle(self, events: list[Event], start: int) -> None:
-        """Handle ``events[start:]``, awaiting the ones that need it, in order."""
-        while (stopped := self._dispatcher.run(events, start)) is not None:
-            pending, start = stopped
-            await pending
-
-    async def _receive_messages(self, transport: MessageReceive) -> None:
-        while True:
-            try:
-                message = await transport.receive_message()
-            except (ConnectionClosed, OSError) as exc:
-                logger.debug("%s: receive failed: %r", self.name, exc)
-                return
-            if message is None:
-                return
-            await self._handle(self._peer.receive_message(message), 0)
-            if self._outbox.unread_exceeded and not await self._let_peer_read():
-                return
-
-    async def _receive_until_eof(self) -> None:
-        receive = self._transport.receive
-        feed = self._peer.receive_bytes
-        while True:
-            try:
-                chunk = await receive()
-            except (ConnectionClosed, OSError) as exc:
-                logger.debug("%s: receive failed: %r", self.name, exc)
-                return
-            if not chunk:
-                return
-            await self._handle(feed(chunk), 0)
-            if self._outbox.unread_exceeded and not await self._let_peer_read():
-                return
-            if len(chunk) >= _YIELD_AFTER:
-                await _aio.yield_once()
-
-    async def _pump_until_eof(self, pump: Callable[[Callable[[bytes], bool]], Any]) -> None:
-        """Read through a transport that hands chunks to :meth:`_consume` directly (see
-        :class:`~acp2.transport.base.DirectReceive`): this task only wakes up when a
-        message needs awaiting (an async notification handler, a batch)."""
-        while True:
-            try:
-                stopped = await pump(self._consume)
-            except (ConnectionClosed, OSError) as exc:
-                logger.debug("%s: receive failed: %r", self.name, exc)
-                return
-            backlog, self._backlog = self._backlog, None
-            if backlog is None:
-                if not stopped:
-                    return
-                continue
-            if isinstance(backlog, BaseException):
-                raise backlog  # a bug in dispatch: fail like the reader task would
-            if isinstance(backlog, tuple):
-                pending, events, start = backlog
-                await pending
-                await self._handle(events, start)
-            if self._outbox.unread_exceeded and not await self._let_peer_read():
-                return
-
-    def _consume(self, chunk: bytes) -> bool:
-        """Handle every message of ``chunk`` in place; stop at the first one that needs
-        awaiting, leaving it and the rest to the reader task, or when the peer must read
-        our output first. Never raises."""
-        try:
-            events = self._peer.receive_bytes(chunk)
-            stopped = self._dispatcher.run(events)
-        except Exception as exc:
-            self._backlog = exc
-            return False
-        if stopped is not None:
-            self._backlog = (stopped[0], events, stopped[1])
-            return False
-        if self._outbox.unread_exceeded:
-            self._backlog = _PAUSE
-            return False
-        return True
-
     async def _after_burst(self) -> None:
-        """Let the handlers of a burst of requests run before reading more, then apply
-        backpressure: their answers count toward the unread bound only once written."""
-        await _aio.yield_once()
-        if self._outbox.unread_exceeded:
-            await self._let_peer_read()
+        await self._reader.after_burst()
 
-    async def _let_peer_read(self) -> bool:
-        """Backpressure: read nothing until the peer took half of our unread output.
-
-        Returns False (having closed the connection, with the reason logged) when it took
-        nothing for ``stall_timeout`` seconds."""
-        outbox = self._outbox
-        logger.debug("%s: %d bytes unread by the peer; pausing reads", self.name, outbox.backlog)
-        stall_timeout = self._limits[2]
-        if await outbox.wait_unread_halved(stall_timeout):
-            return True
-        reason = (
-            f"the peer left {outbox.backlog} bytes of our messages unread and read none"
-            f" of them for {stall_timeout:g} s"
-        )
-        logger.warning("%s: closing the connection: %s", self.name, reason)
+    def _stalled(self, reason: str, outbox: Outbox) -> None:
+        """The peer left our output unread too long: the reader gives up on it."""
         self._close_reason = reason
         outbox.abandon(reason)  # frees it, and closing need not wait to flush it
         self._begin_close()
-        return False
 
     def _on_crash(self, exc: BaseException) -> None:
         """A request handler task ended with e.g. ``KeyboardInterrupt``: re-raise it from

@@ -78,28 +78,30 @@ class Dispatcher:
         while index < end:
             event = events[index]
             index += 1
-            # Ordered by frequency: notifications dominate a busy session.
-            pending = self._notify(event) if type(event) is Notified else self._other(event)
-            if pending is not None:
-                return pending, index
+            # Notifications dominate a busy session: their handler is called right here.
+            if type(event) is Notified:
+                route = event.route
+                try:
+                    if route.raw:
+                        pending = route.handler(event.params, event.body)
+                    else:
+                        pending = route.handler(event.params)
+                except Exception as exc:
+                    self._handler_failed(route.method, exc)
+                    continue
+                if pending is not None:  # a coroutine function: await it first
+                    return self._finish(route.method, pending), index
+            else:
+                pending = self._other(event)
+                if pending is not None:
+                    return pending, index
         return None
 
-    def _notify(self, event: Notified) -> Awaitable[None] | None:
-        route = event.route
-        try:
-            if route.raw:
-                pending = route.handler(event.params, event.body)
-            else:
-                pending = route.handler(event.params)
-        except RecursionError:
-            logger.warning("%s: dropped %s notification: %s", self.name, route.method, TOO_DEEP)
-            return None
-        except Exception:
-            logger.exception("%s: notification handler for %s failed", self.name, route.method)
-            return None
-        if pending is None:  # a plain function: handled already
-            return None
-        return self._finish(route.method, pending)
+    def _handler_failed(self, method: str, exc: Exception) -> None:
+        if isinstance(exc, RecursionError):
+            logger.warning("%s: dropped %s notification: %s", self.name, method, TOO_DEEP)
+        else:
+            logger.error("%s: notification handler for %s failed", self.name, method, exc_info=exc)
 
     async def _finish(self, method: str, pending: Awaitable[None]) -> None:
         try:

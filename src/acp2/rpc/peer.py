@@ -233,6 +233,7 @@ class Peer(Generic[T]):
     def _receive(self, items: list[bytes | Oversized]) -> list[Event]:
         """The events of ``items`` (framed lines), in order; never raises."""
         events: list[Event] = []
+        append = events.append
         routes = self._routes
         tap = self._tap
         index = 0
@@ -265,7 +266,7 @@ class Peer(Generic[T]):
                         except msgspec.DecodeError:
                             pass  # the general path retries leniently, or reports it
                         else:
-                            events.append(Notified(route, params, body))
+                            append(Notified(route, params, body))
                             continue
                     self._receive_parsed(parse_frame(item), events)
                 return events
