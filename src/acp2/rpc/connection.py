@@ -241,7 +241,7 @@ class Connection:
         closed = ConnectionClosed(f"connection to {self.name} closed")
         for waiter in self._peer.close():
             _aio.resolve(waiter, (None, closed))
-        self._dispatcher.responder.cancel_all()
+        self._dispatcher.abandon(closed)
         assert self._closed_event is not None
         self._closed_event.set()
 

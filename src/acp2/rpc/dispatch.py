@@ -69,6 +69,9 @@ class Dispatcher:
         self._on_crash = on_crash
         self._burst = 0
         self._tasks = _aio.Tasks(self._task_failed)
+        #: The events :meth:`run` stopped in (the list and the next index), until a later
+        #: call finishes them: what :meth:`abandon` settles when the connection closes.
+        self._unfinished: tuple[list[Event], int] | None = None
 
     def run(self, events: list[Event], index: int = 0) -> tuple[Awaitable[None], int] | None:
         """Handle ``events[index:]`` in order. Return ``(awaitable, next index)`` at the
@@ -90,12 +93,28 @@ class Dispatcher:
                     self._handler_failed(route.method, exc)
                     continue
                 if pending is not None:  # a coroutine function: await it first
+                    self._unfinished = (events, index)
                     return self._finish(route.method, pending), index
             else:
                 pending = self._other(event)
                 if pending is not None:
+                    self._unfinished = (events, index)
                     return pending, index
+        self._unfinished = None
         return None
+
+    def abandon(self, error: Exception) -> None:
+        """The connection is closing with events :meth:`run` has not reached: their
+        responses fail our waiters with ``error`` (as if they had not arrived) and their
+        requests are answered ``-32800``, since no handler will run for them."""
+        unfinished, self._unfinished = self._unfinished, None
+        if unfinished is not None:
+            events, index = unfinished
+            for event in events[index:]:
+                if type(event) is ResponseReceived:
+                    assert isinstance(event, ResponseReceived)
+                    _aio.resolve(event.entry, (None, error))
+        self.responder.cancel_all()
 
     def _handler_failed(self, method: str, exc: Exception) -> None:
         if isinstance(exc, RecursionError):

@@ -43,9 +43,13 @@ class Responder:
             request.scope.cancel()
 
     def cancel_all(self) -> None:
-        """Cancel every running handler (shutdown, TR-23)."""
+        """Cancel every running handler (shutdown, TR-23); answer ``-32800`` at once the
+        requests whose handler has not started (they were read, not handled yet)."""
         for request in self._peer.live_requests():
-            self.cancel(request)
+            if request.scope is None:
+                self.answer_error(request, RequestCancelled("Connection is closing"))
+            else:
+                request.scope.cancel()
 
     async def wait_idle(self) -> None:
         """Return once every inbound request has been answered."""
