@@ -244,9 +244,7 @@ class Peer(Generic[T]):
                     item = items[index]
                     index += 1
                     if type(item) is not bytes:
-                        assert isinstance(item, Oversized)
-                        limit = self._framer.max_message_size
-                        self._handle(classify_oversized(item, limit), None, events)
+                        self._on_oversized(item, events)
                         continue
                     if tap is not None:
                         tap("in", item)
@@ -272,6 +270,10 @@ class Peer(Generic[T]):
                 return events
             except Exception as exc:
                 self._on_failed(items[index - 1], exc, events)
+
+    def _on_oversized(self, item: bytes | Oversized, events: list[Event]) -> None:
+        assert isinstance(item, Oversized)
+        self._handle(classify_oversized(item, self._framer.max_message_size), None, events)
 
     def _receive_parsed(self, message: Message | Batch, events: list[Event]) -> None:
         if isinstance(message, Batch):
