@@ -77,10 +77,8 @@ class Dispatcher:
         """Handle ``events[index:]`` in order. Return ``(awaitable, next index)`` at the
         first event that needs awaiting (the caller awaits it, then calls again from that
         index), or None when all were handled. Never raises."""
-        end = len(events)
-        while index < end:
-            event = events[index]
-            index += 1
+        for at in range(index, len(events)):
+            event = events[at]
             # Notifications dominate a busy session: their handler is called right here.
             if type(event) is Notified:
                 route = event.route
@@ -93,13 +91,13 @@ class Dispatcher:
                     self._handler_failed(route.method, exc)
                     continue
                 if pending is not None:  # a coroutine function: await it first
-                    self._unfinished = (events, index)
-                    return self._finish(route.method, pending), index
+                    self._unfinished = (events, at + 1)
+                    return self._finish(route.method, pending), at + 1
             else:
                 pending = self._other(event)
                 if pending is not None:
-                    self._unfinished = (events, index)
-                    return pending, index
+                    self._unfinished = (events, at + 1)
+                    return pending, at + 1
         self._unfinished = None
         return None
 

@@ -266,7 +266,7 @@ class Peer(Generic[T]):
                         else:
                             append(Notified(route, params, body))
                             continue
-                    self._receive_parsed(parse_frame(item), events)
+                    self._handle(parse_frame(item), None, events)
                 return events
             except Exception as exc:
                 self._on_failed(items[index - 1], exc, events)
@@ -274,12 +274,6 @@ class Peer(Generic[T]):
     def _on_oversized(self, item: bytes | Oversized, events: list[Event]) -> None:
         assert isinstance(item, Oversized)
         self._handle(classify_oversized(item, self._framer.max_message_size), None, events)
-
-    def _receive_parsed(self, message: Message | Batch, events: list[Event]) -> None:
-        if isinstance(message, Batch):
-            self._receive_batch(message, events)
-        else:
-            self._handle(message, None, events)
 
     def _on_failed(self, item: bytes | Oversized, exc: Exception, events: list[Event]) -> None:
         """Handling ``item`` raised ``exc``: reject that message alone, never raise."""
@@ -304,7 +298,9 @@ class Peer(Generic[T]):
         if frame is not None:
             events.append(Reply(frame))
 
-    def _handle(self, message: Message, batch: BatchReply | None, events: list[Event]) -> None:
+    def _handle(
+        self, message: Message | Batch, batch: BatchReply | None, events: list[Event]
+    ) -> None:
         # Ordered by frequency: notifications dominate a busy session.
         if isinstance(message, Notification):
             self._on_notification(message, events)
@@ -314,6 +310,8 @@ class Peer(Generic[T]):
             self._on_request(message, batch, events)
         elif isinstance(message, ErrorResponse):
             self._on_error_response(message, events)
+        elif isinstance(message, Batch):  # never inside a batch: parse_frame nests none
+            self._receive_batch(message, events)
         else:
             self._on_invalid(message, batch, events)
 
