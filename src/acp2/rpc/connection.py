@@ -151,6 +151,10 @@ class Connection:
         tg = self._tg = await _aio.open_task_group()
         tg.start_soon(self._write_loop, name=f"acp2 writer ({self.name})")
         tg.start_soon(self._read_loop, name=f"acp2 reader ({self.name})")
+        # What is sent right after entering goes out once the reader has started: what a
+        # peer that is already gone wrote (e.g. why it failed) is read before our first
+        # write can fail on its closed pipe and close the connection.
+        self._outbox.coalesce()
         return self
 
     async def __aexit__(
