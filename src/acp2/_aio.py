@@ -33,6 +33,7 @@ __all__ = [
     "Waiter",
     "call_soon",
     "current_task",
+    "name_asyncio_for_callbacks",
     "new_waiter",
     "open_task_group",
     "require_asyncio",
@@ -55,6 +56,20 @@ def require_asyncio() -> None:
         raise LocalProtocolError(
             f"{BACKEND_ERROR}: no asyncio event loop is running here (trio is not supported)"
         ) from None
+
+
+def name_asyncio_for_callbacks() -> None:
+    """Let code run from the loop's callbacks see that it runs on asyncio: callbacks
+    registered from the calling task (e.g. the stdio transport's readiness callback, which
+    handles messages) inherit its context, where this sets sniffio's library name. Without
+    it, ``anyio.CancelScope()`` in such a callback fails with ``NoEventLoopError`` when
+    sniffio is installed and the loop was not started by ``anyio.run`` (``asyncio.run``,
+    ``uvloop.run``): sniffio looks for a current task, and a callback has none."""
+    try:
+        import sniffio
+    except ImportError:  # anyio then asks asyncio for the running loop: nothing to do
+        return
+    sniffio.current_async_library_cvar.set("asyncio")
 
 
 #: A one-shot waiter (see :func:`new_waiter`) and a task, for annotations.

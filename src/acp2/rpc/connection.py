@@ -456,6 +456,7 @@ class Connection:
 
     async def _read_loop(self) -> None:
         self._reader_task = _aio.current_task()
+        _aio.name_asyncio_for_callbacks()  # the reader's callbacks handle messages
         try:
             with self._reader_scope:
                 await self._reader.run()
