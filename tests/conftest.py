@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,6 +22,24 @@ SESSION_DIRS = ("/tmp/acp2-agent-tests", "/tmp/acp2-client-tests", "/tmp/acp2-ui
 def anyio_backend() -> str:
     """Run anyio tests on asyncio, the backend acp2 targets."""
     return "asyncio"
+
+
+#: The event loops acp2 runs on (README), as anyio backends: the standard one and uvloop.
+EVENT_LOOPS: dict[str, Any] = {"asyncio": "asyncio", "uvloop": ("asyncio", {"use_uvloop": True})}
+
+#: The suites (directories under tests/) whose async tests run once on every loop of
+#: EVENT_LOOPS; the others run on the standard loop only. Add a suite here to run it
+#: under uvloop too.
+ALL_LOOPS_SUITES = frozenset({"rpc"})
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Parametrize ``anyio_backend`` over EVENT_LOOPS in the suites of ALL_LOOPS_SUITES."""
+    if "anyio_backend" not in metafunc.fixturenames:
+        return
+    path = metafunc.definition.path.relative_to(Path(__file__).parent)
+    if path.parts[0] in ALL_LOOPS_SUITES:
+        metafunc.parametrize("anyio_backend", list(EVENT_LOOPS.values()), ids=list(EVENT_LOOPS))
 
 
 @pytest.fixture(autouse=True, scope="session")

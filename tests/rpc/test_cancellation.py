@@ -261,3 +261,48 @@ async def test_tr23_peer_closing_cancels_the_handlers_we_are_running() -> None:
         with anyio.fail_after(TIMEOUT):
             await cancelled.wait()
             await conn.wait_closed()
+
+
+class Num(msgspec.Struct):
+    n: int
+
+
+async def test_closing_while_a_handler_is_awaited_settles_the_messages_read_behind_it() -> None:
+    # One chunk: a notification whose handler never returns, then the answer to our
+    # request, then a request of the peer. The connection closes while the reader awaits
+    # the handler: our request fails ConnectionClosed (it does not hang), and the peer's
+    # request is answered -32800 (no handler will ever run for it).
+    outcome: list[str] = []
+    async with raw_peer() as (conn, wire):
+        started = anyio.Event()
+
+        async def stuck(_: Num) -> None:
+            started.set()
+            await anyio.sleep_forever()
+
+        async def serve(_: Num) -> Num:
+            raise AssertionError("a request read behind a stuck handler must not run")
+
+        conn.on_notification("stuck", Num, stuck)
+        conn.on_request("serve", Num, serve)
+        with anyio.fail_after(TIMEOUT):
+            async with anyio.create_task_group() as tg:
+
+                async def ask() -> None:
+                    with pytest.raises(ConnectionClosed):
+                        await conn.request("ask", None, dict)
+                    outcome.append("ConnectionClosed")
+
+                tg.start_soon(ask)
+                rid = (await wire.frame())["id"]
+                await wire.send(
+                    b'{"jsonrpc":"2.0","method":"stuck","params":{"n":1}}\n'
+                    + b'{"jsonrpc":"2.0","id":%d,"result":{}}\n' % rid
+                    + b'{"jsonrpc":"2.0","id":"theirs","method":"serve","params":{"n":2}}\n'
+                )
+                await started.wait()
+                await conn.aclose()
+            answer = await wire.frame()
+    assert outcome == ["ConnectionClosed"]
+    assert answer["id"] == "theirs"
+    assert answer["error"]["code"] == RequestCancelled.code

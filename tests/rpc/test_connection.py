@@ -504,3 +504,11 @@ async def test_a_failing_flush_hook_is_logged_and_the_write_goes_ahead(
         with anyio.fail_after(TIMEOUT):
             assert await b.receive() == b'{"jsonrpc":"2.0","method":"n"}\n'
     assert any("flush hook" in r.getMessage() for r in caplog.records)
+
+
+async def test_a_connection_keeps_fewer_than_30_instance_attributes() -> None:
+    # Past 30, CPython 3.11 instance dicts stop sharing keys: every attribute access on
+    # the hot paths gets slower (see Connection.__init__).
+    ours, _theirs = memory_pair()
+    async with Connection(ours) as conn:
+        assert len(vars(conn)) < 30

@@ -273,6 +273,34 @@ async def test_what_a_direct_write_cannot_take_goes_out_before_later_frames() ->
     assert b"".join(transport.sent) == first[10:] + second
 
 
+@pytest.mark.parametrize("hint", [True, False], ids=["coalesce_output", "no-hint"])
+async def test_coalesce_output_lets_a_task_just_started_share_the_answers_write(
+    hint: bool,
+) -> None:
+    a, b = memory_pair()
+    transport = DirectRecorder(a, room=1 << 20)
+    sent = anyio.Event()
+    async with Connection(transport) as conn, anyio.create_task_group() as tg:
+
+        async def turn() -> None:
+            conn.send_notification_nowait("started", Num(1))
+            sent.set()
+
+        async def go(_: Any) -> Num:
+            tg.start_soon(turn)
+            if hint:
+                conn.coalesce_output()
+            return Num(2)
+
+        conn.on_request("go", msgspec.Raw, go)
+        await b.send(b'{"jsonrpc":"2.0","id":1,"method":"go"}\n')
+        with anyio.fail_after(TIMEOUT):
+            await sent.wait()
+            await anyio.wait_all_tasks_blocked()  # the coalescing pass has ended
+    writes = [chunk.count(b"\n") for chunk in transport.direct]
+    assert writes == ([2] if hint else [1, 1])
+
+
 async def test_a_tight_producer_is_told_to_yield_about_every_pipe_sized_write() -> None:
     async with pipe_pair() as (a, b), Connection(a) as conn, Connection(b):
         frame = b'{"jsonrpc":"2.0","method":"n","params":{"pad":"' + b"x" * 200 + b'"}}'

@@ -137,3 +137,12 @@ def test_a_line_past_the_threshold_is_held_in_one_buffer_not_chunks() -> None:
     assert framer.buffered == 26
     assert framer.feed(b'"}\n{"b":1}\n') == [b'{"a":"' + b"x" * 20 + b'"}', b'{"b":1}']
     assert framer.buffered == 0
+
+
+def test_an_oversized_line_held_in_short_pieces_keeps_every_byte_of_its_tail() -> None:
+    # Found by the property test above: the tail was taken from the last held piece only.
+    framer = LineFramer(max_message_size=4)
+    events = [e for chunk in (b"a", b"bcd", b"e", b"\n") for e in framer.feed(chunk)]
+    assert [(e.size, e.head, e.tail) for e in events if isinstance(e, Oversized)] == [
+        (5, b"abcde", b"abcde")
+    ]

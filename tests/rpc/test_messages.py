@@ -11,6 +11,9 @@ import pytest
 from acp2.errors import InvalidParams, RequestError
 from acp2.rpc.framing import Oversized
 from acp2.rpc.messages import (
+    CANCEL_METHOD,
+    NOTIFICATION_HEAD,
+    SESSION_UPDATE_PREFIX,
     Batch,
     ErrorResponse,
     Invalid,
@@ -21,9 +24,12 @@ from acp2.rpc.messages import (
     encode_notification,
     encode_request,
     encode_result,
+    notification_prefix,
     parse_frame,
 )
 from acp2.rpc.sniff import classify_oversized
+from acp2.schema.codec import encode
+from acp2.schema.methods import SESSION_UPDATE
 
 
 def frame(**fields: Any) -> bytes:
@@ -205,3 +211,32 @@ def test_a_lone_surrogate_is_a_parse_error_that_says_so_not_truncated_input() ->
     assert truncated == Invalid(-32700, "Parse error: Input data was truncated")
     pair = parse_frame(b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":"\\ud83d\\ude00"}}')
     assert isinstance(pair, Request)
+
+
+# --- envelope prefixes ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("prefix", "method"),
+    [
+        (NOTIFICATION_HEAD + b'x/y","params":', "x/y"),
+        (notification_prefix("tick"), "tick"),
+        (SESSION_UPDATE_PREFIX, SESSION_UPDATE.name),
+        (notification_prefix(CANCEL_METHOD), CANCEL_METHOD),
+    ],
+    ids=["head", "any-method", "session-update", "cancel-request"],
+)
+def test_each_envelope_prefix_is_what_the_encoder_writes_before_the_params(
+    prefix: bytes, method: str
+) -> None:
+    params = {"sessionId": "s", "update": {"n": 1}}
+    frame = encode_notification(method, params)
+    assert frame.startswith(prefix)
+    assert frame[len(prefix) :] == encode(params) + b"}"
+
+
+def test_the_session_update_prefix_and_route_prefix_agree() -> None:
+    from acp2.rpc.routes import Route
+
+    route = Route(SESSION_UPDATE.name, dict, lambda params: None, False)
+    assert route.prefix == SESSION_UPDATE_PREFIX

@@ -6,6 +6,8 @@ import subprocess
 import sys
 
 PURE = [
+    "acp2.rpc.events",
+    "acp2.rpc.peer",
     "acp2.rpc.framing",
     "acp2.rpc.messages",
     "acp2.rpc.pending",

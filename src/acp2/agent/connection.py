@@ -217,3 +217,5 @@ class AgentConnection:
         """Make ``turn`` the session's current work and start it in its own task."""
         session.begin(turn)
         self.task_group.start_soon(run_turn, session, turn, user_frame, body)
+        # The response and the turn's first updates then share one write (ledger 10).
+        self.connection.coalesce_output()

@@ -15,8 +15,10 @@ from msgspec import UNSET, Raw
 from acp2.agent.dbtools import Body
 from acp2.agent.store import HistoryStore
 from acp2.errors import ConnectionClosed
+from acp2.rpc.messages import SESSION_UPDATE_PREFIX, encode_notification
 from acp2.schema import Notice, SessionInfoUpdate, StateUpdate
 from acp2.schema.codec import decode_any, encode
+from acp2.schema.methods import SESSION_UPDATE
 
 __all__ = ["NOT_RECORDED", "Emitter", "FrameSink"]
 
@@ -26,7 +28,7 @@ NOT_RECORDED = frozenset({b"state_update", b"notice"})
 #: Updates at least this big (encoded) are encoded straight into their frame.
 BIG_UPDATE = 1024 * 1024
 
-_HEAD = b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":'
+_HEAD = SESSION_UPDATE_PREFIX + b'{"sessionId":'
 
 
 class FrameSink(Protocol):
@@ -103,7 +105,7 @@ class Emitter:
         """The whole notification frame of ``update``, encoded in one go (the same bytes
         as the head, the encoded update and the tail joined)."""
         params = {"sessionId": self.session_id, "update": update}
-        return encode({"jsonrpc": "2.0", "method": "session/update", "params": params})
+        return encode_notification(SESSION_UPDATE.name, params)
 
     def send_frame(self, frame: bytes) -> None:
         """Send a frame made by :meth:`record_frame` (a no-op once the session is closed;

@@ -133,11 +133,11 @@ def _one_line_logging() -> None:
 
 def _report_internal(command: str, exc: BaseException) -> None:
     """One line about an unexpected error, and what to do next."""
+    from acp2._groups import leaves
     from acp2.diagnose import sanitize
     from acp2.errors import summarize
 
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
+    exc = leaves(exc)[0]
     print(
         f"acp2 {command}: unexpected error: {sanitize(summarize(exc))}\n"
         f"This is a bug in acp2; re-run with --debug to see the traceback "

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Final
 
 import anyio
 
+from acp2._groups import leaves
 from acp2.client.connection import ClientConnection
 from acp2.client.link import AgentLink
 from acp2.client.permissions import PermissionPolicy, deny_all
@@ -188,9 +189,7 @@ def _sole_exception() -> Iterator[None]:
     try:
         yield
     except BaseExceptionGroup as group:
-        sole: BaseException = group
-        while isinstance(sole, BaseExceptionGroup) and len(sole.exceptions) == 1:
-            sole = sole.exceptions[0]
-        if sole is group:
+        found = leaves(group)
+        if len(found) != 1:
             raise
-        raise sole from sole.__cause__
+        raise found[0] from found[0].__cause__

@@ -1,9 +1,11 @@
-"""JSON-RPC 2.0 for ACP: sans-IO framing, envelopes and id tables, and the async Connection.
+"""JSON-RPC 2.0 for ACP: a sans-IO peer, and the async Connection that feeds it.
 
-The sans-IO modules (:mod:`~acp2.rpc.framing`, :mod:`~acp2.rpc.messages`,
-:mod:`~acp2.rpc.pending`, :mod:`~acp2.rpc.routes`, :mod:`~acp2.rpc.sniff`) import no
-async library; this package loads :class:`Connection` (and anyio) lazily, so importing
-them stays pure.
+:class:`~acp2.rpc.peer.Peer` is the whole protocol without I/O (messages or bytes in,
+:mod:`~acp2.rpc.events` out, ``send_*`` -> bytes), built from the sans-IO pieces
+:mod:`~acp2.rpc.framing`, :mod:`~acp2.rpc.messages`, :mod:`~acp2.rpc.pending`,
+:mod:`~acp2.rpc.routes` and :mod:`~acp2.rpc.sniff`; none of them imports an async
+library. :class:`Connection` is the asyncio shell around one peer; this package loads
+it (and anyio) lazily, so importing the sans-IO modules stays pure.
 """
 
 from __future__ import annotations

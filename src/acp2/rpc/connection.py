@@ -1,49 +1,56 @@
-"""The JSON-RPC 2.0 peer: one :class:`Connection` per transport, symmetric for both roles.
+"""The JSON-RPC 2.0 connection: one :class:`Connection` per transport, symmetric for both
+roles -- a thin async shell around the sans-IO :class:`~acp2.rpc.peer.Peer`.
 
-Structure (anyio on asyncio): a task group per connection holding one reader task and
-one writer task (:class:`~acp2.rpc.outbox.Outbox`), plus one asyncio task per inbound
-request, each with its own cancel scope, tracked and awaited on exit. The reader splits
-big chunks into lines with the sans-IO :class:`~acp2.rpc.framing.LineFramer` and
-dispatches them synchronously in arrival order (:mod:`acp2.rpc.inbound`); it only
-awaits a coroutine notification handler, so a response is delivered only after every
-notification received before it was handled.
+The peer holds every protocol rule (ids, exactly-once answers, cancellation, late
+responses, error replies, batches); the shell feeds it what the transport delivers and
+does what its events say (:class:`~acp2.rpc.dispatch.Dispatcher`): notification handlers
+inline and in arrival order (a coroutine one is awaited before the next message, so a
+response is delivered only after every notification received before it was handled),
+one asyncio task per inbound request, each in its own cancel scope, tracked and awaited
+on exit. Output goes through the :class:`~acp2.rpc.outbox.Outbox` (one writer task).
 
-Backpressure on a peer that does not read: while more than ``max_unread`` bytes of our
-output wait for it (responses are never held back, so a flood of requests would grow
-that without bound), the reader reads nothing more; it reads on once the backlog is
-down to half of that, and closes the connection (:attr:`Connection.close_reason` says
-why, and it is logged) if no byte of it was taken for ``stall_timeout`` seconds.
+Reading is the :class:`~acp2.rpc.reader.Reader`'s: a transport hands it a byte stream
+(``receive``, or ``pump`` in the loop's readiness callback) or whole messages
+(``receive_message``, as remote transports deliver them); either way the same peer reads
+them. It stops reading from a peer that leaves more than ``max_unread`` bytes of our
+output unread, and closes the connection (:attr:`Connection.close_reason` says why) when
+that peer takes none of it for ``stall_timeout`` seconds.
 
-Hot paths (measured in ``docs/benchmarks.md``): over a transport that supports it, chunks
-are consumed right in the loop's readiness callback (the reader task sleeps unless a
-message needs awaiting) and a frame queued while idle is written in the same step; a
-request's waiter is a bare asyncio future.
+acp2 runs on asyncio (uvloop too); entering a Connection under another backend raises
+:class:`~acp2.errors.LocalProtocolError` at once. The asyncio-specific hot paths are in
+:mod:`acp2._aio`. Over a transport that supports it, chunks are consumed right in the
+loop's readiness callback (the reader task sleeps unless a message needs awaiting) and
+a frame queued while idle is written in the same step.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from types import TracebackType
-from typing import Any, Final, TypeVar, overload
+from typing import Any, Final, Literal, TypeVar, overload
 
 import anyio
 import msgspec
 from anyio.abc import TaskGroup
 from anyio.lowlevel import checkpoint_if_cancelled
+from msgspec import Raw
 
+from acp2 import _aio
+from acp2._groups import leaves
 from acp2.errors import ConnectionClosed, LocalProtocolError, RemoteProtocolError, summarize
-from acp2.rpc.framing import DEFAULT_MAX_MESSAGE_SIZE, Oversized
-from acp2.rpc.inbound import Inbound
-from acp2.rpc.messages import CANCEL_METHOD, TOO_DEEP, encode_notification, encode_request
-from acp2.rpc.outbox import DEFAULT_HIGH_WATER, FLUSH_SIZE, Outbox, Tap
-from acp2.rpc.pending import PendingRequests
+from acp2.rpc.dispatch import REQUEST_BURST, Dispatcher, UnknownNotificationHandler
+from acp2.rpc.events import Tap
+from acp2.rpc.framing import DEFAULT_MAX_MESSAGE_SIZE
+from acp2.rpc.messages import TOO_DEEP
+from acp2.rpc.outbox import DEFAULT_HIGH_WATER, FLUSH_SIZE, Outbox
+from acp2.rpc.peer import Peer
+from acp2.rpc.reader import MessageReceive, Reader
 from acp2.schema.codec import decode
 from acp2.schema.methods import MethodSpec
 from acp2.transport.base import Transport
 
-__all__ = ["Connection"]
+__all__ = ["REQUEST_BURST", "Connection", "MessageReceive"]
 
 logger = logging.getLogger("acp2.rpc")
 
@@ -53,11 +60,9 @@ R = TypeVar("R")
 #: How long a graceful close waits for cancelled handlers to answer and output to drain.
 CLOSE_TIMEOUT = 5.0
 
-
-#: A pending request's waiter: resolved with ``(result, None)`` or ``(None, error)``, never
-#: with an exception (so an abandoned waiter never logs "exception was never retrieved").
-#: A bare asyncio future: ~0.2 us, where an ``anyio.Event`` costs ~2 us to create.
-_Waiter = asyncio.Future[tuple[msgspec.Raw | None, Exception | None]]
+#: A pending request's waiter (:func:`acp2._aio.new_waiter`): resolved with
+#: ``(result, None)`` or ``(None, error)``, never with an exception.
+_Waiter = _aio.Waiter[tuple[Raw | None, Exception | None]]
 
 #: ``congested`` turns true after this many bytes were queued without a ``drain()``: a
 #: producer then yields once per direct write (256 KiB ~ 1100 small updates, ~3 ms).
@@ -71,27 +76,15 @@ DEFAULT_MAX_UNREAD: Final = 16 * 1024 * 1024
 #: many seconds.
 DEFAULT_STALL_TIMEOUT: Final = 60.0
 
-#: After this many requests in one go, the reader lets their handlers run before it reads
-#: on: one chunk of small requests (~1,000 in 64 KiB) could otherwise start a thousand
-#: big answers before the unread bound is checked again.
-REQUEST_BURST: Final = 64
 
-#: What :meth:`Connection._consume` leaves for the reader task when the peer must read first.
-_PAUSE: Final = object()
-
-#: Chunks at least this big suggest more is waiting: the reader then lets other tasks run
-#: before reading on, so a peer that streams without pause cannot starve them.
-_YIELD_AFTER: Final = 16 * 1024
-
-
-class Connection(Inbound):
+class Connection:
     """A JSON-RPC 2.0 peer over a :class:`~acp2.transport.base.Transport`.
 
-    Use as ``async with Connection(transport) as conn:``. Register handlers with
-    :meth:`on_request` / :meth:`on_notification` (before or after entering). ``tap``,
-    when given, sees every frame read (``"in"``) and written (``"out"``), for validation.
-    ``max_unread`` and ``stall_timeout`` bound a peer that does not read (module
-    docstring).
+    Use as ``async with Connection(transport) as conn:`` (on asyncio). Register handlers
+    with :meth:`on_request` / :meth:`on_notification` / :meth:`on` (before or after
+    entering). ``tap``, when given, sees every frame read (``"in"``) and written
+    (``"out"``), for validation. ``max_unread`` and ``stall_timeout`` bound a peer that
+    does not read (module docstring).
     Guarantees are listed in ``docs/internals.md``; the main ones are tested in
     ``tests/rpc``.
     """
@@ -107,28 +100,21 @@ class Connection(Inbound):
         max_unread: int = DEFAULT_MAX_UNREAD,
         stall_timeout: float = DEFAULT_STALL_TIMEOUT,
     ) -> None:
-        super().__init__(name=name, max_message_size=max_message_size, tap=tap)
+        self.name = name
         self._transport = transport
+        self._tap = tap
         #: (high_water, max_unread, stall_timeout), for the Outbox made on entering. Few
         #: attributes: past 30, CPython 3.11 instance dicts stop sharing keys (slower).
         self._limits = (high_water, max_unread, stall_timeout)
         self._close_reason: str | None = None
-        #: Requests started since the reader last let their handlers run.
-        self._burst = 0
-        self._pending: PendingRequests[_Waiter] = PendingRequests()
+        self._peer: Peer[_Waiter] = Peer(name, max_message_size=max_message_size, tap=tap)
+        self._dispatcher = Dispatcher(self._peer, self._put, self._after_burst, self._on_crash)
         self._tg: TaskGroup | None = None
-        #: Running request handler tasks (see ``_spawn``) and the first one that crashed.
-        self._handlers: set[asyncio.Task[Any]] = set()
+        #: The first request handler task that crashed (see ``_on_crash``).
         self._crash: BaseException | None = None
         self._reader_scope = anyio.CancelScope()
         self._writer_scope = anyio.CancelScope()
-        self._reader_task: asyncio.Task[Any] | None = None
-        #: What :meth:`_consume` left for the reader task: an awaitable with the messages
-        #: after it, the exception dispatch raised, or ``_PAUSE``.
-        self._backlog: (
-            tuple[Awaitable[None], list[bytes | Oversized], int] | BaseException | object | None
-        ) = None
-        self._closing = False
+        self._reader_task: _aio.Task[Any] | None = None
         self._aclosing = False
         self._notified = 0
         self._hooks: list[Callable[[], None]] = []
@@ -138,7 +124,9 @@ class Connection(Inbound):
     # --- lifecycle ----------------------------------------------------------------
 
     async def __aenter__(self) -> Connection:
-        """Start the reader and writer tasks; returns self."""
+        """Start the reader and writer tasks; returns self. Raises
+        :class:`~acp2.errors.LocalProtocolError` when not running on asyncio."""
+        _aio.require_asyncio()
         if self._tg is not None:
             raise LocalProtocolError("a Connection can be entered only once")
         self._closed_event = anyio.Event()
@@ -152,11 +140,21 @@ class Connection(Inbound):
         )
         for hook in self._hooks:
             self._outbox.add_flush_hook(hook)
-        tg = anyio.create_task_group()
-        await tg.__aenter__()
-        self._tg = tg
+        self._reader = Reader(
+            self._transport,
+            self._peer,
+            self._dispatcher,
+            self._outbox,
+            stall_timeout=self._limits[2],
+            on_stall=self._stalled,
+        )
+        tg = self._tg = await _aio.open_task_group()
         tg.start_soon(self._write_loop, name=f"acp2 writer ({self.name})")
         tg.start_soon(self._read_loop, name=f"acp2 reader ({self.name})")
+        # What is sent right after entering goes out once the reader has started: what a
+        # peer that is already gone wrote (e.g. why it failed) is read before our first
+        # write can fail on its closed pipe and close the connection.
+        self._outbox.coalesce()
         return self
 
     async def __aexit__(
@@ -170,16 +168,16 @@ class Connection(Inbound):
         try:
             await self.aclose()
         finally:
-            await self._wait_handlers()
+            await self._dispatcher.wait_tasks()
             try:
                 result = await self._tg.__aexit__(exc_type, exc, tb)
             except BaseExceptionGroup as group:
                 # Callers see the exception their own code raised, not a task-group wrapper.
-                leaves = _leaves(group)
-                if exc is not None and all(leaf is exc for leaf in leaves):
+                found = leaves(group)
+                if exc is not None and all(leaf is exc for leaf in found):
                     return False
-                if len(leaves) == 1:
-                    raise leaves[0] from None
+                if len(found) == 1:
+                    raise found[0] from None
                 raise
         if self._crash is not None:
             raise self._crash
@@ -188,7 +186,7 @@ class Connection(Inbound):
     @property
     def closed(self) -> bool:
         """True once the connection is closing or closed (no new requests are accepted)."""
-        return self._closing
+        return self._peer.closing
 
     @property
     def close_reason(self) -> str | None:
@@ -196,6 +194,17 @@ class Connection(Inbound):
         our output unread too long); None while open, or when the peer ended the stream or
         :meth:`aclose` was called."""
         return self._close_reason
+
+    @property
+    def last_protocol_error(self) -> str | None:
+        """What was wrong with the last invalid message the peer sent (None if none was),
+        e.g. ``"Parse error: ..."``; with :attr:`protocol_errors`, for error messages."""
+        return self._peer.last_protocol_error
+
+    @property
+    def protocol_errors(self) -> int:
+        """How many invalid messages the peer sent (each answered or logged, then dropped)."""
+        return self._peer.protocol_errors
 
     async def wait_closed(self) -> None:
         """Return once the connection is closed: peer gone, transport broken, or aclose."""
@@ -220,7 +229,7 @@ class Connection(Inbound):
         self._begin_close()
         with anyio.CancelScope(shield=True):
             with anyio.move_on_after(CLOSE_TIMEOUT):
-                await self._responder.wait_idle()
+                await self._dispatcher.responder.wait_idle()
                 await self._outbox.flush()
             self._outbox.finish()
             await self._transport.aclose()
@@ -230,16 +239,85 @@ class Connection(Inbound):
 
     def _begin_close(self) -> None:
         """Synchronously: refuse new work, fail waiters, cancel handlers, stop reading."""
-        if self._closing:
+        if self._peer.closing:
             return
-        self._closing = True
         self._reader_scope.cancel()
-        for waiter in self._pending.drain():
-            if not waiter.done():
-                waiter.set_result((None, ConnectionClosed(f"connection to {self.name} closed")))
-        self._responder.cancel_all()
+        closed = ConnectionClosed(f"connection to {self.name} closed")
+        for waiter in self._peer.close():
+            _aio.resolve(waiter, (None, closed))
+        self._dispatcher.abandon(closed)
         assert self._closed_event is not None
         self._closed_event.set()
+
+    # --- registration ---------------------------------------------------------------
+
+    def on_request(
+        self, method: str, params_type: type[P], handler: Callable[[P], Awaitable[Any]]
+    ) -> None:
+        """Serve ``method``: params are decoded as ``params_type`` (``-32602`` if they do
+        not fit) and the handler's return value is the result. Replaces any handler."""
+        self._peer.serve(method, params_type, handler)
+
+    @overload
+    def on_notification(
+        self,
+        method: str,
+        params_type: type[P],
+        handler: Callable[[P], Awaitable[None] | None],
+        *,
+        raw: Literal[False] = False,
+    ) -> None: ...
+    @overload
+    def on_notification(
+        self,
+        method: str,
+        params_type: type[P],
+        handler: Callable[[P, bytes], Awaitable[None] | None],
+        *,
+        raw: Literal[True],
+    ) -> None: ...
+    def on_notification(
+        self,
+        method: str,
+        params_type: type[P],
+        handler: Callable[..., Awaitable[None] | None],
+        *,
+        raw: bool = False,
+    ) -> None:
+        """Handle notification ``method``; called inline by the reader, in arrival order
+        (keep it quick; it must not await ``request()``). The handler may be a plain
+        function (cheapest: no coroutine per message) or a coroutine function, which the
+        reader awaits before the next message. Undecodable params are logged.
+
+        With ``raw=True`` the handler is called as ``handler(params, raw_params)``, where
+        ``raw_params`` is the exact JSON text of the params (bytes), for handlers that
+        sometimes need the original bytes. Replaces any handler for ``method``."""
+        self._peer.route(method, params_type, handler, raw)
+
+    @overload
+    def on(
+        self, spec: MethodSpec[P, None], handler: Callable[[P], Awaitable[None] | None]
+    ) -> None: ...
+    @overload
+    def on(self, spec: MethodSpec[P, R], handler: Callable[[P], Awaitable[R]]) -> None: ...
+    def on(self, spec: MethodSpec[P, Any], handler: Callable[[P], Any]) -> None:
+        """Handle the method ``spec`` (a method table entry): a request's handler returns
+        its result (:meth:`on_request`); a notification's is called in arrival order
+        (:meth:`on_notification`). Replaces any handler for the method."""
+        if spec.kind == "request":
+            self.on_request(spec.name, spec.params_type, handler)
+        else:
+            self.on_notification(spec.name, spec.params_type, handler)
+
+    def on_unknown_request(self, handler: Callable[[str, Raw | None], Awaitable[Any]]) -> None:
+        """Serve every request without a registered handler (default: ``-32601``).
+
+        The handler gets the method and raw params; it may raise ``MethodNotFound``."""
+        self._peer.serve_unknown(handler)
+
+    def on_unknown_notification(self, handler: UnknownNotificationHandler) -> None:
+        """Receive every notification without a registered handler (default: ignored)."""
+        self._dispatcher.unknown_notification = handler
 
     # --- outgoing -----------------------------------------------------------------
 
@@ -253,23 +331,19 @@ class Connection(Inbound):
         the late response is dropped. ``params=None`` omits ``params``.
         """
         self._check_open()
-        if self._reader_task is not None and asyncio.current_task() is self._reader_task:
+        if self._reader_task is not None and _aio.current_task() is self._reader_task:
             raise LocalProtocolError("request() inside a notification handler would deadlock")
-        waiter: _Waiter = asyncio.get_running_loop().create_future()
-        rid = self._pending.add(waiter)
-        try:
-            frame = encode_request(rid, method, params)
-        except BaseException:
-            self._pending.pop(rid)
-            raise
+        waiter: _Waiter = _aio.new_waiter()
+        rid, frame = self._peer.send_request(method, params, waiter)
         self._outbox.put(frame)
         try:
             if self._outbox.over_high_water:
                 await self._outbox.wait_drained()
             result, error = await waiter
         except anyio.get_cancelled_exc_class():
-            if self._pending.pop(rid) is not None and not self._closing:
-                self._outbox.put(encode_notification(CANCEL_METHOD, {"requestId": rid}))
+            cancel = self._peer.cancel_request(rid)
+            if cancel is not None:
+                self._outbox.put(cancel)
             raise
         if error is not None:
             raise error
@@ -288,21 +362,6 @@ class Connection(Inbound):
         result: R = await self.request(spec.name, params, spec.result_type)
         return result
 
-    @overload
-    def on(
-        self, spec: MethodSpec[P, None], handler: Callable[[P], Awaitable[None] | None]
-    ) -> None: ...
-    @overload
-    def on(self, spec: MethodSpec[P, R], handler: Callable[[P], Awaitable[R]]) -> None: ...
-    def on(self, spec: MethodSpec[P, Any], handler: Callable[[P], Any]) -> None:
-        """Handle the method ``spec`` (a method table entry): a request's handler returns
-        its result (:meth:`on_request`); a notification's is called in arrival order
-        (:meth:`on_notification`). Replaces any handler for the method."""
-        if spec.kind == "request":
-            self.on_request(spec.name, spec.params_type, handler)
-        else:
-            self.on_notification(spec.name, spec.params_type, handler)
-
     async def notify(self, method: str | MethodSpec[Any, None], params: Any) -> None:
         """Queue a notification (``method``: a wire name or a method table entry); waits
         while the outgoing buffer is over the high-water mark.
@@ -314,7 +373,7 @@ class Connection(Inbound):
         self._notified += 1
         if not self._notified & 31:  # the check costs more than the send: amortize it
             await checkpoint_if_cancelled()
-        self.send_notification_nowait(method if isinstance(method, str) else method.name, params)
+        self.send_notification_nowait(method, params)
         if self._outbox.over_high_water:
             await self._outbox.wait_drained()
 
@@ -326,7 +385,7 @@ class Connection(Inbound):
         """
         self._check_open()
         name = method if isinstance(method, str) else method.name
-        self._outbox.put(encode_notification(name, params))
+        self._outbox.put(self._peer.send_notification(name, params))
 
     def send_frame_nowait(self, frame: bytes) -> None:
         """Queue one complete, pre-encoded notification frame (no trailing newline).
@@ -339,6 +398,15 @@ class Connection(Inbound):
         if b"\n" in frame:
             raise LocalProtocolError("a frame must not contain a raw newline")
         self._outbox.put(frame)
+
+    def coalesce_output(self) -> None:
+        """Hold frames queued from now until the tasks and callbacks ready now have run
+        once, then write them together: call it right after starting a task that sends at
+        once (e.g. a prompt's turn), so that its first frames and the current handler's
+        answer share one write and one wake-up of the peer. Only a hint: a no-op over a
+        transport without direct writes."""
+        if self._tg is not None:
+            self._outbox.coalesce()
 
     @property
     def congested(self) -> bool:
@@ -358,7 +426,7 @@ class Connection(Inbound):
             await outbox.wait_drained()
         else:
             outbox.write_queued()
-            await asyncio.sleep(0)
+            await _aio.yield_once()
             outbox.coalesce()
 
     def add_flush_hook(self, hook: Callable[[], None]) -> None:
@@ -374,8 +442,11 @@ class Connection(Inbound):
     def _check_open(self) -> None:
         if self._tg is None:
             raise LocalProtocolError("use the Connection as 'async with Connection(...)'")
-        if self._closing:
+        if self._peer.closing:
             raise ConnectionClosed(f"connection to {self.name} is closed")
+
+    def _put(self, frame: bytes) -> None:
+        self._outbox.put(frame)
 
     # --- incoming -----------------------------------------------------------------
 
@@ -384,165 +455,30 @@ class Connection(Inbound):
             await self._outbox.run()
 
     async def _read_loop(self) -> None:
-        self._reader_task = asyncio.current_task()
+        self._reader_task = _aio.current_task()
+        _aio.name_asyncio_for_callbacks()  # the reader's callbacks handle messages
         try:
             with self._reader_scope:
-                await self._read_until_eof()
+                await self._reader.run()
         except Exception as exc:
             logger.exception("%s: reader failed; closing the connection", self.name)
             self._close_reason = f"reading failed: {summarize(exc)}"
         finally:
             self._begin_close()
 
-    async def _read_until_eof(self) -> None:
-        pump = getattr(self._transport, "pump", None)
-        if pump is not None:
-            await self._pump_until_eof(pump)
-        else:
-            await self._receive_until_eof()
-        await self._dispatch_awaiting(self._framer.close(), 0)
+    async def _after_burst(self) -> None:
+        await self._reader.after_burst()
 
-    async def _dispatch_awaiting(self, items: list[bytes | Oversized], start: int) -> None:
-        """Dispatch ``items[start:]``, awaiting the messages that need it, in order."""
-        while (stopped := self._dispatch_all(items, start)) is not None:
-            pending, start = stopped
-            await pending
-
-    async def _receive_until_eof(self) -> None:
-        receive = self._transport.receive
-        feed = self._framer.feed
-        while True:
-            try:
-                chunk = await receive()
-            except (ConnectionClosed, OSError) as exc:
-                logger.debug("%s: receive failed: %r", self.name, exc)
-                return
-            if not chunk:
-                return
-            await self._dispatch_awaiting(feed(chunk), 0)
-            if self._outbox.unread_exceeded and not await self._let_peer_read():
-                return
-            if len(chunk) >= _YIELD_AFTER:
-                await asyncio.sleep(0)
-
-    async def _pump_until_eof(self, pump: Callable[[Callable[[bytes], bool]], Any]) -> None:
-        """Read through a transport that hands chunks to :meth:`_consume` directly (see
-        :class:`~acp2.transport.base.DirectReceive`): this task only wakes up when a
-        message needs awaiting (an async notification handler, a batch)."""
-        while True:
-            try:
-                stopped = await pump(self._consume)
-            except (ConnectionClosed, OSError) as exc:
-                logger.debug("%s: receive failed: %r", self.name, exc)
-                return
-            backlog, self._backlog = self._backlog, None
-            if backlog is None:
-                if not stopped:
-                    return
-                continue
-            if isinstance(backlog, BaseException):
-                raise backlog  # a bug in dispatch: fail like the reader task would
-            if isinstance(backlog, tuple):
-                pending, items, start = backlog
-                await pending
-                await self._dispatch_awaiting(items, start)
-            if self._outbox.unread_exceeded and not await self._let_peer_read():
-                return
-
-    def _consume(self, chunk: bytes) -> bool:
-        """Dispatch every message of ``chunk`` in place; stop at the first one that needs
-        awaiting, leaving it and the rest to the reader task, or when the peer must read
-        our output first. Never raises."""
-        try:
-            items = self._framer.feed(chunk)
-            stopped = self._dispatch_all(items)
-        except Exception as exc:
-            self._backlog = exc
-            return False
-        if stopped is not None:
-            self._backlog = (stopped[0], items, stopped[1])
-            return False
-        if self._outbox.unread_exceeded:
-            self._backlog = _PAUSE
-            return False
-        return True
-
-    async def _let_peer_read(self) -> bool:
-        """Backpressure: read nothing until the peer took half of our unread output.
-
-        Returns False (having closed the connection, with the reason logged) when it took
-        nothing for ``stall_timeout`` seconds."""
-        outbox = self._outbox
-        logger.debug("%s: %d bytes unread by the peer; pausing reads", self.name, outbox.backlog)
-        stall_timeout = self._limits[2]
-        if await outbox.wait_unread_halved(stall_timeout):
-            return True
-        reason = (
-            f"the peer left {outbox.backlog} bytes of our messages unread and read none"
-            f" of them for {stall_timeout:g} s"
-        )
-        logger.warning("%s: closing the connection: %s", self.name, reason)
+    def _stalled(self, reason: str, outbox: Outbox) -> None:
+        """The peer left our output unread too long: the reader gives up on it."""
         self._close_reason = reason
         outbox.abandon(reason)  # frees it, and closing need not wait to flush it
         self._begin_close()
-        return False
 
-    # --- hooks used by Inbound ----------------------------------------------------
-
-    def _spawn(self, inbound_task: Any, *args: Any) -> Awaitable[None] | None:
-        # A plain asyncio task, tracked here and awaited on exit like a task-group child:
-        # anyio's start_soon costs ~15 us per request (measured on the ping round trip).
-        # Its cancellation goes through the request's own cancel scope (Responder).
-        task = asyncio.get_running_loop().create_task(inbound_task(*args))
-        self._handlers.add(task)
-        task.add_done_callback(self._handler_done)
-        self._burst += 1
-        if self._burst < REQUEST_BURST:
-            return None
-        return self._after_burst()
-
-    async def _after_burst(self) -> None:
-        """Let the handlers of a burst of requests run before reading more, then apply
-        backpressure: their answers count toward the unread bound only once written."""
-        self._burst = 0
-        await asyncio.sleep(0)
-        if self._outbox.unread_exceeded:
-            await self._let_peer_read()
-
-    def _handler_done(self, task: asyncio.Task[Any]) -> None:
-        self._handlers.discard(task)
-        if task.cancelled():
-            return
-        exc = task.exception()
-        if exc is not None and self._crash is None:
-            # Responder.serve handles every Exception; only e.g. KeyboardInterrupt gets here.
+    def _on_crash(self, exc: BaseException) -> None:
+        """A request handler task ended with e.g. ``KeyboardInterrupt``: re-raise it from
+        ``__aexit__``, and cancel everything."""
+        if self._crash is None:
             self._crash = exc
             if self._tg is not None:
                 self._tg.cancel_scope.cancel()
-
-    async def _wait_handlers(self) -> None:
-        with anyio.CancelScope(shield=True):
-            while self._handlers:
-                await asyncio.wait(list(self._handlers))
-
-    def _put(self, frame: bytes) -> None:
-        self._outbox.put(frame)
-
-    def _deliver(self, rid: Any, result: msgspec.Raw | None, error: Exception | None) -> bool:
-        waiter = self._pending.pop(rid)
-        if waiter is None:
-            return False
-        if not waiter.done():
-            waiter.set_result((result, error))
-        return True
-
-
-def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
-    """The non-group exceptions inside ``group``, depth first."""
-    out: list[BaseException] = []
-    for item in group.exceptions:
-        if isinstance(item, BaseExceptionGroup):
-            out.extend(_leaves(item))
-        else:
-            out.append(item)
-    return out

@@ -189,7 +189,7 @@ class LineFramer:
         self._skip_size = self._parts_len + len(data)
         self._head = b"".join(_prefix([*held, data], HEAD_SIZE))
         self._tail = b""
-        for piece in (*[p[-TAIL_SIZE:] for p in held[-1:]], data):
+        for piece in (*held, data):  # every piece: the last one alone may be short
             self._tail = _keep_tail(self._tail, piece)
         self._parts = []
         self._big = None

@@ -28,9 +28,12 @@ from msgspec import UNSET, Raw, UnsetType
 
 from acp2.errors import RequestError
 from acp2.schema.codec import encode
+from acp2.schema.methods import CANCEL_REQUEST, SESSION_UPDATE
 
 __all__ = [
     "CANCEL_METHOD",
+    "NOTIFICATION_HEAD",
+    "SESSION_UPDATE_PREFIX",
     "Batch",
     "ErrorResponse",
     "Invalid",
@@ -45,13 +48,14 @@ __all__ = [
     "encode_request",
     "encode_result",
     "is_request_id",
+    "notification_prefix",
     "parse_frame",
 ]
 
 RequestId: TypeAlias = int | str
 
 #: The protocol-level cancellation notification (TR-19).
-CANCEL_METHOD: Final = "$/cancel_request"
+CANCEL_METHOD: Final = CANCEL_REQUEST.name
 
 PARSE_ERROR: Final = -32700
 INVALID_REQUEST: Final = -32600
@@ -296,6 +300,24 @@ class _OutError(msgspec.Struct):
     jsonrpc: str
     id: RequestId | None
     error: _OutErrorObject
+
+
+# The envelope prefixes: what the encoders below write before a notification's params.
+# Hot paths match incoming lines against them (acp2.rpc.routes) and build outgoing frames
+# by concatenation (acp2.agent.emitter); tests/rpc/test_messages.py pins them to the encoder.
+
+#: How every notification frame in the canonical layout starts, up to its method name.
+NOTIFICATION_HEAD: Final = b'{"jsonrpc":"2.0","method":"'
+
+
+def notification_prefix(method: str) -> bytes:
+    """Return the bytes :func:`encode_notification` writes before the params of ``method``
+    (exact for a method name that needs no JSON escape)."""
+    return NOTIFICATION_HEAD + method.encode() + b'","params":'
+
+
+#: How every ``session/update`` frame starts, up to its params object.
+SESSION_UPDATE_PREFIX: Final = notification_prefix(SESSION_UPDATE.name)
 
 
 def encode_request(rid: RequestId, method: str, params: Any = None) -> bytes:

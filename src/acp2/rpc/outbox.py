@@ -8,11 +8,12 @@ written first. Two ways out:
   step -- no writer-task wake-up on the latency path. Frames put after it are coalesced
   and written together once per event-loop iteration (or as soon as :data:`FLUSH_SIZE`
   bytes are waiting, so a producer that never yields still streams); the outbox is idle
-  again after an iteration in which nothing was put. When other callbacks are ready to
-  run (read from the asyncio loop's ready queue), even the first frame waits for them:
-  e.g. a prompt's response and the first updates of the turn it started then share one
-  write and one wake-up of the peer. Whatever the transport cannot take without
-  blocking is handed to the writer task, and every later frame queues behind it.
+  again after an iteration in which nothing was put. A caller that knows more output is
+  coming in this pass (it just started a task that writes at once) asks for it with
+  :meth:`Outbox.coalesce`: e.g. a prompt's response and the first updates of the turn it
+  started then share one write and one wake-up of the peer. Whatever the transport
+  cannot take without blocking is handed to the writer task, and every later frame
+  queues behind it.
 * **Writer task** (any other transport): the task takes *everything* queued, joins it
   into one chunk and makes one ``transport.send``; under load many frames share one write.
 
@@ -21,21 +22,34 @@ The buffer size is tracked so notification senders can wait above a high-water m
 counts what a write in progress has not handed over yet (writes go out in pieces of at
 most :data:`WRITE_PIECE` bytes, each one a sign of progress), so the connection can stop
 reading from a peer that leaves too much of our output unread.
+
+Who owns the stream is an explicit :data:`State` (transitions in :data:`TRANSITIONS`),
+and the writer task's life another (:data:`WriterState`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 import anyio
 
+from acp2 import _aio
 from acp2.errors import ConnectionClosed
+from acp2.rpc.events import Tap
 from acp2.transport.base import Transport
 
-__all__ = ["DEFAULT_HIGH_WATER", "FLUSH_SIZE", "WRITE_PIECE", "Outbox", "Tap"]
+__all__ = [
+    "DEFAULT_HIGH_WATER",
+    "FLUSH_SIZE",
+    "TRANSITIONS",
+    "WRITE_PIECE",
+    "Outbox",
+    "State",
+    "Tap",
+    "WriterState",
+]
 
 logger = logging.getLogger("acp2.rpc")
 
@@ -53,8 +67,27 @@ FLUSH_SIZE: Final = 256 * 1024
 #: shows progress (and frees memory) every this many bytes.
 WRITE_PIECE: Final = 1024 * 1024
 
-#: ``tap(direction, frame)``: sees every frame (without its newline) as it is sent or read.
-Tap = Callable[[Literal["in", "out"], bytes], None]
+#: Who owns the outgoing stream:
+#:
+#: * ``"idle"``: nothing is being written; in direct mode the next frame goes out at once;
+#: * ``"coalescing"``: direct mode, within a pass of the event loop that wrote (or was
+#:   asked to coalesce): frames queue until the pass ends, then go out together;
+#: * ``"writing"``: the writer task owns the stream (a write is in flight, or the rest of
+#:   a direct write the transport could not take); frames queue behind it;
+#: * ``"broken"``: a write failed, or the output was abandoned; frames are dropped.
+State = Literal["idle", "coalescing", "writing", "broken"]
+
+#: The allowed transitions of :data:`State` (staying in a state is always allowed).
+TRANSITIONS: Final[dict[State, frozenset[State]]] = {
+    "idle": frozenset({"coalescing", "writing", "broken"}),
+    "coalescing": frozenset({"idle", "writing", "broken"}),
+    "writing": frozenset({"idle", "coalescing", "broken"}),
+    "broken": frozenset(),
+}
+
+#: The writer task's life: ``"running"``, ``"finishing"`` (exit once nothing is queued,
+#: after :meth:`Outbox.finish`), ``"stopped"`` (it ended: finished, failed or cancelled).
+WriterState = Literal["running", "finishing", "stopped"]
 
 
 class Outbox:
@@ -62,25 +95,23 @@ class Outbox:
 
     __slots__ = (
         "_bigs",
-        "_broken",
-        "_burst",
         "_direct",
-        "_finishing",
         "_frames",
         "_high_water",
         "_hooks",
         "_inflight",
         "_max_unread",
         "_on_broken",
+        "_pass_scheduled",
         "_progress",
         "_size",
-        "_stopped",
+        "_state",
         "_tail",
         "_tap",
         "_transport",
         "_unyielded",
         "_wake",
-        "_writing",
+        "_writer",
     )
 
     def __init__(
@@ -106,25 +137,39 @@ class Outbox:
         self._size = 0
         #: Bytes put since :meth:`yielded` was last called (see ``Connection.congested``).
         self._unyielded = 0
-        #: The writer task owns the stream: a write is in flight or about to start.
-        self._writing = False
-        #: Direct mode: a direct write happened this loop iteration (its end is scheduled).
-        self._burst = False
+        self._state: State = "idle"
+        self._writer: WriterState = "running"
+        #: Direct mode: the callback that ends the coalescing pass is scheduled (it can
+        #: still be while the writer task writes; then the pass ends when it finishes).
+        self._pass_scheduled = False
         #: Direct mode: bytes the transport did not take, for the writer task.
         self._tail: memoryview | None = None
         #: Bytes taken from the queue (or the tail) that the transport has not taken yet.
         self._inflight = 0
-        self._broken = False
-        self._finishing = False
-        #: The writer task has ended (finished, failed or cancelled).
-        self._stopped = False
-        self._wake: asyncio.Future[None] | None = None
-        self._progress: asyncio.Event | None = None
+        self._wake: _aio.Waiter[Any] | None = None
+        self._progress: _aio.Event | None = None
+
+    @property
+    def state(self) -> State:
+        """Who owns the stream now (see :data:`State`)."""
+        return self._state
+
+    @property
+    def writer_state(self) -> WriterState:
+        """The writer task's life (see :data:`WriterState`)."""
+        return self._writer
+
+    def _to(self, state: State) -> None:
+        """Move to ``state``; a transition :data:`TRANSITIONS` does not allow is a bug."""
+        current = self._state
+        if state is not current:
+            assert state in TRANSITIONS[current], f"outbox: {current} -> {state}"
+            self._state = state
 
     @property
     def broken(self) -> bool:
         """True once a write failed; later frames are dropped."""
-        return self._broken
+        return self._state == "broken"
 
     @property
     def over_high_water(self) -> bool:
@@ -152,16 +197,19 @@ class Outbox:
 
     def write_queued(self) -> None:
         """Direct mode: write what is queued now (a producer about to yield calls this)."""
-        if self._direct is not None and self._frames and not self._writing and not self._broken:
+        if self._direct is not None and self._frames and self._state == "coalescing":
             self._write_now()
 
     def coalesce(self) -> None:
-        """Direct mode: hold frames put from now to the end of this loop iteration and
-        write them together (a producer resuming after a yield calls this, so that its
-        next frame does not go out alone)."""
-        if self._direct is not None and not self._burst:
-            self._burst = True
-            asyncio.get_running_loop().call_soon(self._end_burst)
+        """Direct mode: hold frames put from now to the end of this pass of the event loop
+        and write them together -- after the callbacks and task steps ready now, such as
+        the first step of a task just started (a producer resuming after a yield calls
+        this too, so that its next frame does not go out alone)."""
+        if self._direct is None or self._state == "broken":
+            return
+        if self._state == "idle":
+            self._to("coalescing")
+        self._schedule_pass_end()
 
     def add_flush_hook(self, hook: Callable[[], None]) -> None:
         """Call ``hook()`` right before every write (e.g. to commit what is being sent)."""
@@ -169,7 +217,8 @@ class Outbox:
 
     def put(self, frame: bytes) -> None:
         """Append one frame (without newline); it is written after every earlier frame."""
-        if self._broken:
+        state = self._state
+        if state == "broken":
             return
         if self._tap is not None:
             self._tap("out", frame)
@@ -180,38 +229,33 @@ class Outbox:
         self._unyielded += size
         if size > WRITE_PIECE + 1:  # the frame alone is bigger
             self._bigs += 1
-        if self._writing:
+        if state == "writing":
             return  # the writer task picks it up after its current write
         if self._direct is None:
             if len(frames) == 1:  # the writer only sleeps on an empty queue
                 self._wake_writer()
-        elif not self._burst:
-            self._burst = True
-            loop = asyncio.get_running_loop()
-            # Other work ready to run in this iteration (e.g. the task a handler just
-            # started) may add frames: then write once, after it, instead of twice.
-            others_ready = bool(getattr(loop, "_ready", None))
-            loop.call_soon(self._end_burst)
-            if not others_ready:
-                self._write_now()
+        elif state == "idle":
+            self._state = "coalescing"
+            self._schedule_pass_end()
+            self._write_now()
         elif self._size >= FLUSH_SIZE:
             self._write_now()
 
     async def wait_drained(self) -> None:
         """Return once the queue is at or below the high-water mark (or writes failed)."""
-        while self._size > self._high_water and not self._broken:
+        while self._size > self._high_water and self._state != "broken":
             await self._wait_progress()
 
     def abandon(self, reason: str) -> None:
         """Drop everything queued and write nothing more (the peer is not reading)."""
-        if not self._broken:
+        if self._state != "broken":
             self._fail(ConnectionClosed(reason))
 
     async def wait_unread_halved(self, stall_timeout: float) -> bool:
         """Return True once :attr:`backlog` is down to half of ``max_unread`` (or writes
         failed); False as soon as ``stall_timeout`` seconds pass without write progress."""
         size = self._max_unread / 2
-        while self.backlog > size and not self._broken and not self._stopped:
+        while self.backlog > size and self._state != "broken" and self._writer != "stopped":
             with anyio.move_on_after(stall_timeout) as scope:
                 await self._wait_progress()
             if scope.cancelled_caught:
@@ -221,12 +265,17 @@ class Outbox:
     async def flush(self) -> None:
         """Return once everything queued so far was written (or writes failed, or the
         writer task is gone)."""
-        while (self._frames or self._writing) and not self._broken and not self._stopped:
+        while (
+            (self._frames or self._state == "writing")
+            and self._state != "broken"
+            and self._writer != "stopped"
+        ):
             await self._wait_progress()
 
     def finish(self) -> None:
         """Ask the writer task to exit once the queue is empty."""
-        self._finishing = True
+        if self._writer == "running":
+            self._writer = "finishing"
         self._wake_writer()
 
     async def run(self) -> None:
@@ -235,32 +284,38 @@ class Outbox:
         try:
             await self._run()
         finally:
-            self._stopped = True
+            self._writer = "stopped"
             self._signal_progress()
 
     async def _run(self) -> None:
         data: bytes | memoryview
-        while not self._broken:
+        while self._state != "broken":
             if self._tail is not None:
                 data, self._tail = self._tail, None
             elif self._frames:
                 data = self._take()
                 self._inflight = len(data)
             else:
-                self._writing = False
+                if self._state == "writing":
+                    self._to("coalescing" if self._pass_scheduled else "idle")
                 self._signal_progress()
-                if self._finishing:
+                if self._writer == "finishing":
                     return
-                self._wake = asyncio.get_running_loop().create_future()
+                self._wake = _aio.new_waiter()
                 try:
                     await self._wake
                 finally:
                     self._wake = None
                 continue
-            self._writing = True
+            self._to("writing")
             await self._write(data)
 
     # -- internals ---------------------------------------------------------------------
+
+    def _schedule_pass_end(self) -> None:
+        if not self._pass_scheduled:
+            self._pass_scheduled = True
+            _aio.call_soon(self._end_pass)
 
     def _take(self) -> bytes:
         """Take every queued frame as one chunk, after running the flush hooks.
@@ -297,14 +352,17 @@ class Outbox:
         self._run_hooks()
         return b"\n".join(frames)
 
-    def _end_burst(self) -> None:
-        if self._frames and not self._writing and not self._broken:
+    def _end_pass(self) -> None:
+        self._pass_scheduled = False
+        if self._state != "coalescing":
+            return  # writing: the writer task goes on; broken: nothing to do
+        if self._frames:
             self._write_now()
             # Frames keep coming (a producer yielding between frames): keep coalescing
-            # until an iteration passes without any, then the next frame goes out at once.
-            asyncio.get_running_loop().call_soon(self._end_burst)
+            # until a pass goes by without any, then the next frame goes out at once.
+            self._schedule_pass_end()
         else:
-            self._burst = False
+            self._to("idle")
 
     def _write_now(self) -> None:
         """Direct mode: hand everything queued to the transport; the rest to the writer."""
@@ -319,19 +377,19 @@ class Outbox:
             if sent < len(data):
                 self._tail = memoryview(data)[sent:]  # a view: no copy of a big rest
                 self._inflight = len(data) - sent
-                self._writing = True
+                self._to("writing")
                 self._wake_writer()
                 return
 
     def _wake_writer(self) -> None:
         wake = self._wake
-        if wake is not None and not wake.done():
-            wake.set_result(None)
+        if wake is not None:
+            _aio.resolve(wake, None)
 
     async def _wait_progress(self) -> None:
         progress = self._progress
         if progress is None:
-            progress = self._progress = asyncio.Event()
+            progress = self._progress = _aio.Event()
         await progress.wait()
 
     def _signal_progress(self) -> None:
@@ -357,8 +415,6 @@ class Outbox:
             self._fail(exc)
         finally:
             self._inflight = 0
-            if self._broken:
-                self._writing = False
 
     async def _write_pieces(self, data: bytes | memoryview) -> None:
         """Send a big chunk piece by piece, counting and signalling each one's progress."""
@@ -371,7 +427,7 @@ class Outbox:
 
     def _fail(self, exc: Exception) -> None:
         logger.debug("write failed, dropping outgoing frames: %r", exc)
-        self._broken = True
+        self._to("broken")
         self._frames = []
         self._bigs = 0
         self._tail = None

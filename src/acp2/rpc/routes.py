@@ -21,10 +21,12 @@ from typing import Any, Final
 
 import msgspec
 
+from acp2.rpc.messages import NOTIFICATION_HEAD, notification_prefix
+
 __all__ = ["HEAD", "Route", "Routes"]
 
-#: How every canonical notification line starts.
-HEAD: Final = b'{"jsonrpc":"2.0","method":"'
+#: How every canonical notification line starts (:data:`acp2.rpc.messages.NOTIFICATION_HEAD`).
+HEAD: Final = NOTIFICATION_HEAD
 _HEAD_LEN: Final = len(HEAD)
 _ANY: Final[msgspec.json.Decoder[Any]] = msgspec.json.Decoder()
 
@@ -61,7 +63,7 @@ class Route:
             except TypeError:
                 pass
             else:
-                self.prefix = HEAD + plain + b'","params":'
+                self.prefix = notification_prefix(method)
         self.prefix_len = len(self.prefix)
 
 

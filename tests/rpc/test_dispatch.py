@@ -1,5 +1,5 @@
-"""Inbound dispatch: whatever one message does to the decoder or a handler stays that
-message's problem (issue 10, section 1); the next message is always handled."""
+"""Dispatch (the peer, then the dispatcher): whatever one message does to the decoder or a
+handler stays that message's problem (issue 10, section 1); the next one is handled."""
 
 from __future__ import annotations
 
