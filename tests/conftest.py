@@ -30,7 +30,7 @@ EVENT_LOOPS: dict[str, Any] = {"asyncio": "asyncio", "uvloop": ("asyncio", {"use
 #: The suites (directories under tests/) whose async tests run once on every loop of
 #: EVENT_LOOPS; the others run on the standard loop only. Add a suite here to run it
 #: under uvloop too.
-ALL_LOOPS_SUITES = frozenset({"rpc"})
+ALL_LOOPS_SUITES = frozenset({"rpc", "e2e"})
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
