@@ -4,7 +4,7 @@
     python scripts/gen_requirements.py --check    # exit 1 if the page is stale
 
 ``--output PATH`` writes (or checks) another file instead. The page is a pure function of
-the data file, so edit the data file and rerun; tests/test_requirements.py fails when the
+the data file, so edit the data file and rerun; tests/test_requirement_catalog.py fails when the
 committed page differs from what this script writes.
 """
 
