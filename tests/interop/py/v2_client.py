@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 from typing import Any
 
+from acp.connection import StreamDirection, StreamEvent
 from acp.exceptions import RequestError
 from acp.experimental.v2 import PROTOCOL_VERSION, ClientSideConnection, schema
 from peer_common import (
@@ -219,6 +220,17 @@ class Run:
             await getattr(self, scenario)(sid)
 
 
+def observe(recorder: Recorder) -> Any:
+    """A stream observer recording what the SDK reads (what it writes is recorded
+    at the write, see ``record_writes``)."""
+
+    def observer(event: StreamEvent) -> None:
+        if event.direction == StreamDirection.INCOMING:
+            recorder.incoming(event.message)
+
+    return observer
+
+
 async def main() -> int:
     args = client_arguments(__doc__.splitlines()[0])
     args.cwd = args.cwd or "."
@@ -229,9 +241,7 @@ async def main() -> int:
     assert process.stdin is not None and process.stdout is not None
     record_writes(process.stdin, recorder)
     client = TestClient(args.scenario, report)
-    conn = ClientSideConnection(
-        client, process.stdin, process.stdout, observers=[lambda e: recorder.incoming(e.message)]
-    )
+    conn = ClientSideConnection(client, process.stdin, process.stdout, observers=[observe(recorder)])
     try:
         async with asyncio.timeout(2 * args.timeout):
             await Run(conn, recorder, client, args).run()
