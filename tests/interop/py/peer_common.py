@@ -83,14 +83,14 @@ def prompt_text(blocks: list[dict[str, Any]]) -> str:
     return " ".join(b["text"] for b in blocks if b.get("type") == "text").strip()
 
 
-def client_arguments(description: str) -> argparse.Namespace:
+def client_arguments(description: str, scenarios: tuple[str, ...] = SCENARIOS) -> argparse.Namespace:
     """The command line of a test client: ``--scenario NAME [options] -- AGENT_ARGV...``."""
     argv = sys.argv[1:]
     if "--" not in argv or argv[-1] == "--":
         raise SystemExit(f"usage: {sys.argv[0]} --scenario NAME [options] -- AGENT_ARGV...")
     split = argv.index("--")
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--scenario", required=True, choices=SCENARIOS)
+    parser.add_argument("--scenario", required=True, choices=scenarios)
     parser.add_argument("--cwd", default=None)
     parser.add_argument("--count", type=int, default=5)
     parser.add_argument("--prompt", default=None)
