@@ -90,7 +90,8 @@ async def test_the_sdk_answers_no_malformed_input_and_refuses_other_versions(
     ]
     with anyio.fail_after(60):
         async with await anyio.open_process(tap_argv(log, py_agent_argv(py_sdk_v2))) as agent:
-            assert agent.stdin is not None and agent.stdout is not None
+            assert agent.stdin is not None
+            assert agent.stdout is not None
             await agent.stdin.send(("\n".join(lines) + "\n").encode())
             received = b""
             while received.count(b"\n") < 2:  # the two initialize answers

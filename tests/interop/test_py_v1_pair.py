@@ -29,7 +29,9 @@ def test_py_v1_client_and_py_v1_agent_complete_the_scenario(
     report = run_py_client(py_sdk_v1, scenario, agent, tap_log=log, version="v1", cwd=tmp_path)
 
     check_v1_report(report)
-    assert len(read_log(log)) == len(report["events"]), "the tap and the client saw different traffic"
+    assert len(read_log(log)) == len(report["events"]), (
+        "the tap and the client saw different traffic"
+    )
     assert report["agentExit"] == {"code": 0, "signal": None}
     assert validate_v1_log(log) == []
 
@@ -37,11 +39,22 @@ def test_py_v1_client_and_py_v1_agent_complete_the_scenario(
 def test_the_v1_validator_rejects_v2_frames(tmp_path: Path) -> None:
     log = tmp_path / "wire.jsonl"
     frames = [
-        ("client->agent", {"jsonrpc": "2.0", "id": 1, "method": "session/prompt"}
-         | {"params": {"sessionId": "s", "prompt": [{"type": "text", "text": "hi"}]}}),
+        (
+            "client->agent",
+            {"jsonrpc": "2.0", "id": 1, "method": "session/prompt"}
+            | {"params": {"sessionId": "s", "prompt": [{"type": "text", "text": "hi"}]}},
+        ),
         ("agent->client", {"jsonrpc": "2.0", "id": 1, "result": {"messageId": "m"}}),
-        ("agent->client", {"jsonrpc": "2.0", "method": "session/update"}
-         | {"params": {"sessionId": "s", "update": {"sessionUpdate": "state_update", "state": "idle"}}}),
+        (
+            "agent->client",
+            {"jsonrpc": "2.0", "method": "session/update"}
+            | {
+                "params": {
+                    "sessionId": "s",
+                    "update": {"sessionUpdate": "state_update", "state": "idle"},
+                }
+            },
+        ),
     ]
     log.write_text(
         "".join(

@@ -39,9 +39,15 @@ def _open_windows(report: Report) -> None:
 
 
 def _answered_once(report: Report) -> None:
-    prompts = [e["id"] for e in report["events"] if e.get("method") == "session/prompt" and e["type"] == "request"]
+    prompts = [
+        e["id"]
+        for e in report["events"]
+        if e.get("method") == "session/prompt" and e["type"] == "request"
+    ]
     for rid in prompts:
-        answers = [e for e in report["events"] if e["type"] in ("response", "error") and e["id"] == rid]
+        answers = [
+            e for e in report["events"] if e["type"] in ("response", "error") and e["id"] == rid
+        ]
         assert len(answers) == 1, f"session/prompt {rid!r} answered {len(answers)} times"
         if answers[0]["type"] == "response":
             assert answers[0]["result"].get("stopReason"), answers[0]
@@ -68,7 +74,11 @@ def check_v1_common(report: Report) -> None:
 
 
 def tool_statuses(report: Report) -> list[str]:
-    return [u["status"] for u in v1_updates(report) if u["sessionUpdate"].startswith("tool_call") and u.get("status")]
+    return [
+        u["status"]
+        for u in v1_updates(report)
+        if u["sessionUpdate"].startswith("tool_call") and u.get("status")
+    ]
 
 
 def _stops(*expected: Any) -> Callable[[Report], None]:
@@ -101,7 +111,9 @@ def _stream(report: Report) -> None:
 def _tools_allow(report: Report) -> None:
     _permission(report)
     statuses = tool_statuses(report)
-    assert statuses[0] == "pending" and "in_progress" in statuses and statuses[-1] == "completed"
+    assert statuses[0] == "pending"
+    assert "in_progress" in statuses
+    assert statuses[-1] == "completed"
     contents = [c for u in v1_updates(report, "tool_call_update") for c in u.get("content") or []]
     assert any(c["type"] == "diff" and c["newText"] for c in contents), contents
     _stops("end_turn")(report)
@@ -117,7 +129,11 @@ def _cancel_before_answer(report: Report) -> None:
     events = report["events"]
     cancel = next(i for i, e in enumerate(events) if e.get("method") == "session/cancel")
     prompt = next(i for i, e in enumerate(events) if e.get("method") == "session/prompt")
-    answer = next(i for i, e in enumerate(events) if e["type"] == "response" and e["id"] == events[prompt]["id"])
+    answer = next(
+        i
+        for i, e in enumerate(events)
+        if e["type"] == "response" and e["id"] == events[prompt]["id"]
+    )
     assert cancel < answer, "the prompt was answered before the cancel"
     _stops("cancelled")(report)
 
@@ -131,7 +147,8 @@ def _cancel_permission(report: Report) -> None:
 
 def _load(report: Report) -> None:
     kinds = [u["sessionUpdate"] for u in report["extra"]["replayed"]]
-    assert kinds[:1] == ["user_message_chunk"] and "agent_message_chunk" in kinds, kinds
+    assert kinds[:1] == ["user_message_chunk"], kinds
+    assert "agent_message_chunk" in kinds, kinds
     assert report["text"] == "first" + "first" + "second"  # live, replayed, live
     _stops("end_turn", "end_turn")(report)
 

@@ -22,7 +22,13 @@ from referencing.jsonschema import DRAFT202012
 import schema_validation
 
 V1_SCHEMA = (
-    Path(__file__).resolve().parents[2] / "src" / "acp2" / "compat" / "v1" / "schemas" / "acp-v1.json"
+    Path(__file__).resolve().parents[2]
+    / "src"
+    / "acp2"
+    / "compat"
+    / "v1"
+    / "schemas"
+    / "acp-v1.json"
 )
 
 

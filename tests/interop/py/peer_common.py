@@ -83,7 +83,9 @@ def prompt_text(blocks: list[dict[str, Any]]) -> str:
     return " ".join(b["text"] for b in blocks if b.get("type") == "text").strip()
 
 
-def client_arguments(description: str, scenarios: tuple[str, ...] = SCENARIOS) -> argparse.Namespace:
+def client_arguments(
+    description: str, scenarios: tuple[str, ...] = SCENARIOS
+) -> argparse.Namespace:
     """The command line of a test client: ``--scenario NAME [options] -- AGENT_ARGV...``."""
     argv = sys.argv[1:]
     if "--" not in argv or argv[-1] == "--":
@@ -136,27 +138,56 @@ class Recorder:
             event = {"type": "request", "id": message["id"], "method": message["method"]}
             self.record({**event, "params": message.get("params")})
         elif "method" in message:
-            self.record({"type": "notify", "method": message["method"], "params": message.get("params")})
+            self.record(
+                {"type": "notify", "method": message["method"], "params": message.get("params")}
+            )
         else:
             method = self.received.get(message.get("id"))
-            self.record({"type": "answer", "id": message.get("id"), "method": method, **_outcome(message)})
+            self.record(
+                {"type": "answer", "id": message.get("id"), "method": method, **_outcome(message)}
+            )
 
     def incoming(self, message: Any) -> None:
         if not isinstance(message, dict):
             self.record({"type": "invalid", "message": message})
         elif "method" in message and "id" in message:
             self.received[message["id"]] = message["method"]
-            kind = "permission" if message["method"] == "session/request_permission" else "agent_request"
-            self.record({"type": kind, "id": message["id"], "method": message["method"], "params": message.get("params")})
+            kind = (
+                "permission"
+                if message["method"] == "session/request_permission"
+                else "agent_request"
+            )
+            self.record(
+                {
+                    "type": kind,
+                    "id": message["id"],
+                    "method": message["method"],
+                    "params": message.get("params"),
+                }
+            )
         elif message.get("method") == "session/update":
             params = message.get("params") or {}
-            self.record({"type": "update", "sessionId": params.get("sessionId"), "update": params.get("update")})
+            self.record(
+                {
+                    "type": "update",
+                    "sessionId": params.get("sessionId"),
+                    "update": params.get("update"),
+                }
+            )
         elif "method" in message:
-            self.record({"type": "notification", "method": message["method"], "params": message.get("params")})
+            self.record(
+                {
+                    "type": "notification",
+                    "method": message["method"],
+                    "params": message.get("params"),
+                }
+            )
         else:
             kind = "error" if "error" in message else "response"
             method = self.sent.get(message.get("id"))
-            self.record({"type": kind, "id": message.get("id"), "method": method, **_outcome(message)})
+            self.record(
+                {"type": kind, "id": message.get("id"), "method": method, **_outcome(message)}
+            )
 
     async def wait_for(self, predicate: Any, what: str, start: int = 0) -> dict[str, Any]:
         """The first event at index >= ``start`` matching ``predicate``, waiting for it."""

@@ -134,7 +134,8 @@ class TestAgent:
     async def tools(self, session: Session) -> str:
         call_id = ids.next("call")
         await self.send(
-            session, helpers.start_tool_call(call_id, "Edit hello.txt", kind="edit", status="pending")
+            session,
+            helpers.start_tool_call(call_id, "Edit hello.txt", kind="edit", status="pending"),
         )
         tool_call = schema.ToolCallUpdate(
             tool_call_id=call_id, title="Edit hello.txt", kind="edit", status="pending"

@@ -23,7 +23,17 @@ from typing import Any
 
 from acp import PROTOCOL_VERSION, RequestError, connect_to_agent, helpers, schema
 from acp.connection import StreamDirection, StreamEvent
-from peer_common import Recorder, client_arguments, is_update, log, new_report, print_report, record_writes, spawn, stop
+from peer_common import (
+    Recorder,
+    client_arguments,
+    is_update,
+    log,
+    new_report,
+    print_report,
+    record_writes,
+    spawn,
+    stop,
+)
 
 NAME = "py-v1-client"
 WANTED = {"tools-allow": "allow_once", "tools-reject": "reject_once"}
@@ -46,7 +56,9 @@ class TestClient:
     async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
         self.report["sdkUpdates"].append({"sessionId": session_id, "update": dump(update)})
 
-    async def request_permission(self, options: list[Any], **_: Any) -> schema.RequestPermissionResponse:
+    async def request_permission(
+        self, options: list[Any], **_: Any
+    ) -> schema.RequestPermissionResponse:
         outcome, via = {"outcome": "cancelled"}, "unexpected"
         wanted = WANTED.get(self.scenario)
         chosen = [o for o in options if o.kind == wanted]
@@ -55,7 +67,9 @@ class TestClient:
         elif self.scenario == "cancel-permission":
             await self.cancelled.wait()  # v1: a pending permission is answered cancelled
             via = "session/cancel"
-        self.report["permissions"].append({"options": [dump(o) for o in options], "outcome": outcome, "via": via})
+        self.report["permissions"].append(
+            {"options": [dump(o) for o in options], "outcome": outcome, "via": via}
+        )
         return schema.RequestPermissionResponse.model_validate({"outcome": outcome})
 
 
@@ -66,7 +80,9 @@ class Run:
 
     async def prompt(self, session_id: str, value: str) -> None:
         try:
-            response = await self.conn.prompt(session_id=session_id, prompt=[helpers.text_block(value)])
+            response = await self.conn.prompt(
+                session_id=session_id, prompt=[helpers.text_block(value)]
+            )
         except RequestError as exc:
             self.report["extra"].setdefault("promptErrors", []).append({"code": exc.code})
             self.report["stopReasons"].append(None)
@@ -89,15 +105,23 @@ class Run:
         )
         self.report["initialize"] = dump(response)
         cwd = self.args.cwd
-        sid = self.report["sessionId"] = (await self.conn.new_session(cwd=cwd, mcp_servers=[])).session_id
+        sid = self.report["sessionId"] = (
+            await self.conn.new_session(cwd=cwd, mcp_servers=[])
+        ).session_id
         scenario = self.args.scenario
-        defaults = {"echo": "echo hello world", "stream": f"stream {self.args.count}", "kinds": "kinds"}
+        defaults = {
+            "echo": "echo hello world",
+            "stream": f"stream {self.args.count}",
+            "kinds": "kinds",
+        }
         defaults |= {"tools-allow": "tools", "tools-reject": "tools", "fail": "fail"}
         if scenario == "cancel":
             chunk = is_update(sid, "agent_message_chunk")
             await self.cancel_when(sid, "wait", chunk, "the agent's first chunk")
         elif scenario == "cancel-permission":
-            await self.cancel_when(sid, "tools", lambda e: e["type"] == "permission", "a permission")
+            await self.cancel_when(
+                sid, "tools", lambda e: e["type"] == "permission", "a permission"
+            )
         elif scenario == "load":
             await self.prompt(sid, "echo first")
             start = len(self.recorder.events)
@@ -132,7 +156,8 @@ async def main() -> int:
     recorder = Recorder(args.timeout)
     report["events"] = recorder.events
     process = await spawn(args.agent)
-    assert process.stdin is not None and process.stdout is not None
+    assert process.stdin is not None
+    assert process.stdout is not None
     record_writes(process.stdin, recorder)
     client = TestClient(args.scenario, report)
     conn = connect_to_agent(client, process.stdin, process.stdout, observers=[observe(recorder)])
@@ -140,7 +165,7 @@ async def main() -> int:
         async with asyncio.timeout(2 * args.timeout):
             await Run(conn, recorder, client, args).run()
         report["ok"] = True
-    except Exception as exc:  # noqa: BLE001 - the report carries it
+    except Exception as exc:  # the report carries it
         report["error"] = repr(exc)
         log(NAME, f"scenario {args.scenario} failed: {exc!r}")
     with contextlib.suppress(Exception):

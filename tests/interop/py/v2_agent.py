@@ -173,7 +173,9 @@ class TestAgent:
             raise RequestError.resource_not_found(session_id)
         return found
 
-    async def notify(self, session: Session, update: dict[str, Any], *, record: bool = True) -> None:
+    async def notify(
+        self, session: Session, update: dict[str, Any], *, record: bool = True
+    ) -> None:
         if record and update["sessionUpdate"] != "state_update":
             session.history.append(update)
         assert self.conn is not None
@@ -193,7 +195,7 @@ class TestAgent:
             stop = await self.turn_body(session, turn)
         except asyncio.CancelledError:
             stop = {"stopReason": "cancelled"}
-        except Exception as exc:  # noqa: BLE001 - reported to the client as the stop reason
+        except Exception as exc:  # reported to the client as the stop reason
             log(NAME, "turn failed:", repr(exc))
             stop = {"stopReason": "error"}
         session.turn = None
@@ -292,7 +294,9 @@ async def run_tool(agent: TestAgent, session: Session, call_id: str) -> None:
     await send("terminal_update", terminalId=terminal_id, command="cat hello.txt", cwd=session.cwd)
     await send("terminal_output_chunk", terminalId=terminal_id, data=b64(HELLO_OUTPUT))
     await send("terminal_update", terminalId=terminal_id, exitStatus={"exitCode": 0})
-    await send("tool_call_update", toolCallId=call_id, status="completed", rawOutput={"exitCode": 0})
+    await send(
+        "tool_call_update", toolCallId=call_id, status="completed", rawOutput={"exitCode": 0}
+    )
 
 
 async def scenario_tools(agent: TestAgent, session: Session, _rest: str) -> dict[str, Any]:
@@ -300,7 +304,9 @@ async def scenario_tools(agent: TestAgent, session: Session, _rest: str) -> dict
     tool_call = {"toolCallId": call_id, "title": "Edit hello.txt", "kind": "edit"}
     tool_call["status"] = "pending"
     cancelled = {"sessionUpdate": "tool_call_update", "toolCallId": call_id, "status": "cancelled"}
-    await agent.notify(session, {"sessionUpdate": "tool_call_update", **tool_call, "name": "edit_file"})
+    await agent.notify(
+        session, {"sessionUpdate": "tool_call_update", **tool_call, "name": "edit_file"}
+    )
     try:
         outcome = await ask_permission(agent, session, tool_call)
     except asyncio.CancelledError:

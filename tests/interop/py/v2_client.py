@@ -94,7 +94,9 @@ class TestClient:
 class Run:
     """One scenario against one agent connection."""
 
-    def __init__(self, conn: ClientSideConnection, recorder: Recorder, client: TestClient, args: Any):
+    def __init__(
+        self, conn: ClientSideConnection, recorder: Recorder, client: TestClient, args: Any
+    ):
         self.conn = conn
         self.recorder = recorder
         self.client = client
@@ -113,13 +115,17 @@ class Run:
 
     async def until_idle(self, session_id: str, start: int) -> None:
         def idle(event: dict[str, Any]) -> bool:
-            return is_update(session_id, "state_update")(event) and event["update"]["state"] == "idle"
+            return (
+                is_update(session_id, "state_update")(event) and event["update"]["state"] == "idle"
+            )
 
         await self.recorder.wait_for(idle, f"idle on {session_id}", start)
 
     async def until_state(self, session_id: str, state: str, start: int) -> None:
         def match(event: dict[str, Any]) -> bool:
-            return is_update(session_id, "state_update")(event) and event["update"]["state"] == state
+            return (
+                is_update(session_id, "state_update")(event) and event["update"]["state"] == state
+            )
 
         await self.recorder.wait_for(match, state, start)
 
@@ -176,7 +182,9 @@ class Run:
         events = self.recorder.events[start:]
         request = next(i for i, e in enumerate(events) if e.get("method") == "session/resume")
         answer = next(
-            i for i, e in enumerate(events) if e["type"] == "response" and e["id"] == events[request]["id"]
+            i
+            for i, e in enumerate(events)
+            if e["type"] == "response" and e["id"] == events[request]["id"]
         )
         replayed = [e["update"] for e in events[request:answer] if is_update(sid)(e)]
         self.report["extra"]["replayed"] = replayed
@@ -238,15 +246,18 @@ async def main() -> int:
     recorder = Recorder(args.timeout)
     report["events"] = recorder.events
     process = await spawn(args.agent)
-    assert process.stdin is not None and process.stdout is not None
+    assert process.stdin is not None
+    assert process.stdout is not None
     record_writes(process.stdin, recorder)
     client = TestClient(args.scenario, report)
-    conn = ClientSideConnection(client, process.stdin, process.stdout, observers=[observe(recorder)])
+    conn = ClientSideConnection(
+        client, process.stdin, process.stdout, observers=[observe(recorder)]
+    )
     try:
         async with asyncio.timeout(2 * args.timeout):
             await Run(conn, recorder, client, args).run()
         report["ok"] = True
-    except Exception as exc:  # noqa: BLE001 - the report carries it
+    except Exception as exc:  # the report carries it
         report["error"] = repr(exc)
         log(NAME, f"scenario {args.scenario} failed: {exc!r}")
     with contextlib.suppress(Exception):
