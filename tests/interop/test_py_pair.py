@@ -34,8 +34,9 @@ NOV_PROBLEMS = {
 
 
 # A subset keeps the suite fast (importing the SDK takes ~2 s per process): a turn, a
-# permission, the Nov cancel rule, every update kind. Each peer also runs every scenario
-# against acp2 (test_acp2_client_vs_py_agent.py, test_acp2_agent_vs_py_client.py).
+# permission, the Nov cancel rule, every update kind. Each peer runs the others against
+# acp2 (test_acp2_client_vs_py_agent.py, test_acp2_agent_vs_py_client.py), and all
+# thirteen passed against each other and against the TS client when they were written.
 PAIR_SCENARIOS = ("echo", "tools-allow", "cancel-permission-wait", "kinds")
 
 
