@@ -120,12 +120,13 @@ async def test_client_cancel_mid_turn(py_sdk_v2: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.anyio
-async def test_client_answers_the_withdrawn_permission_of_a_cancelled_turn_once(
+async def test_client_answers_the_permission_of_a_cancelled_turn_once(
     py_sdk_v2: Path, tmp_path: Path
 ) -> None:
-    """session/cancel during a permission wait: the SDK withdraws its request with
-    $/cancel_request when the turn's task is cancelled (D-15), and acp2 answers it once,
-    with outcome cancelled."""
+    """session/cancel during a permission wait: acp2 answers the request once, with
+    outcome cancelled. Whether the SDK also withdraws it with $/cancel_request (D-15)
+    depends on which arrives first: acp2's answer or the cancel that cancels the
+    turn's task; either way at most once."""
     log = tmp_path / "wire.jsonl"
     asked = anyio.Event()
 
@@ -150,7 +151,7 @@ async def test_client_answers_the_withdrawn_permission_of_a_cancelled_turn_once(
     answers = client_answers(frames, request["id"])
     assert [a.get("result") for a in answers] == [{"outcome": {"outcome": "cancelled"}}]
     withdrawn = [f for f in frames if f.method == "$/cancel_request" and f.sender == "agent"]
-    assert [f.message["params"] for f in withdrawn] == [{"requestId": request["id"]}]
+    assert [f.message["params"] for f in withdrawn] in ([], [{"requestId": request["id"]}])
     cancel = index(frames, is_sent("session/cancel"))
     assert 0 < cancel < index(frames, is_state("idle", "cancelled"))
 
