@@ -1,4 +1,4 @@
-"""Fixtures for the interop tests: the installed TypeScript SDK."""
+"""Fixtures for the interop tests: the installed TypeScript SDK and Python SDKs."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import NoReturn
 
 import pytest
 
-from . import node_env
+from . import node_env, py_env
 
 REQUIRE_ENV = "ACP2_REQUIRE_INTEROP"
 
@@ -32,3 +32,26 @@ def ts_sdk() -> Path:
     except node_env.NodeUnavailable as exc:
         skip_or_fail(f"interop peers unavailable: {exc}")
     return folder
+
+
+def _python_sdk(lock: str) -> Path:
+    try:
+        return py_env.ensure_installed(lock)
+    except py_env.PythonSdkUnavailable as exc:
+        skip_or_fail(f"Python SDK {py_env.VERSIONS[lock]} unavailable: {exc}")
+
+
+@pytest.fixture(scope="session")
+def py_sdk_v2() -> Path:
+    """The ``python`` of a venv holding ``agent-client-protocol==1.0.0rc3`` (its
+    ``acp.experimental.v2`` speaks ACP v2), installed from ``py/requirements-v2.txt``
+    on first use (see ``py_env``); skips when that fails, unless ``ACP2_REQUIRE_INTEROP=1``.
+    """
+    return _python_sdk("v2")
+
+
+@pytest.fixture(scope="session")
+def py_sdk_v1() -> Path:
+    """The ``python`` of a venv holding ``agent-client-protocol==0.12.1`` (ACP v1),
+    installed from ``py/requirements-v1.txt``; skips as ``py_sdk_v2`` does."""
+    return _python_sdk("v1")

@@ -101,16 +101,17 @@ def ensure_installed() -> Path:
     if is_installed(target):
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
-    with _exclusive_lock(target.parent / f"{target.name}.lock"):
+    with exclusive_lock(target.parent / f"{target.name}.lock"):
         if not is_installed(target):
             _install(target)
     return target
 
 
 @contextlib.contextmanager
-def _exclusive_lock(path: Path) -> Iterator[None]:
+def exclusive_lock(path: Path) -> Iterator[None]:
     """Hold an exclusive lock on ``path`` (no-op where ``fcntl`` is unavailable:
-    the atomic rename in ``_install`` still keeps concurrent installs safe)."""
+    the atomic rename of the installers still keeps concurrent installs safe).
+    Shared with ``py_env``."""
     try:
         import fcntl
     except ImportError:  # pragma: no cover - Windows

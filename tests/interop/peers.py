@@ -1,4 +1,4 @@
-"""Run the TypeScript test peers (``ts/agent.mjs``, ``ts/client.mjs``) from tests.
+"""Run the test peers (``ts/*.mjs`` on the TypeScript SDK, ``py/*.py`` on the Python SDK).
 
 Typical use, with ``ts_sdk`` from the fixture of the same name::
 
@@ -23,6 +23,7 @@ from typing import Any
 
 INTEROP_DIR = Path(__file__).resolve().parent
 TS_DIR = INTEROP_DIR / "ts"
+PY_DIR = INTEROP_DIR / "py"
 TAP = INTEROP_DIR / "tap.py"
 
 SCENARIOS = (
@@ -121,18 +122,54 @@ def run_ts_client(
         prompt=prompt,
         timeout=timeout,
     )
+    return run_client(argv, f"ts client {scenario!r}", timeout)
+
+
+def py_agent_argv(python: Path, version: str = "v2") -> list[str]:
+    """The command line of the Python SDK test agent ``py/<version>_agent.py``."""
+    return [str(python), str(PY_DIR / f"{version}_agent.py")]
+
+
+def run_py_client(
+    python: Path,
+    scenario: str,
+    agent_argv: Sequence[str],
+    tap_log: Path | None = None,
+    *,
+    version: str = "v2",
+    cwd: Path | None = None,
+    count: int | None = None,
+    prompt: str | None = None,
+    timeout: float = 30.0,
+) -> dict[str, Any]:
+    """Run the Python SDK test client ``py/<version>_client.py`` (in the venv of
+    ``python``) against ``agent_argv``; the options and the report are those of
+    ``run_ts_client`` (the v1 client's scenarios and report: see ``py/v1_client.py``)."""
+    if tap_log is not None:
+        agent_argv = tap_argv(tap_log, agent_argv)
+    argv = [str(python), str(PY_DIR / f"{version}_client.py"), "--scenario", scenario]
+    argv += ["--timeout", str(timeout), "--cwd", str(cwd or INTEROP_DIR)]
+    if count is not None:
+        argv += ["--count", str(count)]
+    if prompt is not None:
+        argv += ["--prompt", prompt]
+    return run_client([*argv, "--", *agent_argv], f"py {version} client {scenario!r}", timeout)
+
+
+def run_client(argv: Sequence[str], name: str, timeout: float) -> dict[str, Any]:
+    """Run a test client command line; its report, or ``PeerError`` naming ``name``."""
     try:
         done = subprocess.run(
             argv, capture_output=True, text=True, timeout=3 * timeout + 10, cwd=INTEROP_DIR
         )
     except subprocess.TimeoutExpired as exc:
         stderr = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else ""
-        raise PeerError(f"ts client {scenario!r} hung: {exc}", None, stderr) from exc
+        raise PeerError(f"{name} hung: {exc}", None, stderr) from exc
     report = _parse_report(done.stdout)
     if done.returncode != 0 or report is None or not report.get("ok"):
         error = (report or {}).get("error") or "no report on stdout"
         raise PeerError(
-            f"ts client {scenario!r} failed (exit {done.returncode}): {error}\n"
+            f"{name} failed (exit {done.returncode}): {error}\n"
             f"--- stderr (tail) ---\n{_tail(done.stderr)}",
             report,
             done.stderr,
