@@ -9,14 +9,15 @@ the rules (wrong version, no ``messageId``, early updates, ``$/cancel_request``,
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
 
 from acp2.client import ClientConnection, connect_transport
 from acp2.transport.memory import MemoryTransport, memory_pair
+from helpers.inprocess import served, sole_exception
 
 CWD = "/tmp/acp2-client-tests"
 
@@ -26,30 +27,9 @@ async def in_process(agent: Any = None, **kwargs: Any) -> AsyncIterator[ClientCo
     """Serve ``agent`` (default: a fresh test agent) in process; yield the client."""
     from acp2.testing.scenarios import build_test_agent
 
-    served = agent if agent is not None else build_test_agent()
-    ours, theirs = memory_pair()
     kwargs.setdefault("cwd", CWD)
-    with sole_exception():
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(served.serve, theirs)
-            async with connect_transport(ours, **kwargs) as client:
-                yield client
-            await theirs.aclose()
-            tg.cancel_scope.cancel()
-
-
-@contextmanager
-def sole_exception() -> Iterator[None]:
-    """Unwrap a task group's one-exception group so tests can ``pytest.raises`` it."""
-    try:
-        yield
-    except BaseExceptionGroup as group:
-        sole: BaseException = group
-        while isinstance(sole, BaseExceptionGroup) and len(sole.exceptions) == 1:
-            sole = sole.exceptions[0]
-        if sole is group:
-            raise
-        raise sole from None
+    async with served(agent if agent is not None else build_test_agent(), **kwargs) as client:
+        yield client
 
 
 Script = Callable[["FakeAgent", dict[str, Any]], Awaitable[None]]
