@@ -1,7 +1,7 @@
 """acp2's asyncio-specific tricks, all of them, each with what it bought.
 
-acp2 runs on asyncio: the standard event loop or uvloop (both tested, see
-``tests/rpc/conftest.py``); its API is written with anyio (cancel scopes, task groups,
+acp2 runs on asyncio: the standard event loop or uvloop (both tested: ``ALL_LOOPS_SUITES`` in
+``tests/conftest.py``); its API is written with anyio (cancel scopes, task groups,
 events), but the hot paths below use asyncio directly because anyio's portable versions
 cost measurably more per message. Numbers are from ``docs/benchmarks.md`` (the ledger);
 nothing here touches a private attribute of the event loop. :func:`require_asyncio`
