@@ -8,10 +8,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
-from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
+from contextlib import (
+    AbstractAsyncContextManager,
+    AsyncExitStack,
+    asynccontextmanager,
+    contextmanager,
+)
+from functools import partial
 from typing import TYPE_CHECKING, Final
 
 import anyio
+from anyio.abc import TaskGroup
 
 from acp2._groups import leaves
 from acp2.client.connection import ClientConnection
@@ -19,6 +26,7 @@ from acp2.client.link import AgentLink
 from acp2.client.permissions import PermissionPolicy, deny_all
 from acp2.client.session import ClientSession
 from acp2.client.startup import AgentExited, StdoutWatch, initialize
+from acp2.compat.v1.schema import InitializeResponse as V1InitializeResponse
 from acp2.diagnose import early_exit, start_failure
 from acp2.errors import AgentStartError, ConnectionClosed
 from acp2.rpc import Connection
@@ -168,10 +176,45 @@ async def _connect(
                 response = await initialize(
                     link, info or client_info(), capabilities, initialize_timeout, watch
                 )
-                yield ClientConnection(
-                    link, response, permissions=permissions, default_cwd=default_cwd
-                )
+                if isinstance(response, V1InitializeResponse):
+                    again = partial(
+                        _connect,
+                        watch=None,
+                        cwd=default_cwd,
+                        permissions=permissions,
+                        info=info,
+                        capabilities=capabilities,
+                        initialize_timeout=initialize_timeout,
+                        stderr_tail=stderr_tail,
+                    )
+                    async with _bridged(connection, response, tg, again) as client:
+                        yield client
+                else:
+                    yield ClientConnection(
+                        link, response, permissions=permissions, default_cwd=default_cwd
+                    )
             tg.cancel_scope.cancel()
+
+
+@asynccontextmanager
+async def _bridged(
+    agent: Connection,
+    response: V1InitializeResponse,
+    tg: TaskGroup,
+    connect_v2: Callable[[Transport], AbstractAsyncContextManager[ClientConnection]],
+) -> AsyncIterator[ClientConnection]:
+    """A v1 agent: run the back bridge (:mod:`acp2.bridge.back`, the one translation
+    boundary) over ``agent`` and yield the v2 client ``connect_v2`` makes over it."""
+    from acp2.bridge.back import serve_back
+    from acp2.transport.memory import memory_pair
+
+    ours, bridge_end = memory_pair()
+    tg.start_soon(serve_back, agent, bridge_end, response)
+    try:
+        async with connect_v2(ours) as client:
+            yield client
+    finally:
+        await ours.aclose()
 
 
 def _absolute(cwd: str | os.PathLike[str] | None) -> str:
