@@ -1,0 +1,59 @@
+"""acp2's client reads the version of an ``initialize`` answer before decoding it, and
+drives a v1 agent through the back bridge with the v2 API: whether the agent answers
+``1`` or echoes the requested ``2`` in v1's shape (no ``info``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+
+import acp2.compat.v1.methods as v1m
+import acp2.compat.v1.schema as v1
+from acp2.client import connect_transport
+from acp2.rpc import Connection
+from acp2.transport.memory import memory_pair
+
+TIMEOUT = 10.0
+
+
+def v1_agent(agent: Connection, answered_version: int) -> Connection:
+    """``agent`` made an in-process v1 agent: one session, prompts echoed."""
+
+    async def initialize(params: v1.InitializeRequest) -> v1.InitializeResponse:
+        return v1.InitializeResponse(
+            protocol_version=answered_version,
+            agent_info=v1.Implementation(name="echoing-v1-agent", version="1"),
+        )
+
+    async def new(params: v1.NewSessionRequest) -> v1.NewSessionResponse:
+        return v1.NewSessionResponse(session_id="s1")
+
+    async def prompt(params: v1.PromptRequest) -> v1.PromptResponse:
+        (block,) = params.prompt
+        chunk = v1.AgentMessageChunk(content=v1.TextContent(text=f"you said {block.text}"))
+        note = v1.SessionNotification(session_id=params.session_id, update=chunk)
+        await agent.notify(v1m.SESSION_UPDATE, note)
+        return v1.PromptResponse(stop_reason="end_turn")
+
+    agent.on(v1m.INITIALIZE, initialize)
+    agent.on(v1m.SESSION_NEW, new)
+    agent.on(v1m.SESSION_PROMPT, prompt)
+    return agent
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("answered", [1, 2], ids=["answers-1", "echoes-2"])
+async def test_a_v1_agent_is_driven_with_the_v2_api(tmp_path: Path, answered: int) -> None:
+    ours, theirs = memory_pair()
+    agent = v1_agent(Connection(theirs, name="v1 agent"), answered)
+    with anyio.fail_after(TIMEOUT):
+        async with agent, connect_transport(ours, cwd=tmp_path) as client:
+            assert client.agent_info.name == "echoing-v1-agent"
+            assert client.protocol_version == 2
+            session = await client.new_session()
+            work = await session.prompt("hi")
+            assert await work.wait() == "end_turn"
+            assert work.text == "you said hi"
+            assert session.state.foreground == "idle"
