@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import anyio
+import msgspec
 import pytest
 
 import acp2.compat.v1.methods as v1m
@@ -57,3 +58,43 @@ async def test_a_v1_agent_is_driven_with_the_v2_api(tmp_path: Path, answered: in
             assert await work.wait() == "end_turn"
             assert work.text == "you said hi"
             assert session.state.foreground == "idle"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("files", [False, True])
+async def test_fs_is_offered_to_a_v1_agent_only_when_enabled(tmp_path: Path, files: bool) -> None:
+    (tmp_path / "notes.txt").write_text("from disk")
+    offered: list[object] = []
+    ours, theirs = memory_pair()
+    agent = v1_agent(Connection(theirs, name="v1 agent"), 1)
+
+    async def initialize(params: v1.InitializeRequest) -> v1.InitializeResponse:
+        offered.append(params.client_capabilities)
+        return v1.InitializeResponse(protocol_version=1)
+
+    async def prompt(params: v1.PromptRequest) -> v1.PromptResponse:
+        read = v1.ReadTextFileRequest(session_id="s1", path=str(tmp_path / "notes.txt"))
+        content = (await agent.call(v1m.FS_READ_TEXT_FILE, read)).content
+        chunk = v1.AgentMessageChunk(content=v1.TextContent(text=content))
+        await agent.notify(
+            v1m.SESSION_UPDATE, v1.SessionNotification(session_id="s1", update=chunk)
+        )
+        return v1.PromptResponse(stop_reason="end_turn")
+
+    agent.on(v1m.INITIALIZE, initialize)
+    agent.on(v1m.SESSION_PROMPT, prompt)
+    with anyio.fail_after(TIMEOUT):
+        async with agent, connect_transport(ours, cwd=tmp_path, files=files) as client:
+            session = await client.new_session()
+            work = await session.prompt("read it")
+            stop = await work.wait()
+
+    (caps,) = offered
+    if files:
+        assert isinstance(caps, v1.ClientCapabilities)
+        assert caps.fs is not msgspec.UNSET
+        assert (caps.fs.read_text_file, caps.fs.write_text_file) == (True, True)
+        assert (stop, work.text) == ("end_turn", "from disk")
+    else:
+        assert caps is msgspec.UNSET  # a plain v2 initialize: nothing offered
+        assert stop == "error"  # the read was refused (-32601), so the v1 prompt failed

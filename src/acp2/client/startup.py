@@ -26,6 +26,7 @@ import msgspec
 import acp2.compat.v1.schema as v1
 from acp2.client.checks import PROTOCOL_VERSION
 from acp2.client.link import AgentLink
+from acp2.compat.v1.handshake import initialize_request_to_v1
 from acp2.compat.v1.negotiate import NegotiationError, result_version
 from acp2.diagnose import StrayLineScanner, not_answered, stderr_excerpt, stray_output
 from acp2.errors import (
@@ -143,6 +144,7 @@ async def initialize(
     capabilities: ClientCapabilities | None,
     seconds: float | None,
     watch: StdoutWatch | None,
+    files: bool = False,
 ) -> InitializeResponse | v1.InitializeResponse:
     """``initialize`` and check the version (IN-01, IN-02, IN-05); return the answer.
 
@@ -151,7 +153,9 @@ async def initialize(
     decoded with the models of that version: a v1 agent's answer is returned as the v1
     model (the caller runs the back bridge for it). Bounded by ``seconds``, or by
     :data:`STRAY_GRACE` after a stray stdout line. On any failure the connection is
-    closed before this raises.
+    closed before this raises. With ``files`` the params also carry v1's ``clientInfo``
+    and ``clientCapabilities.fs`` (extra keys a v2 agent ignores), so a v1 agent knows
+    it may call ``fs/*``.
     """
     params = InitializeRequest(
         protocol_version=PROTOCOL_VERSION,
@@ -159,7 +163,7 @@ async def initialize(
         capabilities=capabilities or ClientCapabilities(),
     )
     try:
-        raw = await _answer(link, params, seconds, watch)
+        raw = await _answer(link, _with_v1_offer(params) if files else params, seconds, watch)
     except UnsupportedProtocolVersion as exc:
         await link.aclose()
         raise UnsupportedProtocolVersion(
@@ -197,9 +201,19 @@ def _decoded(raw: msgspec.Raw) -> InitializeResponse | v1.InitializeResponse:
     return response  # type: ignore[no-any-return]
 
 
+def _with_v1_offer(params: InitializeRequest) -> dict[str, Any]:
+    """``params`` plus the v1 keys that offer ``fs/*`` to a v1 agent."""
+    offer = initialize_request_to_v1(params, read_files=True, write_files=True)
+    extra = msgspec.to_builtins(offer)
+    plain: dict[str, Any] = msgspec.to_builtins(params)
+    plain["clientInfo"] = extra["clientInfo"]
+    plain["clientCapabilities"] = extra["clientCapabilities"]
+    return plain
+
+
 async def _answer(
     link: AgentLink[Any],
-    params: InitializeRequest,
+    params: InitializeRequest | dict[str, Any],
     seconds: float | None,
     watch: StdoutWatch | None,
 ) -> msgspec.Raw | None:
