@@ -202,3 +202,31 @@ def test_acp2_run_prints_a_v1_agents_answer(py_sdk_v1: Path, tmp_path: Path) -> 
     assert done.returncode == 0, done.stderr
     assert done.stdout == "hello world\n"
     valid_v1_wire(log)
+
+
+@pytest.mark.parametrize(
+    ("permission", "option", "text"),
+    [("allow", "allow", "edited hello.txt\n"), ("deny", "reject", "")],
+)
+def test_acp2_run_answers_a_v1_agents_permission(
+    py_sdk_v1: Path, tmp_path: Path, permission: str, option: str, text: str
+) -> None:
+    done, log = acp2_run(tmp_path, py_sdk_v1, "tools", "--permission", permission)
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == text
+    frames = valid_v1_wire(log)
+    (asked,) = agent_requests(frames, "session/request_permission")
+    (answer,) = client_answers(frames, asked["id"])
+    assert answer["result"] == {"outcome": {"outcome": "selected", "optionId": option}}
+
+
+def test_acp2_run_cancels_a_v1_turn(py_sdk_v1: Path, tmp_path: Path) -> None:
+    done, log = acp2_run(tmp_path, py_sdk_v1, "wait", "--cancel-after", "1")
+
+    assert done.returncode == 1, done.stderr
+    assert "cancelled" in done.stderr
+    assert done.stdout == "waiting\n"
+    frames = valid_v1_wire(log)
+    assert index(frames, is_sent("session/cancel")) > 0
+    assert stop_reasons(frames) == ["cancelled"]
