@@ -133,12 +133,13 @@ class BackBridge:
             request = client_side.resume_request_to_v1(params, self.dropped)
         except client_side.InvalidParams as exc:
             raise InvalidParams(str(exc)) from None
+        loading = isinstance(request, v1.LoadSessionRequest)
+        if loading and not self._can_load:
+            raise InvalidParams("the v1 agent cannot replay a session (no loadSession)")
         # The lifter must exist before the call: a replay arrives before the answer.
         roots = _roots(params.cwd, params.additional_directories)
         session = self._sessions[params.session_id] = _Session(params.session_id, roots)
         if isinstance(request, v1.LoadSessionRequest):
-            if not self._can_load:
-                raise InvalidParams("the v1 agent cannot replay a session (no loadSession)")
             loaded = await self.agent.call(v1m.SESSION_LOAD, request)
             return session.lifter.resume_result(loaded)
         resumed = await self.agent.call(v1m.SESSION_RESUME, request)
