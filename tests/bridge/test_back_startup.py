@@ -13,6 +13,7 @@ import pytest
 import acp2.compat.v1.methods as v1m
 import acp2.compat.v1.schema as v1
 from acp2.client import connect_transport
+from acp2.errors import ConnectionClosed
 from acp2.rpc import Connection
 from acp2.transport.memory import memory_pair
 
@@ -98,3 +99,25 @@ async def test_fs_is_offered_to_a_v1_agent_only_when_enabled(tmp_path: Path, fil
     else:
         assert caps is msgspec.UNSET  # a plain v2 initialize: nothing offered
         assert stop == "error"  # the read was refused (-32601), so the v1 prompt failed
+
+
+@pytest.mark.anyio
+async def test_a_v1_agent_going_away_mid_turn_fails_the_work(tmp_path: Path) -> None:
+    ours, theirs = memory_pair()
+    agent = v1_agent(Connection(theirs, name="v1 agent"), 1)
+    asked = anyio.Event()
+
+    async def prompt(params: v1.PromptRequest) -> v1.PromptResponse:
+        asked.set()
+        await anyio.sleep_forever()
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    agent.on(v1m.SESSION_PROMPT, prompt)
+    with anyio.fail_after(TIMEOUT):
+        async with agent, connect_transport(ours, cwd=tmp_path) as client:
+            session = await client.new_session()
+            work = await session.prompt("hang")
+            await asked.wait()
+            await theirs.aclose()  # the agent dies: no answer, end of stream
+            with pytest.raises(ConnectionClosed):
+                await work.wait()
