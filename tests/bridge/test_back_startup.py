@@ -121,3 +121,31 @@ async def test_a_v1_agent_going_away_mid_turn_fails_the_work(tmp_path: Path) -> 
             await theirs.aclose()  # the agent dies: no answer, end of stream
             with pytest.raises(ConnectionClosed):
                 await work.wait()
+
+
+@pytest.mark.anyio
+async def test_a_v1_mode_is_a_config_option_set_through_set_mode(tmp_path: Path) -> None:
+    ours, theirs = memory_pair()
+    agent = v1_agent(Connection(theirs, name="v1 agent"), 1)
+    modes = [v1.SessionMode(id="ask", name="Ask"), v1.SessionMode(id="code", name="Code")]
+    chosen: list[str] = []
+
+    async def new(params: v1.NewSessionRequest) -> v1.NewSessionResponse:
+        state = v1.SessionModeState(current_mode_id="ask", available_modes=modes)
+        return v1.NewSessionResponse(session_id="s1", modes=state)
+
+    async def set_mode(params: v1.SetSessionModeRequest) -> v1.SetSessionModeResponse:
+        chosen.append(params.mode_id)
+        return v1.SetSessionModeResponse()
+
+    agent.on(v1m.SESSION_NEW, new)
+    agent.on(v1m.SESSION_SET_MODE, set_mode)
+    with anyio.fail_after(TIMEOUT):
+        async with agent, connect_transport(ours, cwd=tmp_path) as client:
+            session = await client.new_session()
+            (mode,) = session.state.config_options
+            assert (mode.config_id, mode.current_value) == ("mode", "ask")
+            await session.set_config_option("mode", "code")
+            (mode,) = session.state.config_options
+    assert chosen == ["code"]
+    assert mode.current_value == "code"
