@@ -8,10 +8,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
-from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
+from contextlib import (
+    AbstractAsyncContextManager,
+    AsyncExitStack,
+    asynccontextmanager,
+    contextmanager,
+)
+from functools import partial
 from typing import TYPE_CHECKING, Final
 
 import anyio
+from anyio.abc import TaskGroup
 
 from acp2._groups import leaves
 from acp2.client.connection import ClientConnection
@@ -19,6 +26,7 @@ from acp2.client.link import AgentLink
 from acp2.client.permissions import PermissionPolicy, deny_all
 from acp2.client.session import ClientSession
 from acp2.client.startup import AgentExited, StdoutWatch, initialize
+from acp2.compat.v1.schema import InitializeResponse as V1InitializeResponse
 from acp2.diagnose import early_exit, start_failure
 from acp2.errors import AgentStartError, ConnectionClosed
 from acp2.rpc import Connection
@@ -57,6 +65,7 @@ async def connect(
     info: Implementation | None = None,
     capabilities: ClientCapabilities | None = None,
     initialize_timeout: float | None = DEFAULT_INITIALIZE_TIMEOUT,
+    files: bool = False,
 ) -> AsyncIterator[ClientConnection]:
     """Start the agent ``command`` (argv list) on stdio and yield the initialized client.
 
@@ -70,7 +79,8 @@ async def connect(
     ``ConnectionClosed``) when the agent exits before answering ``initialize``;
     :class:`~acp2.client.AgentStrayOutput` (a ``TimeoutError``) when it wrote a line that
     is not JSON on stdout and then did not answer; and what :func:`connect_transport`
-    raises. The agent's stderr tail is in those messages and in ``client.stderr_tail()``.
+    raises (``files`` is described there). The agent's stderr tail is in those messages
+    and in ``client.stderr_tail()``.
     """
     from acp2.transport.stdio import spawn_agent
 
@@ -94,6 +104,7 @@ async def connect(
                     capabilities=capabilities,
                     initialize_timeout=initialize_timeout,
                     stderr_tail=proc.stderr_tail,
+                    files=files,
                 ) as client:
                     entered = True
                     yield client
@@ -121,6 +132,7 @@ async def connect_transport(
     capabilities: ClientCapabilities | None = None,
     initialize_timeout: float | None = DEFAULT_INITIALIZE_TIMEOUT,
     stderr_tail: Callable[[], str] | None = None,
+    files: bool = False,
 ) -> AsyncIterator[ClientConnection]:
     """Run the client side of ACP over ``transport`` and yield the initialized client.
 
@@ -130,6 +142,12 @@ async def connect_transport(
     ``TimeoutError`` when it does not answer within ``initialize_timeout`` seconds;
     ``ConnectionClosed`` when it goes away. ``cwd`` is the default session cwd
     (default: ours). The connection is closed on exit.
+
+    An agent answering protocol version 1 (or echoing 2 in v1's shape) is driven through
+    the back bridge (:mod:`acp2.bridge.back`) with the same API. With ``files``, such an
+    agent is offered ``fs/read_text_file`` / ``fs/write_text_file`` (the ``initialize``
+    also carries v1's ``clientInfo`` / ``clientCapabilities``, which v2 agents ignore),
+    served below each session's directories, writes asked through ``permissions``.
     """
     async with _connect(
         transport,
@@ -140,6 +158,7 @@ async def connect_transport(
         capabilities=capabilities,
         initialize_timeout=initialize_timeout,
         stderr_tail=stderr_tail,
+        files=files,
     ) as client:
         yield client
 
@@ -155,6 +174,7 @@ async def _connect(
     capabilities: ClientCapabilities | None,
     initialize_timeout: float | None,
     stderr_tail: Callable[[], str] | None,
+    files: bool = False,
 ) -> AsyncIterator[ClientConnection]:
     """:func:`connect_transport`, with the stdout ``watch`` of a spawned agent (if any)."""
     default_cwd = _absolute(cwd)
@@ -166,12 +186,48 @@ async def _connect(
             async with connection:
                 tg.start_soon(link.watch)
                 response = await initialize(
-                    link, info or client_info(), capabilities, initialize_timeout, watch
+                    link, info or client_info(), capabilities, initialize_timeout, watch, files
                 )
-                yield ClientConnection(
-                    link, response, permissions=permissions, default_cwd=default_cwd
-                )
+                if isinstance(response, V1InitializeResponse):
+                    again = partial(
+                        _connect,
+                        watch=None,
+                        cwd=default_cwd,
+                        permissions=permissions,
+                        info=info,
+                        capabilities=capabilities,
+                        initialize_timeout=initialize_timeout,
+                        stderr_tail=stderr_tail,
+                    )
+                    async with _bridged(connection, response, tg, again, files) as client:
+                        yield client
+                else:
+                    yield ClientConnection(
+                        link, response, permissions=permissions, default_cwd=default_cwd
+                    )
             tg.cancel_scope.cancel()
+
+
+@asynccontextmanager
+async def _bridged(
+    agent: Connection,
+    response: V1InitializeResponse,
+    tg: TaskGroup,
+    connect_v2: Callable[[Transport], AbstractAsyncContextManager[ClientConnection]],
+    files: bool,
+) -> AsyncIterator[ClientConnection]:
+    """A v1 agent: run the back bridge (:mod:`acp2.bridge.back`, the one translation
+    boundary) over ``agent`` and yield the v2 client ``connect_v2`` makes over it."""
+    from acp2.bridge.back import serve_back
+    from acp2.transport.memory import memory_pair
+
+    ours, bridge_end = memory_pair()
+    tg.start_soon(partial(serve_back, agent, bridge_end, response, files=files))
+    try:
+        async with connect_v2(ours) as client:
+            yield client
+    finally:
+        await ours.aclose()
 
 
 def _absolute(cwd: str | os.PathLike[str] | None) -> str:

@@ -21,9 +21,13 @@ from collections.abc import Callable
 from typing import Any, Final
 
 import anyio
+import msgspec
 
+import acp2.compat.v1.schema as v1
 from acp2.client.checks import PROTOCOL_VERSION
 from acp2.client.link import AgentLink
+from acp2.compat.v1.handshake import initialize_request_to_v1
+from acp2.compat.v1.negotiate import NegotiationError, result_version
 from acp2.diagnose import StrayLineScanner, not_answered, stderr_excerpt, stray_output
 from acp2.errors import (
     AgentClosed,
@@ -32,6 +36,7 @@ from acp2.errors import (
     UnsupportedProtocolVersion,
 )
 from acp2.schema import ClientCapabilities, Implementation, InitializeRequest, InitializeResponse
+from acp2.schema.codec import decode
 from acp2.schema.methods import INITIALIZE
 from acp2.transport.base import Transport
 
@@ -139,11 +144,18 @@ async def initialize(
     capabilities: ClientCapabilities | None,
     seconds: float | None,
     watch: StdoutWatch | None,
-) -> InitializeResponse:
+    files: bool = False,
+) -> InitializeResponse | v1.InitializeResponse:
     """``initialize`` and check the version (IN-01, IN-02, IN-05); return the answer.
 
-    Bounded by ``seconds``, or by :data:`STRAY_GRACE` after a stray stdout line. On any
-    failure the connection is closed before this raises.
+    The answer's version is read from its raw bytes first
+    (:func:`acp2.compat.v1.negotiate.result_version`: number and shape), then it is
+    decoded with the models of that version: a v1 agent's answer is returned as the v1
+    model (the caller runs the back bridge for it). Bounded by ``seconds``, or by
+    :data:`STRAY_GRACE` after a stray stdout line. On any failure the connection is
+    closed before this raises. With ``files`` the params also carry v1's ``clientInfo``
+    and ``clientCapabilities.fs`` (extra keys a v2 agent ignores), so a v1 agent knows
+    it may call ``fs/*``.
     """
     params = InitializeRequest(
         protocol_version=PROTOCOL_VERSION,
@@ -151,7 +163,7 @@ async def initialize(
         capabilities=capabilities or ClientCapabilities(),
     )
     try:
-        response = await _answer(link, params, seconds, watch)
+        raw = await _answer(link, _with_v1_offer(params) if files else params, seconds, watch)
     except UnsupportedProtocolVersion as exc:
         await link.aclose()
         raise UnsupportedProtocolVersion(
@@ -159,26 +171,53 @@ async def initialize(
             f"{exc.message}",
             exc.data,
         ) from exc
-    if response is None:
+    if raw is None:
         await link.aclose()
         raise _no_answer(link, seconds, watch)
-    if response.protocol_version != PROTOCOL_VERSION:
+    try:
+        return _decoded(raw)
+    except Exception:
         await link.aclose()
+        raise
+
+
+def _decoded(raw: msgspec.Raw) -> InitializeResponse | v1.InitializeResponse:
+    """The ``initialize`` result decoded with the models of the version it speaks."""
+    try:
+        version = result_version(raw)
+    except NegotiationError as exc:
+        raise RemoteProtocolError(f"malformed result for initialize: {exc}") from exc
+    model: type[Any] = v1.InitializeResponse if version == 1 else InitializeResponse
+    try:
+        response = decode(raw, model)
+    except msgspec.ValidationError as exc:
+        raise RemoteProtocolError(f"malformed result for initialize: {exc}") from exc
+    if version == 2 and response.protocol_version != PROTOCOL_VERSION:
         raise UnsupportedProtocolVersion(
             f"The agent answered protocol version {response.protocol_version}; "
-            f"acp2 speaks only version {PROTOCOL_VERSION}",
+            f"acp2 speaks versions 1 and {PROTOCOL_VERSION}",
             {"requested": PROTOCOL_VERSION, "supported": [response.protocol_version]},
         )
-    return response
+    return response  # type: ignore[no-any-return]
+
+
+def _with_v1_offer(params: InitializeRequest) -> dict[str, Any]:
+    """``params`` plus the v1 keys that offer ``fs/*`` to a v1 agent."""
+    offer = initialize_request_to_v1(params, read_files=True, write_files=True)
+    extra = msgspec.to_builtins(offer)
+    plain: dict[str, Any] = msgspec.to_builtins(params)
+    plain["clientInfo"] = extra["clientInfo"]
+    plain["clientCapabilities"] = extra["clientCapabilities"]
+    return plain
 
 
 async def _answer(
     link: AgentLink[Any],
-    params: InitializeRequest,
+    params: InitializeRequest | dict[str, Any],
     seconds: float | None,
     watch: StdoutWatch | None,
-) -> InitializeResponse | None:
-    """The ``initialize`` response, or None when the deadline passed first."""
+) -> msgspec.Raw | None:
+    """The raw ``initialize`` result, or None when the deadline passed first."""
     limit = math.inf if seconds is None else anyio.current_time() + seconds
     with anyio.CancelScope(deadline=limit) as scope:
         if watch is not None:
@@ -186,7 +225,7 @@ async def _answer(
             if watch.found is not None:
                 _shorten(scope)
         try:
-            return await link.call(INITIALIZE, params)
+            return await link.request(INITIALIZE.name, params, msgspec.Raw)
         finally:
             if watch is not None:
                 watch.stop()

@@ -1,0 +1,1 @@
+"""Bridges between ACP v1 and v2 peers."""

@@ -1,0 +1,300 @@
+"""The back bridge: a v1 agent presented as a v2 agent.
+
+Two JSON-RPC connections and the pure translation of :mod:`acp2.compat.v1` between them:
+``agent`` speaks v1 to the agent (its ``initialize`` already answered), and ``client``
+is a v2 agent-role connection to whoever drives it -- acp2's own client over one end of
+:func:`acp2.transport.memory.memory_pair`, or, later, a v2 client on stdio
+(``acp2 bridge -- V1_AGENT``). The v2 side sees a v2 agent:
+
+- ``initialize`` is answered from the v1 result (protocol version 2);
+- ``session/new`` / ``resume`` (``replayFrom: start`` -> v1 ``session/load``) /
+  ``list`` / ``close`` / ``set_config_option`` are translated both ways;
+- ``session/prompt`` is accepted at once (with the user message's new ``messageId``);
+  then ``user_message``, ``running``, the lifted v1 updates and ``idle`` with the v1
+  answer's stop reason follow (a v1 error answer -> ``idle`` with stop reason ``error``);
+- v1 ``session/request_permission`` goes to the v2 client and its answer back;
+  ``fs/read_text_file`` / ``fs/write_text_file`` are served here when enabled
+  (:mod:`acp2.bridge.back_fs`). ``terminal/*`` is not served (``-32601``).
+
+One :class:`~acp2.compat.v1.lift.V1Lifter` per session keeps the per-session state.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+from anyio.abc import TaskGroup
+from msgspec import UNSET
+
+import acp2.compat.v1.methods as v1m
+import acp2.compat.v1.schema as v1
+import acp2.schema as v2
+import acp2.schema.methods as v2m
+from acp2.bridge.back_fs import FileService
+from acp2.compat.v1 import client_side, same_shape
+from acp2.compat.v1.convert import Drops
+from acp2.compat.v1.handshake import initialize_result_from_v1
+from acp2.compat.v1.lift import V1Lifter
+from acp2.errors import (
+    ConnectionClosed,
+    InvalidParams,
+    RequestError,
+    ResourceNotFound,
+)
+from acp2.rpc import Connection
+from acp2.transport.base import Transport
+
+__all__ = ["BackBridge", "serve_back", "serve_back_transports"]
+
+log = logging.getLogger("acp2.bridge")
+
+
+class _Session:
+    """What the bridge keeps per session: its lifter and its directories."""
+
+    def __init__(self, session_id: str, roots: list[str]) -> None:
+        self.lifter = V1Lifter(session_id)
+        self.roots = roots
+
+
+def _roots(cwd: str, extra: Any) -> list[str]:
+    return [cwd, *(extra if isinstance(extra, list) else [])]
+
+
+class BackBridge:
+    """Translates between a v1 ``agent`` connection and a v2 agent-role ``client``
+    connection (see the module). ``files`` enables serving ``fs/*`` (writes asked
+    through the client's permission requests). :meth:`install` registers the handlers
+    (before or after the connections are entered); requests that outlive a handler (the
+    v1 prompt) run in ``task_group``. ``dropped`` counts what did not translate."""
+
+    def __init__(
+        self,
+        agent: Connection,
+        client: Connection,
+        result: v1.InitializeResponse,
+        task_group: TaskGroup,
+        *,
+        files: bool = False,
+    ) -> None:
+        self.agent = agent
+        self.client = client
+        self.result = result
+        self.files = files
+        self.dropped: Drops = Drops()
+        self._tg = task_group
+        self._sessions: dict[str, _Session] = {}
+        caps = result.agent_capabilities
+        self._can_load = caps is not UNSET and caps.load_session is True
+        self._fs = FileService(self._session_roots, self._ask_write)
+
+    # -- registration --------------------------------------------------------------------
+
+    def install(self) -> None:
+        """Register every handler on both connections."""
+        self._install_client()
+        agent = self.agent
+        agent.on(v1m.SESSION_UPDATE, self._on_update)
+        agent.on(v1m.SESSION_REQUEST_PERMISSION, self._on_permission)
+        if self.files:
+            agent.on(v1m.FS_READ_TEXT_FILE, self._fs.read)
+            agent.on(v1m.FS_WRITE_TEXT_FILE, self._fs.write)
+
+    def _install_client(self) -> None:
+        client = self.client
+        client.on(v2m.INITIALIZE, self._initialize)
+        client.on(v2m.SESSION_NEW, self._new)
+        client.on(v2m.SESSION_RESUME, self._resume)
+        client.on(v2m.SESSION_LIST, self._same(v1m.SESSION_LIST))
+        client.on(v2m.SESSION_CLOSE, self._close)
+        client.on(v2m.SESSION_PROMPT, self._prompt)
+        client.on(v2m.SESSION_CANCEL, self._cancel)
+        client.on(v2m.SESSION_SET_CONFIG_OPTION, self._set_config_option)
+
+    # -- v2 requests from the client -------------------------------------------------------
+
+    async def _initialize(self, _params: v2.InitializeRequest) -> v2.InitializeResponse:
+        response = initialize_result_from_v1(self.result)
+        response.protocol_version = 2  # the v2 side speaks v2, whatever the agent said
+        return response
+
+    async def _new(self, params: v2.NewSessionRequest) -> v2.NewSessionResponse:
+        request = client_side.new_session_request_to_v1(params, self.dropped)
+        result = await self.agent.call(v1m.SESSION_NEW, request)
+        session = _Session(result.session_id, _roots(params.cwd, params.additional_directories))
+        self._sessions[result.session_id] = session
+        return session.lifter.new_session_result(result)
+
+    async def _resume(self, params: v2.ResumeSessionRequest) -> v2.ResumeSessionResponse:
+        try:
+            request = client_side.resume_request_to_v1(params, self.dropped)
+        except client_side.InvalidParams as exc:
+            raise InvalidParams(str(exc)) from None
+        loading = isinstance(request, v1.LoadSessionRequest)
+        if loading and not self._can_load:
+            raise InvalidParams("the v1 agent cannot replay a session (no loadSession)")
+        # The lifter must exist before the call: a replay arrives before the answer.
+        roots = _roots(params.cwd, params.additional_directories)
+        session = self._sessions[params.session_id] = _Session(params.session_id, roots)
+        if isinstance(request, v1.LoadSessionRequest):
+            loaded = await self.agent.call(v1m.SESSION_LOAD, request)
+            return session.lifter.resume_result(loaded)
+        resumed = await self.agent.call(v1m.SESSION_RESUME, request)
+        return session.lifter.resume_result(resumed)
+
+    def _same(self, spec: v1m.MethodSpec[Any, Any]) -> Callable[[Any], Awaitable[Any]]:
+        async def forward(params: Any) -> Any:
+            result = await self.agent.call(spec, same_shape.params_to_v1(spec, params))
+            return same_shape.result_from_v1(spec, result)
+
+        return forward
+
+    async def _close(self, params: v2.CloseSessionRequest) -> v2.CloseSessionResponse:
+        result: v2.CloseSessionResponse = await self._same(v1m.SESSION_CLOSE)(params)
+        self._sessions.pop(params.session_id, None)
+        return result
+
+    async def _set_config_option(
+        self, params: v2.SetSessionConfigOptionRequest
+    ) -> v2.SetSessionConfigOptionResponse:
+        lifter = self._session(params.session_id).lifter
+        request = lifter.set_config_option(params)
+        if isinstance(request, v1.SetSessionModeRequest):
+            await self.agent.call(v1m.SESSION_SET_MODE, request)
+            lifter.lift(v1.CurrentModeUpdate(current_mode_id=request.mode_id))
+            return v2.SetSessionConfigOptionResponse(config_options=lifter.config_options())
+        result = await self.agent.call(v1m.SESSION_SET_CONFIG_OPTION, request)
+        lifter.lift(v1.ConfigOptionUpdate(config_options=result.config_options))
+        return v2.SetSessionConfigOptionResponse(config_options=lifter.config_options())
+
+    async def _prompt(self, params: v2.PromptRequest) -> v2.PromptResponse:
+        session = self._session(params.session_id)
+        request, message_id, updates = session.lifter.prompt(params)
+        # Accepted now; the turn's updates follow the answer (v2 order), from a task.
+        self._tg.start_soon(self._turn, session, request, updates)
+        return v2.PromptResponse(message_id=message_id)
+
+    async def _turn(self, session: _Session, request: v1.PromptRequest, first: list[Any]) -> None:
+        lifter = session.lifter
+        self._send(lifter.session_id, first)
+        try:
+            result = await self.agent.call(v1m.SESSION_PROMPT, request)
+        except RequestError as exc:
+            error = v2.Error(code=exc.code, message=exc.message)
+            if exc.data is not None:
+                error.data = exc.data
+            self._send(lifter.session_id, lifter.prompt_failed(error))
+        except ConnectionClosed:
+            return  # the agent is gone: the bridge closes the client side
+        else:
+            self._send(lifter.session_id, lifter.prompt_done(result))
+
+    def _cancel(self, params: v2.CancelSessionNotification) -> None:
+        if self.agent.closed:
+            return
+        note = same_shape.params_to_v1(v1m.SESSION_CANCEL, params)
+        self.agent.send_notification_nowait(v1m.SESSION_CANCEL, note)
+
+    # -- v1 messages from the agent --------------------------------------------------------
+
+    def _on_update(self, note: v1.SessionNotification) -> None:
+        session = self._sessions.get(note.session_id)
+        if session is None:
+            log.warning("dropped a v1 update for unknown session %s", note.session_id)
+            return
+        self._send(note.session_id, session.lifter.lift(note))
+
+    async def _on_permission(
+        self, params: v1.RequestPermissionRequest
+    ) -> v1.RequestPermissionResponse:
+        request = client_side.permission_request_from_v1(params)
+        try:
+            answer = await self.client.call(v2m.SESSION_REQUEST_PERMISSION, request)
+        except (RequestError, ConnectionClosed) as exc:
+            log.info("permission request not answered (%s): cancelled", exc)
+            return v1.RequestPermissionResponse(outcome=v1.CancelledPermissionOutcome())
+        return client_side.permission_result_to_v1(answer)
+
+    async def _ask_write(self, session_id: str, path: str) -> bool:
+        request = v2.RequestPermissionRequest(
+            session_id=session_id,
+            title=f"Write {path}",
+            description="The agent asks to write this file.",
+            options=[
+                v2.PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
+                v2.PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
+            ],
+        )
+        try:
+            answer = await self.client.call(v2m.SESSION_REQUEST_PERMISSION, request)
+        except (RequestError, ConnectionClosed):
+            return False
+        outcome = answer.outcome
+        return isinstance(outcome, v2.SelectedPermissionOutcome) and outcome.option_id == "allow"
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _session(self, session_id: str) -> _Session:
+        found = self._sessions.get(session_id)
+        if found is None:
+            raise ResourceNotFound(f"unknown session {session_id}", {"sessionId": session_id})
+        return found
+
+    def _session_roots(self, session_id: str) -> list[str] | None:
+        found = self._sessions.get(session_id)
+        return found.roots if found is not None else None
+
+    def _send(self, session_id: str, updates: list[Any]) -> None:
+        client = self.client
+        if client.closed:
+            return
+        for update in updates:
+            note = v2.UpdateSessionNotification(session_id=session_id, update=update)
+            client.send_notification_nowait(v2m.SESSION_UPDATE, note)
+
+
+async def _until_either_closes(a: Connection, b: Connection) -> None:
+    async with anyio.create_task_group() as tg:
+
+        async def wait(conn: Connection) -> None:
+            await conn.wait_closed()
+            tg.cancel_scope.cancel()
+
+        tg.start_soon(wait, a)
+        tg.start_soon(wait, b)
+
+
+async def serve_back(
+    agent: Connection,
+    client_side_transport: Transport,
+    result: v1.InitializeResponse,
+    *,
+    files: bool = False,
+) -> None:
+    """Serve the v2 side on ``client_side_transport`` for the entered v1 ``agent``
+    connection whose ``initialize`` answered ``result``; returns once either side
+    closed, with the v2 side closed (the ``agent`` connection stays its owner's)."""
+    client = Connection(client_side_transport, name="v2 client (bridge)")
+    async with anyio.create_task_group() as tg:
+        bridge = BackBridge(agent, client, result, tg, files=files)
+        bridge.install()
+        async with client:
+            await _until_either_closes(agent, client)
+        tg.cancel_scope.cancel()
+
+
+async def serve_back_transports(
+    client_side_transport: Transport,
+    agent_transport: Transport,
+    result: v1.InitializeResponse,
+    *,
+    files: bool = False,
+) -> None:
+    """:func:`serve_back` with a v1 connection made on ``agent_transport`` (whose
+    ``initialize`` was already answered ``result``); both sides closed on return."""
+    agent = Connection(agent_transport, name="v1 agent (bridge)")
+    async with agent:
+        await serve_back(agent, client_side_transport, result, files=files)

@@ -1,0 +1,152 @@
+"""The back bridge in process: acp2's v2 client over a memory pair, the bridge, and a v1
+agent built on acp2's own JSON-RPC ``Connection`` with the v1 method table, which the
+tests drive request by request (``fs/*``, permissions the v2 side never saw announced).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+import acp2.compat.v1.methods as v1m
+import acp2.compat.v1.schema as v1
+from acp2.bridge.back import serve_back_transports
+from acp2.client import ClientSession, PermissionPolicy, allow_all, connect_transport, deny_all
+from acp2.errors import InvalidParams, InvalidRequest, MethodNotFound, ResourceNotFound
+from acp2.rpc import Connection
+from acp2.transport.memory import memory_pair
+
+TIMEOUT = 10.0
+SESSION = "v1-session"
+RESULT = v1.InitializeResponse(
+    protocol_version=1,
+    agent_info=v1.Implementation(name="in-process-v1-agent", version="1"),
+    agent_capabilities=v1.AgentCapabilities(load_session=False),
+)
+
+
+async def _new(params: v1.NewSessionRequest) -> v1.NewSessionResponse:
+    return v1.NewSessionResponse(session_id=SESSION)
+
+
+@asynccontextmanager
+async def bridged(
+    cwd: Path, permissions: PermissionPolicy = deny_all, *, files: bool = True
+) -> AsyncIterator[tuple[Connection, ClientSession]]:
+    """A v1 agent connection and the v2 client session the bridge made over it."""
+    client_end, bridge_v2 = memory_pair()
+    bridge_v1, agent_end = memory_pair()
+    agent = Connection(agent_end, name="in-process v1 agent")
+    agent.on(v1m.SESSION_NEW, _new)
+    with anyio.fail_after(TIMEOUT):
+        async with agent, anyio.create_task_group() as tg:
+            tg.start_soon(partial(serve_back_transports, bridge_v2, bridge_v1, RESULT, files=files))
+            async with connect_transport(client_end, cwd=cwd, permissions=permissions) as client:
+                assert client.agent_info.name == "in-process-v1-agent"
+                yield agent, await client.new_session()
+            tg.cancel_scope.cancel()
+
+
+def read(path: Path | str, **kw: Any) -> v1.ReadTextFileRequest:
+    return v1.ReadTextFileRequest(session_id=SESSION, path=str(path), **kw)
+
+
+def write(path: Path | str, content: str) -> v1.WriteTextFileRequest:
+    return v1.WriteTextFileRequest(session_id=SESSION, path=str(path), content=content)
+
+
+@pytest.mark.anyio
+async def test_a_v1_agent_reads_a_file_below_the_session_cwd(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("one\ntwo\nthree\n")
+    async with bridged(tmp_path) as (agent, _):
+        path = tmp_path / "notes.txt"
+        whole = await agent.call(v1m.FS_READ_TEXT_FILE, read(path))
+        part = await agent.call(v1m.FS_READ_TEXT_FILE, read(path, line=2, limit=1))
+    assert whole.content == "one\ntwo\nthree\n"
+    assert part.content == "two\n"
+
+
+@pytest.mark.anyio
+async def test_reading_a_missing_file_answers_resource_not_found(tmp_path: Path) -> None:
+    async with bridged(tmp_path) as (agent, _):
+        with pytest.raises(ResourceNotFound) as caught:
+            await agent.call(v1m.FS_READ_TEXT_FILE, read(tmp_path / "absent.txt"))
+    assert caught.value.code == -32002
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("where", ["outside", "dotdot", "relative", "symlink"])
+async def test_a_path_outside_the_session_cwd_is_refused(tmp_path: Path, where: str) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    secret = tmp_path / "secret.txt"
+    secret.write_text("secret")
+    os.symlink(secret, root / "link.txt")
+    path = {
+        "outside": str(secret),
+        "dotdot": f"{root}/../secret.txt",
+        "relative": "secret.txt",
+        "symlink": str(root / "link.txt"),
+    }[where]
+    async with bridged(root, allow_all) as (agent, _):  # writes allowed: confinement refuses
+        with pytest.raises(InvalidParams):
+            await agent.call(v1m.FS_READ_TEXT_FILE, read(path))
+        with pytest.raises(InvalidParams):
+            await agent.call(v1m.FS_WRITE_TEXT_FILE, write(path, "overwritten"))
+    assert secret.read_text() == "secret"
+
+
+@pytest.mark.anyio
+async def test_a_write_allowed_by_the_permission_policy_lands(tmp_path: Path) -> None:
+    async with bridged(tmp_path, allow_all) as (agent, _):
+        await agent.call(v1m.FS_WRITE_TEXT_FILE, write(tmp_path / "out.txt", "written\n"))
+    assert (tmp_path / "out.txt").read_text() == "written\n"
+
+
+@pytest.mark.anyio
+async def test_a_write_refused_by_the_permission_policy_changes_nothing(tmp_path: Path) -> None:
+    async with bridged(tmp_path, deny_all) as (agent, _):
+        with pytest.raises(InvalidRequest):
+            await agent.call(v1m.FS_WRITE_TEXT_FILE, write(tmp_path / "out.txt", "written\n"))
+    assert not (tmp_path / "out.txt").exists()
+
+
+@pytest.mark.anyio
+async def test_fs_is_not_served_unless_enabled(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("one\n")
+    async with bridged(tmp_path, files=False) as (agent, _):
+        with pytest.raises(MethodNotFound):
+            await agent.call(v1m.FS_READ_TEXT_FILE, read(tmp_path / "notes.txt"))
+
+
+@pytest.mark.anyio
+async def test_a_permission_naming_an_unannounced_tool_call_is_answered(tmp_path: Path) -> None:
+    request = v1.RequestPermissionRequest(
+        session_id=SESSION,
+        tool_call=v1.ToolCallUpdate(tool_call_id="never-announced", title="Run ls"),
+        options=[v1.PermissionOption(option_id="ok", name="Allow", kind="allow_once")],
+    )
+    async with bridged(tmp_path, allow_all) as (agent, session):
+        answer = await agent.call(v1m.SESSION_REQUEST_PERMISSION, request)
+    assert answer.outcome == v1.SelectedPermissionOutcome(option_id="ok")
+    assert session.id == SESSION
+
+
+@pytest.mark.anyio
+async def test_an_update_for_the_session_reaches_the_v2_state(tmp_path: Path) -> None:
+    chunk = v1.AgentMessageChunk(content=v1.TextContent(text="hello"))
+    note = v1.SessionNotification(session_id=SESSION, update=chunk)
+    arrived = anyio.Event()
+    async with bridged(tmp_path) as (agent, session):
+        session.add_listener(lambda update, raw: arrived.set())
+        await agent.notify(v1m.SESSION_UPDATE, note)
+        await arrived.wait()
+        (message,) = session.state.messages.values()
+    assert (message.kind, message.text) == ("agent", "hello")
