@@ -1,0 +1,7 @@
+"""Bridges between ACP v1 and v2 peers, built on the pure translation in
+:mod:`acp2.compat.v1`.
+
+:mod:`~acp2.bridge.peek` reads the first ``initialize`` off a transport to learn the
+client's version and hands the bytes back unchanged; :mod:`~acp2.bridge.front` serves a
+v1 client from a v2 agent (``Agent.serve`` runs it when the client asks for version 1).
+"""
