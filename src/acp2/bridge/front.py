@@ -121,9 +121,7 @@ class FrontBridge:
         # Started now, the flush runs after this answer is queued (the responder queues
         # it as soon as the handler returns), so the client knows the session first.
         self.task_group.start_soon(self._flush, session)
-        return side.new_session_result_to_v1(
-            result, booleans=self._booleans, dropped=self._drops
-        )
+        return side.new_session_result_to_v1(result, booleans=self._booleans, dropped=self._drops)
 
     async def on_load(self, params: v1.LoadSessionRequest) -> v1.LoadSessionResponse:
         """``session/load``: a v2 resume replaying from the start. The replayed updates
@@ -230,12 +228,12 @@ async def run_front(v1_transport: Transport, v2_transport: Transport) -> Drops:
     async with (
         Connection(v2_transport, name="agent") as v2conn,
         Connection(v1_transport, name="client") as v1conn,
+        anyio.create_task_group() as tg,
     ):
-        async with anyio.create_task_group() as tg:
-            bridge = FrontBridge(v1conn, v2conn, tg)
-            bridge.register()
-            for conn in (v1conn, v2conn):
-                tg.start_soon(_close_all_when_closed, conn, tg.cancel_scope)
+        bridge = FrontBridge(v1conn, v2conn, tg)
+        bridge.register()
+        for conn in (v1conn, v2conn):
+            tg.start_soon(_close_all_when_closed, conn, tg.cancel_scope)
     dropped = bridge.dropped()
     if dropped:
         logger.debug("v1 bridge: not sent to the v1 client: %s", dict(dropped))
