@@ -17,6 +17,7 @@ from collections import Counter
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 from anyio.abc import TaskGroup
 from msgspec import UNSET
 
@@ -187,6 +188,9 @@ class FrontBridge:
 
     async def on_cancel(self, params: v1.CancelNotification) -> None:
         """``session/cancel``: the agent ends the turn ``cancelled``, which answers it."""
+        # A prompt read just before this cancel has its handler task started but not run:
+        # one checkpoint lets it send its v2 prompt first (it sends before any await).
+        await anyio.lowlevel.checkpoint()
         await self.v2.notify(v2m.SESSION_CANCEL, side.cancel_from_v1(params))
 
     # -- the agent's messages ---------------------------------------------------------------
