@@ -90,12 +90,16 @@ class Agent(AgentSettings):
         A client whose ``initialize`` asks for protocol version 1 is served through the
         v1 front bridge (:mod:`acp2.bridge.front`); any other is served as v2."""
         from acp2.agent.connection import serve_connection
-        from acp2.bridge.front import serve_v1_client
         from acp2.bridge.peek import peek_version
 
         version, transport = await peek_version(transport)
-        serve = serve_v1_client if version == 1 else serve_connection
-        await serve(self, transport)
+        if version == 1:
+            # Imported only here: the v1 models take most of a second to load.
+            from acp2.bridge.front import serve_v1_client
+
+            await serve_v1_client(self, transport)
+        else:
+            await serve_connection(self, transport)
 
     async def serve_stdio(self) -> None:
         """Serve ACP on this process's stdin/stdout until stdin closes."""
