@@ -7,6 +7,7 @@ in process; every v1 frame the agent sends is checked against the vendored v1 sc
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -14,6 +15,7 @@ import anyio
 import pytest
 from wire import TIMEOUT, ZED_INITIALIZE, Wire
 
+from acp2.bridge.front import run_front
 from acp2.testing.scenarios import build_test_agent
 from acp2.transport.memory import memory_pair
 from acp2.transport.stdio import spawn_agent
@@ -139,3 +141,47 @@ async def test_the_prompt_is_answered_after_every_update_of_its_turn() -> None:
     texts = [u["content"]["text"] for u in wire.updates("agent_message_chunk")]
     assert "".join(texts) == "a b c"
     assert wire.updates("user_message_chunk") == [], "the client's own prompt was echoed"
+
+
+async def test_updates_sent_right_after_session_new_follow_its_answer() -> None:
+    async with in_process() as wire:
+        await wire.request("initialize", ZED_INITIALIZE)
+        new = await wire.request("session/new", {"cwd": "/tmp", "mcpServers": []})
+        commands = await wire.until(lambda f: f.get("method") == "session/update")
+
+    assert wire.frames.index(new) < wire.frames.index(commands)
+    assert commands["params"]["sessionId"] == new["result"]["sessionId"]
+    assert commands["params"]["update"]["sessionUpdate"] == "available_commands_update"
+    assert v1_problems(wire) == []
+
+
+async def test_session_list_is_answered_in_v1_shape() -> None:
+    async with in_process() as wire:
+        sid = await v1_session(wire)
+        listed = await wire.request("session/list", {})
+
+    assert sid in [s["sessionId"] for s in listed["result"]["sessions"]]
+    assert v1_problems(wire) == []
+
+
+async def test_run_front_joins_two_transports_and_returns_what_v1_could_not_carry() -> None:
+    agent = build_test_agent()
+    v2_client, v2_agent = memory_pair()
+    v1_editor, v1_bridge = memory_pair()
+    dropped: list[Counter[str]] = []
+
+    async def bridge() -> None:
+        dropped.append(await run_front(v1_bridge, v2_client))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(agent.serve, v2_agent)
+        tg.start_soon(bridge)
+        wire = Wire(v1_editor)
+        sid = await v1_session(wire)
+        prompt = [{"type": "text", "text": "echo hi"}]
+        await wire.request("session/prompt", {"sessionId": sid, "prompt": prompt})
+        await v1_editor.aclose()
+
+    (counts,) = dropped
+    assert counts["state_update"] >= 2  # running and idle: the prompt's answer says it
+    assert counts["user_message.ack"] == 1
