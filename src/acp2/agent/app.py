@@ -85,10 +85,21 @@ class Agent(AgentSettings):
         return runtime_for(self).store
 
     async def serve(self, transport: Transport) -> None:
-        """Serve one client connection on ``transport`` until it closes."""
-        from acp2.agent.connection import serve_connection
+        """Serve one client connection on ``transport`` until it closes.
 
-        await serve_connection(self, transport)
+        A client whose ``initialize`` asks for protocol version 1 is served through the
+        v1 front bridge (:mod:`acp2.bridge.front`); any other is served as v2."""
+        from acp2.agent.connection import serve_connection
+        from acp2.bridge.peek import peek_version
+
+        version, transport = await peek_version(transport)
+        if version == 1:
+            # Imported only here: the v1 models take most of a second to load.
+            from acp2.bridge.front import serve_v1_client
+
+            await serve_v1_client(self, transport)
+        else:
+            await serve_connection(self, transport)
 
     async def serve_stdio(self) -> None:
         """Serve ACP on this process's stdin/stdout until stdin closes."""

@@ -1,0 +1,264 @@
+"""The front bridge: a v2 agent served to a v1 client, through :mod:`acp2.compat.v1`.
+
+:class:`FrontBridge` joins two JSON-RPC connections: ``v1`` faces the editor (v1
+methods, :mod:`acp2.compat.v1.methods`) and ``v2`` faces the agent as its client (v2
+methods, :mod:`acp2.schema.methods`). Every v1 request is lifted to v2 with the pure
+functions of :mod:`acp2.compat.v1` and its answer projected back; every v2 update goes
+through the session's :class:`~acp2.compat.v1.project.V1Projector`. A v1
+``session/prompt`` is held open until the v2 ``idle`` that ends its turn
+(:mod:`acp2.bridge.turns`). :func:`run_front` takes two transports, so the same code
+serves an in-process agent (:func:`serve_v1_client`) or a spawned one.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from typing import Any
+
+import anyio
+import anyio.lowlevel
+from anyio.abc import TaskGroup
+from msgspec import UNSET
+
+import acp2.compat.v1.methods as v1m
+import acp2.compat.v1.schema as v1
+import acp2.schema as v2
+import acp2.schema.methods as v2m
+from acp2.bridge.turns import BridgeSession
+from acp2.compat.v1 import agent_side as side
+from acp2.compat.v1 import handshake, same_shape
+from acp2.compat.v1.convert import Drops
+from acp2.errors import InvalidParams, RequestCancelled, RequestError
+from acp2.rpc.connection import Connection
+from acp2.transport.base import Transport
+
+__all__ = ["FrontBridge", "run_front", "serve_v1_client"]
+
+logger = logging.getLogger("acp2.bridge")
+
+
+class FrontBridge:
+    """Translates between a v1 client (``v1``) and a v2 agent (``v2``); see the module.
+
+    :meth:`register` installs the handlers on both connections. :meth:`dropped` is what
+    could not be said in v1 so far, by the counter names of ``docs/v1-projection.md``.
+    """
+
+    def __init__(self, v1conn: Connection, v2conn: Connection, task_group: TaskGroup) -> None:
+        self.v1 = v1conn
+        self.v2 = v2conn
+        self.task_group = task_group
+        self.sessions: dict[str, BridgeSession] = {}
+        #: Updates of sessions whose ``session/new`` answer the bridge has not yet seen.
+        self._unopened: dict[str, list[v2.UpdateSessionNotification]] = {}
+        self._drops: Drops = Counter()
+        self._client: v1.InitializeRequest | None = None
+
+    def register(self) -> None:
+        """Serve the v1 methods on ``v1`` and the agent's requests on ``v2``."""
+        self.v1.on(v1m.INITIALIZE, self.on_initialize)
+        for spec in same_shape.SAME_SHAPE:
+            if spec.kind == "request":
+                self.v1.on(spec, self._same_shape(spec))
+        self.v1.on(v1m.SESSION_NEW, self.on_new)
+        self.v1.on(v1m.SESSION_LOAD, self.on_load)
+        self.v1.on(v1m.SESSION_RESUME, self.on_resume)
+        self.v1.on(v1m.SESSION_SET_MODE, self.on_set_mode)
+        self.v1.on(v1m.SESSION_SET_CONFIG_OPTION, self.on_set_config_option)
+        self.v1.on(v1m.SESSION_PROMPT, self.on_prompt)
+        self.v1.on(v1m.SESSION_CANCEL, self.on_cancel)
+        self.v2.on(v2m.SESSION_UPDATE, self.on_update)
+        self.v2.on(v2m.SESSION_REQUEST_PERMISSION, self.on_permission)
+
+    def dropped(self) -> Drops:
+        """Everything not sent to the v1 client, summed over the connection."""
+        total: Drops = Counter(self._drops)
+        for session in self.sessions.values():
+            total.update(session.projector.dropped)
+        return total
+
+    @property
+    def _booleans(self) -> bool:
+        return self._client is not None and handshake.wants_boolean_options(self._client)
+
+    def session(self, session_id: str, *, fresh: bool = False) -> BridgeSession:
+        """The bridge state of ``session_id`` (made on first sight, or anew if ``fresh``)."""
+        found = self.sessions.get(session_id)
+        if found is None or fresh:
+            found = BridgeSession(session_id, boolean_options=self._booleans)
+            self.sessions[session_id] = found
+        return found
+
+    # -- v1 requests ----------------------------------------------------------------------
+
+    async def on_initialize(self, params: v1.InitializeRequest) -> v1.InitializeResponse:
+        """Lift ``initialize`` to v2 and answer with the agent's result as v1."""
+        self._client = params
+        request = handshake.initialize_request_from_v1(params, self._drops)
+        result = await self.v2.call(v2m.INITIALIZE, request)
+        caps = params.client_capabilities
+        terminal_auth = caps is not UNSET and caps.auth is not UNSET and caps.auth.terminal is True
+        return handshake.initialize_result_to_v1(
+            result, terminal_auth=terminal_auth, dropped=self._drops
+        )
+
+    def _same_shape(self, spec: v1m.MethodSpec[Any, Any]) -> Any:
+        async def forward(params: Any) -> Any:
+            """Re-read ``params`` as v2, call the agent, re-read its result as v1."""
+            v2spec = same_shape.SAME_SHAPE[spec]
+            result = await self.v2.call(v2spec, same_shape.params_from_v1(spec, params))
+            return same_shape.result_to_v1(spec, result)
+
+        return forward
+
+    async def on_new(self, params: v1.NewSessionRequest) -> v1.NewSessionResponse:
+        """``session/new``: the agent's session, its mode option offered as v1 ``modes``."""
+        request = side.new_session_request_from_v1(params, self._drops)
+        result = await self.v2.call(v2m.SESSION_NEW, request)
+        session = self.session(result.session_id)
+        session.offer_mode(result.config_options)
+        session.backlog = self._unopened.pop(result.session_id, [])
+        # Started now, the flush runs after this answer is queued (the responder queues
+        # it as soon as the handler returns), so the client knows the session first.
+        self.task_group.start_soon(self._flush, session)
+        return side.new_session_result_to_v1(result, booleans=self._booleans, dropped=self._drops)
+
+    async def on_load(self, params: v1.LoadSessionRequest) -> v1.LoadSessionResponse:
+        """``session/load``: a v2 resume replaying from the start. The replayed updates
+        are projected and sent as they arrive, so all of them precede this answer."""
+        session = self.session(params.session_id, fresh=True)
+        request = side.load_request_from_v1(params, self._drops)
+        return await self._resume(session, request)
+
+    async def on_resume(self, params: v1.ResumeSessionRequest) -> v1.ResumeSessionResponse:
+        """``session/resume``: a v2 resume without replay."""
+        session = self.session(params.session_id)
+        result = await self._resume(session, side.resume_request_from_v1(params, self._drops))
+        return v1.ResumeSessionResponse(
+            modes=result.modes, config_options=result.config_options, meta=result.meta
+        )
+
+    async def _resume(
+        self, session: BridgeSession, request: v2.ResumeSessionRequest
+    ) -> v1.LoadSessionResponse:
+        result = await self.v2.call(v2m.SESSION_RESUME, request)
+        session.turns.forget()
+        session.offer_mode(result.config_options)
+        return side.resume_result_to_v1(result, booleans=self._booleans, dropped=self._drops)
+
+    async def on_set_mode(self, params: v1.SetSessionModeRequest) -> v1.SetSessionModeResponse:
+        """``session/set_mode``: set the v2 config option offered as the modes."""
+        session = self.sessions.get(params.session_id)
+        config_id = session.projector.mode_config_id if session is not None else None
+        if session is None or config_id is None:
+            raise InvalidParams("This session offers no modes")
+        await self.v2.call(v2m.SESSION_SET_CONFIG_OPTION, side.set_mode_from_v1(params, config_id))
+        session.projector.note_mode(params.mode_id)
+        return v1.SetSessionModeResponse()
+
+    async def on_set_config_option(
+        self, params: v1.SetSessionConfigOptionRequest
+    ) -> v1.SetSessionConfigOptionResponse:
+        """``session/set_config_option``, typed for v2."""
+        request = side.set_config_option_from_v1(params)
+        result = await self.v2.call(v2m.SESSION_SET_CONFIG_OPTION, request)
+        return side.set_config_option_result_to_v1(
+            result, booleans=self._booleans, dropped=self._drops
+        )
+
+    async def on_prompt(self, params: v1.PromptRequest) -> v1.PromptResponse:
+        """``session/prompt``, held open until the idle that ends its turn; a prompt the
+        agent withdrew (cancelled while queued) is answered ``cancelled``."""
+        session = self.session(params.session_id)
+        session.projector.prompt_sent()
+        try:
+            accepted = await self.v2.call(v2m.SESSION_PROMPT, side.prompt_request_from_v1(params))
+        except RequestCancelled:
+            return v1.PromptResponse(stop_reason="cancelled")
+        if accepted.message_id is UNSET:
+            raise RequestError("The agent did not name the prompt's message")
+        idle = await session.turns.wait(accepted.message_id)
+        try:
+            return side.prompt_result_to_v1(idle, self._drops)
+        except side.PromptFailed as failed:
+            error = failed.error
+            data = None if error.data is UNSET else error.data
+            raise RequestError(error.message, data, code=error.code) from None
+
+    async def on_cancel(self, params: v1.CancelNotification) -> None:
+        """``session/cancel``: the agent ends the turn ``cancelled``, which answers it."""
+        # A prompt read just before this cancel has its handler task started but not run:
+        # one checkpoint lets it send its v2 prompt first (it sends before any await).
+        await anyio.lowlevel.checkpoint()
+        await self.v2.notify(v2m.SESSION_CANCEL, side.cancel_from_v1(params))
+
+    # -- the agent's messages ---------------------------------------------------------------
+
+    async def on_update(self, params: v2.UpdateSessionNotification) -> None:
+        """Project one v2 update and send what v1 can say of it (maybe nothing)."""
+        session = self.sessions.get(params.session_id)
+        if session is None:
+            self._unopened.setdefault(params.session_id, []).append(params)
+        elif session.backlog is not None:
+            session.backlog.append(params)
+        else:
+            await self._send(session, params)
+
+    async def _send(self, session: BridgeSession, params: v2.UpdateSessionNotification) -> None:
+        session.turns.observe(params.update)
+        for note in session.projector.project(params):
+            await self.v1.notify(v1m.SESSION_UPDATE, note)
+
+    async def _flush(self, session: BridgeSession) -> None:
+        backlog = session.backlog or []
+        while backlog:
+            await self._send(session, backlog.pop(0))
+        session.backlog = None
+
+    async def on_permission(
+        self, params: v2.RequestPermissionRequest
+    ) -> v2.RequestPermissionResponse:
+        """Ask the v1 client; anything but an offered option is ``cancelled``."""
+        request = self.session(params.session_id).projector.permission(params)
+        answer = await self.v1.call(v1m.SESSION_REQUEST_PERMISSION, request)
+        offered = {option.option_id for option in request.options}
+        return side.permission_result_from_v1(answer, offered)
+
+
+async def run_front(v1_transport: Transport, v2_transport: Transport) -> Drops:
+    """Bridge a v1 client on ``v1_transport`` to a v2 agent on ``v2_transport`` until
+    either side closes; then close both. Returns what was not sent to the client."""
+    async with (
+        Connection(v2_transport, name="agent") as v2conn,
+        Connection(v1_transport, name="client") as v1conn,
+        anyio.create_task_group() as tg,
+    ):
+        bridge = FrontBridge(v1conn, v2conn, tg)
+        bridge.register()
+        for conn in (v1conn, v2conn):
+            tg.start_soon(_close_all_when_closed, conn, tg.cancel_scope)
+    dropped = bridge.dropped()
+    if dropped:
+        logger.debug("v1 bridge: not sent to the v1 client: %s", dict(dropped))
+    return dropped
+
+
+async def _close_all_when_closed(conn: Connection, scope: anyio.CancelScope) -> None:
+    await conn.wait_closed()
+    scope.cancel()
+
+
+async def serve_v1_client(agent: Any, transport: Transport) -> None:
+    """Serve ``agent`` (an :class:`acp2.Agent`) to a v1 client on ``transport``: the
+    agent serves one end of an in-memory pair and the bridge the other."""
+    from acp2.agent.connection import serve_connection
+    from acp2.transport.memory import memory_pair
+
+    agent_end, client_end = memory_pair()
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(serve_connection, agent, agent_end)
+        try:
+            await run_front(transport, client_end)
+        finally:
+            await client_end.aclose()

@@ -1,0 +1,140 @@
+"""Peek at a client's first message to learn the protocol version it speaks.
+
+:func:`peek_version` reads from a transport until it holds the first whole line, reads
+``protocolVersion`` from an ``initialize`` request there (with
+:func:`acp2.compat.v1.negotiate.request_version`, nothing else is decoded) and returns
+the version with a transport that replays every byte read so far before the rest of the
+stream: the connection that then serves it sees the stream exactly as sent. An
+``initialize`` whose version cannot be read is answered ``-32602`` here and the next
+message is peeked (the connection stays open). A request for 1 in v2's shape (with
+``info``) is a v2 client probing, and stays on the v2 path. Anything that is not an ``initialize``
+request goes to the v2 path unchanged, whose rules answer it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final
+
+import msgspec
+from msgspec import UNSET, Raw, UnsetType
+
+from acp2.compat.v1.negotiate import NegotiationError, Version, request_version
+from acp2.rpc.framing import DEFAULT_MAX_MESSAGE_SIZE
+from acp2.transport.base import DirectReceive, DirectSend, Transport
+
+__all__ = ["ReplayTransport", "peek_version"]
+
+
+class _Envelope(msgspec.Struct):
+    # Only what decides the version; the params stay raw bytes.
+    method: Any = UNSET
+    id: Any = UNSET
+    params: Raw | UnsetType = UNSET
+
+
+class _V2Shape(msgspec.Struct):
+    # v2 params require ``info``; v1 params name it ``clientInfo``.
+    info: Any = UNSET
+
+
+_envelope: Final = msgspec.json.Decoder(_Envelope)
+_v2_shape: Final = msgspec.json.Decoder(_V2Shape)
+_encoder: Final = msgspec.json.Encoder()
+
+
+class ReplayTransport:
+    """``inner`` with ``head`` received first: the bytes a peek consumed, given back."""
+
+    def __init__(self, inner: Transport, head: bytes) -> None:
+        self.inner = inner
+        self._head = head
+
+    async def receive(self) -> bytes:
+        """The peeked bytes first, then the inner transport's chunks."""
+        if self._head:
+            head, self._head = self._head, b""
+            return head
+        return await self.inner.receive()
+
+    async def send(self, data: bytes) -> None:
+        """Send on the inner transport."""
+        await self.inner.send(data)
+
+    async def aclose(self) -> None:
+        """Close the inner transport (idempotent as it is)."""
+        await self.inner.aclose()
+
+
+class _DirectReplayTransport(ReplayTransport):
+    """A :class:`ReplayTransport` that keeps the inner transport's direct paths."""
+
+    inner: Any
+
+    def send_nowait(self, data: bytes) -> int:
+        """The inner transport's ``send_nowait``."""
+        taken: int = self.inner.send_nowait(data)
+        return taken
+
+    async def pump(self, consume: Callable[[bytes], bool]) -> bool:
+        """Feed the peeked bytes to ``consume``, then pump the inner transport."""
+        if self._head:
+            head, self._head = self._head, b""
+            if not consume(head):
+                return True
+        more: bool = await self.inner.pump(consume)
+        return more
+
+
+def _replay(inner: Transport, head: bytes) -> ReplayTransport:
+    if isinstance(inner, DirectReceive) and isinstance(inner, DirectSend):
+        return _DirectReplayTransport(inner, head)
+    return ReplayTransport(inner, head)
+
+
+async def _first_line(transport: Transport, buffer: bytearray) -> bytes | None:
+    """Read until ``buffer`` holds a newline; the line (without it), or ``None`` at the
+    end of the stream or past the message size limit (let the v2 path judge those)."""
+    while b"\n" not in buffer:
+        if len(buffer) > DEFAULT_MAX_MESSAGE_SIZE:
+            return None
+        chunk = await transport.receive()
+        if not chunk:
+            return None
+        buffer += chunk
+    return bytes(buffer[: buffer.index(b"\n")])
+
+
+def _version_of(line: bytes) -> tuple[Any, Version | NegotiationError | None]:
+    """``(request id, version)`` of an ``initialize`` line; ``None`` for anything else."""
+    try:
+        envelope = _envelope.decode(line)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None, None
+    if envelope.method != "initialize" or envelope.id is UNSET:
+        return None, None
+    params = envelope.params or Raw(b"null")
+    try:
+        version = request_version(params)
+    except NegotiationError as exc:
+        return envelope.id, exc
+    # A v2-shaped request for 1 (``info``, as ``acp2 check``'s version probe sends) is a
+    # v2 client: v2 lets it be answered with the newest version, 2.
+    v2_shaped = version == 1 and _v2_shape.decode(params).info is not UNSET
+    return envelope.id, 2 if v2_shaped else version
+
+
+async def peek_version(transport: Transport) -> tuple[Version, Transport]:
+    """The version the client's ``initialize`` asks for (``2`` when there is none to
+    read) and a transport that replays everything read (see the module)."""
+    buffer = bytearray()
+    while True:
+        line = await _first_line(transport, buffer)
+        if line is None or not line.strip():
+            return 2, _replay(transport, bytes(buffer))
+        rid, found = _version_of(line)
+        if not isinstance(found, NegotiationError):
+            return found or 2, _replay(transport, bytes(buffer))
+        error = {"code": found.code, "message": str(found)}
+        await transport.send(_encoder.encode({"jsonrpc": "2.0", "id": rid, "error": error}) + b"\n")
+        del buffer[: len(line) + 1]

@@ -1,0 +1,187 @@
+"""An acp2 agent serves a v1 client through the front bridge, and a v2 client as before.
+
+Over real stdio (``acp2 test-agent``) and over in-memory pairs with the same agent
+in process; every v1 frame the agent sends is checked against the vendored v1 schema.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import anyio
+import pytest
+from wire import TIMEOUT, ZED_INITIALIZE, Wire
+
+from acp2.bridge.front import run_front
+from acp2.testing.scenarios import build_test_agent
+from acp2.transport.memory import memory_pair
+from acp2.transport.stdio import spawn_agent
+from interop.v1_schema import validate_v1_frame
+
+pytestmark = pytest.mark.anyio
+
+TEST_AGENT = [sys.executable, "-m", "acp2", "test-agent"]
+
+
+def v1_problems(wire: Wire) -> list[str]:
+    problems = []
+    for frame in wire.frames:
+        problems += validate_v1_frame(frame, "agent", dict(wire.asked))
+    return problems
+
+
+@asynccontextmanager
+async def in_process() -> AsyncIterator[Wire]:
+    """The test agent serving one end of a memory pair; a Wire on the other."""
+    agent = build_test_agent()
+    client_end, agent_end = memory_pair()
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(agent.serve, agent_end)
+        yield Wire(client_end)
+        await client_end.aclose()
+
+
+async def v1_session(wire: Wire) -> str:
+    await wire.request("initialize", ZED_INITIALIZE)
+    new = await wire.request("session/new", {"cwd": "/tmp", "mcpServers": []})
+    session_id: str = new["result"]["sessionId"]
+    return session_id
+
+
+async def test_a_zed_shaped_v1_initialize_over_stdio_is_answered_in_valid_v1() -> None:
+    async with spawn_agent(TEST_AGENT, grace=TIMEOUT) as process:
+        wire = Wire(process)
+        answer = await wire.request("initialize", ZED_INITIALIZE)
+        await process.aclose()
+
+    result = answer["result"]
+    assert result["protocolVersion"] == 1
+    assert result["agentInfo"]["name"] == "acp2-test-agent"
+    assert result["agentCapabilities"]["loadSession"] is True
+    assert {"promptCapabilities", "mcpCapabilities"} <= set(result["agentCapabilities"])
+    assert result["authMethods"] == []
+    assert v1_problems(wire) == []
+
+
+async def test_a_v2_client_over_stdio_is_served_v2_unchanged_by_the_peek() -> None:
+    async with spawn_agent(TEST_AGENT, grace=TIMEOUT) as process:
+        wire = Wire(process)
+        init = {"protocolVersion": 2, "info": {"name": "c", "version": "1"}, "capabilities": {}}
+        answer = await wire.request("initialize", init)
+        new = await wire.request("session/new", {"cwd": "/tmp", "mcpServers": []})
+        sid = new["result"]["sessionId"]
+        prompt = [{"type": "text", "text": "echo hi"}]
+        accepted = await wire.request("session/prompt", {"sessionId": sid, "prompt": prompt})
+        await wire.until(
+            lambda f: (
+                f.get("method") == "session/update" and f["params"]["update"].get("state") == "idle"
+            )
+        )
+        await process.aclose()
+
+    assert answer["result"]["protocolVersion"] == 2
+    assert answer["result"]["info"]["name"] == "acp2-test-agent"
+    assert "messageId" in accepted["result"]
+    assert [u["state"] for u in wire.updates("state_update")][-2:] == ["running", "idle"]
+
+
+async def test_a_malformed_initialize_gets_invalid_params_and_the_connection_stays_open() -> None:
+    async with in_process() as wire:
+        bad = await wire.request("initialize", {"protocolVersion": "one"})
+        good = await wire.request("initialize", ZED_INITIALIZE)
+
+    assert bad["error"]["code"] == -32602
+    assert good["result"]["protocolVersion"] == 1
+
+
+async def test_session_load_sends_the_projected_replay_before_its_answer() -> None:
+    async with in_process() as wire:
+        sid = await v1_session(wire)
+        prompt = [{"type": "text", "text": "echo one two"}]
+        answered = await wire.request("session/prompt", {"sessionId": sid, "prompt": prompt})
+        wire.frames.clear()
+        load = {"sessionId": sid, "cwd": "/tmp", "mcpServers": []}
+        loaded = await wire.request("session/load", load)
+
+    assert answered["result"] == {"stopReason": "end_turn"}
+    assert "result" in loaded
+    kinds = [u["sessionUpdate"] for u in wire.updates()]
+    assert kinds[:1] == ["user_message_chunk"], kinds
+    replayed = "".join(u["content"]["text"] for u in wire.updates("agent_message_chunk"))
+    assert replayed == "one two"
+    assert "state_update" not in kinds
+    assert v1_problems(wire) == []
+
+
+async def test_session_cancel_answers_the_held_prompt_cancelled() -> None:
+    async with in_process() as wire:
+        sid = await v1_session(wire)
+        prompt = [{"type": "text", "text": "wait"}]
+        params = {"sessionId": sid, "prompt": prompt}
+        # Back to back: the cancel must reach the agent after the prompt it cancels.
+        await wire.send({"id": 99, "method": "session/prompt", "params": params})
+        await wire.send({"method": "session/cancel", "params": {"sessionId": sid}})
+        answer = await wire.answer(99)
+
+    assert answer["result"] == {"stopReason": "cancelled"}
+    assert v1_problems(wire) == []
+
+
+async def test_the_prompt_is_answered_after_every_update_of_its_turn() -> None:
+    async with in_process() as wire:
+        sid = await v1_session(wire)
+        wire.frames.clear()
+        prompt = [{"type": "text", "text": "echo a b c"}]
+        answer = await wire.request("session/prompt", {"sessionId": sid, "prompt": prompt})
+
+    assert answer["result"] == {"stopReason": "end_turn"}
+    texts = [u["content"]["text"] for u in wire.updates("agent_message_chunk")]
+    assert "".join(texts) == "a b c"
+    assert wire.updates("user_message_chunk") == [], "the client's own prompt was echoed"
+
+
+async def test_updates_sent_right_after_session_new_follow_its_answer() -> None:
+    async with in_process() as wire:
+        await wire.request("initialize", ZED_INITIALIZE)
+        new = await wire.request("session/new", {"cwd": "/tmp", "mcpServers": []})
+        commands = await wire.until(lambda f: f.get("method") == "session/update")
+
+    assert wire.frames.index(new) < wire.frames.index(commands)
+    assert commands["params"]["sessionId"] == new["result"]["sessionId"]
+    assert commands["params"]["update"]["sessionUpdate"] == "available_commands_update"
+    assert v1_problems(wire) == []
+
+
+async def test_session_list_is_answered_in_v1_shape() -> None:
+    async with in_process() as wire:
+        sid = await v1_session(wire)
+        listed = await wire.request("session/list", {})
+
+    assert sid in [s["sessionId"] for s in listed["result"]["sessions"]]
+    assert v1_problems(wire) == []
+
+
+async def test_run_front_joins_two_transports_and_returns_what_v1_could_not_carry() -> None:
+    agent = build_test_agent()
+    v2_client, v2_agent = memory_pair()
+    v1_editor, v1_bridge = memory_pair()
+    dropped: list[Counter[str]] = []
+
+    async def bridge() -> None:
+        dropped.append(await run_front(v1_bridge, v2_client))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(agent.serve, v2_agent)
+        tg.start_soon(bridge)
+        wire = Wire(v1_editor)
+        sid = await v1_session(wire)
+        prompt = [{"type": "text", "text": "echo hi"}]
+        await wire.request("session/prompt", {"sessionId": sid, "prompt": prompt})
+        await v1_editor.aclose()
+
+    (counts,) = dropped
+    assert counts["state_update"] >= 2  # running and idle: the prompt's answer says it
+    assert counts["user_message.ack"] == 1
