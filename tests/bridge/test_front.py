@@ -6,6 +6,8 @@ in process; every v1 frame the agent sends is checked against the vendored v1 sc
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
 from collections import Counter
 from collections.abc import AsyncIterator
@@ -64,6 +66,18 @@ async def test_a_zed_shaped_v1_initialize_over_stdio_is_answered_in_valid_v1() -
     assert {"promptCapabilities", "mcpCapabilities"} <= set(result["agentCapabilities"])
     assert result["authMethods"] == []
     assert v1_problems(wire) == []
+
+
+def test_a_v1_initialize_piped_in_before_stdin_closes_is_still_answered() -> None:
+    # A script or probe writes one line and closes its end: the answer must not be
+    # cancelled by the end of input (the v2 path answers it the same way).
+    line = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": ZED_INITIALIZE})
+    done = subprocess.run(
+        TEST_AGENT, input=line + "\n", capture_output=True, text=True, timeout=4 * TIMEOUT
+    )
+    answers = [json.loads(out) for out in done.stdout.splitlines()]
+    assert [a.get("result", {}).get("protocolVersion") for a in answers] == [1]
+    assert done.returncode == 0
 
 
 async def test_a_v2_client_over_stdio_is_served_v2_unchanged_by_the_peek() -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from typing import Any
+from typing import Any, Final
 
 import anyio
 import anyio.lowlevel
@@ -36,6 +36,9 @@ from acp2.transport.base import Transport
 __all__ = ["FrontBridge", "run_front", "serve_v1_client"]
 
 logger = logging.getLogger("acp2.bridge")
+
+#: How long the agent may take to answer ``initialize`` once the client has closed its end.
+INITIALIZE_GRACE: Final = 5.0
 
 
 class FrontBridge:
@@ -96,7 +99,11 @@ class FrontBridge:
         """Lift ``initialize`` to v2 and answer with the agent's result as v1."""
         self._client = params
         request = handshake.initialize_request_from_v1(params, self._drops)
-        result = await self.v2.call(v2m.INITIALIZE, request)
+        # A client that writes initialize and then closes its end (a script, a probe)
+        # still gets the answer, as from the v2 runtime, which answers it without
+        # awaiting: the connection closing must not cancel this call half-way.
+        with anyio.CancelScope(shield=True), anyio.fail_after(INITIALIZE_GRACE):
+            result = await self.v2.call(v2m.INITIALIZE, request)
         caps = params.client_capabilities
         terminal_auth = caps is not UNSET and caps.auth is not UNSET and caps.auth.terminal is True
         return handshake.initialize_result_to_v1(
