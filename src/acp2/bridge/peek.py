@@ -21,6 +21,7 @@ from msgspec import UNSET, Raw, UnsetType
 
 from acp2.compat.v1.negotiate import NegotiationError, Version, request_version
 from acp2.rpc.framing import DEFAULT_MAX_MESSAGE_SIZE
+from acp2.schema.methods import INITIALIZE
 from acp2.transport.base import DirectReceive, DirectSend, Transport
 
 __all__ = ["ReplayTransport", "peek_version"]
@@ -111,7 +112,7 @@ def _version_of(line: bytes) -> tuple[Any, Version | NegotiationError | None]:
         envelope = _envelope.decode(line)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None, None
-    if envelope.method != "initialize" or envelope.id is UNSET:
+    if envelope.method != INITIALIZE.name or envelope.id is UNSET:
         return None, None
     params = envelope.params or Raw(b"null")
     try:
