@@ -26,14 +26,14 @@ from acp2.client.link import AgentLink
 from acp2.client.permissions import PermissionPolicy, deny_all
 from acp2.client.session import ClientSession
 from acp2.client.startup import AgentExited, StdoutWatch, initialize
-from acp2.compat.v1.schema import InitializeResponse as V1InitializeResponse
 from acp2.diagnose import early_exit, start_failure
 from acp2.errors import AgentStartError, ConnectionClosed
 from acp2.rpc import Connection
-from acp2.schema import ClientCapabilities, Implementation
+from acp2.schema import ClientCapabilities, Implementation, InitializeResponse
 from acp2.transport.base import Transport
 
 if TYPE_CHECKING:
+    from acp2.compat.v1.schema import InitializeResponse as V1InitializeResponse
     from acp2.transport.stdio import AgentProcess
 
 __all__ = ["DEFAULT_INITIALIZE_TIMEOUT", "client_info", "connect", "connect_transport"]
@@ -188,7 +188,7 @@ async def _connect(
                 response = await initialize(
                     link, info or client_info(), capabilities, initialize_timeout, watch, files
                 )
-                if isinstance(response, V1InitializeResponse):
+                if not isinstance(response, InitializeResponse):  # a v1 agent's answer
                     again = partial(
                         _connect,
                         watch=None,

@@ -18,15 +18,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import anyio
 import msgspec
 
-import acp2.compat.v1.schema as v1
 from acp2.client.checks import PROTOCOL_VERSION
 from acp2.client.link import AgentLink
-from acp2.compat.v1.handshake import initialize_request_to_v1
 from acp2.compat.v1.negotiate import NegotiationError, result_version
 from acp2.diagnose import StrayLineScanner, not_answered, stderr_excerpt, stray_output
 from acp2.errors import (
@@ -39,6 +37,9 @@ from acp2.schema import ClientCapabilities, Implementation, InitializeRequest, I
 from acp2.schema.codec import decode
 from acp2.schema.methods import INITIALIZE
 from acp2.transport.base import Transport
+
+if TYPE_CHECKING:
+    from acp2.compat.v1.schema import InitializeResponse as V1InitializeResponse
 
 __all__ = [
     "STRAY_GRACE",
@@ -145,7 +146,7 @@ async def initialize(
     seconds: float | None,
     watch: StdoutWatch | None,
     files: bool = False,
-) -> InitializeResponse | v1.InitializeResponse:
+) -> InitializeResponse | V1InitializeResponse:
     """``initialize`` and check the version (IN-01, IN-02, IN-05); return the answer.
 
     The answer's version is read from its raw bytes first
@@ -181,13 +182,18 @@ async def initialize(
         raise
 
 
-def _decoded(raw: msgspec.Raw) -> InitializeResponse | v1.InitializeResponse:
+def _decoded(raw: msgspec.Raw) -> InitializeResponse | V1InitializeResponse:
     """The ``initialize`` result decoded with the models of the version it speaks."""
     try:
         version = result_version(raw)
     except NegotiationError as exc:
         raise RemoteProtocolError(f"malformed result for initialize: {exc}") from exc
-    model: type[Any] = v1.InitializeResponse if version == 1 else InitializeResponse
+    model: type[Any] = InitializeResponse
+    if version == 1:
+        # Imported only for a v1 agent: the v1 models cost ~15 ms to import.
+        from acp2.compat.v1.schema import InitializeResponse as V1Response
+
+        model = V1Response
     try:
         response = decode(raw, model)
     except msgspec.ValidationError as exc:
@@ -203,6 +209,8 @@ def _decoded(raw: msgspec.Raw) -> InitializeResponse | v1.InitializeResponse:
 
 def _with_v1_offer(params: InitializeRequest) -> dict[str, Any]:
     """``params`` plus the v1 keys that offer ``fs/*`` to a v1 agent."""
+    from acp2.compat.v1.handshake import initialize_request_to_v1
+
     offer = initialize_request_to_v1(params, read_files=True, write_files=True)
     extra = msgspec.to_builtins(offer)
     plain: dict[str, Any] = msgspec.to_builtins(params)
