@@ -71,11 +71,13 @@ class _DirectReplayTransport(ReplayTransport):
     """A :class:`ReplayTransport` that keeps the inner transport's direct paths."""
 
     inner: Any
+    #: The inner transport's own ``send_nowait``, bound once: the outbox calls it for
+    #: every write, so a forwarding method would cost a call per write.
+    send_nowait: Callable[[bytes], int]
 
-    def send_nowait(self, data: bytes) -> int:
-        """The inner transport's ``send_nowait``."""
-        taken: int = self.inner.send_nowait(data)
-        return taken
+    def __init__(self, inner: Transport, head: bytes) -> None:
+        super().__init__(inner, head)
+        self.send_nowait = self.inner.send_nowait
 
     async def pump(self, consume: Callable[[bytes], bool]) -> bool:
         """Feed the peeked bytes to ``consume``, then pump the inner transport."""
