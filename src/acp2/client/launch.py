@@ -7,7 +7,7 @@ with ``initialize`` done, and close everything on exit.
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import (
     AbstractAsyncContextManager,
     AsyncExitStack,
@@ -104,6 +104,7 @@ async def connect(
                     capabilities=capabilities,
                     initialize_timeout=initialize_timeout,
                     stderr_tail=proc.stderr_tail,
+                    stderr_done=proc.wait_stderr,
                     files=files,
                 ) as client:
                     entered = True
@@ -174,6 +175,7 @@ async def _connect(
     capabilities: ClientCapabilities | None,
     initialize_timeout: float | None,
     stderr_tail: Callable[[], str] | None,
+    stderr_done: Callable[[float], Awaitable[object]] | None = None,
     files: bool = False,
 ) -> AsyncIterator[ClientConnection]:
     """:func:`connect_transport`, with the stdout ``watch`` of a spawned agent (if any)."""
@@ -181,7 +183,9 @@ async def _connect(
     connection = Connection(transport, name="agent")
     with _sole_exception():
         async with anyio.create_task_group() as tg:
-            link: AgentLink[ClientSession] = AgentLink(connection, tg, stderr_tail=stderr_tail)
+            link: AgentLink[ClientSession] = AgentLink(
+                connection, tg, stderr_tail=stderr_tail, stderr_done=stderr_done
+            )
             link.install()
             async with connection:
                 tg.start_soon(link.watch)
@@ -198,6 +202,7 @@ async def _connect(
                         capabilities=capabilities,
                         initialize_timeout=initialize_timeout,
                         stderr_tail=stderr_tail,
+                        stderr_done=stderr_done,
                     )
                     async with _bridged(connection, response, tg, again, files) as client:
                         yield client

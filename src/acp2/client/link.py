@@ -44,6 +44,9 @@ MAX_EARLY_SESSIONS: Final = 64
 #: How much of the agent's stderr an error message quotes.
 STDERR_LINES: Final = 20
 STDERR_LINE_CHARS: Final = 400
+#: How long a closed connection waits for the agent's stderr to end before it fails the
+#: sessions (a dying agent's last words arrive on stderr just after stdout closes).
+STDERR_SETTLE: Final = 1.0
 
 
 class SessionFeed(Protocol):
@@ -109,8 +112,10 @@ class AgentLink(Generic[S]):
         task_group: TaskGroup,
         *,
         stderr_tail: Callable[[], str] | None = None,
+        stderr_done: Callable[[float], Awaitable[object]] | None = None,
     ) -> None:
         self.connection = connection
+        self._stderr_done = stderr_done
         self.sessions: dict[str, S] = {}
         self._tg = task_group
         self._stderr_tail = stderr_tail
@@ -128,6 +133,7 @@ class AgentLink(Generic[S]):
     async def watch(self) -> None:
         """Fail every session with one clear error once the connection closes."""
         await self.connection.wait_closed()
+        await self._settle()
         failure = AgentClosed(self.describe_closed)
         for session in list(self.sessions.values()):
             session.fail(failure)
@@ -165,10 +171,12 @@ class AgentLink(Generic[S]):
     # -- what a session may ask ---------------------------------------------------------
 
     async def call(self, spec: MethodSpec[P, R], params: P) -> R:
-        """Send the request ``spec``; ``ConnectionClosed`` becomes ``AgentClosed``."""
+        """Send the request ``spec``; ``ConnectionClosed`` becomes ``AgentClosed`` (raised
+        once the agent's stderr has ended, within ``STDERR_SETTLE``)."""
         try:
             return await self.connection.call(spec, params)
         except ConnectionClosed as exc:
+            await self._settle()
             raise AgentClosed(self.describe_closed) from exc
 
     async def request(self, method: str, params: Any, result_type: type[R]) -> R:
@@ -176,7 +184,12 @@ class AgentLink(Generic[S]):
         try:
             return await self.connection.request(method, params, result_type)
         except ConnectionClosed as exc:
+            await self._settle()
             raise AgentClosed(self.describe_closed) from exc
+
+    async def _settle(self) -> None:
+        if self._stderr_done is not None:
+            await self._stderr_done(STDERR_SETTLE)
 
     def notify_nowait(self, spec: MethodSpec[Any, None] | str, params: Any) -> None:
         """Queue a notification (a table entry, or an extension method's name)."""

@@ -48,6 +48,11 @@ class StderrPump:
         """Return the last bytes of stderr seen so far, decoded (invalid UTF-8 replaced)."""
         return bytes(self._tail).decode("utf-8", "replace")
 
+    @property
+    def finished(self) -> bool:
+        """True once :meth:`run` has seen end of stream (or was closed)."""
+        return self._finished.is_set()
+
     async def wait_finished(self) -> None:
         """Return once :meth:`run` has seen end of stream (or was closed)."""
         await self._finished.wait()

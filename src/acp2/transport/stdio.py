@@ -98,6 +98,13 @@ class AgentProcess(StdioTransport):
         """Return the last bytes the agent wrote to stderr (for error messages)."""
         return self._stderr.tail()
 
+    async def wait_stderr(self, seconds: float) -> bool:
+        """Wait up to ``seconds`` for the agent's stderr to reach end of stream (so its
+        tail holds the last words of an agent that has just died); True once it has."""
+        with anyio.move_on_after(seconds):
+            await self._stderr.wait_finished()
+        return self._stderr.finished
+
     async def wait_exit(self, seconds: float) -> bool:
         """Wait up to ``seconds`` for the agent to exit; True once it has (never kills)."""
         with anyio.move_on_after(seconds):
