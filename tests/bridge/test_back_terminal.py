@@ -29,7 +29,9 @@ from acp2.client import ClientSession, PermissionPolicy, allow_all, connect_tran
 from acp2.errors import InvalidParams, InvalidRequest, MethodNotFound
 from acp2.rpc import Connection
 from acp2.schema import Terminal
+from acp2.state import TerminalState
 from acp2.transport.memory import memory_pair
+from acp2.transport.procgroup import group_alive
 from helpers.timeouts import SCENARIO_TIMEOUT, TIMEOUT
 
 SESSION = "v1-session"
@@ -90,20 +92,32 @@ async def wait_exit(agent: Connection, terminal_id: str) -> v1.WaitForTerminalEx
     return await agent.call(v1m.TERMINAL_WAIT_FOR_EXIT, request)
 
 
-async def first_line(session: ClientSession, terminal_id: str) -> str:
-    """The first output line of a terminal, as the v2 client received it."""
+async def shown(session: ClientSession, terminal_id: str, done: Any) -> TerminalState:
+    """The v2 client's terminal ``terminal_id`` once ``done(it)`` (updates arrive on
+    their own connection, after the v1 answers)."""
     ready = anyio.Event()
 
     def check(*_: Any) -> None:
         term = session.state.terminals.get(terminal_id)
-        if term is not None and "\n" in term.text:
+        if term is not None and done(term):
             ready.set()
 
     remove = session.add_listener(check)
     check()
     await ready.wait()
     remove()
-    return session.state.terminals[terminal_id].text.split("\n")[0]
+    return session.state.terminals[terminal_id]
+
+
+async def first_line(session: ClientSession, terminal_id: str) -> str:
+    """The first output line of a terminal, as the v2 client received it."""
+    term = await shown(session, terminal_id, lambda term: "\n" in term.text)
+    return term.text.split("\n")[0]
+
+
+async def shown_exited(session: ClientSession, terminal_id: str) -> TerminalState:
+    """The v2 client's terminal once it holds the exit status (sent after the output)."""
+    return await shown(session, terminal_id, lambda term: term.exited)
 
 
 def real(path: Path) -> str:
@@ -131,7 +145,7 @@ async def test_a_command_runs_and_its_output_and_exit_code_are_served(tmp_path: 
         tid = await create(agent, "-c", "import sys; print('hello'); sys.exit(3)")
         exited = await wait_exit(agent, tid)
         got = await output(agent, tid)
-        display = session.state.terminals[tid]
+        display = await shown_exited(session, tid)
     assert (exited.exit_code, exited.signal) == (3, None)
     assert (got.output, got.truncated) == ("hello\n", False)
     assert got.exit_status == v1.TerminalExitStatus(exit_code=3, signal=None)
@@ -216,7 +230,7 @@ async def test_output_is_capped_here_and_in_the_v2_client_whatever_the_limit(
         tid = await create(agent, "-c", program)
         await wait_exit(agent, tid)
         got = await output(agent, tid)
-        display = session.state.terminals[tid]
+        display = await shown_exited(session, tid)
     assert got.truncated
     assert len(got.output) == cap
     assert got.output.endswith("end")
@@ -346,7 +360,7 @@ async def test_a_tool_call_embedding_the_terminal_shows_its_output(tmp_path: Pat
         (item,) = session.state.tool_calls["t1"].content
         assert isinstance(item, Terminal)
         assert item.terminal_id == tid
-        assert session.state.terminals[tid].text == "built\n"
+        assert (await shown_exited(session, tid)).text == "built\n"
 
 
 @pytest.mark.anyio
@@ -370,3 +384,20 @@ async def test_the_terminal_capability_is_offered_only_when_enabled(
     caps = params.get("clientCapabilities", {})
     assert caps.get("terminal", False) is terminals
     assert caps.get("fs", {}).get("readTextFile", False) is False
+
+
+@pytest.mark.anyio
+async def test_helpers_an_exited_command_left_behind_are_stopped_on_release(
+    tmp_path: Path,
+) -> None:
+    async with bridged(tmp_path) as (agent, session):
+        # The shell leads the group, prints its pid (the pgid) and exits; sleep stays.
+        tid = await create(agent, "sleep 60 > /dev/null & echo $$")
+        pgid = int(await first_line(session, tid))
+        exited = await wait_exit(agent, tid)
+        assert group_exists(pgid)
+        await agent.call(v1m.TERMINAL_RELEASE, v1.ReleaseTerminalRequest(**ids(tid)))
+        # The orphaned sleep's zombie belongs to whoever adopted it (a container's init
+        # may never reap it), so "gone" here means no live member, as stop_group means it.
+        assert not group_alive(pgid)
+    assert exited.exit_code == 0

@@ -219,7 +219,7 @@ class TerminalService:
             raise CommandRefused()
         self._make_room(request.session_id)  # others may have been created meanwhile
         terminal = await self._start(request, terminal_id, argv, cwd)
-        self._emit(
+        self._show(
             terminal.session_id,
             [v2.TerminalUpdate(terminal_id=terminal_id, command=shown, cwd=cwd)],
         )
@@ -278,6 +278,11 @@ class TerminalService:
             await self._stop_all(every)
 
     # -- internals -------------------------------------------------------------------------
+
+    def _show(self, session_id: str, updates: list[Any]) -> None:
+        # A closed session's last terminal updates would only linger in the client.
+        if self._roots(session_id) is not None:
+            self._emit(session_id, updates)
 
     async def _stop_all(self, terminals: list[_Terminal]) -> None:
         # In parallel: each may take the whole SIGTERM grace.
@@ -346,7 +351,7 @@ class TerminalService:
             terminal.exited.set()
             exit_code, sig = terminal.status
             status = v2.TerminalExitStatus(exit_code=exit_code, signal=sig)
-            self._emit(
+            self._show(
                 terminal.session_id,
                 [v2.TerminalUpdate(terminal_id=terminal.id, exit_status=status)],
             )
@@ -378,7 +383,7 @@ class TerminalService:
             )
         else:
             update = v2.TerminalOutputChunk(terminal_id=terminal.id, data=_b64(chunk))
-        self._emit(terminal.session_id, [update])
+        self._show(terminal.session_id, [update])
 
 
 def _permission(
