@@ -4,10 +4,11 @@ Each ``terminal/create`` is asked first (``ask``: a v2 permission request with a
 ``command`` subject naming the command, its directory and the new terminal's id); only an
 ``allow`` runs it. The command runs as a real subprocess leading its own process group
 (``start_new_session``), with stdin from ``/dev/null`` and stdout and stderr merged into
-one pipe that only this module reads: nothing of it reaches our own terminal. Its
-directory must lie below one of the session's roots once symlinks are resolved (default:
-the session's ``cwd``). A ``command`` without ``args`` that is not a program on ``PATH``
-is a shell line (``agents send "ls -la"``), so it runs with ``/bin/sh -c``.
+one pipe that only the bridge reads: nothing of it reaches our own terminal
+(:mod:`acp2.bridge.back_terminal_run`, one terminal). Its directory must lie below one of
+the session's roots once symlinks are resolved (default: the session's ``cwd``). A
+``command`` without ``args`` that holds shell syntax (agents send ``"ls -la"``) runs with
+``/bin/sh -c``.
 
 Output is kept bounded: the last ``outputByteLimit`` bytes, never more than
 :data:`OUTPUT_CAP`, cut from the start at a UTF-8 character boundary (``truncated``). The
@@ -26,29 +27,24 @@ exited one is released for the agent, and if none has exited the create is refus
 
 from __future__ import annotations
 
-import base64
-import codecs
 import logging
 import os
 import secrets
-import shlex
-import shutil
-import signal
-import subprocess
 from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
 from typing import Any, Final
 
 import anyio
-from anyio.abc import Process, TaskGroup
+from anyio.abc import TaskGroup
 
 import acp2.compat.v1.schema as v1
 import acp2.schema as v2
+from acp2.bridge.back_terminal_run import OUTPUT_CAP, RunningTerminal, command_line
 from acp2.errors import InvalidParams, InvalidRequest, ResourceNotFound
-from acp2.transport.procgroup import stop_group
 
 __all__ = [
     "MAX_TERMINALS",
-    "OUTPUT_CAP",
+    "OUTPUT_CAP",  # re-exported: the cap is part of what this service promises
     "CommandRefused",
     "TerminalService",
     "TooManyTerminals",
@@ -59,13 +55,6 @@ log = logging.getLogger("acp2.bridge")
 
 #: Unreleased terminals one session may hold.
 MAX_TERMINALS: Final = 16
-#: The most output bytes kept per terminal, whatever ``outputByteLimit`` asks.
-OUTPUT_CAP: Final = 1024 * 1024
-#: Seconds to read what is left in the pipe after the command exited.
-DRAIN_WAIT: Final = 0.5
-_READ_SIZE: Final = 65_536
-# Stopping a command: SIGTERM, then SIGKILL after this many seconds.
-_TERM_GRACE: Final = 2.0
 
 #: Asks the user (the client's permission policy) a v2 permission request; True: allowed.
 Ask = Callable[[v2.RequestPermissionRequest], Awaitable[bool]]
@@ -100,88 +89,6 @@ def confined_cwd(roots: Sequence[str], cwd: str) -> str:
     raise InvalidParams(f"the cwd is outside the session's directories: {cwd!r}")
 
 
-class _Output:
-    """The bytes kept of one terminal's output: the last ``limit``, cut at a character."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.data = bytearray()
-        self.truncated = False
-
-    def add(self, chunk: bytes) -> None:
-        self.data += chunk
-        cut = len(self.data) - self.limit
-        if cut <= 0:
-            return
-        # Never start inside a UTF-8 sequence: skip its continuation bytes too.
-        while cut < len(self.data) and self.data[cut] & 0xC0 == 0x80:
-            cut += 1
-        del self.data[:cut]
-        self.truncated = True
-
-    def text(self, final: bool) -> str:
-        # A running command may have written half a character: keep it back until exit.
-        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        return decoder.decode(bytes(self.data), final)
-
-
-def _exit_status(code: int) -> tuple[int | None, str | None]:
-    if code >= 0:
-        return code, None
-    try:
-        return None, signal.Signals(-code).name
-    except ValueError:
-        return None, f"SIG{-code}"
-
-
-class _Terminal:
-    """One terminal: its process, its output and how it ended."""
-
-    def __init__(self, terminal_id: str, session_id: str, process: Process, limit: int) -> None:
-        self.id = terminal_id
-        self.session_id = session_id
-        self.process = process
-        self.output = _Output(limit)
-        self.exited = anyio.Event()
-        self.status: tuple[int | None, str | None] = (None, None)
-        self.forwarded = 0  # bytes the v2 client holds since its last snapshot
-
-    def exit_status(self) -> v1.TerminalExitStatus | None:
-        if not self.exited.is_set():
-            return None
-        code, sig = self.status
-        return v1.TerminalExitStatus(exit_code=code, signal=sig)
-
-    async def stop(self) -> None:
-        await stop_group(self.process, grace=0, term_grace=_TERM_GRACE)
-
-
-def _argv(request: v1.CreateTerminalRequest) -> tuple[list[str], str]:
-    """The argv to execute and the command line to show for ``request``."""
-    args = request.args if isinstance(request.args, list) else []
-    if not args and shutil.which(request.command) is None:
-        return ["/bin/sh", "-c", request.command], request.command
-    argv = [request.command, *args]
-    return argv, shlex.join(argv)
-
-
-def _env(request: v1.CreateTerminalRequest) -> dict[str, str]:
-    # The agent already runs with our environment; the request adds to it.
-    env = dict(os.environ)
-    for var in request.env if isinstance(request.env, list) else []:
-        env[var.name] = var.value
-    return env
-
-
-def _limit(request: v1.CreateTerminalRequest) -> int:
-    asked = request.output_byte_limit
-    return min(asked, OUTPUT_CAP) if isinstance(asked, int) else OUTPUT_CAP
-
-
-def _b64(data: bytes | bytearray) -> str:
-    return base64.b64encode(data).decode("ascii")
-
-
 class TerminalService:
     """``terminal/*`` for the sessions of one bridge (see the module).
 
@@ -203,7 +110,7 @@ class TerminalService:
         self._emit = emit
         self._tg = task_group
         self._max = max_terminals
-        self._terminals: dict[str, _Terminal] = {}
+        self._terminals: dict[str, RunningTerminal] = {}
 
     # -- the v1 handlers -------------------------------------------------------------------
 
@@ -212,17 +119,17 @@ class TerminalService:
         roots = self._session_roots(request.session_id)
         cwd = roots[0] if not isinstance(request.cwd, str) else request.cwd
         cwd = confined_cwd(roots, cwd)
-        argv, shown = _argv(request)
+        argv, shown = command_line(request, cwd)
         self._make_room(request.session_id)
         terminal_id = f"term-{secrets.token_hex(6)}"
         if not await self._ask(_permission(request.session_id, terminal_id, shown, cwd)):
             raise CommandRefused()
         self._make_room(request.session_id)  # others may have been created meanwhile
-        terminal = await self._start(request, terminal_id, argv, cwd)
-        self._show(
-            terminal.session_id,
-            [v2.TerminalUpdate(terminal_id=terminal_id, command=shown, cwd=cwd)],
-        )
+        show = partial(self._show, request.session_id)
+        terminal = await RunningTerminal.start(request, terminal_id, argv, cwd, show)
+        self._terminals[terminal_id] = terminal
+        show([v2.TerminalUpdate(terminal_id=terminal_id, command=shown, cwd=cwd)])
+        self._tg.start_soon(terminal.run)
         return v1.CreateTerminalResponse(terminal_id=terminal_id)
 
     async def output(self, request: v1.TerminalOutputRequest) -> v1.TerminalOutputResponse:
@@ -284,7 +191,7 @@ class TerminalService:
         if self._roots(session_id) is not None:
             self._emit(session_id, updates)
 
-    async def _stop_all(self, terminals: list[_Terminal]) -> None:
+    async def _stop_all(self, terminals: list[RunningTerminal]) -> None:
         # In parallel: each may take the whole SIGTERM grace.
         async with anyio.create_task_group() as tg:
             for terminal in terminals:
@@ -296,7 +203,7 @@ class TerminalService:
             raise ResourceNotFound(f"unknown session {session_id}", {"sessionId": session_id})
         return found
 
-    def _find(self, session_id: str, terminal_id: str) -> _Terminal:
+    def _find(self, session_id: str, terminal_id: str) -> RunningTerminal:
         found = self._terminals.get(terminal_id)
         if found is None or found.session_id != session_id:
             raise InvalidParams(
@@ -319,71 +226,6 @@ class TerminalService:
         log.info("released exited terminal %s to make room (limit %d)", ended.id, self._max)
         del self._terminals[ended.id]
         self._tg.start_soon(ended.stop)  # reaps helpers it may have left in its group
-
-    async def _start(
-        self, request: v1.CreateTerminalRequest, terminal_id: str, argv: list[str], cwd: str
-    ) -> _Terminal:
-        try:
-            process = await anyio.open_process(
-                argv,
-                cwd=cwd,
-                env=_env(request),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        except OSError as exc:
-            raise InvalidRequest(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from None
-        terminal = _Terminal(terminal_id, request.session_id, process, _limit(request))
-        self._terminals[terminal_id] = terminal
-        self._tg.start_soon(self._run, terminal)
-        return terminal
-
-    async def _run(self, terminal: _Terminal) -> None:
-        drained = anyio.Event()
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(self._pump, terminal, drained)
-            code = await terminal.process.wait()
-            with anyio.move_on_after(DRAIN_WAIT):
-                await drained.wait()  # output written before the exit is in the pipe
-            terminal.status = _exit_status(code)
-            terminal.exited.set()
-            exit_code, sig = terminal.status
-            status = v2.TerminalExitStatus(exit_code=exit_code, signal=sig)
-            self._show(
-                terminal.session_id,
-                [v2.TerminalUpdate(terminal_id=terminal.id, exit_status=status)],
-            )
-
-    async def _pump(self, terminal: _Terminal, drained: anyio.Event) -> None:
-        stdout = terminal.process.stdout
-        assert stdout is not None
-        try:
-            while True:
-                try:
-                    chunk = await stdout.receive(_READ_SIZE)
-                except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
-                    return
-                terminal.output.add(chunk)
-                self._forward(terminal, chunk)
-        finally:
-            drained.set()
-            await stdout.aclose()
-
-    def _forward(self, terminal: _Terminal, chunk: bytes) -> None:
-        terminal.forwarded += len(chunk)
-        update: Any
-        if terminal.forwarded > 2 * OUTPUT_CAP:
-            # The client would keep everything: replace its copy by the bytes we keep.
-            kept = terminal.output.data
-            terminal.forwarded = len(kept)
-            update = v2.TerminalUpdate(
-                terminal_id=terminal.id, output=v2.TerminalOutput(data=_b64(kept))
-            )
-        else:
-            update = v2.TerminalOutputChunk(terminal_id=terminal.id, data=_b64(chunk))
-        self._show(terminal.session_id, [update])
 
 
 def _permission(
