@@ -26,7 +26,7 @@ import acp2.compat.v1.schema as v1
 from acp2.bridge import back_terminal
 from acp2.bridge.back import serve_back_transports
 from acp2.client import ClientSession, PermissionPolicy, allow_all, connect_transport, deny_all
-from acp2.errors import InvalidParams, InvalidRequest, MethodNotFound
+from acp2.errors import InvalidParams, InvalidRequest, MethodNotFound, ResourceNotFound
 from acp2.rpc import Connection
 from acp2.schema import Terminal
 from acp2.state import TerminalState
@@ -206,6 +206,14 @@ async def test_an_unknown_terminal_id_answers_invalid_params(tmp_path: Path) -> 
         for call in (output, wait_exit):
             with pytest.raises(InvalidParams, match="unknown terminal"):
                 await call(agent, "no-such-terminal")
+
+
+@pytest.mark.anyio
+async def test_a_create_for_an_unknown_session_answers_resource_not_found(tmp_path: Path) -> None:
+    request = v1.CreateTerminalRequest(session_id="no-such-session", command="true")
+    async with bridged(tmp_path) as (agent, _):
+        with pytest.raises(ResourceNotFound):
+            await agent.call(v1m.TERMINAL_CREATE, request)
 
 
 @pytest.mark.anyio
