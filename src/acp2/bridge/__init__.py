@@ -6,5 +6,7 @@
 - :mod:`~acp2.bridge.front` serves a v1 client from a v2 agent (``Agent.serve`` runs it
   when the client asks for version 1);
 - :mod:`~acp2.bridge.back` presents a v1 agent as a v2 agent (``acp2.client.connect``
-  runs it when the agent answers ``initialize`` in v1).
+  runs it when the agent answers ``initialize`` in v1), serving the agent's ``fs/*``
+  (:mod:`~acp2.bridge.back_fs`) and ``terminal/*`` (:mod:`~acp2.bridge.back_terminal`)
+  requests when enabled.
 """

@@ -13,8 +13,9 @@ is a v2 agent-role connection to whoever drives it -- acp2's own client over one
   then ``user_message``, ``running``, the lifted v1 updates and ``idle`` with the v1
   answer's stop reason follow (a v1 error answer -> ``idle`` with stop reason ``error``);
 - v1 ``session/request_permission`` goes to the v2 client and its answer back;
-  ``fs/read_text_file`` / ``fs/write_text_file`` are served here when enabled
-  (:mod:`acp2.bridge.back_fs`). ``terminal/*`` is not served (``-32601``).
+  ``fs/read_text_file`` / ``fs/write_text_file`` (:mod:`acp2.bridge.back_fs`) and
+  ``terminal/*`` (:mod:`acp2.bridge.back_terminal`) are served here when enabled, else
+  answered ``-32601``.
 
 One :class:`~acp2.compat.v1.lift.V1Lifter` per session keeps the per-session state.
 """
@@ -34,6 +35,7 @@ import acp2.compat.v1.schema as v1
 import acp2.schema as v2
 import acp2.schema.methods as v2m
 from acp2.bridge.back_fs import FileService
+from acp2.bridge.back_terminal import TerminalService
 from acp2.compat.v1 import client_side, same_shape
 from acp2.compat.v1.convert import Drops
 from acp2.compat.v1.handshake import initialize_result_from_v1
@@ -67,9 +69,11 @@ def _roots(cwd: str, extra: Any) -> list[str]:
 class BackBridge:
     """Translates between a v1 ``agent`` connection and a v2 agent-role ``client``
     connection (see the module). ``files`` enables serving ``fs/*`` (writes asked
-    through the client's permission requests). :meth:`install` registers the handlers
-    (before or after the connections are entered); requests that outlive a handler (the
-    v1 prompt) run in ``task_group``. ``dropped`` counts what did not translate."""
+    through the client's permission requests), ``terminals`` serving ``terminal/*``
+    (each command asked the same way). :meth:`install` registers the handlers (before or
+    after the connections are entered); requests that outlive a handler (the v1 prompt)
+    run in ``task_group``. :meth:`aclose` stops the terminals. ``dropped`` counts what
+    did not translate."""
 
     def __init__(
         self,
@@ -79,17 +83,20 @@ class BackBridge:
         task_group: TaskGroup,
         *,
         files: bool = False,
+        terminals: bool = False,
     ) -> None:
         self.agent = agent
         self.client = client
         self.result = result
         self.files = files
+        self.terminals = terminals
         self.dropped: Drops = Drops()
         self._tg = task_group
         self._sessions: dict[str, _Session] = {}
         caps = result.agent_capabilities
         self._can_load = caps is not UNSET and caps.load_session is True
         self._fs = FileService(self._session_roots, self._ask_write)
+        self._terms = TerminalService(self._session_roots, self._allowed, self._send, task_group)
 
     # -- registration --------------------------------------------------------------------
 
@@ -102,6 +109,23 @@ class BackBridge:
         if self.files:
             agent.on(v1m.FS_READ_TEXT_FILE, self._fs.read)
             agent.on(v1m.FS_WRITE_TEXT_FILE, self._fs.write)
+        if self.terminals:
+            self._install_terminals()
+
+    def _install_terminals(self) -> None:
+        terms = self._terms
+        self.agent.on(v1m.TERMINAL_CREATE, terms.create)
+        self.agent.on(v1m.TERMINAL_OUTPUT, terms.output)
+        self.agent.on(v1m.TERMINAL_WAIT_FOR_EXIT, terms.wait_for_exit)
+        self.agent.on(v1m.TERMINAL_KILL, terms.kill)
+        self.agent.on(v1m.TERMINAL_RELEASE, terms.release)
+        # A cancelled or closed session's commands stop with it.
+        self.client.on(v2m.SESSION_CANCEL, self._cancel_and_kill)
+        self.client.on(v2m.SESSION_CLOSE, self._close_and_release)
+
+    async def aclose(self) -> None:
+        """Stop every terminal's process group (the connection ended); bounded, shielded."""
+        await self._terms.aclose()
 
     def _install_client(self) -> None:
         client = self.client
@@ -198,6 +222,16 @@ class BackBridge:
         note = same_shape.params_to_v1(v1m.SESSION_CANCEL, params)
         self.agent.send_notification_nowait(v1m.SESSION_CANCEL, note)
 
+    def _cancel_and_kill(self, params: v2.CancelSessionNotification) -> None:
+        self._cancel(params)
+        self._tg.start_soon(self._terms.kill_session, params.session_id)
+
+    async def _close_and_release(self, params: v2.CloseSessionRequest) -> v2.CloseSessionResponse:
+        try:
+            return await self._close(params)
+        finally:
+            await self._terms.release_session(params.session_id)
+
     # -- v1 messages from the agent --------------------------------------------------------
 
     def _on_update(self, note: v1.SessionNotification) -> None:
@@ -219,15 +253,20 @@ class BackBridge:
         return client_side.permission_result_to_v1(answer)
 
     async def _ask_write(self, session_id: str, path: str) -> bool:
-        request = v2.RequestPermissionRequest(
-            session_id=session_id,
-            title=f"Write {path}",
-            description="The agent asks to write this file.",
-            options=[
-                v2.PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
-                v2.PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
-            ],
+        return await self._allowed(
+            v2.RequestPermissionRequest(
+                session_id=session_id,
+                title=f"Write {path}",
+                description="The agent asks to write this file.",
+                options=[
+                    v2.PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
+                    v2.PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
+                ],
+            )
         )
+
+    async def _allowed(self, request: v2.RequestPermissionRequest) -> bool:
+        """Ask the v2 client ``request`` (options ``allow`` / ``reject``); True: allowed."""
         try:
             answer = await self.client.call(v2m.SESSION_REQUEST_PERMISSION, request)
         except (RequestError, ConnectionClosed):
@@ -273,16 +312,21 @@ async def serve_back(
     result: v1.InitializeResponse,
     *,
     files: bool = False,
+    terminals: bool = False,
 ) -> None:
     """Serve the v2 side on ``client_side_transport`` for the entered v1 ``agent``
     connection whose ``initialize`` answered ``result``; returns once either side
-    closed, with the v2 side closed (the ``agent`` connection stays its owner's)."""
+    closed, with the v2 side closed and every terminal stopped (the ``agent`` connection
+    stays its owner's). ``files`` / ``terminals``: as :class:`BackBridge` takes them."""
     client = Connection(client_side_transport, name="v2 client (bridge)")
     async with anyio.create_task_group() as tg:
-        bridge = BackBridge(agent, client, result, tg, files=files)
+        bridge = BackBridge(agent, client, result, tg, files=files, terminals=terminals)
         bridge.install()
-        async with client:
-            await _until_either_closes(agent, client)
+        try:
+            async with client:
+                await _until_either_closes(agent, client)
+        finally:
+            await bridge.aclose()
         tg.cancel_scope.cancel()
 
 
@@ -292,9 +336,10 @@ async def serve_back_transports(
     result: v1.InitializeResponse,
     *,
     files: bool = False,
+    terminals: bool = False,
 ) -> None:
     """:func:`serve_back` with a v1 connection made on ``agent_transport`` (whose
     ``initialize`` was already answered ``result``); both sides closed on return."""
     agent = Connection(agent_transport, name="v1 agent (bridge)")
     async with agent:
-        await serve_back(agent, client_side_transport, result, files=files)
+        await serve_back(agent, client_side_transport, result, files=files, terminals=terminals)

@@ -3,7 +3,7 @@
 ::
 
     acp2 chat [--resume SESSION_ID] [--cwd DIR] [--permission allow|deny|ask] [--plain]
-              [--thoughts] -- AGENT_COMMAND...
+              [--thoughts] [--fs] [--terminal] -- AGENT_COMMAND...
 
 On a terminal: streamed markdown, tool calls with live status, diffs, terminal output,
 plans, usage. ``/`` completes the chat's own commands (``/help``, ``/clear``,
@@ -76,6 +76,9 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("--cwd", metavar="DIR", help="session and agent working directory")
     add_common_options(parser, permission_default="deny")
+    from acp2.cli.run import add_serving_options
+
+    add_serving_options(parser)
     parser.add_argument(
         "agent_command",
         metavar="AGENT_COMMAND",
@@ -103,5 +106,7 @@ def main(args: argparse.Namespace) -> int:
         permission=args.permission,
         interactive=False if args.plain else None,
         expand_thoughts=args.thoughts,
+        files=args.fs,
+        terminals=args.terminal,
     )
     return anyio.run(run_chat, options)

@@ -3,7 +3,8 @@
 ::
 
     acp2 run [--json] [--permission allow|deny|ask] [--cwd DIR] [--resume SESSION_ID]
-             [--cancel-after SECONDS] [--timeout SECONDS] PROMPT -- AGENT_COMMAND...
+             [--cancel-after SECONDS] [--timeout SECONDS] [--fs] [--terminal]
+             PROMPT -- AGENT_COMMAND...
 
 ``PROMPT`` ``-`` reads the prompt from stdin. Everything after the first ``--`` is the
 agent command; the prompt must come before it.
@@ -32,7 +33,15 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from acp2.client import PermissionPolicy
 
-__all__ = ["EXIT_AGENT_FAILED", "EXIT_STOPPED", "EXIT_USAGE", "add_parser", "main", "run_command"]
+__all__ = [
+    "EXIT_AGENT_FAILED",
+    "EXIT_STOPPED",
+    "EXIT_USAGE",
+    "add_parser",
+    "add_serving_options",
+    "main",
+    "run_command",
+]
 
 EXIT_STOPPED = 1
 EXIT_USAGE = 2
@@ -61,6 +70,24 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--timeout", metavar="SECONDS", type=float, help="give up (exit 3) after SECONDS"
+    )
+    add_serving_options(parser)
+
+
+def add_serving_options(parser: argparse.ArgumentParser) -> None:
+    """``--fs`` and ``--terminal`` (``acp2 run`` and ``acp2 chat``): serve a v1 agent's
+    ``fs/*`` / ``terminal/*`` requests; both default off (then answered ``-32601``)."""
+    parser.add_argument(
+        "--fs",
+        action="store_true",
+        help="serve a v1 agent's file requests, under the cwd; writes asked with the "
+        "permission policy",
+    )
+    parser.add_argument(
+        "--terminal",
+        action="store_true",
+        help="serve a v1 agent's terminal requests, under the cwd; commands asked with the "
+        "permission policy",
     )
 
 
@@ -194,7 +221,11 @@ async def _prompt_once(args: argparse.Namespace) -> tuple[str, str | None, str |
     stream = None if args.json or not sys.stdout.isatty() else ReplyStream(lambda: None, sys.stdout)
     listener = _print_update if args.json else None
     async with connect(
-        args.agent_command, cwd=args.cwd, permissions=_policy(args, stream)
+        args.agent_command,
+        cwd=args.cwd,
+        permissions=_policy(args, stream),
+        files=args.fs,
+        terminals=args.terminal,
     ) as client:
         if args.resume:
             session = await client.resume(args.resume, on_update=listener)

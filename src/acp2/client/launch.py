@@ -66,6 +66,7 @@ async def connect(
     capabilities: ClientCapabilities | None = None,
     initialize_timeout: float | None = DEFAULT_INITIALIZE_TIMEOUT,
     files: bool = False,
+    terminals: bool = False,
 ) -> AsyncIterator[ClientConnection]:
     """Start the agent ``command`` (argv list) on stdio and yield the initialized client.
 
@@ -79,8 +80,8 @@ async def connect(
     ``ConnectionClosed``) when the agent exits before answering ``initialize``;
     :class:`~acp2.client.AgentStrayOutput` (a ``TimeoutError``) when it wrote a line that
     is not JSON on stdout and then did not answer; and what :func:`connect_transport`
-    raises (``files`` is described there). The agent's stderr tail is in those messages
-    and in ``client.stderr_tail()``.
+    raises (``files`` and ``terminals`` are described there). The agent's stderr tail is
+    in those messages and in ``client.stderr_tail()``.
     """
     from acp2.transport.stdio import spawn_agent
 
@@ -106,6 +107,7 @@ async def connect(
                     stderr_tail=proc.stderr_tail,
                     stderr_done=proc.wait_stderr,
                     files=files,
+                    terminals=terminals,
                 ) as client:
                     entered = True
                     yield client
@@ -134,6 +136,7 @@ async def connect_transport(
     initialize_timeout: float | None = DEFAULT_INITIALIZE_TIMEOUT,
     stderr_tail: Callable[[], str] | None = None,
     files: bool = False,
+    terminals: bool = False,
 ) -> AsyncIterator[ClientConnection]:
     """Run the client side of ACP over ``transport`` and yield the initialized client.
 
@@ -148,7 +151,11 @@ async def connect_transport(
     the back bridge (:mod:`acp2.bridge.back`) with the same API. With ``files``, such an
     agent is offered ``fs/read_text_file`` / ``fs/write_text_file`` (the ``initialize``
     also carries v1's ``clientInfo`` / ``clientCapabilities``, which v2 agents ignore),
-    served below each session's directories, writes asked through ``permissions``.
+    served below each session's directories, writes asked through ``permissions``. With
+    ``terminals``, such an agent is offered ``terminal/*``
+    (:mod:`acp2.bridge.back_terminal`): each command asked through ``permissions``, run
+    in its own process group in a directory below the session's, its output shown as the
+    v2 terminal of the same id, and stopped on release, cancel, session close and exit.
     """
     async with _connect(
         transport,
@@ -160,6 +167,7 @@ async def connect_transport(
         initialize_timeout=initialize_timeout,
         stderr_tail=stderr_tail,
         files=files,
+        terminals=terminals,
     ) as client:
         yield client
 
@@ -177,6 +185,7 @@ async def _connect(
     stderr_tail: Callable[[], str] | None,
     stderr_done: Callable[[float], Awaitable[object]] | None = None,
     files: bool = False,
+    terminals: bool = False,
 ) -> AsyncIterator[ClientConnection]:
     """:func:`connect_transport`, with the stdout ``watch`` of a spawned agent (if any)."""
     default_cwd = _absolute(cwd)
@@ -190,7 +199,13 @@ async def _connect(
             async with connection:
                 tg.start_soon(link.watch)
                 response = await initialize(
-                    link, info or client_info(), capabilities, initialize_timeout, watch, files
+                    link,
+                    info or client_info(),
+                    capabilities,
+                    initialize_timeout,
+                    watch,
+                    files,
+                    terminals,
                 )
                 if not isinstance(response, InitializeResponse):  # a v1 agent's answer
                     again = partial(
@@ -204,7 +219,8 @@ async def _connect(
                         stderr_tail=stderr_tail,
                         stderr_done=stderr_done,
                     )
-                    async with _bridged(connection, response, tg, again, files) as client:
+                    serving = {"files": files, "terminals": terminals}
+                    async with _bridged(connection, response, tg, again, serving) as client:
                         yield client
                 else:
                     yield ClientConnection(
@@ -219,15 +235,16 @@ async def _bridged(
     response: V1InitializeResponse,
     tg: TaskGroup,
     connect_v2: Callable[[Transport], AbstractAsyncContextManager[ClientConnection]],
-    files: bool,
+    serving: dict[str, bool],
 ) -> AsyncIterator[ClientConnection]:
     """A v1 agent: run the back bridge (:mod:`acp2.bridge.back`, the one translation
-    boundary) over ``agent`` and yield the v2 client ``connect_v2`` makes over it."""
+    boundary) over ``agent`` and yield the v2 client ``connect_v2`` makes over it;
+    ``serving`` holds :func:`~acp2.bridge.back.serve_back`'s ``files`` / ``terminals``."""
     from acp2.bridge.back import serve_back
     from acp2.transport.memory import memory_pair
 
     ours, bridge_end = memory_pair()
-    tg.start_soon(partial(serve_back, agent, bridge_end, response, files=files))
+    tg.start_soon(partial(serve_back, agent, bridge_end, response, **serving))
     try:
         async with connect_v2(ours) as client:
             yield client

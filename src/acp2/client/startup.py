@@ -146,6 +146,7 @@ async def initialize(
     seconds: float | None,
     watch: StdoutWatch | None,
     files: bool = False,
+    terminals: bool = False,
 ) -> InitializeResponse | V1InitializeResponse:
     """``initialize`` and check the version (IN-01, IN-02, IN-05); return the answer.
 
@@ -154,9 +155,9 @@ async def initialize(
     decoded with the models of that version: a v1 agent's answer is returned as the v1
     model (the caller runs the back bridge for it). Bounded by ``seconds``, or by
     :data:`STRAY_GRACE` after a stray stdout line. On any failure the connection is
-    closed before this raises. With ``files`` the params also carry v1's ``clientInfo``
-    and ``clientCapabilities.fs`` (extra keys a v2 agent ignores), so a v1 agent knows
-    it may call ``fs/*``.
+    closed before this raises. With ``files`` / ``terminals`` the params also carry v1's
+    ``clientInfo`` and ``clientCapabilities`` with ``fs`` / ``terminal: true`` (extra keys
+    a v2 agent ignores), so a v1 agent knows it may call ``fs/*`` / ``terminal/*``.
     """
     params = InitializeRequest(
         protocol_version=PROTOCOL_VERSION,
@@ -164,7 +165,8 @@ async def initialize(
         capabilities=capabilities or ClientCapabilities(),
     )
     try:
-        raw = await _answer(link, _with_v1_offer(params) if files else params, seconds, watch)
+        offer = _with_v1_offer(params, files, terminals) if files or terminals else params
+        raw = await _answer(link, offer, seconds, watch)
     except UnsupportedProtocolVersion as exc:
         await link.aclose()
         raise UnsupportedProtocolVersion(
@@ -207,11 +209,14 @@ def _decoded(raw: msgspec.Raw) -> InitializeResponse | V1InitializeResponse:
     return response  # type: ignore[no-any-return]
 
 
-def _with_v1_offer(params: InitializeRequest) -> dict[str, Any]:
-    """``params`` plus the v1 keys that offer ``fs/*`` to a v1 agent."""
+def _with_v1_offer(params: InitializeRequest, files: bool, terminals: bool) -> dict[str, Any]:
+    """``params`` plus the v1 keys that offer ``fs/*`` and / or ``terminal/*`` to a v1
+    agent."""
     from acp2.compat.v1.handshake import initialize_request_to_v1
 
-    offer = initialize_request_to_v1(params, read_files=True, write_files=True)
+    offer = initialize_request_to_v1(
+        params, read_files=files, write_files=files, terminals=terminals
+    )
     extra = msgspec.to_builtins(offer)
     plain: dict[str, Any] = msgspec.to_builtins(params)
     plain["clientInfo"] = extra["clientInfo"]

@@ -30,6 +30,8 @@ class ChatOptions:
     ``transcript_permission`` in transcript mode. ``interactive``: None decides from the
     streams. ``intro``: lines printed before connecting. ``first_prompt`` pre-fills the
     first interactive input line. ``resume_hint``: print how to resume on leaving.
+    ``files`` / ``terminals``: serve a v1 agent's ``fs/*`` / ``terminal/*`` requests
+    (:func:`acp2.client.connect`).
     """
 
     agent_command: Sequence[str]
@@ -42,6 +44,8 @@ class ChatOptions:
     expand_thoughts: bool = False
     intro: list[str] = field(default_factory=list)
     resume_hint: bool = True
+    files: bool = False
+    terminals: bool = False
 
 
 class Frontend(Protocol):
@@ -128,7 +132,11 @@ async def run_chat(
         frontend.note(line)
     try:
         async with connect(
-            list(options.agent_command), cwd=options.cwd, permissions=frontend.policy()
+            list(options.agent_command),
+            cwd=options.cwd,
+            permissions=frontend.policy(),
+            files=options.files,
+            terminals=options.terminals,
         ) as client:
             frontend.note(agent_line(client))
             if options.resume:
