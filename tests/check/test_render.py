@@ -61,6 +61,7 @@ def test_the_preview_judges_the_nov_rules_and_its_own_schema_row() -> None:
         for n in notes
     )
     assert "DRAFT: all = every draft, nov+ = nov and preview" in text
+    assert report.to_json()["draft_name"] == "ACP v2 Preview (2026-11-20)"
     assert text.splitlines()[-1] == "VERDICT: NOT CONFORMANT (3 MUST failures)"
 
 

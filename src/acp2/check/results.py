@@ -15,7 +15,14 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from acp2.check.requirements import DIFFERENCES, DRAFTS, REQUIREMENTS, Level, Requirement
+from acp2.check.requirements import (
+    DIFFERENCES,
+    DRAFT_NAMES,
+    DRAFTS,
+    REQUIREMENTS,
+    Level,
+    Requirement,
+)
 from acp2.check.timing import Timing
 
 __all__ = ["Finding", "Findings", "Report", "Row", "Status"]
@@ -222,6 +229,7 @@ class Report:
         return {
             "tool": "acp2 check",
             "draft": self.draft,
+            "draft_name": DRAFT_NAMES[self.draft],
             "agent_command": self.argv,
             "agent": self.agent,
             "verdict": self.verdict,
