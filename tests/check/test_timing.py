@@ -35,7 +35,11 @@ def test_the_scaled_wait_has_a_ceiling_so_one_slow_start_cannot_stretch_the_chec
     # The preflight waits up to 30 s; six times that would be a three-minute wait.
     assert scaled_timeout(19.0) == 114.0
     assert scaled_timeout(25.0) == MAX_TIMEOUT == 120.0
-    assert resolve(CheckOptions(argv=["agent"]), startup=29.0).timeout == MAX_TIMEOUT
+    capped = resolve(CheckOptions(argv=["agent"]), startup=29.0)
+    assert capped.timeout == MAX_TIMEOUT
+    assert "(scaled from the start-up time, capped at 120s; agent start-up 29.00s)" in (
+        capped.summary()
+    )
 
 
 def test_explicit_timeout_and_jobs_are_used_as_given() -> None:

@@ -75,6 +75,8 @@ class Timing:
     def summary(self) -> str:
         """One line for the report header."""
         how = "scaled from the start-up time" if self.scaled else "--timeout"
+        if self.scaled and self.timeout >= MAX_TIMEOUT:
+            how += f", capped at {MAX_TIMEOUT:g}s"
         return (
             f"waits: {self.timeout:g}s each ({how}; agent start-up {self.startup:.2f}s), "
             f"{self.jobs} agent(s) at once"
