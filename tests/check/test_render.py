@@ -34,9 +34,35 @@ def test_the_plain_report_shows_rows_reasons_evidence_and_ends_with_the_verdict(
 
 def test_under_the_other_draft_the_report_says_which_failures_are_draft_differences() -> None:
     text = render_plain(sample("nov"))
-    assert "IN-04:1:nov          MUST   nov*  FAIL" in text
+    assert "IN-04:1:nov          MUST   nov+*   FAIL" in text
     assert "under aug (IN-04:1:aug) it is PASS" in text
     assert text.splitlines()[-1] == "VERDICT: NOT CONFORMANT (2 MUST failures)"
+
+
+def test_the_preview_judges_the_nov_rules_and_its_own_schema_row() -> None:
+    findings = Findings()
+    findings.add("IN-04:1:nov", Status.FAIL, "answered 2")
+    findings.add("IN-04:1:aug", Status.PASS, "answered 2")
+    findings.add("SCHEMA:preview", Status.FAIL, "SubagentUpdate at sessionId: not a string")
+    findings.add("SCHEMA:nov", Status.PASS, "12 frames valid")
+    findings.add("SS-16:nov", Status.FAIL, "no state_update before the resume response")
+    report = Report("preview", ["demo"], findings.rows(), {}, 0.2)
+    text = render_plain(report)
+    assert "judged against preview: ACP v2 Preview (2026-11-20) -- modelled:" in text
+    assert "IN-04:1:nov          MUST   nov+*   FAIL" in text
+    assert "SCHEMA:preview       MUST   preview FAIL" in text
+    assert "SCHEMA:nov " not in text
+    assert "SCHEMA:aug " not in text
+    notes = report.draft_notes()
+    assert any("under aug (IN-04:1:aug) it is PASS" in n for n in notes)
+    assert any("under nov (SCHEMA:nov) it is PASS" in n for n in notes)
+    assert any(
+        n.startswith("SS-16:nov: a rule of nov and preview only (D-14); aug has no such rule")
+        for n in notes
+    )
+    assert "DRAFT: all = every draft, nov+ = nov and preview" in text
+    assert report.to_json()["draft_name"] == "ACP v2 Preview (2026-11-20)"
+    assert text.splitlines()[-1] == "VERDICT: NOT CONFORMANT (3 MUST failures)"
 
 
 def test_passing_reasons_appear_only_when_verbose() -> None:
@@ -53,10 +79,11 @@ def test_printing_works_with_and_without_rich(plain: bool) -> None:
 
 
 def test_drafts_are_named_by_what_they_are_and_nothing_outside_is_cited() -> None:
-    aug, nov = render_plain(sample()), render_plain(sample("nov"))
-    assert "judged against aug: ACP v2 alpha.3 (Aug 2026;" in aug
-    assert "judged against nov: TypeScript SDK 2.4.0 (Nov 2026;" in nov
-    for text in (aug, nov):
+    aug, nov, preview = (render_plain(sample(d)) for d in ("aug", "nov", "preview"))
+    assert "judged against aug: ACP v2 alpha.3 (Aug 2026) -- schema 2.0.0-alpha.3" in aug
+    assert "judged against nov: TypeScript SDK 2.4.0 (Nov 2026) -- the v2 schema of" in nov
+    assert "judged against preview: ACP v2 Preview (2026-11-20) -- modelled" in preview
+    for text in (aug, nov, preview):
         assert "seed" not in text
         assert "CHECKLIST" not in text
         assert "ACP v2 specification: https://agentclientprotocol.com/protocol/v2/" in text

@@ -11,7 +11,7 @@ from check_support import REFERENCE, check
 
 from acp2.check import CheckOptions, Status
 from acp2.check.render import render_plain
-from acp2.check.timing import DEFAULT_TIMEOUT, cpu_count, resolve, scaled_timeout
+from acp2.check.timing import DEFAULT_TIMEOUT, MAX_TIMEOUT, cpu_count, resolve, scaled_timeout
 
 pytestmark = pytest.mark.anyio
 
@@ -29,6 +29,17 @@ def test_the_wait_grows_with_a_slow_start_and_never_drops_below_the_default() ->
     slow = resolve(CheckOptions(argv=["agent"]), startup=4.0)
     assert slow.timeout == 24.0
     assert slow.grace == 1.0
+
+
+def test_the_scaled_wait_has_a_ceiling_so_one_slow_start_cannot_stretch_the_check() -> None:
+    # The preflight waits up to 30 s; six times that would be a three-minute wait.
+    assert scaled_timeout(19.0) == 114.0
+    assert scaled_timeout(25.0) == MAX_TIMEOUT == 120.0
+    capped = resolve(CheckOptions(argv=["agent"]), startup=29.0)
+    assert capped.timeout == MAX_TIMEOUT
+    assert "(scaled from the start-up time, capped at 120s; agent start-up 29.00s)" in (
+        capped.summary()
+    )
 
 
 def test_explicit_timeout_and_jobs_are_used_as_given() -> None:

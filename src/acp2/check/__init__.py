@@ -9,8 +9,9 @@
 The checker starts the agent (a fresh process per probe where isolation matters),
 drives it at the byte level, and judges each requirement row of
 :data:`~acp2.check.requirements.REQUIREMENTS` under the selected draft (``aug``, ACP v2
-alpha.3 of Aug 2026, by default; ``nov``, the draft of the TypeScript SDK 2.4.0 of Nov
-2026, on request). Waits and parallelism come from the machine and the agent's measured
+alpha.3 of Aug 2026, by default; on request ``nov``, the draft of the TypeScript SDK 2.4.0
+of Nov 2026, or ``preview``, the ACP v2 Preview of 2026-11-20 as modelled from that SDK's
+schemas). Waits and parallelism come from the machine and the agent's measured
 start-up time (:mod:`acp2.check.timing`) unless given.
 Schema validation needs the optional ``jsonschema`` package (``acp2[check]``).
 

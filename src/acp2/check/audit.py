@@ -21,6 +21,7 @@ from acp2.check.frames import (
     short,
 )
 from acp2.check.probes.base import Shared
+from acp2.check.requirements import DRAFTS
 from acp2.check.results import Status
 from acp2.check.validator import SchemaValidator
 from acp2.schema.methods import SESSION_UPDATE
@@ -81,7 +82,7 @@ def audit(shared: Shared) -> None:
     _ids(shared, pairs)
     _unsolicited(shared, pairs)
     _messages(shared, pairs)
-    for draft in ("aug", "nov"):
+    for draft in DRAFTS:
         _schema(shared, pairs, draft)
 
 

@@ -7,13 +7,15 @@ import shlex
 import sys
 from typing import Any, TextIO
 
-from acp2.check.requirements import BOTH_DRAFTS_ADVICE, DRAFT_NAMES, SPEC_URL
+from acp2.check.requirements import BOTH_DRAFTS_ADVICE, DRAFT_NAMES, DRAFT_SOURCES, SPEC_URL
 from acp2.check.results import Report, Row, Status
 
 __all__ = ["DRAFT_TITLES", "print_report", "render_plain"]
 
-DRAFT_TITLES = {draft: f"{draft}: {name}" for draft, name in DRAFT_NAMES.items()}
-_WIDTHS = (20, 6, 5, 6)
+DRAFT_TITLES = {
+    draft: f"{draft}: {name} -- {DRAFT_SOURCES[draft]}" for draft, name in DRAFT_NAMES.items()
+}
+_WIDTHS = (20, 6, 7, 6)
 
 
 def _header(report: Report) -> list[str]:
@@ -52,8 +54,8 @@ def _footer(report: Report) -> list[str]:
     lines = [
         f"PASS {counts[Status.PASS]}  FAIL {counts[Status.FAIL]}  SKIP {counts[Status.SKIP]}"
         f"  ({report.duration:.1f}s)",
-        "* = a row where the drafts differ (failures are explained below); "
-        "CAP = MUST once advertised",
+        "DRAFT: all = every draft, nov+ = nov and preview; * = a row where the drafts "
+        "differ (failures are explained below); CAP = MUST once advertised",
     ]
     reruns = report.timing.reruns if report.timing is not None else []
     if reruns:

@@ -4,10 +4,12 @@ Each :class:`Requirement` is one row of the report. ``key`` is unique; ``id`` is
 requirement id it cites (several rows may cite one id; the prefixes are areas: ``TR``
 transport, ``IN`` initialization, ...), and ``text`` says the requirement itself, so the
 report needs no document outside the package. ``drafts`` says which draft the row applies
-to: a row in both drafts is judged the same way under either; a row in only one draft
+to: a row of every draft is judged the same way under each; a row of some drafts only
 exists because the drafts disagree there, and ``diff`` names the difference (``D-01`` ...,
-explained in :data:`DIFFERENCES`). ``counterpart`` is the row of the other draft that
-judges the same observation, so the report can say how the agent fares under the other.
+explained in :data:`DIFFERENCES`). ``counterpart`` is the row of the other side of that
+difference that judges the same observation, so the report can say how the agent fares
+there. ``preview`` follows ``nov`` everywhere the two have rows (the Preview kept the TS
+SDK 2.4.0 wire); only its schema differs (``SCHEMA:preview``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ __all__ = [
     "DIFFERENCES",
     "DRAFTS",
     "DRAFT_NAMES",
+    "DRAFT_SOURCES",
     "REQUIREMENTS",
     "SPEC_URL",
     "Level",
@@ -30,12 +33,20 @@ __all__ = [
     "requirement",
 ]
 
-#: The drafts a row can apply to: ACP v2 alpha.3 (default) and the TS SDK 2.4.0 draft.
-DRAFTS: Final = ("aug", "nov")
+#: The drafts a row can apply to: ACP v2 alpha.3 (default), the TS SDK 2.4.0 draft and
+#: the ACP v2 Preview as modelled here (see ``schemas/README.md``).
+DRAFTS: Final = ("aug", "nov", "preview")
 #: What each draft is (see ``schemas/README.md`` for where its shipped schema comes from).
 DRAFT_NAMES: Final = {
-    "aug": "ACP v2 alpha.3 (Aug 2026; schema 2.0.0-alpha.3, spec commit b7f00054)",
-    "nov": "TypeScript SDK 2.4.0 (Nov 2026; the v2 schema in @agentclientprotocol/sdk 2.4.0)",
+    "aug": "ACP v2 alpha.3 (Aug 2026)",
+    "nov": "TypeScript SDK 2.4.0 (Nov 2026)",
+    "preview": "ACP v2 Preview (2026-11-20)",
+}
+#: Where each draft's shipped schema comes from, in a few words (the report header).
+DRAFT_SOURCES: Final = {
+    "aug": "schema 2.0.0-alpha.3, spec commit b7f00054",
+    "nov": "the v2 schema of @agentclientprotocol/sdk 2.4.0",
+    "preview": "modelled: the nov schema with subagents made baseline v2",
 }
 #: The public ACP v2 pages (what changed from v1, with links to every v2 page).
 SPEC_URL: Final = "https://agentclientprotocol.com/protocol/v2/migration"
@@ -50,7 +61,8 @@ BOTH_DRAFTS_ADVICE: Final = (
     "to work with clients of both drafts: answer session/prompt with {messageId}, never "
     "send batches, and send a state_update before a resume response"
 )
-BOTH: Final = ("aug", "nov")
+#: The rows every draft has (the name is older than the third draft).
+BOTH: Final = DRAFTS
 
 
 class Level(StrEnum):
@@ -81,12 +93,15 @@ class Requirement:
 
     @property
     def draft_label(self) -> str:
-        """``both``, or the one draft this row comes from."""
-        return "both" if len(self.drafts) == 2 else self.drafts[0]
+        """``all`` (every draft), ``nov+`` (nov and the Preview), or the one draft."""
+        if self.drafts == DRAFTS:
+            return "all"
+        return "nov+" if self.drafts == NOV else self.drafts[0]
 
 
 M, S, C, INF = Level.MUST, Level.SHOULD, Level.CAP, Level.INFO
-AUG, NOV = ("aug",), ("nov",)
+#: Aug's rows, and the rows of Nov that the Preview keeps.
+AUG, NOV = ("aug",), ("nov", "preview")
 
 _ROWS: Final[tuple[Requirement, ...]] = (
     # -- handshake -----------------------------------------------------------------
@@ -181,9 +196,18 @@ _ROWS: Final[tuple[Requirement, ...]] = (
         "SCHEMA",
         M,
         "every frame validates against acp-v2-nov.json",
-        NOV,
+        ("nov",),
         "schema",
         "SCHEMA:aug",
+    ),
+    Requirement(
+        "SCHEMA:preview",
+        "SCHEMA",
+        M,
+        "every frame validates against acp-v2-preview.json",
+        ("preview",),
+        "schema",
+        "SCHEMA:nov",
     ),
     # -- sessions ----------------------------------------------------------------------
     Requirement(

@@ -15,7 +15,14 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from acp2.check.requirements import DIFFERENCES, REQUIREMENTS, Level, Requirement
+from acp2.check.requirements import (
+    DIFFERENCES,
+    DRAFT_NAMES,
+    DRAFTS,
+    REQUIREMENTS,
+    Level,
+    Requirement,
+)
 from acp2.check.timing import Timing
 
 __all__ = ["Finding", "Findings", "Report", "Row", "Status"]
@@ -190,10 +197,9 @@ class Report:
     def draft_notes(self) -> list[str]:
         """One sentence per judged failure that comes from a difference between the drafts.
 
-        A failing row counts when it exists in one draft only and the other draft either
-        has no such rule or judges the same observation differently (it did not fail there).
+        A failing row counts when it exists in some drafts only and the others either have
+        no such rule or judge the same observation differently (it did not fail there).
         """
-        other = "nov" if self.draft == "aug" else "aug"
         notes = []
         for row in self.judged():
             req = row.requirement
@@ -202,14 +208,16 @@ class Report:
             twin = self.counterpart(row)
             what = f" -- {req.diff} {DIFFERENCES[req.diff]}" if req.diff in DIFFERENCES else ""
             if twin is None:
+                others = " and ".join(d for d in DRAFTS if d not in req.drafts)
                 notes.append(
-                    f"{req.key}: a {self.draft}-only rule ({req.diff}); {other} has no such "
-                    f"rule{what}"
+                    f"{req.key}: a rule of {' and '.join(req.drafts)} only ({req.diff}); "
+                    f"{others} has no such rule{what}"
                 )
             elif twin.status is not Status.FAIL:
                 notes.append(
-                    f"{req.key}: the drafts differ here ({req.diff}); under {other} "
-                    f"({twin.requirement.key}) it is {twin.status.value}{what}"
+                    f"{req.key}: the drafts differ here ({req.diff}); under "
+                    f"{twin.requirement.drafts[0]} ({twin.requirement.key}) it is "
+                    f"{twin.status.value}{what}"
                 )
         return notes
 
@@ -221,6 +229,7 @@ class Report:
         return {
             "tool": "acp2 check",
             "draft": self.draft,
+            "draft_name": DRAFT_NAMES[self.draft],
             "agent_command": self.argv,
             "agent": self.agent,
             "verdict": self.verdict,

@@ -3,8 +3,13 @@
 Fixed defaults flake: ten-second waits and six agents at once on a two-core machine fail
 the timing rows of a slow agent. So the checker picks them from the machine and from the
 agent: ``jobs`` defaults to the CPUs this process may use, and the per-wait bound to a
-multiple of the agent's start-up time, measured once by the preflight (never below
-:data:`DEFAULT_TIMEOUT`). Explicit ``--timeout`` / ``--jobs`` are used as given.
+multiple of the agent's start-up time, measured once by the preflight::
+
+    timeout = min(MAX_TIMEOUT, max(DEFAULT_TIMEOUT, STARTUP_FACTOR * startup))
+
+(10 s floor, today's fixed default; 120 s ceiling, so that a start-up measured under a
+burst of load cannot make one wait, and so the whole check, unreasonably long).
+Explicit ``--timeout`` / ``--jobs`` are used as given.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from acp2.check.options import CheckOptions
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "MAX_TIMEOUT",
     "PREFLIGHT_LIMIT",
     "STARTUP_FACTOR",
     "Timing",
@@ -26,6 +32,8 @@ __all__ = [
 
 #: The smallest per-wait bound picked automatically, in seconds.
 DEFAULT_TIMEOUT = 10.0
+#: The largest per-wait bound picked automatically, in seconds.
+MAX_TIMEOUT = 120.0
 #: The per-wait bound is at least this many times the measured start-up time.
 STARTUP_FACTOR = 6.0
 #: How long the preflight waits for the first ``initialize`` answer without ``--timeout``.
@@ -37,6 +45,10 @@ MAX_GRACE = 2.0
 
 def cpu_count() -> int:
     """The CPUs this process may run on (its affinity where known), at least 1."""
+    # Python 3.13+ answers this itself (affinity, and PYTHON_CPU_COUNT when set).
+    process_cpu_count = getattr(os, "process_cpu_count", None)
+    if process_cpu_count is not None:
+        return max(1, int(process_cpu_count() or 1))
     if hasattr(os, "sched_getaffinity"):
         return max(1, len(os.sched_getaffinity(0)))
     return max(1, os.cpu_count() or 1)  # pragma: no cover - platforms without affinity
@@ -44,8 +56,9 @@ def cpu_count() -> int:
 
 def scaled_timeout(startup: float) -> float:
     """The per-wait bound for an agent that took ``startup`` seconds to answer
-    ``initialize`` alone: :data:`STARTUP_FACTOR` times that, at least the default."""
-    return round(max(DEFAULT_TIMEOUT, STARTUP_FACTOR * startup), 1)
+    ``initialize`` alone: :data:`STARTUP_FACTOR` times that, at least the default
+    (:data:`DEFAULT_TIMEOUT`) and at most :data:`MAX_TIMEOUT`."""
+    return round(min(MAX_TIMEOUT, max(DEFAULT_TIMEOUT, STARTUP_FACTOR * startup)), 1)
 
 
 @dataclass
@@ -62,6 +75,8 @@ class Timing:
     def summary(self) -> str:
         """One line for the report header."""
         how = "scaled from the start-up time" if self.scaled else "--timeout"
+        if self.scaled and self.timeout >= MAX_TIMEOUT:
+            how += f", capped at {MAX_TIMEOUT:g}s"
         return (
             f"waits: {self.timeout:g}s each ({how}; agent start-up {self.startup:.2f}s), "
             f"{self.jobs} agent(s) at once"

@@ -1,4 +1,4 @@
-"""Schema validation of agent frames against the shipped Aug and Nov schemas.
+"""Schema validation of agent frames against the shipped schemas (Aug, Nov, Preview).
 
 Needs the optional ``jsonschema`` package (the ``check`` extra); importing
 this module without it raises :class:`MissingJsonschema` with an install hint.
@@ -22,7 +22,7 @@ from acp2.errors import MissingJsonschema
 
 __all__ = ["MissingJsonschema", "SchemaValidator", "load_schema", "require_jsonschema"]
 
-_SCHEMA_FILES = {"aug": "acp-v2-aug.json", "nov": "acp-v2-nov.json"}
+_SCHEMA_FILES = {d: f"acp-v2-{d}.json" for d in ("aug", "nov", "preview")}
 _SUFFIXES = ("Request", "Response", "Notification")
 
 
@@ -40,7 +40,7 @@ def require_jsonschema() -> None:
 
 @cache
 def load_schema(draft: str) -> dict[str, Any]:
-    """The shipped schema of ``draft`` (``aug`` or ``nov``), parsed once."""
+    """The shipped schema of ``draft`` (``aug``, ``nov`` or ``preview``), parsed once."""
     name = _SCHEMA_FILES[draft]
     text = resources.files("acp2.check").joinpath("schemas", name).read_text("utf-8")
     data: dict[str, Any] = json.loads(text)

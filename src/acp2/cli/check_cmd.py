@@ -16,16 +16,16 @@ __all__ = ["add_parser", "main"]
 
 DESCRIPTION = """\
 Check an ACP v2 agent for conformance. The agent is started as a subprocess (a fresh one
-per probe where isolation matters) and spoken to over stdio. Each requirement row cites
-its id in the ACP v2 checklist and says PASS, FAIL or SKIP with the reason; failures show
-the offending frames. The verdict counts MUST rows and rows of capabilities the agent
-advertises (CAP).
+per probe where isolation matters) and spoken to over stdio. Each row names a requirement
+(its id, in acp2's requirement list, and the rule itself) and says PASS, FAIL or SKIP with
+the reason; failures show the offending frames. The verdict counts MUST rows and rows of
+capabilities the agent advertises (CAP).
 """
 
 EPILOG = """\
 examples:
   acp2 check -- my-agent --stdio
-  acp2 check --draft nov --json report.json -- node dist/agent.js
+  acp2 check --draft preview --json report.json -- node dist/agent.js
   acp2 check --prompt "echo hello" --cancel-prompt wait --permission-prompt permission \\
       -- acp2 test-agent
 """
@@ -39,6 +39,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         DEFAULT_PROMPT,
     )
     from acp2.check.probes import PROBES
+    from acp2.check.requirements import DRAFTS
 
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "check",
@@ -50,10 +51,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     add = parser.add_argument
     add(
         "--draft",
-        choices=("aug", "nov"),
+        choices=DRAFTS,
         default="aug",
-        help="judge against ACP v2 alpha.3 (aug, Aug 2026, default) or the draft of the "
-        "TypeScript SDK 2.4.0 (nov, Nov 2026)",
+        help="judge against ACP v2 alpha.3 (aug, Aug 2026, the default), the TypeScript SDK "
+        "2.4.0 (nov, Nov 2026) or the ACP v2 Preview (preview, 2026-11-20, modelled from "
+        "the SDK 2.4.0 schemas)",
     )
     add("--json", metavar="FILE", help="also write the report as JSON to FILE")
     add(
@@ -62,7 +64,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         default=None,
         metavar="SECONDS",
         help="bound for every wait on the agent (default: 6 times the agent's measured "
-        "start-up time, at least 10)",
+        "start-up time, at least 10, at most 120)",
     )
     add(
         "--prompt",

@@ -16,6 +16,7 @@ answer ``initialize``). ``--break RULE`` breaks exactly one rule:
   cancel-as-error        reports a cancel as an error stop reason
   stdout-logs            prints log lines to stdout
   dies-on-invalid-json   exits on a line that is not JSON
+  empty-batch-array      answers ``[]`` with an array holding the -32600 error
 
 Prompt scenarios (first word): ``echo <text>``, ``wait`` (until cancelled), ``permission``.
 """
@@ -335,6 +336,9 @@ def on_line(raw: bytes) -> None:
         write(error(None, -32700, "Parse error"))
         return
     if isinstance(msg, list):
+        if not msg and BROKEN == "empty-batch-array":
+            write([error(None, -32600, "Invalid request: empty batch")])
+            return
         if not msg or NOV:
             write(
                 error(
