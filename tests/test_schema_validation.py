@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -301,7 +300,7 @@ def test_validate_log_reports_problems_per_draft_with_their_position(tmp_path: P
     assert "not JSON" in problems[0]
 
 
-def test_a_large_log_is_validated_fast_by_sampling_session_updates(tmp_path: Path) -> None:
+def test_a_large_log_is_validated_by_sampling_session_updates(tmp_path: Path) -> None:
     records: list[tuple[str, Any]] = [("client->agent", INITIALIZE)]
     for i in range(20_000):
         chunk = update(
@@ -324,15 +323,12 @@ def test_a_large_log_is_validated_fast_by_sampling_session_updates(tmp_path: Pat
     )
     log = write_log(tmp_path / "wire.jsonl", records)
 
-    started = time.perf_counter()
     result = check_log(log)
-    elapsed = time.perf_counter() - started
 
     assert result.problems == []
     assert result.sampled
     assert result.frames == 20_002
     assert 200 <= result.validated <= 300
-    assert elapsed < 5, f"validating a 20k-frame log took {elapsed:.1f}s"
 
 
 def test_small_logs_are_validated_in_full(tmp_path: Path) -> None:

@@ -12,7 +12,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -131,12 +130,10 @@ async def test_tr04_everything_written_to_the_agent_stdin_is_a_valid_message() -
 
 async def test_tr06_closing_stdin_lets_the_agent_exit_cleanly() -> None:
     with anyio.fail_after(TIMEOUT):
-        started = time.monotonic()
         async with spawn_agent(ECHO, grace=5.0) as agent, Connection(agent) as conn:
             await conn.request("echo", {}, dict)
-        elapsed = time.monotonic() - started
-    assert agent.returncode == 0
-    assert elapsed < 5.0, "the agent should exit on end of input, before any signal"
+    # 0, not -SIGTERM: the agent exited on end of input, before any signal was sent.
+    assert agent.returncode == 0, "the agent should exit on end of input, before any signal"
     assert_reaped(agent.pid)
 
 
