@@ -71,6 +71,15 @@ def test_acp2_check_fails_the_py_agent_only_where_the_sdk_deviates(nov: dict[str
     assert all('"code":-32602' in r["evidence"][0] for r in versions), versions
 
 
+def test_the_py_agent_fails_under_the_preview_only_where_it_fails_under_nov(
+    nov: dict[str, Any],
+) -> None:
+    """The Preview (as modelled) is every Nov rule plus its own schema row, judged in the
+    same run: the agent passes that row, so its Preview failures are its Nov failures."""
+    other = {r["key"]: r["result"] for r in nov["other_draft_rows"]}
+    assert other.get("SCHEMA:preview") == "PASS", nov["stdout"]
+
+
 @pytest.mark.anyio
 async def test_the_sdk_answers_no_malformed_input_and_refuses_other_versions(
     py_sdk_v2: Path, tmp_path: Path

@@ -85,6 +85,18 @@ def test_ts_agent_fails_no_other_nov_row(nov: tuple[int, dict[str, Any], str]) -
     assert report["counts"]["PASS"] > 40
 
 
+def test_ts_agent_passes_the_preview_schema_in_the_same_run(
+    nov: tuple[int, dict[str, Any], str],
+) -> None:
+    """The Preview (as modelled) keeps every Nov rule and adds only its schema row, which a
+    Nov run judges too (every frame is validated under every draft): so the Nov run's
+    verdicts are the Preview's, without a third check of the agent."""
+    _code, report, stdout = nov
+
+    other = {r["key"]: r["result"] for r in report["other_draft_rows"]}
+    assert other.get("SCHEMA:preview") == "PASS", stdout
+
+
 def test_ts_agent_fails_aug_only_where_the_drafts_differ(
     aug: tuple[int, dict[str, Any], str],
 ) -> None:
