@@ -77,6 +77,9 @@ class AgentLink:
         self.ping_call: tuple[str, Any] = ("_acp2check/ping", None)
         #: The capabilities from the agent's initialize result (set by the handshake).
         self.capabilities: dict[str, Any] | None = None
+        #: The protocol version this link speaks: 1 once the agent answered initialize in
+        #: v1's shape (its frames are then validated against the v1 schema), else 2.
+        self.version = 2
         self._tg = tg
         self._start = time.monotonic()
         self._step = "start"
