@@ -20,9 +20,10 @@ from typing import Any
 import anyio
 from anyio.abc import Process, TaskGroup
 
-from acp2.check.frames import Frame, is_request, parse_line, same_id, short
+from acp2.check.frames import Frame, is_request, is_response, parse_line, same_id, short
 from acp2.check.spawn import AgentStartError, start_process
-from acp2.schema.methods import SESSION_REQUEST_PERMISSION
+from acp2.check.versions import is_v1_result
+from acp2.schema.methods import INITIALIZE, SESSION_REQUEST_PERMISSION
 from acp2.transport.procgroup import stop_group
 
 __all__ = ["AgentLink", "AgentStartError", "Sent", "open_link", "permission_answer"]
@@ -242,8 +243,17 @@ class AgentLink:
         self.frames.append(frame)
         if is_request(value):
             self._answer_agent_request(frame)
+        elif self._answers_initialize_in_v1(value):
+            # Noted here, not by the waiting probe: a late answer still decides which
+            # schema the link's frames are validated against.
+            self.version = 1
         changed, self._changed = self._changed, anyio.Event()
         changed.set()
+
+    def _answers_initialize_in_v1(self, value: Any) -> bool:
+        if not is_response(value) or self.method_of(value.get("id")) != INITIALIZE.name:
+            return False
+        return is_v1_result(value.get("result"))
 
     def _answer_agent_request(self, frame: Frame) -> None:
         method = frame.value.get("method")

@@ -23,7 +23,7 @@ from acp2.check.options import CheckOptions
 from acp2.check.requirements import V1, V1_KEYS
 from acp2.check.results import Findings, Status
 from acp2.check.timing import Timing
-from acp2.check.versions import CLIENT_INFO, initialize_params, is_v1_result
+from acp2.check.versions import CLIENT_INFO, initialize_params
 from acp2.schema.methods import INITIALIZE, SESSION_LIST, SESSION_NEW
 
 __all__ = [
@@ -125,12 +125,9 @@ class Probe:
     async def initialize(self, link: AgentLink, version: int = 2) -> Frame | None:
         """Send ``initialize`` asking for ``version`` (below 2: valid under v1 and v2, see
         :mod:`acp2.check.versions`); the response frame or None. A result in v1's shape
-        sets ``link.version`` to 1."""
+        sets ``link.version`` to 1 (the link does, when the answer arrives)."""
         link.step(f"initialize v{version}")
-        frame = await link.call(INITIALIZE.name, initialize_params(version))
-        if frame is not None and is_v1_result(frame.value.get("result")):
-            link.version = 1
-        return frame
+        return await link.call(INITIALIZE.name, initialize_params(version))
 
     async def handshake(self, link: AgentLink) -> dict[str, Any]:
         """Initialize (version 2; version 1 when the run judges a v1 agent); return the
