@@ -1,4 +1,4 @@
-"""``acp2 check``: an ACP v2 conformance checker for any agent command.
+"""``acp2 check``: an ACP v2 (and v1) conformance checker for any agent command.
 
 ::
 
@@ -10,8 +10,11 @@ The checker starts the agent (a fresh process per probe where isolation matters)
 drives it at the byte level, and judges each requirement row of
 :data:`~acp2.check.requirements.REQUIREMENTS` under the selected draft (``aug``, ACP v2
 alpha.3 of Aug 2026, by default; ``nov``, the draft of the TypeScript SDK 2.4.0 of Nov
-2026, on request). Waits and parallelism come from the machine and the agent's measured
-start-up time (:mod:`acp2.check.timing`) unless given.
+2026, on request). An agent that answers ``initialize`` with protocol version 1 in v1's
+shape is judged as ACP v1 instead: the v1 probes (:data:`~acp2.check.probes.V1_PROBES`)
+and the ``V1-`` rows, with every frame validated against the shipped v1 schema (the
+report's ``draft`` is then ``v1``). Waits and parallelism come from the machine and the
+agent's measured start-up time (:mod:`acp2.check.timing`) unless given.
 Schema validation needs the optional ``jsonschema`` package (``acp2[check]``).
 
 The checker is deliberately an independent observer of the wire: it has its own framer

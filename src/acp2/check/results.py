@@ -4,8 +4,9 @@ A probe records :class:`Finding` values (PASS / FAIL / SKIP, a reason, evidence)
 requirement keys; several probes may judge one row. A row FAILs if any finding failed,
 PASSes if at least one passed and none failed, and is SKIPped otherwise.
 
-The verdict only counts rows of the selected draft: the agent is CONFORMANT when no
-MUST row and no capability-gated row (of a capability it advertised) failed.
+The verdict only counts rows of the selected draft (``v1`` for an agent judged as ACP
+v1): the agent is CONFORMANT when no MUST row and no capability-gated row (of a capability
+it advertised) failed.
 """
 
 from __future__ import annotations
@@ -142,7 +143,8 @@ def _reasons(findings: list[Finding]) -> str:
 
 @dataclass
 class Report:
-    """The outcome of one ``acp2 check`` run."""
+    """The outcome of one ``acp2 check`` run; ``draft`` is what its rows were judged
+    under (``aug``, ``nov``, or ``v1`` when the agent answered protocol version 1)."""
 
     draft: str
     argv: list[str]
