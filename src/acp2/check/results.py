@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from acp2.check.requirements import DIFFERENCES, REQUIREMENTS, Level, Requirement
+from acp2.check.requirements import DIFFERENCES, REQUIREMENTS, V1, Level, Requirement
 from acp2.check.timing import Timing
 
 __all__ = ["Finding", "Findings", "Report", "Row", "Status"]
@@ -235,10 +235,19 @@ class Report:
             "timing": _timing_json(self.timing),
             "draft_notes": self.draft_notes(),
             "rows": [r.to_json() for r in self.judged()],
-            "other_draft_rows": [
-                r.to_json() for r in self.rows.values() if not r.requirement.applies_to(self.draft)
-            ],
+            "other_draft_rows": [r.to_json() for r in self.other_draft_rows()],
         }
+
+    def other_draft_rows(self) -> list[Row]:
+        """The rows of the other v2 draft (measured, not judged); none for a v1 agent,
+        and never the v1 rows of a v2 agent (they are not probed)."""
+        if self.draft == V1:
+            return []
+        return [
+            r
+            for r in self.rows.values()
+            if not r.requirement.applies_to(self.draft) and not r.requirement.applies_to(V1)
+        ]
 
 
 def _timing_json(timing: Timing | None) -> dict[str, Any] | None:
