@@ -91,4 +91,6 @@ def test_v1_rows_are_never_other_draft_rows_and_a_v1_report_has_none() -> None:
     v1 = report(findings, "v1").to_json()
     assert v1["other_draft_rows"] == []
     assert [r["key"] for r in v1["rows"] if r["result"] == "FAIL"] == ["V1-PL-04"]
+    assert {r["protocol_version"] for r in v1["rows"]} == {1}
+    assert {r["protocol_version"] for r in v2["rows"]} == {2}
     assert v1["verdict"] == "NOT CONFORMANT (1 MUST failure)"

@@ -110,6 +110,7 @@ class Row:
             "id": req.id,
             "level": req.level.value,
             "drafts": list(req.drafts),
+            "protocol_version": 1 if req.applies_to(V1) else 2,
             "differs": req.diff,
             "capability": req.capability,
             "description": req.text,
