@@ -30,6 +30,7 @@ async def test_a_conformant_v1_agent_is_judged_as_v1_with_no_failure() -> None:
     text = render_plain(report)
     assert "judged as ACP v1 (the agent answered protocol version 1)" in text
     assert "V1-PL-04             MUST   v1    PASS" in text
+    assert "V1-PL-04:permission  MUST   v1    PASS" in text
     assert "frames of v1 answers valid under acp-v1.json" in report.rows["V1-SCHEMA"].reason
 
 

@@ -2,10 +2,10 @@
 
 The agent answers ``initialize`` (asked for 2) with protocol version 1 in v1's shape, so
 the report says it judged ACP v1 and runs the v1 requirement set: handshake, session/new,
-prompt/response pairing, cancel, session/load, JSON-RPC hygiene, and every frame against
-the v1 schema. Every FAIL is a deviation of the SDK, not of the test agent's handlers,
-and not a checker error; ``SDK_FAILURES`` names them, and the second test sends the same
-inputs to the agent directly and pins the frames:
+prompt/response pairing, cancel, permission requests, session/load, JSON-RPC hygiene,
+and every frame against the v1 schema. Every FAIL is a deviation of the SDK, not of the
+test agent's handlers, and not a checker error; ``SDK_FAILURES`` names them, and the
+second test sends the same inputs to the agent directly and pins the frames:
 
 - V1-TR-13:json: a line that is not JSON is logged and skipped: no ``-32700``.
 - V1-TR-13:request: an object that is not a request (``method`` not a string) is
@@ -60,8 +60,10 @@ def test_acp2_check_judges_the_py_v1_agent_as_v1_and_fails_it_only_where_the_sdk
     assert not judged["conformant"]
     assert all(r["drafts"] == ["v1"] for r in judged["rows"])
     passed = {r["key"] for r in judged["rows"] if r["result"] == "PASS"}
-    # The turn rows, load (the agent advertises loadSession) and schema validity under v1.
-    assert {"V1-PL-01", "V1-PL-02", "V1-PL-04", "V1-PL-06", "V1-SS-02", "V1-SCHEMA"} <= passed
+    # The turn rows, the permission rows (a tool call, then the request), load (the agent
+    # advertises loadSession) and schema validity under v1.
+    turns = {"V1-PL-01", "V1-PL-02", "V1-PL-04", "V1-PL-06", "V1-PR-01", "V1-PL-04:permission"}
+    assert {*turns, "V1-SS-02", "V1-SCHEMA"} <= passed
     assert judged["counts"]["SKIP"] == 0
 
 

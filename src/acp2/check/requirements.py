@@ -407,6 +407,16 @@ _V1_ROWS: Final[tuple[Requirement, ...]] = (
     Requirement("V1-PL-05", "V1-PL-05", M, "a cancel is never answered with an error", ONE),
     Requirement("V1-PL-06", "V1-PL-06", S, "the session takes a new prompt after a cancel", ONE),
     Requirement(
+        "V1-PR-01", "V1-PR-01", M, "a permission request names its toolCall and options", ONE
+    ),
+    Requirement(
+        "V1-PL-04:permission",
+        "V1-PL-04",
+        M,
+        "cancel during a permission request: the prompt is answered `cancelled`",
+        ONE,
+    ),
+    Requirement(
         "V1-TR-06", "V1-TR-06", S, "the agent exits promptly when stdin closes while idle", ONE
     ),
 )

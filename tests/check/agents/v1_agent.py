@@ -11,7 +11,9 @@ prompt ``cancelled``, and replays a session on ``session/load`` before answering
   cancel-as-error      answers a cancelled prompt with a -32800 error
   load-after-answer    answers session/load first, then replays
 
-Prompt scenarios (first word): ``echo <text>`` (one chunk), ``wait`` (until cancelled).
+Prompt scenarios (first word): ``echo <text>`` (one chunk), ``wait`` (until cancelled),
+``permission`` (a ``tool_call``, then ``session/request_permission`` for it; the tool call
+fails unless allowed; a ``cancelled`` outcome ends the turn ``cancelled``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ BROKEN = ARGS.broken
 LOCK = threading.Lock()
 COUNTER = itertools.count(1)
 SESSIONS: dict[str, Session] = {}
+PENDING: dict[Any, dict[str, Any]] = {}
 
 
 def write(message: Any) -> None:
@@ -68,6 +71,29 @@ def _text(text: str) -> dict[str, Any]:
     return {"type": "text", "text": text}
 
 
+def ask_permission(session: Session) -> str:
+    """Announce a tool call, ask about it, and wait for the client's answer."""
+    call = f"call_{next(COUNTER)}"
+    session.update(
+        {"sessionUpdate": "tool_call", "toolCallId": call, "title": "Edit", "status": "pending"}
+    )
+    rid = f"perm_{next(COUNTER)}"
+    slot: dict[str, Any] = {"event": threading.Event()}
+    PENDING[rid] = slot
+    options = [
+        {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
+        {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+    ]
+    params = {"sessionId": session.id, "toolCall": {"toolCallId": call}, "options": options}
+    write({"jsonrpc": "2.0", "id": rid, "method": "session/request_permission", "params": params})
+    slot["event"].wait(30)
+    outcome = (slot.get("result") or {}).get("outcome") or {}
+    choice = str(outcome.get("optionId") or outcome.get("outcome"))
+    status = "completed" if choice == "allow" else "failed"
+    session.update({"sessionUpdate": "tool_call_update", "toolCallId": call, "status": status})
+    return choice
+
+
 def run_turn(session: Session, id: Any, text: str) -> None:
     session.history.append({"sessionUpdate": "user_message_chunk", "content": _text(text)})
     word, _, rest = text.partition(" ")
@@ -76,6 +102,9 @@ def run_turn(session: Session, id: Any, text: str) -> None:
     if word == "wait":
         session.say("Waiting until cancelled...")
         session.cancel.wait()
+    elif word == "permission":
+        if ask_permission(session) == "cancelled":
+            session.cancel.set()
     else:
         session.say(rest if word == "echo" else text)
     if BROKEN == "answers-early":
@@ -138,7 +167,11 @@ def on_message(msg: Any) -> None:
         write(error(None, -32600, "Invalid request"))
         return
     if "method" not in msg:
-        return  # an answer to a request of ours (we send none)
+        slot = PENDING.pop(msg.get("id"), None)  # an answer to a permission request
+        if slot is not None:
+            slot["result"] = msg.get("result")
+            slot["event"].set()
+        return
     if not isinstance(msg["method"], str):
         write(error(None, -32600, "Invalid request"))
         return

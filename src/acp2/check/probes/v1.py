@@ -18,6 +18,7 @@ from acp2.check.probes.jsonrpc import jsonrpc
 from acp2.check.probes.malformed import invalid_json, invalid_request, invalid_utf8
 from acp2.check.probes.shutdown import shutdown_idle
 from acp2.check.probes.turns import update_for
+from acp2.check.probes.v1_permission import V1_PERMISSION_PROBES
 from acp2.check.probes.v1_turns import V1_TURN_PROBES, run_v1_turn
 
 __all__ = ["V1_PROBES"]
@@ -144,6 +145,7 @@ V1_PROBES: Final[dict[str, ProbeSpec]] = {
     spec.name: spec
     for spec in (
         *V1_TURN_PROBES,
+        *V1_PERMISSION_PROBES,
         ProbeSpec(
             "sessions", load, ("V1-SS-02",), "v1: session/load replays, then answers", timing=True
         ),
