@@ -20,6 +20,7 @@ from acp2.check.probes.shutdown import shutdown_idle
 from acp2.check.probes.turns import update_for
 from acp2.check.probes.v1_permission import V1_PERMISSION_PROBES
 from acp2.check.probes.v1_turns import V1_TURN_PROBES, run_v1_turn
+from acp2.compat.v1.methods import SESSION_LOAD
 
 __all__ = ["V1_PROBES"]
 
@@ -115,9 +116,9 @@ async def load(p: Probe) -> None:
             return
         sid = await p.new_session(link)
         await run_v1_turn(p, link, sid, p.options.prompt, label="turn before the load")
-        since = link.step("session/load")
+        since = link.step(SESSION_LOAD.name)
         params = {"sessionId": sid, "cwd": p.cwd, "mcpServers": []}
-        response = await link.call("session/load", params)
+        response = await link.call(SESSION_LOAD.name, params)
         await link.settle(p.grace)
         _judge_load(p, response, [f for f in link.frames[since:] if update_for(f, sid)])
 
