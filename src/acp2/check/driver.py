@@ -176,11 +176,14 @@ class AgentLink:
         """Answer a request the agent sent with ``result``."""
         await self.send({"jsonrpc": "2.0", "id": request.value.get("id"), "result": result})
 
-    async def call(self, method: str, params: Any = None, *, id: Any = None) -> Frame | None:
-        """Send a request and wait (bounded) for its response frame."""
+    async def call(
+        self, method: str, params: Any = None, *, id: Any = None, within: float | None = None
+    ) -> Frame | None:
+        """Send a request and wait (bounded: ``within``, default the probe timeout) for its
+        response frame."""
         since = self.mark()
         rid = await self.request(method, params, id=id)
-        return await self.response(rid, since=since)
+        return await self.response(rid, since=since, within=within)
 
     # -- waiting ---------------------------------------------------------------------------
 

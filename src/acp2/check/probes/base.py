@@ -125,9 +125,13 @@ class Probe:
     async def initialize(self, link: AgentLink, version: int = 2) -> Frame | None:
         """Send ``initialize`` asking for ``version`` (below 2: valid under v1 and v2, see
         :mod:`acp2.check.versions`); the response frame or None. A result in v1's shape
-        sets ``link.version`` to 1 (the link does, when the answer arrives)."""
+        sets ``link.version`` to 1 (the link does, when the answer arrives).
+
+        A request for 1 waits the measured start-up time longer: a dual-version agent
+        may load its v1 code only now, which can cost as much as starting did."""
         link.step(f"initialize v{version}")
-        return await link.call(INITIALIZE.name, initialize_params(version))
+        within = self.timeout + (self.shared.timing.startup if version < 2 else 0)
+        return await link.call(INITIALIZE.name, initialize_params(version), within=within)
 
     async def handshake(self, link: AgentLink) -> dict[str, Any]:
         """Initialize (version 2; version 1 when the run judges a v1 agent); return the
