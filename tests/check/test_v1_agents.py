@@ -26,6 +26,9 @@ async def test_a_conformant_v1_agent_is_judged_as_v1_with_no_failure() -> None:
     rows = report.judged()
     assert rows
     assert all(r.requirement.drafts == (V1,) for r in rows)  # no v2 row judges a v1 agent
+    # Every finding of the generic probes landed on a v1 row: no v2 row was touched.
+    v2 = [r for r in report.rows.values() if r.requirement.drafts != (V1,)]
+    assert [r.requirement.key for r in v2 if r.reason != "not probed"] == []
     assert [r.requirement.key for r in rows if r.status is not Status.PASS] == []
     text = render_plain(report)
     assert "judged as ACP v1 (the agent answered protocol version 1)" in text
