@@ -39,6 +39,11 @@ cites the same ids in its report.
   Dialog, `schema` the v2 JSON schema, `schema (Nov)` what only the Nov 2026 schema (the
   one the TypeScript SDK 2.4.0 ships) says, and `schema diff (Aug to Nov)` a difference
   between the Aug 2026 and the Nov 2026 schema (the `D-` ids).
+- **V1**: the `V1-` ids are what `acp2 check` judges when an agent answers protocol
+  version 1: `protocol/v1/<page>` is a page of the ACP v1 documentation
+  (<https://agentclientprotocol.com/protocol/v1/overview>), `schema (v1)` the v1 JSON
+  schema, `JSON-RPC` the JSON-RPC 2.0 specification. `V1-TR-09` is `TR-09` judged for a
+  v1 agent (the JSON-RPC ids keep their number).
 """
 
 

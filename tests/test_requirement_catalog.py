@@ -15,8 +15,9 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "gen_requirements.py"
 #: Where ids are cited: the package, the tests, the docs, and the other shipped sources.
 CITING = ("src", "tests", "docs", "examples", "bench", "scripts", "README.md")
-#: An id: two capitals (or D) and two digits, e.g. TR-01, SS-25, D-07.
-ID = re.compile(r"\b(?:[A-Z]{2}|D)-\d{2}\b")
+#: An id: two capitals (or D) and two digits, e.g. TR-01, SS-25, D-07; a v1 id has the
+#: prefix V1- (V1-PL-04).
+ID = re.compile(r"\b(?:V1-)?(?:[A-Z]{2}|D)-\d{2}\b")
 #: Ids that look like requirement ids on purpose and are none, with where and why.
 FAKES = {
     # tests/check/test_results.py: a finding for an id no report row has, to show the
@@ -88,8 +89,23 @@ def test_every_entry_has_a_known_level_a_source_and_one_line_of_text() -> None:
 def test_ids_run_in_order_without_gaps_within_each_area() -> None:
     listed = catalog.load()
     for area in listed.areas:
+        if area == "V1":
+            continue
         numbers = [int(e.id.split("-")[1]) for e in listed.entries.values() if e.area == area]
         assert numbers == list(range(1, len(numbers) + 1)), area
+
+
+def test_v1_ids_mirror_the_v2_json_rpc_ids_and_otherwise_run_in_order() -> None:
+    """V1-TR-09 is TR-09 as judged for a v1 agent (same number); the v1-only handshake,
+    session and turn ids (V1-IN, V1-SS, V1-PL) run 01, 02, ... per prefix."""
+    listed = catalog.load()
+    v1 = [e.id.split("-", 1)[1] for e in listed.entries.values() if e.area == "V1"]
+    assert v1
+    mirrored = [i for i in v1 if i.split("-")[0] in ("TR", "EX")]
+    assert all(i in listed.entries for i in mirrored), mirrored
+    for prefix in {i.split("-")[0] for i in v1} - {"TR", "EX"}:
+        numbers = [int(i.split("-")[1]) for i in v1 if i.split("-")[0] == prefix]
+        assert numbers == list(range(1, len(numbers) + 1)), prefix
 
 
 def test_the_check_report_takes_its_draft_differences_from_the_list() -> None:

@@ -11,13 +11,24 @@ from acp2.errors import AuthRequired, InvalidParams, InvalidRequest, MethodNotFo
 pytestmark = pytest.mark.anyio
 
 
-@pytest.mark.parametrize("requested", [1, 2, 3, 65535])
+@pytest.mark.parametrize("requested", [2, 3, 65535])
 async def test_in04_initialize_is_answered_with_protocol_version_2_whatever_was_requested(
     requested: int,
 ) -> None:
     async with agent_harness(make_agent()) as h:
         result = await h.initialize(protocolVersion=requested)
     assert result["protocolVersion"] == 2
+
+
+async def test_in04_a_request_for_1_is_answered_1_in_v1_even_with_v2_keys() -> None:
+    # A request for 1 is a v1 client whatever else it carries (the bridge peek has no
+    # exception for v2-shaped ones); Aug and Nov both accept the answer 1 (D-05). The v1
+    # answer is not a v2 frame, so the harness does not validate it against v2.
+    async with agent_harness(make_agent(), validate=False) as h:
+        result = await h.initialize(protocolVersion=1)
+    assert result["protocolVersion"] == 1
+    assert "agentCapabilities" in result
+    assert "info" not in result
 
 
 async def test_in03_initialize_result_carries_the_configured_info() -> None:

@@ -115,3 +115,39 @@ async def test_an_error_inside_the_link_block_propagates_unwrapped() -> None:
     with pytest.raises(LookupError, match="probe gave up"):
         async with open_link(argv, label="t", wait_limit=5):
             raise LookupError("probe gave up")
+
+
+async def test_a_link_speaks_v1_once_initialize_is_answered_in_v1_even_after_the_wait() -> None:
+    # The answer comes after the probe stopped waiting: its frames are still v1 frames.
+    argv = script(r"""
+        import sys, time
+        sys.stdin.readline()
+        time.sleep(0.3)
+        sys.stdout.write('{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1}}\n')
+        sys.stdout.flush()
+        sys.stdin.read()
+    """)
+    with anyio.fail_after(10):
+        async with open_link(argv, label="t", wait_limit=5) as link:
+            assert await link.call("initialize", {"protocolVersion": 2}) is not None
+            assert link.version == 1
+            late = await link.call("initialize", {"protocolVersion": 2}, id=2)
+    assert late is None  # never answered
+    assert link.version == 1
+
+
+async def test_an_answer_in_v2_shape_or_to_another_request_leaves_the_link_on_v2() -> None:
+    argv = script(r"""
+        import sys
+        for line in sys.stdin:
+            if '"id":1' in line:
+                v2 = '{"protocolVersion":1,"info":{}}'
+                print('{"jsonrpc":"2.0","id":1,"result":' + v2 + '}', flush=True)
+            else:
+                print('{"jsonrpc":"2.0","id":2,"result":{"protocolVersion":1}}', flush=True)
+    """)
+    with anyio.fail_after(10):
+        async with open_link(argv, label="t", wait_limit=5) as link:
+            assert await link.call("initialize", {"protocolVersion": 1}, id=1) is not None
+            assert await link.call("session/new", {}, id=2) is not None
+            assert link.version == 2

@@ -29,6 +29,17 @@ async def test_an_agent_following_the_nov_draft_gets_an_honest_verdict_under_eac
     assert "(D-01); under nov (D-01:nov) it is PASS" in notes
 
 
+async def test_a_v1_answer_to_the_version_1_probe_is_validated_against_the_v1_schema() -> None:
+    # A dual-version agent answers a request for 1 in v1's shape (agentInfo,
+    # agentCapabilities): valid under v1, so no SCHEMA row fails ("'info' is a required
+    # property" was a false verdict), and the run still judges the agent as v2.
+    report = await check([*REFERENCE, "--v1-downgrade"], only=frozenset({"version-1"}))
+    assert report.draft == "aug"
+    for key in ("SCHEMA:aug", "SCHEMA:nov", "IN-04:1:aug", "IN-04:1:nov"):
+        assert report.rows[key].status is Status.PASS, (key, report.rows[key].reason)
+    assert "1 frames of v1 answers valid under acp-v1.json" in report.rows["SCHEMA:aug"].reason
+
+
 async def test_capability_rows_are_skipped_for_an_agent_without_sessions() -> None:
     report = await check([*REFERENCE, "--no-session"], only=frozenset({"sessions", "content"}))
     assert report.conformant

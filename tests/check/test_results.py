@@ -79,3 +79,19 @@ def test_the_json_report_lists_judged_rows_and_the_other_drafts_rows() -> None:
     other = {r["key"]: r for r in data["other_draft_rows"]}
     assert other["PL-16:nov"]["result"] == "FAIL"
     assert other["PL-16:nov"]["differs"] == "D-15"
+
+
+def test_v1_rows_are_never_other_draft_rows_and_a_v1_report_has_none() -> None:
+    findings = Findings()
+    findings.add("V1-PL-04", Status.FAIL, "answered end_turn")
+    findings.add("PL-16:nov", Status.PASS, "")
+    v2 = report(findings, "aug").to_json()
+    assert "V1-PL-04" not in {r["key"] for r in v2["rows"] + v2["other_draft_rows"]}
+    assert v2["conformant"]
+    v1 = report(findings, "v1").to_json()
+    assert v1["other_draft_rows"] == []
+    assert [r["key"] for r in v1["rows"] if r["result"] == "FAIL"] == ["V1-PL-04"]
+    assert {r["protocol_version"] for r in v1["rows"]} == {1}
+    assert {r["protocol_version"] for r in v2["rows"]} == {2}
+    assert v1["verdict"] == "NOT CONFORMANT (1 MUST failure)"
+    assert v1["draft_name"].startswith("ACP v1")

@@ -31,6 +31,15 @@ async def test_the_test_agent_is_conformant_under_the_seed_revision() -> None:
     assert unsettled == []  # every scenario is exercised: nothing skipped, nothing failed
 
 
+async def test_the_version_1_probe_gets_a_v1_answer_judged_against_the_v1_schema() -> None:
+    # An acp2 agent answers a v1 client in v1 (the probe's request is valid under both
+    # versions, and the bridge peek no longer routes it to v2).
+    report = await _test_agent_report()
+    assert "IN-04:1:aug" in report.rows
+    assert report.rows["IN-04:1:aug"].reason.startswith("answered version 1")
+    assert "1 frames of v1 answers valid under acp-v1.json" in report.rows["SCHEMA:aug"].reason
+
+
 async def test_under_the_nov_draft_only_rows_where_the_drafts_differ_can_fail() -> None:
     report = (await _test_agent_report()).under("nov")
     failed = [r for r in report.judged() if r.status is Status.FAIL]

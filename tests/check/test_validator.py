@@ -62,3 +62,27 @@ def test_without_jsonschema_a_clear_install_hint_is_raised(
     monkeypatch.setitem(sys.modules, "jsonschema", None)
     with pytest.raises(MissingJsonschema, match=r"pip install -e '\.\[check\]' in the acp2"):
         require_jsonschema()
+
+
+def test_the_shipped_v1_schema_is_the_one_the_v1_models_are_tested_against() -> None:
+    # check ships its own copy (it does not import acp2.compat's data); the two must agree.
+    from importlib import resources
+
+    ours = resources.files("acp2.check").joinpath("schemas", "acp-v1.json").read_bytes()
+    theirs = resources.files("acp2.compat.v1").joinpath("schemas", "acp-v1.json").read_bytes()
+    assert ours == theirs
+
+
+def test_v1_frames_are_validated_with_v1_methods_and_sides() -> None:
+    validator = SchemaValidator("v1")
+    ended = {"jsonrpc": "2.0", "id": 4, "result": {"stopReason": "cancelled"}}
+    assert validator.check_frame(ended, "session/prompt") is None
+    bad = {"jsonrpc": "2.0", "id": 4, "result": {"stopReason": "done"}}
+    assert "PromptResponse at stopReason" in (validator.check_frame(bad, "session/prompt") or "")
+    update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x"}}
+    chunk = {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {"sessionId": "s", "update": update},
+    }
+    assert validator.check_frame(chunk, None) is None  # v1 chunks need no messageId

@@ -6,9 +6,10 @@
 the version with a transport that replays every byte read so far before the rest of the
 stream: the connection that then serves it sees the stream exactly as sent. An
 ``initialize`` whose version cannot be read is answered ``-32602`` here and the next
-message is peeked (the connection stays open). A request for 1 in v2's shape (with
-``info``) is a v2 client probing, and stays on the v2 path. Anything that is not an ``initialize``
-request goes to the v2 path unchanged, whose rules answer it.
+message is peeked (the connection stays open). A request for 1 is v1, whatever else its
+params carry (``acp2 check``'s version probe sends one valid under both versions, and is
+answered in v1 like any v1 client). Anything that is not an ``initialize`` request goes to
+the v2 path unchanged, whose rules answer it.
 """
 
 from __future__ import annotations
@@ -34,13 +35,7 @@ class _Envelope(msgspec.Struct):
     params: Raw | UnsetType = UNSET
 
 
-class _V2Shape(msgspec.Struct):
-    # v2 params require ``info``; v1 params name it ``clientInfo``.
-    info: Any = UNSET
-
-
 _envelope: Final = msgspec.json.Decoder(_Envelope)
-_v2_shape: Final = msgspec.json.Decoder(_V2Shape)
 _encoder: Final = msgspec.json.Encoder()
 
 
@@ -118,13 +113,9 @@ def _version_of(line: bytes) -> tuple[Any, Version | NegotiationError | None]:
         return None, None
     params = envelope.params or Raw(b"null")
     try:
-        version = request_version(params)
+        return envelope.id, request_version(params)
     except NegotiationError as exc:
         return envelope.id, exc
-    # A v2-shaped request for 1 (``info``, as ``acp2 check``'s version probe sends) is a
-    # v2 client: v2 lets it be answered with the newest version, 2.
-    v2_shaped = version == 1 and _v2_shape.decode(params).info is not UNSET
-    return envelope.id, 2 if v2_shaped else version
 
 
 async def peek_version(transport: Transport) -> tuple[Version, Transport]:

@@ -2,7 +2,11 @@
 
 stdout hygiene (TR-03, TR-01), ids answered once with their type and no answers to
 notifications (TR-09, TR-08), error object shapes (TR-12), ``messageId`` on every message
-update (MU-01), patch shapes (MU-05), and schema validity under both drafts.
+update (MU-01), patch shapes (MU-05), and schema validity under both drafts. Each frame is
+validated against the schema of the version its link speaks: the frames of a link whose
+agent answered ``initialize`` in v1's shape against ``acp-v1.json``. For an agent judged
+as ACP v1 the rows are the v1 rows (``V1-TR-09`` ..., ``V1-SCHEMA``) and the v2-only
+message rows are not judged (v1 messages have no ids and no upserts).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from acp2.check.frames import (
     short,
 )
 from acp2.check.probes.base import Shared
-from acp2.check.requirements import DRAFTS
+from acp2.check.requirements import DRAFTS, V1
 from acp2.check.results import Status
 from acp2.check.validator import SchemaValidator
 from acp2.schema.methods import SESSION_UPDATE
@@ -54,7 +58,7 @@ class _Row:
     """Failures collected for one row across every link."""
 
     def __init__(self, shared: Shared, key: str) -> None:
-        self.shared, self.key = shared, key
+        self.shared, self.key = shared, shared.key(key)
         self.bad: list[str] = []
         self.reasons: list[str] = []
 
@@ -81,6 +85,9 @@ def audit(shared: Shared) -> None:
     _stdout(shared, pairs)
     _ids(shared, pairs)
     _unsolicited(shared, pairs)
+    if shared.version == 1:
+        _schema(shared, pairs, V1)
+        return
     _messages(shared, pairs)
     for draft in DRAFTS:
         _schema(shared, pairs, draft)
@@ -146,7 +153,7 @@ def _unsolicited(shared: Shared, pairs: list[tuple[AgentLink, Frame]]) -> None:
             methods[short(str(value.get("method")), 60)] += 1
     listed = ", ".join(f"{m} x{n}" for m, n in methods.most_common(8))
     reason = f"{sum(methods.values())} notification(s): {listed}" if methods else "none"
-    shared.findings.add("EX-04:notes", Status.PASS, reason, probe="audit")
+    shared.findings.add(shared.key("EX-04:notes"), Status.PASS, reason, probe="audit")
 
 
 def _error_shape(row: _Row, link: AgentLink, frame: Frame, value: dict[str, Any]) -> None:
@@ -195,15 +202,21 @@ def _shape_problem(kind: Any, update: dict[str, Any]) -> str | None:
 
 
 def _schema(shared: Shared, pairs: list[tuple[AgentLink, Frame]], draft: str) -> None:
-    validator = SchemaValidator(draft)
-    row = _Row(shared, f"SCHEMA:{draft}")
-    checked = 0
+    """Row ``SCHEMA:<draft>`` (``V1-SCHEMA`` for ``v1``): every frame valid under the
+    schema of its link's version (``draft``'s for v2 links, v1's for v1 links)."""
+    validators = {2: SchemaValidator(draft), 1: SchemaValidator(V1)}
+    row = _Row(shared, "V1-SCHEMA" if draft == V1 else f"SCHEMA:{draft}")
+    checked = Counter[int]()
     for link, frame in pairs:
         if not frame.ok or envelope_problem(frame.value):
             continue
         value = frame.value
         called = link.method_of(value.get("id")) if isinstance(value, dict) else None
-        checked += 1
-        if problem := validator.check_frame(value, called):
+        checked[link.version] += 1
+        if problem := validators[link.version].check_frame(value, called):
             row.add(short(problem, 120), _ev(link, frame, short(problem, 120)))
-    row.finish(f"{checked} frames valid under acp-v2-{draft}.json", checked=checked)
+    passed = f"{checked[2]} frames valid under acp-v2-{draft}.json" if draft != V1 else ""
+    if checked[1]:
+        v1 = f"{checked[1]} frames of v1 answers valid under acp-v1.json"
+        passed = f"{passed} and {v1}" if passed else v1
+    row.finish(passed, checked=checked.total())

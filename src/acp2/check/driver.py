@@ -20,9 +20,10 @@ from typing import Any
 import anyio
 from anyio.abc import Process, TaskGroup
 
-from acp2.check.frames import Frame, is_request, parse_line, same_id, short
+from acp2.check.frames import Frame, is_request, is_response, parse_line, same_id, short
 from acp2.check.spawn import AgentStartError, start_process
-from acp2.schema.methods import SESSION_REQUEST_PERMISSION
+from acp2.check.versions import is_v1_result
+from acp2.schema.methods import INITIALIZE, SESSION_REQUEST_PERMISSION
 from acp2.transport.procgroup import stop_group
 
 __all__ = ["AgentLink", "AgentStartError", "Sent", "open_link", "permission_answer"]
@@ -77,6 +78,9 @@ class AgentLink:
         self.ping_call: tuple[str, Any] = ("_acp2check/ping", None)
         #: The capabilities from the agent's initialize result (set by the handshake).
         self.capabilities: dict[str, Any] | None = None
+        #: The protocol version this link speaks: 1 once the agent answered initialize in
+        #: v1's shape (its frames are then validated against the v1 schema), else 2.
+        self.version = 2
         self._tg = tg
         self._start = time.monotonic()
         self._step = "start"
@@ -172,11 +176,14 @@ class AgentLink:
         """Answer a request the agent sent with ``result``."""
         await self.send({"jsonrpc": "2.0", "id": request.value.get("id"), "result": result})
 
-    async def call(self, method: str, params: Any = None, *, id: Any = None) -> Frame | None:
-        """Send a request and wait (bounded) for its response frame."""
+    async def call(
+        self, method: str, params: Any = None, *, id: Any = None, within: float | None = None
+    ) -> Frame | None:
+        """Send a request and wait (bounded: ``within``, default the probe timeout) for its
+        response frame."""
         since = self.mark()
         rid = await self.request(method, params, id=id)
-        return await self.response(rid, since=since)
+        return await self.response(rid, since=since, within=within)
 
     # -- waiting ---------------------------------------------------------------------------
 
@@ -239,8 +246,17 @@ class AgentLink:
         self.frames.append(frame)
         if is_request(value):
             self._answer_agent_request(frame)
+        elif self._answers_initialize_in_v1(value):
+            # Noted here, not by the waiting probe: a late answer still decides which
+            # schema the link's frames are validated against.
+            self.version = 1
         changed, self._changed = self._changed, anyio.Event()
         changed.set()
+
+    def _answers_initialize_in_v1(self, value: Any) -> bool:
+        if not is_response(value) or self.method_of(value.get("id")) != INITIALIZE.name:
+            return False
+        return is_v1_result(value.get("result"))
 
     def _answer_agent_request(self, frame: Frame) -> None:
         method = frame.value.get("method")

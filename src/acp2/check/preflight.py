@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from acp2.check.driver import AgentLink, AgentStartError, open_link
 from acp2.check.options import CheckOptions
-from acp2.check.probes.base import CLIENT_INFO
 from acp2.check.timing import PREFLIGHT_LIMIT
+from acp2.check.versions import initialize_params, is_v1_result
 from acp2.diagnose import early_exit, not_answered, quote_line, stray_output
 from acp2.schema.methods import INITIALIZE
 
@@ -25,11 +25,16 @@ EXIT_WAIT = 2.0
 
 @dataclass(frozen=True)
 class Preflight:
-    """What the first start showed: why the check cannot run (None: it can), and the
-    seconds from starting the agent to its ``initialize`` answer (its start-up time)."""
+    """What the first start showed: why the check cannot run (None: it can), the
+    seconds from starting the agent to its ``initialize`` answer (its start-up time), and
+    the protocol version the run judges (1 when the answer to our request for 2 was in
+    v1's shape, see :mod:`acp2.check.versions`; else 2). ``answered`` is the
+    ``protocolVersion`` the agent answered (None: none readable)."""
 
     problem: str | None
     startup: float = 0.0
+    version: int = 2
+    answered: object = None
 
 
 async def preflight(options: CheckOptions) -> Preflight:
@@ -41,13 +46,18 @@ async def preflight(options: CheckOptions) -> Preflight:
         async with open_link(
             options.argv, label="preflight", wait_limit=limit, env=options.env
         ) as link:
-            params = {"protocolVersion": 2, "info": CLIENT_INFO, "capabilities": {}}
-            answer = await link.call(INITIALIZE.name, params)
+            answer = await link.call(INITIALIZE.name, initialize_params(2))
             if answer is not None:
-                return Preflight(None, answer.t)
+                return _answered(answer.value.get("result"), answer.t)
             return Preflight(await _why(link, options, limit))
     except AgentStartError as exc:
         return Preflight(str(exc))
+
+
+def _answered(result: object, startup: float) -> Preflight:
+    version = 1 if is_v1_result(result) else 2
+    said = result.get("protocolVersion") if isinstance(result, dict) else None
+    return Preflight(None, startup, version, said)
 
 
 async def _why(link: AgentLink, options: CheckOptions, limit: float) -> str:

@@ -7,7 +7,14 @@ import shlex
 import sys
 from typing import Any, TextIO
 
-from acp2.check.requirements import BOTH_DRAFTS_ADVICE, DRAFT_NAMES, DRAFT_SOURCES, SPEC_URL
+from acp2.check.requirements import (
+    BOTH_DRAFTS_ADVICE,
+    DRAFT_NAMES,
+    DRAFT_SOURCES,
+    SPEC_URL,
+    V1,
+    V1_SPEC_URL,
+)
 from acp2.check.results import Report, Row, Status
 
 __all__ = ["DRAFT_TITLES", "print_report", "render_plain"]
@@ -25,7 +32,9 @@ def _header(report: Report) -> list[str]:
     lines = [
         f"acp2 check -- {shlex.join(report.argv)}",
         f"agent: {who}" + (f", protocol {version}" if version is not None else ""),
-        f"judged against {DRAFT_TITLES[report.draft]}",
+        f"judged against {DRAFT_TITLES[report.draft]}"
+        if report.draft != V1
+        else f"judged as ACP v1 (the agent answered protocol version {version or 1})",
     ]
     if report.timing is not None:
         lines.append(report.timing.summary())
@@ -66,7 +75,11 @@ def _footer(report: Report) -> list[str]:
         lines.append("failures where the drafts contradict each other:")
         lines.extend(f"  - {n}" for n in notes)
         lines.append(f"  ({BOTH_DRAFTS_ADVICE})")
-    lines.append(f"ACP v2 specification: {SPEC_URL}")
+    lines.append(
+        f"ACP v2 specification: {SPEC_URL}"
+        if report.draft != V1
+        else f"ACP v1 specification: {V1_SPEC_URL}"
+    )
     return lines
 
 

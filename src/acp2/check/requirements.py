@@ -10,6 +10,11 @@ explained in :data:`DIFFERENCES`). ``counterpart`` is the row of the other side 
 difference that judges the same observation, so the report can say how the agent fares
 there. ``preview`` follows ``nov`` everywhere the two have rows (the Preview kept the TS
 SDK 2.4.0 wire); only its schema differs (``SCHEMA:preview``).
+
+An agent that answers protocol version 1 is judged as ACP v1 instead: the rows of
+:data:`V1` (keys and ids ``V1-...``) apply, and no v2 row does. The generic JSON-RPC
+probes judge v1 agents too; :data:`V1_KEYS` says which v1 row each of their v2 rows
+becomes.
 """
 
 from __future__ import annotations
@@ -28,6 +33,10 @@ __all__ = [
     "DRAFT_SOURCES",
     "REQUIREMENTS",
     "SPEC_URL",
+    "V1",
+    "V1_KEYS",
+    "V1_NAME",
+    "V1_SPEC_URL",
     "Level",
     "Requirement",
     "requirement",
@@ -48,6 +57,12 @@ DRAFT_SOURCES: Final = {
     "nov": "the v2 schema of @agentclientprotocol/sdk 2.4.0",
     "preview": "modelled: the nov schema with subagents made baseline v2",
 }
+#: The judging of an agent that answered protocol version 1 (its rows apply to this only).
+V1: Final = "v1"
+#: The public ACP v1 pages.
+V1_SPEC_URL: Final = "https://agentclientprotocol.com/protocol/v1/overview"
+#: What a report judged as ACP v1 is called (``draft_name`` in the JSON report).
+V1_NAME: Final = "ACP v1 (the agent answered protocol version 1)"
 #: The public ACP v2 pages (what changed from v1, with links to every v2 page).
 SPEC_URL: Final = "https://agentclientprotocol.com/protocol/v2/migration"
 #: Where the drafts disagree on the wire, for the ``diff`` ids the rows cite: what ``aug``
@@ -93,7 +108,8 @@ class Requirement:
 
     @property
     def draft_label(self) -> str:
-        """``all`` (every draft), ``nov+`` (nov and the Preview), or the one draft."""
+        """``all`` (every v2 draft), ``nov+`` (nov and the Preview), or the one draft this
+        row comes from (``v1`` for a v1 row)."""
         if self.drafts == DRAFTS:
             return "all"
         return "nov+" if self.drafts == NOV else self.drafts[0]
@@ -186,7 +202,7 @@ _ROWS: Final[tuple[Requirement, ...]] = (
         "SCHEMA:aug",
         "SCHEMA",
         M,
-        "every frame validates against acp-v2-aug.json",
+        "every frame validates against acp-v2-aug.json (a v1 answer: acp-v1.json)",
         AUG,
         "schema",
         "SCHEMA:nov",
@@ -195,7 +211,7 @@ _ROWS: Final[tuple[Requirement, ...]] = (
         "SCHEMA:nov",
         "SCHEMA",
         M,
-        "every frame validates against acp-v2-nov.json",
+        "every frame validates against acp-v2-nov.json (a v1 answer: acp-v1.json)",
         ("nov",),
         "schema",
         "SCHEMA:aug",
@@ -357,8 +373,102 @@ _ROWS: Final[tuple[Requirement, ...]] = (
     Requirement("TR-06:busy", "TR-06", S, "the agent exits promptly when stdin closes mid-turn"),
 )
 
+ONE: Final = (V1,)
+
+#: The rows of an agent judged as ACP v1 (it answered protocol version 1).
+_V1_ROWS: Final[tuple[Requirement, ...]] = (
+    # -- handshake ---------------------------------------------------------------------
+    Requirement(
+        "V1-IN-01", "V1-IN-01", M, "initialize answers in v1's shape (agentCapabilities...)", ONE
+    ),
+    Requirement(
+        "V1-IN-02", "V1-IN-02", M, "protocolVersion 1, 2 and 65535 are all answered 1", ONE
+    ),
+    Requirement("V1-IN-03", "V1-IN-03", INF, "advertised capabilities", ONE),
+    # -- JSON-RPC hygiene (the generic probes, see V1_KEYS) ----------------------------
+    Requirement(
+        "V1-TR-09", "V1-TR-09", M, "every request is answered once, echoing its id and type", ONE
+    ),
+    Requirement("V1-TR-08", "V1-TR-08", M, "notifications are never answered (MUST NOT)", ONE),
+    Requirement("V1-TR-11", "V1-TR-11", S, "an unknown method gets -32601", ONE),
+    Requirement(
+        "V1-EX-04", "V1-EX-04", M, "an unknown `_` extension request gets -32601 with its id", ONE
+    ),
+    Requirement("V1-EX-04:notes", "V1-EX-04", INF, "notifications the agent sent on its own", ONE),
+    Requirement(
+        "V1-TR-12", "V1-TR-12", M, "error objects carry an integer code and a message", ONE
+    ),
+    Requirement(
+        "V1-TR-13:json", "V1-TR-13", M, "invalid JSON gets -32700 with id null; link stays up", ONE
+    ),
+    Requirement(
+        "V1-TR-13:request", "V1-TR-13", M, "a non-request object gets -32600, id null", ONE
+    ),
+    Requirement("V1-TR-01:utf8", "V1-TR-01", S, "a request with invalid UTF-8 is not run", ONE),
+    Requirement("V1-TR-03", "V1-TR-03", M, "nothing but JSON-RPC messages on stdout", ONE),
+    Requirement("V1-TR-01", "V1-TR-01", M, "every stdout line is one JSON-RPC 2.0 message", ONE),
+    Requirement("V1-SCHEMA", "SCHEMA", M, "every frame validates against acp-v1.json", ONE),
+    # -- sessions and turns ------------------------------------------------------------
+    Requirement("V1-SS-01", "V1-SS-01", M, "session/new returns a string sessionId", ONE),
+    Requirement(
+        "V1-SS-02",
+        "V1-SS-02",
+        C,
+        "session/load replays the conversation, then answers",
+        ONE,
+        capability="loadSession",
+    ),
+    Requirement(
+        "V1-PL-01",
+        "V1-PL-01",
+        M,
+        "session/prompt is answered when the turn ends, with a stopReason",
+        ONE,
+    ),
+    Requirement(
+        "V1-PL-02", "V1-PL-02", M, "a turn's updates all come before its prompt response", ONE
+    ),
+    Requirement("V1-PL-03", "V1-PL-03", M, "stop reasons are v1's known values", ONE),
+    Requirement(
+        "V1-PL-04", "V1-PL-04", M, "session/cancel: the held prompt is answered `cancelled`", ONE
+    ),
+    Requirement("V1-PL-05", "V1-PL-05", M, "a cancel is never answered with an error", ONE),
+    Requirement("V1-PL-06", "V1-PL-06", S, "the session takes a new prompt after a cancel", ONE),
+    Requirement(
+        "V1-PR-01", "V1-PR-01", M, "a permission request names its toolCall and options", ONE
+    ),
+    Requirement(
+        "V1-PL-04:permission",
+        "V1-PL-04",
+        M,
+        "cancel during a permission request: the prompt is answered `cancelled`",
+        ONE,
+    ),
+    Requirement(
+        "V1-TR-06", "V1-TR-06", S, "the agent exits promptly when stdin closes while idle", ONE
+    ),
+)
+
+#: The v1 row each v2 row of the generic probes (and the audit) becomes for a v1 agent.
+V1_KEYS: Final = {
+    "TR-09": "V1-TR-09",
+    "TR-08": "V1-TR-08",
+    "TR-22": "V1-TR-08",
+    "TR-11": "V1-TR-11",
+    "EX-04": "V1-EX-04",
+    "EX-04:notes": "V1-EX-04:notes",
+    "TR-12": "V1-TR-12",
+    "TR-13:json": "V1-TR-13:json",
+    "TR-13:request": "V1-TR-13:request",
+    "TR-01:utf8": "V1-TR-01:utf8",
+    "TR-03": "V1-TR-03",
+    "TR-01": "V1-TR-01",
+    "TR-06": "V1-TR-06",
+    "SS-03": "V1-SS-01",
+}
+
 #: Every row, by key, in report order.
-REQUIREMENTS: Final[dict[str, Requirement]] = {r.key: r for r in _ROWS}
+REQUIREMENTS: Final[dict[str, Requirement]] = {r.key: r for r in (*_ROWS, *_V1_ROWS)}
 
 
 def requirement(key: str) -> Requirement:

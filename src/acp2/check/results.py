@@ -4,8 +4,9 @@ A probe records :class:`Finding` values (PASS / FAIL / SKIP, a reason, evidence)
 requirement keys; several probes may judge one row. A row FAILs if any finding failed,
 PASSes if at least one passed and none failed, and is SKIPped otherwise.
 
-The verdict only counts rows of the selected draft: the agent is CONFORMANT when no
-MUST row and no capability-gated row (of a capability it advertised) failed.
+The verdict only counts rows of the selected draft (``v1`` for an agent judged as ACP
+v1): the agent is CONFORMANT when no MUST row and no capability-gated row (of a capability
+it advertised) failed.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from acp2.check.requirements import (
     DRAFT_NAMES,
     DRAFTS,
     REQUIREMENTS,
+    V1,
+    V1_NAME,
     Level,
     Requirement,
 )
@@ -116,6 +119,7 @@ class Row:
             "id": req.id,
             "level": req.level.value,
             "drafts": list(req.drafts),
+            "protocol_version": 1 if req.applies_to(V1) else 2,
             "differs": req.diff,
             "capability": req.capability,
             "description": req.text,
@@ -149,7 +153,8 @@ def _reasons(findings: list[Finding]) -> str:
 
 @dataclass
 class Report:
-    """The outcome of one ``acp2 check`` run."""
+    """The outcome of one ``acp2 check`` run; ``draft`` is what its rows were judged
+    under (``aug``, ``nov``, or ``v1`` when the agent answered protocol version 1)."""
 
     draft: str
     argv: list[str]
@@ -229,7 +234,7 @@ class Report:
         return {
             "tool": "acp2 check",
             "draft": self.draft,
-            "draft_name": DRAFT_NAMES[self.draft],
+            "draft_name": V1_NAME if self.draft == V1 else DRAFT_NAMES[self.draft],
             "agent_command": self.argv,
             "agent": self.agent,
             "verdict": self.verdict,
@@ -242,10 +247,19 @@ class Report:
             "timing": _timing_json(self.timing),
             "draft_notes": self.draft_notes(),
             "rows": [r.to_json() for r in self.judged()],
-            "other_draft_rows": [
-                r.to_json() for r in self.rows.values() if not r.requirement.applies_to(self.draft)
-            ],
+            "other_draft_rows": [r.to_json() for r in self.other_draft_rows()],
         }
+
+    def other_draft_rows(self) -> list[Row]:
+        """The rows of the other v2 draft (measured, not judged); none for a v1 agent,
+        and never the v1 rows of a v2 agent (they are not probed)."""
+        if self.draft == V1:
+            return []
+        return [
+            r
+            for r in self.rows.values()
+            if not r.requirement.applies_to(self.draft) and not r.requirement.applies_to(V1)
+        ]
 
 
 def _timing_json(timing: Timing | None) -> dict[str, Any] | None:

@@ -20,7 +20,7 @@ from acp2.check.audit import audit
 from acp2.check.driver import AgentStartError
 from acp2.check.options import CheckOptions
 from acp2.check.preflight import preflight
-from acp2.check.probes import PROBES
+from acp2.check.probes import PROBES, V1_PROBES
 from acp2.check.probes.base import Abort, Probe, ProbeSpec, Shared
 from acp2.check.requirements import DRAFTS, REQUIREMENTS
 from acp2.check.results import Findings, Report, Status
@@ -51,7 +51,7 @@ async def run_check(options: CheckOptions) -> Report:
         raise CheckError(f"unknown draft {options.draft!r}; use one of {', '.join(DRAFTS)}")
     if not options.argv:
         raise CheckError("no agent command given (acp2 check -- AGENT_COMMAND...)")
-    unknown = sorted((options.only or frozenset()) - PROBES.keys())
+    unknown = sorted((options.only or frozenset()) - PROBES.keys() - V1_PROBES.keys())
     if unknown:
         raise CheckError(f"unknown probe(s): {', '.join(unknown)}")
     first = await preflight(options)
@@ -60,9 +60,11 @@ async def run_check(options: CheckOptions) -> Report:
     timing = resolve(options, first.startup)
     started = time.monotonic()
     findings = Findings()
-    specs = [s for n, s in PROBES.items() if options.only is None or n in options.only]
+    # An agent that answered our request for 2 in v1's shape is judged as ACP v1.
+    probes = V1_PROBES if first.version == 1 else PROBES
+    specs = [s for n, s in probes.items() if options.only is None or n in options.only]
     with _session_dir(options.cwd) as cwd:
-        shared = Shared(options, findings, cwd, timing)
+        shared = Shared(options, findings, cwd, timing, version=first.version)
         start_errors: list[str] = []
         limiter = anyio.CapacityLimiter(timing.jobs)
         async with anyio.create_task_group() as tg:
@@ -75,7 +77,7 @@ async def run_check(options: CheckOptions) -> Report:
     audit(shared)
     only = tuple(s.name for s in specs) if options.only is not None else None
     return Report(
-        options.draft,
+        shared.draft,
         list(options.argv),
         findings.rows(),
         shared.agent,
@@ -111,7 +113,7 @@ async def _rerun_alone(specs: list[ProbeSpec], shared: Shared, start_errors: lis
 def _judged_failures(shared: Shared, probe: str) -> dict[str, str]:
     """The rows ``probe`` failed that count under the selected draft (rows of the other
     draft never trigger a rerun: they do not decide this verdict)."""
-    draft = shared.options.draft
+    draft = shared.draft
     failed = shared.findings.failed_by(probe)
     return {k: why for k, why in failed.items() if REQUIREMENTS[k].applies_to(draft)}
 

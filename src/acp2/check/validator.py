@@ -1,4 +1,5 @@
-"""Schema validation of agent frames against the shipped schemas (Aug, Nov, Preview).
+"""Schema validation of agent frames against the shipped schemas: ACP v2 Aug, Nov and
+Preview, and ACP v1.
 
 Needs the optional ``jsonschema`` package (the ``check`` extra); importing
 this module without it raises :class:`MissingJsonschema` with an install hint.
@@ -6,7 +7,10 @@ this module without it raises :class:`MissingJsonschema` with an install hint.
 Frames are validated against the definition that fits them, not just the permissive
 root ``anyOf``: a response against the result type of the method we called, a
 notification or request from the agent against its params type (found through the
-schema's own ``x-method`` annotations), an error against ``Error``.
+schema's own ``x-method`` annotations), an error against ``Error``. Each frame is
+validated against the schema of the version it belongs to: a ``v1`` validator judges the
+frames of an agent that answered protocol version 1 (the v1 schema has the same
+annotations, so the same lookup works for it).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from acp2.errors import MissingJsonschema
 
 __all__ = ["MissingJsonschema", "SchemaValidator", "load_schema", "require_jsonschema"]
 
-_SCHEMA_FILES = {d: f"acp-v2-{d}.json" for d in ("aug", "nov", "preview")}
+_SCHEMA_FILES = {d: f"acp-v2-{d}.json" for d in ("aug", "nov", "preview")} | {"v1": "acp-v1.json"}
 _SUFFIXES = ("Request", "Response", "Notification")
 
 
@@ -40,7 +44,8 @@ def require_jsonschema() -> None:
 
 @cache
 def load_schema(draft: str) -> dict[str, Any]:
-    """The shipped schema of ``draft`` (``aug``, ``nov`` or ``preview``), parsed once."""
+    """The shipped schema of ``draft`` (``aug``, ``nov``, ``preview``, or ``v1`` for ACP
+    v1), parsed once."""
     name = _SCHEMA_FILES[draft]
     text = resources.files("acp2.check").joinpath("schemas", name).read_text("utf-8")
     data: dict[str, Any] = json.loads(text)
@@ -48,7 +53,8 @@ def load_schema(draft: str) -> dict[str, Any]:
 
 
 class SchemaValidator:
-    """Validates frames against one draft's schema."""
+    """Validates frames against one schema: a v2 draft's (``aug``, ``nov``) or ACP v1's
+    (``v1``)."""
 
     def __init__(self, draft: str) -> None:
         require_jsonschema()

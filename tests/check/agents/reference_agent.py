@@ -7,7 +7,8 @@ extension notification right after answering ``initialize`` and then at random m
 as real agents do; ``--slow-start SECONDS`` sleeps before reading stdin; ``--flaky-once
 FILE`` makes the first prompt after a cancel hang, in the first process only, to imitate a
 timing failure under load; ``--flaky-init FILE`` makes the second process to start never
-answer ``initialize``). ``--break RULE`` breaks exactly one rule:
+answer ``initialize``; ``--v1-downgrade`` answers a request for version 1 in v1's shape,
+as a dual-version agent does). ``--break RULE`` breaks exactly one rule:
 
   no-idle                never reports idle
   idle-no-stop-reason    ends normal turns with an idle that has no stopReason
@@ -41,6 +42,7 @@ parser.add_argument("--notify-auth", action="store_true")
 parser.add_argument("--slow-start", type=float, default=0.0)
 parser.add_argument("--flaky-once", default="")
 parser.add_argument("--flaky-init", default="")
+parser.add_argument("--v1-downgrade", action="store_true")
 ARGS = parser.parse_args()
 BROKEN, NOV = ARGS.broken, ARGS.nov
 LOCK = threading.Lock()
@@ -234,6 +236,10 @@ def on_initialize(params: dict[str, Any]) -> Any:
     version = params.get("protocolVersion")
     if ARGS.flaky_init and claim(ARGS.flaky_init + ".1") is False and claim(ARGS.flaky_init + ".2"):
         threading.Event().wait()  # the second process to start never answers initialize
+    if ARGS.v1_downgrade and version == 1:
+        caps = {"loadSession": False, "promptCapabilities": {"image": False}}
+        info = {"name": "reference-agent", "version": "1"}
+        return {"protocolVersion": 1, "agentCapabilities": caps, "agentInfo": info}
     if NOV and isinstance(version, int) and version < 2:
         raise Reject(
             -32022, "Unsupported protocol version", {"requested": version, "supported": [2]}

@@ -1,4 +1,5 @@
-"""The probes of ``acp2 check``, in the order they are started."""
+"""The probes of ``acp2 check``, in the order they are started: :data:`PROBES` for a v2
+agent, :data:`V1_PROBES` for an agent that answered protocol version 1."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from acp2.check.probes.permission import PERMISSION_PROBES
 from acp2.check.probes.prompt import PROMPT_PROBES
 from acp2.check.probes.sessions import SESSION_PROBES
 from acp2.check.probes.shutdown import SHUTDOWN_PROBES
+from acp2.check.probes.v1 import V1_PROBES
 
-__all__ = ["PROBES"]
+__all__ = ["PROBES", "V1_PROBES"]
 
 #: Every probe by name. The slow ones (turns, permission) come first so that they
 #: start early when ``--jobs`` limits how many agent processes run at once.

@@ -4,6 +4,10 @@ A probe is an async function taking a :class:`Probe`. It opens one or more agent
 processes with :meth:`Probe.link`, drives them, and records findings with
 :meth:`Probe.ok` / :meth:`Probe.fail` / :meth:`Probe.skip`. Raising :class:`Abort`
 ends the probe early; the runner marks its undecided rows SKIP with the reason.
+
+When the run judges a v1 agent (``Shared.version`` 1), the handshake speaks v1 and every
+finding for a v2 row of the generic probes is recorded under its v1 row
+(:data:`~acp2.check.requirements.V1_KEYS`), so those probes serve both versions unchanged.
 """
 
 from __future__ import annotations
@@ -16,19 +20,20 @@ from typing import Any
 from acp2.check.driver import AgentLink, Sent, open_link
 from acp2.check.frames import Frame
 from acp2.check.options import CheckOptions
+from acp2.check.requirements import V1, V1_KEYS
 from acp2.check.results import Findings, Status
 from acp2.check.timing import Timing
+from acp2.check.versions import CLIENT_INFO, initialize_params
 from acp2.schema.methods import INITIALIZE, SESSION_LIST, SESSION_NEW
 
 __all__ = [
+    "CLIENT_INFO",
     "Abort",
     "Probe",
     "ProbeSpec",
     "Shared",
     "has_capability",
 ]
-
-CLIENT_INFO = {"name": "acp2-check", "title": "acp2 check", "version": "1"}
 
 
 class Abort(Exception):
@@ -47,6 +52,20 @@ class Shared:
     agent: dict[str, Any] = field(default_factory=dict)
     #: Probes that stopped because the agent did not answer in time, with the reason.
     stalled: dict[str, str] = field(default_factory=dict)
+    #: The protocol version the run judges: 1 when the agent answered the first
+    #: ``initialize`` (asking for 2) in v1's shape, else 2.
+    version: int = 2
+
+    @property
+    def draft(self) -> str:
+        """What the rows are judged under: :data:`~acp2.check.requirements.V1` for a v1
+        agent, else the selected draft."""
+        return V1 if self.version == 1 else self.options.draft
+
+    def key(self, key: str) -> str:
+        """The row a finding for ``key`` belongs to in this run (its v1 row for a v1
+        agent, when it has one)."""
+        return V1_KEYS.get(key, key) if self.version == 1 else key
 
 
 class Probe:
@@ -78,7 +97,7 @@ class Probe:
     ) -> None:
         """Record a finding for row ``key`` with evidence (frames received or sent)."""
         evidence = [f.evidence() for f in frames]
-        self.shared.findings.add(key, status, reason, evidence, probe=self.name)
+        self.shared.findings.add(self.shared.key(key), status, reason, evidence, probe=self.name)
 
     def ok(self, key: str, reason: str = "") -> None:
         """Record a PASS."""
@@ -104,22 +123,28 @@ class Probe:
     # -- protocol helpers ------------------------------------------------------------
 
     async def initialize(self, link: AgentLink, version: int = 2) -> Frame | None:
-        """Send ``initialize`` asking for ``version``; the response frame or None."""
+        """Send ``initialize`` asking for ``version`` (below 2: valid under v1 and v2, see
+        :mod:`acp2.check.versions`); the response frame or None. A result in v1's shape
+        sets ``link.version`` to 1 (the link does, when the answer arrives).
+
+        A request for 1 waits the measured start-up time longer: a dual-version agent
+        may load its v1 code only now, which can cost as much as starting did."""
         link.step(f"initialize v{version}")
-        params = {"protocolVersion": version, "info": CLIENT_INFO, "capabilities": {}}
-        return await link.call(INITIALIZE.name, params)
+        within = self.timeout + (self.shared.timing.startup if version < 2 else 0)
+        return await link.call(INITIALIZE.name, initialize_params(version), within=within)
 
     async def handshake(self, link: AgentLink) -> dict[str, Any]:
-        """Initialize with version 2; return the capabilities. Raises :class:`Abort`."""
-        frame = await self.initialize(link)
+        """Initialize (version 2; version 1 when the run judges a v1 agent); return the
+        capabilities (v1: ``agentCapabilities``). Raises :class:`Abort`."""
+        frame = await self.initialize(link, self.shared.version)
         result = frame.value.get("result") if frame else None
         if not isinstance(result, dict):
             error = frame.value.get("error") if frame else None
             raise Abort(f"initialize failed: {error or 'no answer'}{link.exit_note()}")
-        caps = result.get("capabilities")
+        caps = result.get("agentCapabilities" if self.shared.version == 1 else "capabilities")
         caps = caps if isinstance(caps, dict) else {}
         link.capabilities = caps
-        if has_capability(caps, "session"):
+        if self.shared.version == 2 and has_capability(caps, "session"):
             link.ping_call = (SESSION_LIST.name, {})
         return caps
 
@@ -133,7 +158,8 @@ class Probe:
     async def new_session(self, link: AgentLink) -> str:
         """Create a session in the checker's directory; its id. Raises :class:`Abort`
         (also when the handshake showed no ``capabilities.session``)."""
-        if link.capabilities is not None and not has_capability(link.capabilities, "session"):
+        caps = link.capabilities
+        if link.version == 2 and caps is not None and not has_capability(caps, "session"):
             raise Abort("the agent does not advertise capabilities.session")
         link.step(SESSION_NEW.name)
         frame = await link.call(SESSION_NEW.name, {"cwd": self.cwd, "mcpServers": []})

@@ -109,7 +109,11 @@ def _boolean_markers(node: dict[str, Any], path: str) -> list[str]:
 
 
 async def version_one(p: Probe) -> None:
-    """protocolVersion 1 from a client: Aug wants a result, Nov a version <= 1 or -32022."""
+    """protocolVersion 1 from a client: Aug wants a result, Nov a version <= 1 or -32022.
+
+    The request is valid under v1 and v2 (:func:`~acp2.check.versions.initialize_params`),
+    so a dual-version agent may answer it in v1; that answer is validated against the v1
+    schema (the audit), and its version judged here like any other."""
     async with p.link() as link:
         frame = await p.initialize(link, 1)
         if frame is None:
@@ -179,6 +183,8 @@ HANDSHAKE_PROBES = (
         version_one,
         ("IN-04:1:aug", "IN-04:1:nov"),
         "initialize asking for protocolVersion 1 (D-05)",
+        # A dual-version agent answers it on its v1 path, which may load more code first.
+        timing=True,
     ),
     ProbeSpec(
         "version-65535",

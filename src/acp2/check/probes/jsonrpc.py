@@ -3,7 +3,9 @@
 Ids are echoed with their JSON type (``1`` and ``"1"`` sent together), unknown and
 removed methods get ``-32601``, ``_`` extension requests are answered, and
 notifications -- unknown ones, ``_`` ones, ``session/cancel`` for an unknown session,
-``$/cancel_request`` for an unknown id -- are never answered.
+``$/cancel_request`` for an unknown id -- are never answered. The same probe judges a v1
+agent (its findings land on the v1 rows); ``session/load`` is a v1 method there, so a
+second unknown method takes its place.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ __all__ = ["JSONRPC_PROBES"]
 _EXT = "_acp2check/unknown"
 #: v1's ``session/load``, which v2 removed (so a v2 agent answers ``-32601``).
 _V1_LOAD = V1_SESSION_LOAD.name
+#: The second unknown method sent to a v1 agent (for which session/load exists).
+_V1_UNKNOWN = "foo/baz"
 
 
 def _code(frame: Frame | None) -> Any:
@@ -55,11 +59,12 @@ async def jsonrpc(p: Probe) -> None:
 async def _ids_and_methods(p: Probe, link: AgentLink) -> None:
     since = link.step("ids and methods")
     load = {"sessionId": "sess_acp2check", "cwd": p.cwd, "mcpServers": []}
+    removed = (_V1_LOAD, load) if link.version == 2 else (_V1_UNKNOWN, None)
     sent = [
         (1001, _EXT, None),
         ("1001", _EXT, None),
         (1002, "foo/bar", None),
-        ("load", _V1_LOAD, load),
+        ("load", *removed),
     ]
     for rid, method, params in sent:
         await link.request(method, params, id=rid)
@@ -77,7 +82,7 @@ async def _ids_and_methods(p: Probe, link: AgentLink) -> None:
     p.judge(
         "TR-11",
         all(_code(f) == -32601 for f in unknown),
-        f"foo/bar got {_code(unknown[0])!r}, {_V1_LOAD} got {_code(unknown[1])!r}",
+        f"foo/bar got {_code(unknown[0])!r}, {removed[0]} got {_code(unknown[1])!r}",
         [f for f in unknown if f is not None],
     )
 
