@@ -22,7 +22,7 @@ __all__ = ["EXIT_INTERNAL", "build_parser", "main"]
 EXIT_INTERNAL: Final = 70
 #: Subcommands that are agents: their stderr is their log for whoever started them, so
 #: their logging is left as it is (tracebacks included).
-AGENT_COMMANDS: Final = frozenset({"agent", "test-agent"})
+AGENT_COMMANDS: Final = frozenset({"agent", "test-agent", "bridge"})
 
 #: subcommand -> (module, one-line help). Each module has add_parser(subparsers) and main(args).
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -32,6 +32,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "agent": ("acp2.cli.agent_cmd", "the built-in coding agent, on stdio"),
     "test-agent": ("acp2.cli.test_agent", "a deterministic agent for testing clients, on stdio"),
     "check": ("acp2.cli.check_cmd", "check an ACP v2 agent for conformance"),
+    "bridge": (
+        "acp2.cli.bridge_cmd",
+        "let an ACP v1 client use a v2 agent, or a v2 client a v1 agent (stdio proxy)",
+    ),
 }
 
 
