@@ -42,6 +42,7 @@ from msgspec import UNSET, Raw, UnsetType
 from acp2.bridge.passthrough import Side, pass_through
 from acp2.bridge.wirelog import TappedTransport, WireLog
 from acp2.compat.v1.negotiate import NegotiationError, Version, request_version, result_version
+from acp2.errors import ConnectionClosed
 from acp2.rpc.framing import DEFAULT_MAX_MESSAGE_SIZE
 from acp2.schema.methods import INITIALIZE
 from acp2.transport.base import DirectReceive, DirectSend, Transport
@@ -193,7 +194,10 @@ async def _judge(client: Transport, line: bytes, rest: bytes) -> Hello | None:
 async def probe(agent: Transport, line: bytes, request_id: Any) -> Answer | None:
     """Send ``line`` (an ``initialize`` with ``request_id``) and read until its answer;
     ``None`` when the agent's stream ends (or overflows the size limit) first."""
-    await agent.send(line + _NEWLINE)
+    try:
+        await agent.send(line + _NEWLINE)
+    except ConnectionClosed:
+        return None  # already gone: its stdout tells no more
     buffer = bytearray()
     start = 0
     while True:
