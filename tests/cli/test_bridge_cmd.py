@@ -243,3 +243,48 @@ def test_a_missing_agent_command_is_a_usage_error(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert "missing AGENT_COMMAND" in done.stderr
+
+
+async def test_sigterm_stops_the_agents_process_group_and_exits_128_plus_15(
+    tmp_path: Path,
+) -> None:
+    pidfile = tmp_path / "agent.pid"
+    # An agent whose group ignores SIGTERM: the bridge still ends it (end of input, SIGKILL).
+    script = 'echo $$ > "$0"; trap "" TERM; exec "$@"'
+    agent = ["sh", "-c", script, str(pidfile), *TEST_AGENT]
+    with anyio.fail_after(SCENARIO_TIMEOUT):
+        bridge = await open_bridge(tmp_path, agent=agent)
+        await bridge.send(V2_HELLO)
+        await bridge.answer(0)
+        bridge.process.terminate()
+        code = await bridge.process.wait()
+
+    assert code == 128 + 15
+    assert not group_alive(int(pidfile.read_text()))
+
+
+def test_the_terminal_flag_is_offered_exactly_when_the_back_bridge_serves_terminals() -> None:
+    from acp2.bridge.translate import back_serves_terminals
+
+    done = subprocess.run(
+        [*ACP2, "bridge", "--help"], capture_output=True, text=True, timeout=PROCESS_TIMEOUT
+    )
+    assert done.returncode == 0
+    assert ("--terminal" in done.stdout) == back_serves_terminals()
+    assert "--fs" in done.stdout
+
+
+async def test_a_long_stream_passes_through_whole_and_in_order(tmp_path: Path) -> None:
+    count = 20_000  # many pipe-fulls: the bridge must wait for the client, not drop
+    with anyio.fail_after(SCENARIO_TIMEOUT):
+        bridge = await open_bridge(tmp_path, agent=TEST_AGENT)
+        await one_turn(bridge, V2_HELLO, {"prompt": [{"type": "text", "text": f"stream {count}"}]})
+        code, _ = await bridge.close()
+
+    chunks = [
+        json.loads(line)["params"]["update"]["content"]["text"]
+        for line in bridge.received
+        if b'"agent_message_chunk"' in line
+    ]
+    assert [c.strip() for c in chunks] == [str(i) for i in range(count)]
+    assert code == 0

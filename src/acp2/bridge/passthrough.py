@@ -10,14 +10,14 @@ limit is dropped instead (the peer would refuse it anyway) and noted. With a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 import anyio
 
 from acp2.bridge.wirelog import WireLog
 from acp2.errors import ConnectionClosed
 from acp2.rpc.framing import DEFAULT_MAX_MESSAGE_SIZE
-from acp2.transport.base import Transport
+from acp2.transport.base import DirectReceive, DirectSend, Transport
 
 __all__ = ["Copier", "Side", "pass_through"]
 
@@ -74,17 +74,16 @@ class _Direction:
     log: WireLog | None
 
     async def copy(self, head: bytes) -> None:
-        """Forward ``head`` and then every chunk of ``source`` until it ends."""
+        """Forward ``head`` and then every chunk of ``source`` until it ends (or the sink
+        is gone). Through the transports' direct paths when both have them."""
         copier = Copier()
+        if isinstance(self.source, DirectReceive) and isinstance(self.sink, DirectSend):
+            await self._copy_direct(copier, head)
+            return
         chunk = head
         while True:
-            dropped = copier.dropped
-            out = copier.feed(chunk) if chunk else b""
-            if copier.dropped != dropped and self.log is not None:
-                self.log.note(f"{self.name}: dropped a frame over the size limit")
+            out = self._lines(copier, chunk) if chunk else b""
             if out:
-                if self.log is not None:
-                    self.log.frames(self.name, self.version, out.split(_NEWLINE)[:-1])
                 try:
                     await self.sink.send(out)
                 except ConnectionClosed:
@@ -92,6 +91,50 @@ class _Direction:
             chunk = await self.source.receive()
             if not chunk:
                 return
+
+    async def _copy_direct(self, copier: Copier, head: bytes) -> None:
+        """The direct path: chunks are forwarded from the read callback with the sink's
+        ``send_nowait`` (no task switch per message); what the sink cannot take at once
+        is sent from this task, and reading waits for it (back-pressure)."""
+        source: Any = self.source
+        sink: Any = self.sink
+        backlog = bytearray()
+        closed = False
+
+        def consume(chunk: bytes) -> bool:
+            nonlocal closed
+            out = self._lines(copier, chunk)
+            if not out:
+                return True
+            try:
+                taken: int = sink.send_nowait(out)
+            except ConnectionClosed:
+                closed = True
+                return False
+            backlog.extend(out[taken:])
+            return taken == len(out)
+
+        if head:
+            consume(head)
+        while not closed:
+            if backlog:  # consume stopped the pump for it
+                try:
+                    await sink.send(bytes(backlog))
+                except ConnectionClosed:
+                    return
+                backlog.clear()
+            if not await source.pump(consume):
+                return
+
+    def _lines(self, copier: Copier, chunk: bytes) -> bytes:
+        dropped = copier.dropped
+        out = copier.feed(chunk)
+        if self.log is not None:
+            if copier.dropped != dropped:
+                self.log.note(f"{self.name}: dropped a frame over the size limit")
+            if out:
+                self.log.frames(self.name, self.version, out.split(_NEWLINE)[:-1])
+        return out
 
 
 async def pass_through(
