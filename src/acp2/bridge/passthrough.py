@@ -39,6 +39,8 @@ class Copier:
 
     def feed(self, chunk: bytes) -> bytes:
         """The whole lines completed by ``chunk`` (with their newlines), ready to send."""
+        if not self._pending and not self._skipping and chunk.endswith(_NEWLINE):
+            return chunk  # the usual case: writers write whole lines; nothing is copied
         if self._skipping:
             cut = chunk.find(_NEWLINE)
             if cut < 0:

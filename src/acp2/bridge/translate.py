@@ -56,7 +56,8 @@ async def run_back(sides: _Sides, hello: Hello, answer: Answer) -> None:
         raise BadAnswer(hello, str(exc)) from None
     client = tapped(sides, replay(sides.client, hello.line + _NEWLINE + hello.rest), "client", "v2")
     agent = tapped(sides, replay(sides.agent, answer.before + answer.rest), "agent", "v1")
-    extra: dict[str, Any] = {"terminals": True} if sides.terminals else {}
+    serve_terminals = sides.terminals and back_serves_terminals()
+    extra: dict[str, Any] = {"terminals": True} if serve_terminals else {}
     await serve_back_transports(client, agent, result, files=sides.files, **extra)
 
 

@@ -95,9 +95,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _terminals_supported() -> bool:
-    from acp2.bridge.translate import back_serves_terminals
+    # Looked up, not imported: the back bridge's v1 models cost every start-up time, and
+    # a pass-through bridge never needs them. run_back checks the parameter itself.
+    from importlib.util import find_spec
 
-    return back_serves_terminals()
+    return find_spec("acp2.bridge.back_terminal") is not None
 
 
 def main(args: argparse.Namespace) -> int:
