@@ -288,3 +288,89 @@ async def test_a_long_stream_passes_through_whole_and_in_order(tmp_path: Path) -
     ]
     assert [c.strip() for c in chunks] == [str(i) for i in range(count)]
     assert code == 0
+
+
+# A raw ACP v1 agent: answers initialize and session/new; a prompt makes it read
+# hello.txt in the session's cwd with fs/read_text_file and say what it got.
+V1_READING_AGENT = r"""
+import json, sys
+
+def send(message):
+    print(json.dumps({"jsonrpc": "2.0", **message}), flush=True)
+
+def read():
+    return json.loads(sys.stdin.readline())
+
+cwd = None
+while True:
+    line = sys.stdin.readline()
+    if not line:
+        break
+    message = json.loads(line)
+    method, rid = message.get("method"), message.get("id")
+    if method == "initialize":
+        caps = message["params"].get("clientCapabilities", {})
+        print("offered fs:", json.dumps(caps.get("fs")), file=sys.stderr, flush=True)
+        info = {"name": "reader", "version": "1"}
+        send({"id": rid, "result": {"protocolVersion": 1, "agentInfo": info}})
+    elif method == "session/new":
+        cwd = message["params"]["cwd"]
+        send({"id": rid, "result": {"sessionId": "s1"}})
+    elif method == "session/prompt":
+        params = {"sessionId": "s1", "path": cwd + "/hello.txt"}
+        send({"id": 100, "method": "fs/read_text_file", "params": params})
+        answer = read()
+        error = answer.get("error", {}).get("code")
+        text = answer["result"]["content"] if "result" in answer else f"error {error}"
+        update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
+        send({"method": "session/update", "params": {"sessionId": "s1", "update": update}})
+        send({"id": rid, "result": {"stopReason": "end_turn"}})
+"""
+
+
+async def reading_turn(tmp_path: Path, *options: str) -> tuple[str, Bridge]:
+    (tmp_path / "hello.txt").write_text("file contents", encoding="utf-8")
+    agent = [sys.executable, "-c", V1_READING_AGENT]
+    bridge = await open_bridge(tmp_path, *options, agent=agent)
+    await bridge.send(V2_HELLO)
+    assert (await bridge.answer(0))["result"]["protocolVersion"] == 2
+    new = await bridge.request(1, "session/new", {"cwd": str(tmp_path), "mcpServers": []})
+    prompt = {"sessionId": new["result"]["sessionId"], "prompt": [{"type": "text", "text": "x"}]}
+    await bridge.request(2, "session/prompt", prompt)
+    await bridge.until(is_idle)
+    (chunk,) = [
+        json.loads(line)["params"]["update"]["content"]["text"]
+        for line in bridge.received
+        if b'"agent_message_chunk"' in line
+    ]
+    return chunk, bridge
+
+
+async def test_fs_serves_a_v1_agents_file_reads_and_the_log_shows_both_sides(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "bridge.log"
+    with anyio.fail_after(SCENARIO_TIMEOUT):
+        text, bridge = await reading_turn(tmp_path, "--fs", "--log", str(log))
+        code, err = await bridge.close()
+
+    assert text == "file contents"
+    assert (code, err) == (0, "")
+    records = log.read_text(encoding="utf-8")
+    assert 'offered fs: {"readTextFile": true, "writeTextFile": true}' in records
+    for side in ("client->bridge v2", "bridge->agent v1", "agent->bridge v1", "bridge->client v2"):
+        assert f" {side} " in records, side
+    asked = [
+        r for r in records.splitlines() if " agent->bridge v1 " in r and "fs/read_text_file" in r
+    ]
+    assert len(asked) == 1
+
+
+async def test_without_fs_a_v1_agents_file_read_is_refused(tmp_path: Path) -> None:
+    with anyio.fail_after(SCENARIO_TIMEOUT):
+        text, bridge = await reading_turn(tmp_path)
+        code, err = await bridge.close()
+
+    assert text == "error -32601"
+    assert code == 0
+    assert "offered fs: null" in err  # the agent's stderr passes through without --log
