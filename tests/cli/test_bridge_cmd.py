@@ -374,3 +374,30 @@ async def test_without_fs_a_v1_agents_file_read_is_refused(tmp_path: Path) -> No
     assert text == "error -32601"
     assert code == 0
     assert "offered fs: null" in err  # the agent's stderr passes through without --log
+
+
+DYING_V1_AGENT = """
+import json, sys
+rid = json.loads(sys.stdin.readline())["id"]
+print(json.dumps({"jsonrpc": "2.0", "id": rid, "result": {"protocolVersion": 1}}), flush=True)
+sys.stdin.readline()
+print("v1 agent: out of memory", file=sys.stderr)
+sys.exit(6)
+"""
+
+
+async def test_a_translated_agent_dying_fails_the_pending_request_in_one_line(
+    tmp_path: Path,
+) -> None:
+    with anyio.fail_after(SCENARIO_TIMEOUT):
+        bridge = await open_bridge(tmp_path, agent=[sys.executable, "-c", DYING_V1_AGENT])
+        await bridge.send(V2_HELLO)
+        await bridge.answer(0)
+        new = await bridge.request(1, "session/new", {"cwd": str(tmp_path), "mcpServers": []})
+        code, err = await bridge.close()
+
+    assert new["error"]["code"] == -32603
+    assert code == 6
+    assert "the agent exited with status 6 before the client closed the connection" in err
+    assert "v1 agent: out of memory" in err
+    assert "Traceback" not in err

@@ -127,16 +127,20 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _log_warnings_to(log: WireLog) -> None:
-    """Send acp2's warnings to the wire log, so that with ``--log`` the terminal stays
-    quiet (the bridge is an agent command: its stderr is the editor's)."""
+    """With ``--log``, acp2's warnings go to the wire log instead of stderr (one line
+    each, as on stderr without it), so the terminal -- or the editor's log -- stays quiet."""
     import logging
+
+    from acp2.errors import summarize
 
     class _ToWireLog(logging.Handler):
         def emit(self, record: logging.LogRecord) -> None:
-            log.note(f"{record.levelname.lower()}: {record.getMessage()}")
+            text = record.getMessage()
+            if record.exc_info and record.exc_info[1] is not None:
+                text += f" ({summarize(record.exc_info[1])})"
+            log.note(f"{record.levelname.lower()}: {text}")
 
-    handler = _ToWireLog(logging.WARNING)
-    logging.getLogger().addHandler(handler)
+    logging.getLogger().handlers = [_ToWireLog(logging.WARNING)]
 
 
 def _command(words: list[str]) -> list[str]:

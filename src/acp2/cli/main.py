@@ -22,7 +22,7 @@ __all__ = ["EXIT_INTERNAL", "build_parser", "main"]
 EXIT_INTERNAL: Final = 70
 #: Subcommands that are agents: their stderr is their log for whoever started them, so
 #: their logging is left as it is (tracebacks included).
-AGENT_COMMANDS: Final = frozenset({"agent", "test-agent", "bridge"})
+AGENT_COMMANDS: Final = frozenset({"agent", "test-agent"})
 
 #: subcommand -> (module, one-line help). Each module has add_parser(subparsers) and main(args).
 COMMANDS: dict[str, tuple[str, str]] = {
