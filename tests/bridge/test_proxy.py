@@ -15,8 +15,9 @@ import anyio
 import pytest
 from wire import TIMEOUT, ZED_INITIALIZE, Wire
 
+from acp2.bridge.hello import read_hello
 from acp2.bridge.passthrough import Copier
-from acp2.bridge.proxy import AgentGone, BadAnswer, read_hello, run_bridge
+from acp2.bridge.proxy import AgentGone, BadAnswer, run_bridge
 from acp2.transport.memory import memory_pair
 
 pytestmark = pytest.mark.anyio

@@ -2,15 +2,13 @@
 
 :func:`run_bridge` joins a client transport and an agent transport:
 
-1. :func:`read_hello` reads the client's first ``initialize`` and its version (v2-shaped
-   params asking for 1, as ``acp2 check``'s probe sends, count as v2; an unreadable
-   version is answered ``-32602`` and the next line read; other first messages are
-   answered ``-32600``, as no session can exist before ``initialize``).
+1. :func:`acp2.bridge.hello.read_hello` reads the client's first ``initialize`` and the
+   version it speaks.
 2. That request goes to the agent **unchanged** -- so a pass-through connection is byte
    for byte the client's -- except that with ``files`` / ``terminals`` a v2 request also
    carries v1's ``clientInfo`` / ``clientCapabilities`` (keys a v2 agent ignores) to
-   offer ``fs/*`` / ``terminal/*`` to a v1 agent. :func:`probe` reads the answer; what
-   the agent wrote before it is kept, in order.
+   offer ``fs/*`` / ``terminal/*`` to a v1 agent. :func:`acp2.bridge.hello.probe` reads
+   the answer; what the agent wrote before and after it is kept, in order.
 3. The answer decides (:func:`acp2.compat.v1.negotiate.result_version`: number and shape):
 
    ============  =====================  =====================================================
@@ -27,7 +25,7 @@
 
 Failures raise :class:`AgentGone` (the agent's stdout ended before it answered) or
 :class:`BadAnswer` (a v1 result that cannot be read); both carry the client's
-``initialize`` so the caller can answer it (:func:`answer_error`).
+``initialize`` so the caller can answer it (:func:`acp2.bridge.hello.answer_error`).
 """
 
 from __future__ import annotations
@@ -37,72 +35,17 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import msgspec
-from msgspec import UNSET, Raw, UnsetType
 
+from acp2.bridge.hello import Answer, Hello, answer_version, probe, read_hello
 from acp2.bridge.passthrough import Side, pass_through
 from acp2.bridge.wirelog import TappedTransport, WireLog
-from acp2.compat.v1.negotiate import NegotiationError, Version, request_version, result_version
-from acp2.errors import ConnectionClosed
-from acp2.rpc.framing import DEFAULT_MAX_MESSAGE_SIZE
-from acp2.schema.methods import INITIALIZE
+from acp2.compat.v1.negotiate import Version
 from acp2.transport.base import DirectReceive, DirectSend, Transport
 
-__all__ = [
-    "AgentGone",
-    "BadAnswer",
-    "BridgeEnd",
-    "Hello",
-    "answer_error",
-    "probe",
-    "read_hello",
-    "run_bridge",
-]
+__all__ = ["AgentGone", "BadAnswer", "BridgeEnd", "run_bridge", "tapped"]
 
 _NEWLINE: Final = b"\n"
-#: JSON-RPC codes the bridge answers with itself.
-PARSE_ERROR: Final = -32700
-INVALID_REQUEST: Final = -32600
-INTERNAL_ERROR: Final = -32603
-
-
-class _Envelope(msgspec.Struct):
-    # Only what routes a message; params and result stay raw bytes.
-    method: Any = UNSET
-    id: Any = UNSET
-    params: Raw | UnsetType = UNSET
-    result: Raw | UnsetType = UNSET
-    info: Any = UNSET  # only read from initialize params (v2 shape)
-
-
-class _Shape(msgspec.Struct):
-    info: Any = UNSET
-
-
-_envelope: Final = msgspec.json.Decoder(_Envelope)
-_shape: Final = msgspec.json.Decoder(_Shape)
 _encoder: Final = msgspec.json.Encoder()
-
-
-@dataclass(frozen=True)
-class Hello:
-    """The client's ``initialize``: the line (no newline), the bytes read after it, the
-    version it speaks and its request id."""
-
-    line: bytes
-    rest: bytes
-    version: Version
-    request_id: Any
-
-
-@dataclass(frozen=True)
-class Answer:
-    """The agent's answer to the probe: ``line``; what it wrote ``before`` and after it
-    (``rest``); the raw ``result`` (``None`` for an error answer)."""
-
-    before: bytes
-    line: bytes
-    rest: bytes
-    result: Raw | None
 
 
 @dataclass(frozen=True)
@@ -130,113 +73,6 @@ class BadAnswer(Exception):
         self.hello = hello
 
 
-async def answer_error(client: Transport, hello: Hello, message: str) -> None:
-    """Answer the client's ``initialize`` with a JSON-RPC internal error (``-32603``)."""
-    await _send_error(client, hello.request_id, INTERNAL_ERROR, message)
-
-
-async def _send_error(transport: Transport, rid: Any, code: int, message: str) -> None:
-    error = {"code": code, "message": message}
-    await transport.send(_encoder.encode({"jsonrpc": "2.0", "id": rid, "error": error}) + b"\n")
-
-
-# -- the client's initialize ------------------------------------------------------------
-
-
-async def read_hello(client: Transport) -> Hello | None:
-    """The client's first ``initialize`` (see the module); ``None`` at the end of its
-    stream or past the message size limit."""
-    buffer = bytearray()
-    while True:
-        cut = buffer.find(_NEWLINE)
-        if cut < 0:
-            if len(buffer) > DEFAULT_MAX_MESSAGE_SIZE:
-                return None
-            chunk = await client.receive()
-            if not chunk:
-                return None
-            buffer += chunk
-            continue
-        line, rest = bytes(buffer[:cut]), bytes(buffer[cut + 1 :])
-        buffer = bytearray(rest)
-        if line.strip():
-            hello = await _judge(client, line, rest)
-            if hello is not None:
-                return hello
-
-
-async def _judge(client: Transport, line: bytes, rest: bytes) -> Hello | None:
-    """A :class:`Hello` for an ``initialize`` request line; else answer it, ``None``."""
-    try:
-        envelope = _envelope.decode(line)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        await _send_error(client, None, PARSE_ERROR, "Parse error: not a JSON-RPC message")
-        return None
-    if envelope.method != INITIALIZE.name or envelope.id is UNSET:
-        if envelope.id is not UNSET and envelope.method is not UNSET:
-            text = "The first request must be initialize"
-            await _send_error(client, envelope.id, INVALID_REQUEST, text)
-        return None
-    params = envelope.params if envelope.params is not UNSET else Raw(b"null")
-    try:
-        version = request_version(params)
-    except NegotiationError as exc:
-        await _send_error(client, envelope.id, exc.code, str(exc))
-        return None
-    if version == 1 and _shape.decode(params).info is not UNSET:
-        version = 2  # v2's shape asking for 1 (a v2 client probing): answered 2
-    return Hello(line, rest, version, envelope.id)
-
-
-# -- the agent's answer -------------------------------------------------------------------
-
-
-async def probe(agent: Transport, line: bytes, request_id: Any) -> Answer | None:
-    """Send ``line`` (an ``initialize`` with ``request_id``) and read until its answer;
-    ``None`` when the agent's stream ends (or overflows the size limit) first."""
-    try:
-        await agent.send(line + _NEWLINE)
-    except ConnectionClosed:
-        return None  # already gone: its stdout tells no more
-    buffer = bytearray()
-    start = 0
-    while True:
-        cut = buffer.find(_NEWLINE, start)
-        if cut < 0:
-            chunk = await agent.receive() if len(buffer) <= DEFAULT_MAX_MESSAGE_SIZE else b""
-            if not chunk:
-                return None
-            buffer += chunk
-            continue
-        line = bytes(buffer[start:cut])
-        found = _response(line, request_id)
-        if found is not None:
-            result = found if isinstance(found, Raw) else None
-            return Answer(bytes(buffer[:start]), line, bytes(buffer[cut + 1 :]), result)
-        start = cut + 1
-
-
-def _response(line: bytes, request_id: Any) -> Raw | bool | None:
-    """The raw result if ``line`` answers ``request_id`` (``False`` for an error answer);
-    ``None`` if it is anything else."""
-    try:
-        envelope = _envelope.decode(line)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
-    if envelope.method is not UNSET or envelope.id != request_id:
-        return None
-    return envelope.result if isinstance(envelope.result, Raw) else False
-
-
-def _answer_version(answer: Answer) -> Version | None:
-    if answer.result is None:
-        return None
-    try:
-        return result_version(answer.result)
-    except NegotiationError:
-        return None
-
-
 # -- choosing and running -----------------------------------------------------------------
 
 
@@ -261,22 +97,24 @@ async def run_bridge(
     ``terminals`` serve a v1 agent's ``fs/*`` / ``terminal/*`` requests (back direction
     only; ``terminals`` needs a back bridge that has them). ``log`` records every frame.
     Raises :class:`AgentGone` / :class:`BadAnswer` before the direction is chosen."""
-    watched = _watch(client)
-    sides = _Sides(watched, agent, log, files, terminals)
-    hello = await read_hello(watched)
+    ends: list[Side] = []
+    sides = _Sides(
+        _watch(client, "client", ends), _watch(agent, "agent", ends), log, files, terminals
+    )
+    hello = await read_hello(sides.client)
     if hello is None:
         return BridgeEnd("none", "client")
     offer = hello.version == 2 and (files or terminals)
     sent = _with_v1_offer(hello.line, files, terminals) if offer else hello.line
-    answer = await probe(agent, sent, hello.request_id)
+    answer = await probe(sides.agent, sent, hello.request_id)
     if answer is None:
         raise AgentGone(hello)
     mode = await _run_mode(sides, hello, sent, answer)
-    return BridgeEnd(mode, "client" if watched.ended else "agent")
+    return BridgeEnd(mode, ends[0] if ends else "client")
 
 
 async def _run_mode(sides: _Sides, hello: Hello, sent: bytes, answer: Answer) -> str:
-    agent_version = _answer_version(answer)
+    agent_version = answer_version(answer)
     if agent_version == hello.version or (hello.version == 2 and agent_version is None):
         await _pass(sides, hello, sent, answer)
         return "pass-through"
@@ -355,42 +193,48 @@ def _with_v1_offer(line: bytes, files: bool, terminals: bool) -> bytes:
 
 
 class _EndWatch:
-    """The client's transport, noting when its stream ends (to tell who ended first)."""
+    """A side's transport that appends ``side`` to ``ends`` when its stream ends, so the
+    bridge can tell which side went first (both may end within moments)."""
 
-    def __init__(self, inner: Transport) -> None:
+    def __init__(self, inner: Transport, side: Side, ends: list[Side]) -> None:
         self.inner = inner
-        self.ended = False
         self.send = inner.send
         self.aclose = inner.aclose
+        self._side = side
+        self._ends = ends
+
+    def _ended(self) -> None:
+        if self._side not in self._ends:
+            self._ends.append(self._side)
 
     async def receive(self) -> bytes:
         """The inner transport's next chunk (``b""`` marks the end)."""
         chunk = await self.inner.receive()
         if not chunk:
-            self.ended = True
+            self._ended()
         return chunk
 
 
 class _DirectEndWatch(_EndWatch):
     """An :class:`_EndWatch` keeping the inner transport's direct paths (stdio has
-    them), so a bridged connection over it keeps its fast paths."""
+    them), so a connection over it keeps its fast paths."""
 
     inner: Any
     send_nowait: Callable[[bytes], int]
 
-    def __init__(self, inner: Transport) -> None:
-        super().__init__(inner)
+    def __init__(self, inner: Transport, side: Side, ends: list[Side]) -> None:
+        super().__init__(inner, side, ends)
         self.send_nowait = self.inner.send_nowait
 
     async def pump(self, consume: Callable[[bytes], bool]) -> bool:
         """Pump the inner transport; its end marks the end."""
         more: bool = await self.inner.pump(consume)
         if not more:
-            self.ended = True
+            self._ended()
         return more
 
 
-def _watch(inner: Transport) -> _EndWatch:
+def _watch(inner: Transport, side: Side, ends: list[Side]) -> _EndWatch:
     if isinstance(inner, DirectReceive) and isinstance(inner, DirectSend):
-        return _DirectEndWatch(inner)
-    return _EndWatch(inner)
+        return _DirectEndWatch(inner, side, ends)
+    return _EndWatch(inner, side, ends)

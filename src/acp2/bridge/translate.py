@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any, Final
 import anyio
 import msgspec
 
+from acp2.bridge.hello import Answer, Hello
 from acp2.bridge.peek import replay
-from acp2.bridge.proxy import Answer, BadAnswer, Hello, tapped
+from acp2.bridge.proxy import BadAnswer, tapped
 from acp2.schema.methods import INITIALIZE
 from acp2.transport.base import Transport
 

@@ -201,7 +201,8 @@ async def _bridge(
     args: argparse.Namespace,
     log: WireLog | None,
 ) -> int:
-    from acp2.bridge.proxy import AgentGone, BadAnswer, answer_error, run_bridge
+    from acp2.bridge.hello import answer_error
+    from acp2.bridge.proxy import AgentGone, BadAnswer, run_bridge
     from acp2.diagnose import early_exit
 
     try:
@@ -246,7 +247,7 @@ async def _not_started(
 ) -> int:
     import anyio
 
-    from acp2.bridge.proxy import answer_error, read_hello
+    from acp2.bridge.hello import answer_error, read_hello
     from acp2.diagnose import start_failure
 
     text = start_failure(command, exc)
