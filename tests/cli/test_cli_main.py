@@ -36,6 +36,7 @@ ARGS = {
     "agent": [],
     "test-agent": [],
     "check": ["--", "agent"],
+    "bridge": ["--", "agent"],
 }
 
 

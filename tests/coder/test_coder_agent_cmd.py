@@ -45,6 +45,7 @@ def test_help_explains_the_models_and_how_to_register_the_agent() -> None:
         "--base-url URL",
         "--model-name NAME",
         "agent_servers",
+        "docs/editors.md",
         "OPENAI_API_KEY",
         "scripted",
     ):

@@ -25,7 +25,7 @@ from acp2.rpc.framing import DEFAULT_MAX_MESSAGE_SIZE
 from acp2.schema.methods import INITIALIZE
 from acp2.transport.base import DirectReceive, DirectSend, Transport
 
-__all__ = ["ReplayTransport", "peek_version"]
+__all__ = ["ReplayTransport", "peek_version", "replay"]
 
 
 class _Envelope(msgspec.Struct):
@@ -84,7 +84,8 @@ class _DirectReplayTransport(ReplayTransport):
         return more
 
 
-def _replay(inner: Transport, head: bytes) -> ReplayTransport:
+def replay(inner: Transport, head: bytes) -> ReplayTransport:
+    """``inner`` with ``head`` received first, keeping its direct paths when it has them."""
     if isinstance(inner, DirectReceive) and isinstance(inner, DirectSend):
         return _DirectReplayTransport(inner, head)
     return ReplayTransport(inner, head)
@@ -125,10 +126,10 @@ async def peek_version(transport: Transport) -> tuple[Version, Transport]:
     while True:
         line = await _first_line(transport, buffer)
         if line is None or not line.strip():
-            return 2, _replay(transport, bytes(buffer))
+            return 2, replay(transport, bytes(buffer))
         rid, found = _version_of(line)
         if not isinstance(found, NegotiationError):
-            return found or 2, _replay(transport, bytes(buffer))
+            return found or 2, replay(transport, bytes(buffer))
         error = {"code": found.code, "message": str(found)}
         await transport.send(_encoder.encode({"jsonrpc": "2.0", "id": rid, "error": error}) + b"\n")
         del buffer[: len(line) + 1]

@@ -32,10 +32,11 @@ commands (run_command):
   directories and a private /tmp, cannot read your home, and have no network unless
   --command-network. See docs/sandbox.md.
 
-register it in an editor (ACP v2 over stdio), e.g. Zed's settings.json:
+register it in an editor (it answers ACP v1 and v2 on stdio), e.g. Zed's settings.json:
   "agent_servers": {
     "acp2": {
-      "command": "acp2",
+      "type": "custom",
+      "command": "/absolute/path/to/acp2",
       "args": ["agent", "--model", "openai", "--model-name", "gpt-4o-mini"],
       "env": {"OPENAI_API_KEY": "sk-..."}
     }
@@ -44,6 +45,9 @@ a local server:
   acp2 agent --base-url http://127.0.0.1:11434/v1 --model-name qwen2.5-coder
 try it from a terminal:
   acp2 chat -- acp2 agent
+
+JetBrains and Neovim (CodeCompanion) settings, `acp2 bridge` for agents that speak
+only one ACP version, and debugging: docs/editors.md
 """
 
 
