@@ -30,6 +30,7 @@ from acp2.schema import (
     ListSessionsResponse,
     NewSessionRequest,
     NewSessionResponse,
+    ReplayComplete,
     ResumeSessionRequest,
     ResumeSessionResponse,
     SessionConfigOption,
@@ -154,6 +155,10 @@ class SessionManager:
     async def on_resume(self, params: ResumeSessionRequest) -> ResumeSessionResponse:
         """Reattach a stored session; replay its history first when asked (SS-10..SS-16).
 
+        Everything goes before the response, in this order: the replay and its
+        ``replay_complete`` (only with a ``replayFrom`` cursor), the ``state_update``
+        snapshot, ``available_commands_update``.
+
         A session another live agent process serves is refused (``-32010``, see
         :mod:`acp2.agent.lease`). The history is folded a batch at a time, letting the
         connection's other requests be answered meanwhile.
@@ -177,10 +182,15 @@ class SessionManager:
         self.store.update_session(record.id, additional_directories=dirs)
         if state is not None:
             await self._replay(session, state)
+            # The replay boundary (RFD session-replay-complete): after the last replayed
+            # update, before the state snapshot and the response. Both drafts take it as
+            # their `other` fallback, so it is sent to every client that asked for a replay.
+            session.emitter.emit(ReplayComplete(), record=False)
         session.emitter.emit(StateUpdate(state=session.state))
         response = ResumeSessionResponse()
         self._fill_session_response(session, response)
-        self._announce_commands(session)
+        # Everything the resume owes goes before its response (acp-tck RESUME-202).
+        self._send_commands(session)
         return response
 
     async def _attach(self, session_id: str, replay: bool) -> SessionState | None:
@@ -233,14 +243,20 @@ class SessionManager:
         if self.agent.commands:
             response.available_commands = list(self.agent.commands)
 
-    def _announce_commands(self, session: AgentSession) -> None:
-        # D-19: Aug clients only read the update, so send it too -- after the response.
+    def _send_commands(self, session: AgentSession) -> None:
+        # D-19: Aug clients only read the update, so it is sent besides the response's list.
         if self.agent.commands:
             commands = list(self.agent.commands)
+            session.emitter.emit(AvailableCommandsUpdate(available_commands=commands))
+
+    def _announce_commands(self, session: AgentSession) -> None:
+        # session/new: the client learns the session id from the response, so the update
+        # follows it (a client that buffered early updates would take it either way, SS-25).
+        if self.agent.commands:
 
             async def announce() -> None:
                 """Send the commands (started after the response is queued)."""
-                session.emitter.emit(AvailableCommandsUpdate(available_commands=commands))
+                self._send_commands(session)
 
             self.task_group.start_soon(announce)
 
