@@ -22,9 +22,11 @@ from acp2.state import ReplayMerge, SessionState, entity_key, reduce
 CHUNKED_REPLAY = [u for u in LIVE if u["sessionUpdate"] != "state_update"] + [state_update("idle")]
 
 
-def _merged(held: SessionState, replay: list[dict[str, Any]]) -> tuple[SessionState, list[Any]]:
-    """Reduce ``replay`` into ``held`` through a ReplayMerge; return it and the updates
-    that were not absorbed (what a client hands on as news)."""
+def _merged(
+    held: SessionState, replay: list[dict[str, Any]], *, complete: bool = True
+) -> tuple[SessionState, list[Any]]:
+    """Reduce ``replay`` into ``held`` through a ReplayMerge (finished when ``complete``);
+    return it and the updates that were not absorbed (what a client hands on as news)."""
     merge = ReplayMerge(held)
     news = []
     for raw in replay:
@@ -32,6 +34,8 @@ def _merged(held: SessionState, replay: list[dict[str, Any]]) -> tuple[SessionSt
         if not merge.absorb(held, update):
             reduce(held, update)
             news.append(update)
+    if complete:
+        merge.finish(held)
     return held, news
 
 
@@ -59,10 +63,20 @@ def test_replayed_updates_about_held_entities_are_not_news_and_the_rest_are() ->
     assert [m.text for m in held.timeline] == ["hi", "hello", "new"]  # positions kept
 
 
-def test_held_entities_the_replay_lacks_are_kept_where_they_were() -> None:
+def test_a_truncated_replay_keeps_the_held_entities_it_did_not_reach() -> None:
     held = feed(chunk("agent", "old", "kept"), chunk("agent", "m1", "a"))
-    _merged(held, [chunk("agent", "m1", "ab")])
+    _merged(held, [chunk("agent", "m1", "ab")], complete=False)
     assert [(m.message_id, m.text) for m in held.timeline] == [("old", "kept"), ("m1", "ab")]
+
+
+def test_a_completed_replay_under_new_ids_leaves_one_copy_of_each_message_ss17() -> None:
+    # A v1 agent behind the bridge (or any agent, SS-17) may replay under fresh ids.
+    held = feed(chunk("user", "u1", "hi"), chunk("agent", "m1", "hello"))
+    held.terminal("t1").append(b"kept")
+    _merged(held, [chunk("user", "r1", "hi"), chunk("agent", "r2", "hello")])
+    assert [(m.message_id, m.text) for m in held.timeline] == [("r1", "hi"), ("r2", "hello")]
+    assert set(held.messages) == {("user", "r1"), ("agent", "r2")}
+    assert held.terminals["t1"].text == "kept"
 
 
 def test_held_unknown_updates_are_not_kept_twice_but_new_ones_are() -> None:

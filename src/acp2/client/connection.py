@@ -185,7 +185,10 @@ class ClientConnection:
         ``state`` of the object of a dropped connection): the new session takes it over
         as its ``state``, and the replay rebuilds what it holds instead of adding to it
         -- no message, tool call or terminal is doubled, and replayed updates about what
-        it held are not handed to the listeners again (:class:`~acp2.state.ReplayMerge`).
+        it held are not handed to the listeners again; a completed replay also drops the
+        held messages it did not name (it is all the history the agent retained, and an
+        agent may give replayed messages new ids, SS-17). After a failed resume ``known``
+        may hold part of the replay (:class:`~acp2.state.ReplayMerge`).
         """
         cwd_s, dirs = self._paths(cwd, additional_directories)
         check_mcp_servers(self.agent_capabilities, mcp_servers)
@@ -204,12 +207,12 @@ class ClientConnection:
         try:
             response = await self._link.call(SESSION_RESUME, params, waiter=answered)
         except BaseException:
+            session.end_replay(complete=False)
             self._link.detach(session)
             if previous is not None:
                 self._link.attach(previous)
             raise
-        finally:
-            session.end_replay()
+        session.end_replay(complete=True)
         self._link.attach(session)  # again: of concurrent resumes of one id, the last answered wins
         return _seeded(session, response)
 

@@ -154,9 +154,14 @@ class ClientSession:
         """:meth:`deliver` while a resume's replay runs: the replay ends at its
         ``replay_complete`` or, from an agent that sends none, at the resume response
         (an update dispatched after it is live, even one read together with it)."""
+        if type(update) is ReplayComplete:
+            self.end_replay(complete=True)  # the marker itself is not history
+            return self.deliver(update, raw_params)
         answered = self._answered
-        if type(update) is ReplayComplete or (answered is not None and answered.done()):
-            self.end_replay()  # the marker itself is not history
+        if answered is not None and answered.done():  # the response was read before this
+            # A cancelled waiter: the caller gave the resume up (no result to read).
+            ok = not answered.cancelled() and answered.result()[1] is None
+            self.end_replay(complete=ok)
             return self.deliver(update, raw_params)
         merge = self._merge
         if merge is not None and merge.absorb(self.state, update):
@@ -175,8 +180,13 @@ class ClientSession:
         self._answered = answered
         self.replaying = True
 
-    def end_replay(self) -> None:
-        """Internal: the replay is over (its marker, the resume's answer, or a failure)."""
+    def end_replay(self, *, complete: bool) -> None:
+        """Internal: the replay is over: ``complete`` at its marker or a successful
+        answer (then held entries it did not name go, see
+        :meth:`~acp2.state.ReplayMerge.finish`), not after a failure. Idempotent."""
+        merge = self._merge
+        if merge is not None and complete:
+            merge.finish(self.state)
         self.replaying = False
         self._merge = None
         self._answered = None

@@ -8,9 +8,12 @@ remembers what the state held when the replay began -- entities by key (message
 ``(kind, messageId)``, ``toolCallId``, ``terminalId``, ``compactionId``, ``planId``) and
 unknown updates by their bytes -- and rebuilds each held entity from the replay: the
 first replayed update about it clears what the state had, then it and every later one
-is reduced as usual. The replay is the agent's full version of the entity, so the
-result is exactly what a fresh state reducing the same replay holds, with the held
-entities keeping their timeline positions and anything the replay lacks kept as it was.
+is reduced as usual. The replay is the agent's full version of the entity. A replay from the start
+covers all the history the agent retained, so when it completed, :meth:`ReplayMerge.finish`
+drops the held timeline entries it did not name: an agent whose replayed ids differ from
+the live ones (SS-17 allows it; a v1 agent behind the bridge gets fresh ids) then still
+leaves one copy of each message. The result is what a fresh state reducing the same
+replay holds, with the held entities it named keeping their timeline positions.
 Pure: no IO, no event loop.
 """
 
@@ -32,8 +35,9 @@ from acp2.schema.plan import PlanItems, PlanUpdate
 from acp2.schema.terminal import TerminalOutputChunk, TerminalUpdate
 from acp2.schema.tools import ToolCallContentChunk, ToolCallUpdate
 from acp2.schema.updates import CompactionSummaryChunk, CompactionUpdate
+from acp2.state.entities import MessageState, PlanState, ToolCallState
 from acp2.state.reducer import reduce
-from acp2.state.session import SessionState
+from acp2.state.session import Entry, SessionState
 
 __all__ = ["ReplayMerge", "entity_key"]
 
@@ -80,6 +84,16 @@ def _held_keys(state: SessionState) -> set[Key]:
     return keys
 
 
+def _key_of(entry: Entry) -> Key:
+    if isinstance(entry, MessageState):
+        return (entry.kind, entry.message_id)
+    if isinstance(entry, ToolCallState):
+        return ("tool_call", entry.tool_call_id)
+    if isinstance(entry, PlanState):
+        return ("plan", entry.plan_id)
+    return ("compaction", entry.compaction_id)
+
+
 def _clear(state: SessionState, key: Key) -> None:
     """Clear what the state accumulated for ``key`` (what a chunk would append to); the
     patched fields need no clearing: the replay's whole update sets them again."""
@@ -99,8 +113,9 @@ def _clear(state: SessionState, key: Key) -> None:
 class ReplayMerge:
     """Reduces one replay into a state that already held part of the session.
 
-    Make one when the replay begins (it notes what ``state`` holds then) and give every
-    replayed update to :meth:`absorb`; reduce the others as usual.
+    Make one when the replay begins (it notes what ``state`` holds then), give every
+    replayed update to :meth:`absorb` (reduce the others as usual), and call
+    :meth:`finish` once the replay completed (not after a truncated one).
     """
 
     __slots__ = ("_held", "_rebuilt", "_unknown")
@@ -125,3 +140,21 @@ class ReplayMerge:
             _clear(state, key)
         reduce(state, update)
         return True
+
+    def finish(self, state: SessionState) -> None:
+        """The replay completed: drop the held messages, tool calls, plans and compactions
+        it did not name (terminals and unknown updates are kept)."""
+        gone = {key for key in self._held if key[0] != "terminal"} - self._rebuilt
+        if not gone:
+            return
+        for key in gone:
+            kind, ident = key
+            if kind == "tool_call":
+                state.tool_calls.pop(ident, None)
+            elif kind == "plan":
+                state.plans.pop(ident, None)
+            elif kind == "compaction":
+                state.compactions.pop(ident, None)
+            else:
+                state.messages.pop(key, None)
+        state.timeline = [entry for entry in state.timeline if _key_of(entry) not in gone]
