@@ -72,8 +72,9 @@ class ClientSession:
 
     ``id`` is the agent's session id, ``cwd`` its working directory, ``state`` the
     reduced :class:`~acp2.state.SessionState` (read-only for callers), ``client`` the
-    connection, ``closed`` True after :meth:`close`. Create one with ``new_session`` or
-    ``resume``.
+    connection, ``closed`` True after :meth:`close`, ``replaying`` True while the updates
+    handed to the listeners are a resume's replayed history (False for everything live).
+    Create one with ``new_session`` or ``resume``.
     """
 
     def __init__(
