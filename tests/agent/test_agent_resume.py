@@ -124,6 +124,7 @@ async def test_ss12_replay_from_start_sends_the_whole_conversation_then_state_th
         "tool_call_update",
         "terminal_update",
         "terminal_update",
+        "replay_complete",
         "state_update",
     ]
     assert replay[-1] == {"sessionUpdate": "state_update", "state": "idle"}
@@ -176,7 +177,8 @@ async def test_ss13_replaying_many_stored_chunks_folds_them_into_one_whole_messa
     assert sum(1 for _ in store.updates(sid)) == 501  # the user message + every chunk
     _, h2 = await _resume(make_agent(store=store), sid, replayFrom={"type": "start"})
     replay = _before_response(h2)
-    assert [u["sessionUpdate"] for u in replay] == ["user_message", "agent_message", "state_update"]
+    kinds = [u["sessionUpdate"] for u in replay]
+    assert kinds == ["user_message", "agent_message", "replay_complete", "state_update"]
     assert text_of(replay[1]) == "".join(f"{i}," for i in range(500))
 
 
@@ -426,4 +428,5 @@ async def test_a_split_replay_is_valid_under_both_drafts() -> None:
     assert kinds[0] == "agent_message"
     assert "agent_message_chunk" in kinds
     assert "terminal_output_chunk" in kinds
-    assert kinds[-2:] == ["terminal_update", "state_update"]  # the exit status comes last
+    # the exit status comes last, then the replay boundary and the state snapshot
+    assert kinds[-3:] == ["terminal_update", "replay_complete", "state_update"]

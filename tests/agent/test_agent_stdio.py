@@ -92,7 +92,9 @@ async def test_ss12_resume_with_replay_after_restarting_the_agent_process(tmp_pa
     assert messages[0]["messageId"] == first["messageId"]
     live_ids = {u["messageId"] for u in live if "messageId" in u}
     assert {u["messageId"] for u in messages} == live_ids
-    assert replay[-1] == {"sessionUpdate": "state_update", "state": "idle"}
+    # the state snapshot, then the command list, both before the response (RESUME-202)
+    assert replay[-2] == {"sessionUpdate": "state_update", "state": "idle"}
+    assert replay[-1]["sessionUpdate"] == "available_commands_update"
     assert idle["stopReason"] == "end_turn"
 
 

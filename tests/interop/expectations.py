@@ -195,7 +195,14 @@ def _resume(report: dict[str, Any]) -> None:
     replayed = report["extra"]["replayed"]
     kinds = [u.get("sessionUpdate") for u in replayed]
     assert {"user_message", "user_message_chunk"} & set(kinds), kinds
-    assert kinds[-1] == "state_update", "no state snapshot before the resume response (D-14)"
+    assert "state_update" in kinds, "no state snapshot before the resume response (D-14)"
+    # The snapshot follows the replayed history; only session-level snapshots (commands)
+    # and the Preview's replay_complete (before the snapshot) may sit around it.
+    tail = kinds[kinds.index("state_update") + 1 :]
+    assert set(tail) <= {"available_commands_update", "config_option_update"}, kinds
+    if "replay_complete" in kinds:
+        assert kinds.count("replay_complete") == 1, kinds
+        assert kinds.index("replay_complete") < kinds.index("state_update"), kinds
     text = "".join(
         u["content"].get("text", "")
         for u in replayed

@@ -117,6 +117,30 @@ class Emitter:
         except ConnectionClosed:
             pass
 
+    def hold(self) -> None:
+        """Keep every frame sent from now on until :meth:`release` (a resume's replay is
+        running: live updates wait behind it, RFD session-replay-complete). They are still
+        recorded in history as they are emitted."""
+        held = self._sink
+        if isinstance(held, _HeldFrames):
+            held.depth += 1  # two replays at once: held until both are done
+        else:
+            self._sink = _HeldFrames(held)
+
+    def release(self) -> None:
+        """Undo one :meth:`hold`; after the last, send the kept frames in order."""
+        held = self._sink
+        if isinstance(held, _HeldFrames):
+            held.depth -= 1
+            if held.depth:
+                return
+            self._sink = held.sink
+            for frame in held.frames:
+                try:  # noqa: SIM105 - same as emit
+                    held.sink.send_frame_nowait(frame)
+                except ConnectionClosed:
+                    pass
+
     async def emit_async(self, update: Any) -> None:
         """:meth:`emit`, then ``drain()`` when the connection says so (backpressure).
 
@@ -127,6 +151,30 @@ class Emitter:
         self.emit(update)
         if self._sink.congested:
             await self._sink.drain()
+
+
+class _HeldFrames:
+    """A :class:`FrameSink` that keeps the frames (backpressure is the real sink's)."""
+
+    __slots__ = ("depth", "frames", "sink")
+
+    def __init__(self, sink: FrameSink) -> None:
+        self.sink = sink
+        self.frames: list[bytes] = []
+        self.depth = 1
+
+    def send_frame_nowait(self, frame: bytes) -> None:
+        """Keep ``frame`` for the release."""
+        self.frames.append(frame)
+
+    async def drain(self) -> None:
+        """The real sink's drain."""
+        await self.sink.drain()
+
+    @property
+    def congested(self) -> bool:
+        """The real sink's state."""
+        return self.sink.congested
 
 
 def _recorded(update: Any, body: Body) -> bool:

@@ -30,6 +30,7 @@ from acp2.schema import (
     ListSessionsResponse,
     NewSessionRequest,
     NewSessionResponse,
+    ReplayComplete,
     ResumeSessionRequest,
     ResumeSessionResponse,
     SessionConfigOption,
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
     from acp2.agent.settings import AgentSettings as Agent
+    from acp2.agent.store import SessionRecord
     from acp2.rpc import Connection
 
 __all__ = ["PAGE_SIZE", "SessionManager"]
@@ -154,6 +156,10 @@ class SessionManager:
     async def on_resume(self, params: ResumeSessionRequest) -> ResumeSessionResponse:
         """Reattach a stored session; replay its history first when asked (SS-10..SS-16).
 
+        Everything goes before the response, in this order: the replay and its
+        ``replay_complete`` (only with a ``replayFrom`` cursor), the ``state_update``
+        snapshot, ``available_commands_update``.
+
         A session another live agent process serves is refused (``-32010``, see
         :mod:`acp2.agent.lease`). The history is folded a batch at a time, letting the
         connection's other requests be answered meanwhile.
@@ -168,20 +174,39 @@ class SessionManager:
         replay = check_replay(params.replay_from)
         dirs = check_roots(self.agent, params.cwd, params.additional_directories)
         mcp = check_mcp(self.agent, params.mcp_servers)
-        state = await self._attach(record.id, replay)
-        session = self._live.get(record.id)
-        if session is None:
-            session = self._open(record.id, record.cwd, dirs, mcp)
-        else:
-            session.additional_directories, session.mcp_servers = dirs, mcp
-        self.store.update_session(record.id, additional_directories=dirs)
-        if state is not None:
-            await self._replay(session, state)
+        session = await self._reattach(record, replay, dirs, mcp)
         session.emitter.emit(StateUpdate(state=session.state))
         response = ResumeSessionResponse()
         self._fill_session_response(session, response)
-        self._announce_commands(session)
+        # Everything the resume owes goes before its response (acp-tck RESUME-202).
+        self._send_commands(session)
         return response
+
+    async def _reattach(
+        self, record: SessionRecord, replay: bool, dirs: list[str], mcp: list[Any]
+    ) -> AgentSession:
+        """The live session for ``record`` (opened unless this connection serves it),
+        its history replayed first when asked."""
+        live = self._live.get(record.id)
+        if live is not None and replay:
+            # Live updates wait behind the replay (RFD session-replay-complete). The fold
+            # reads the history as stored now, with no await in between, so every live
+            # update is either in the replay or held: never both, never lost.
+            live.emitter.hold()
+        try:
+            state = await self._attach(record.id, replay)
+            session = self._live.get(record.id)
+            if session is None:
+                session = self._open(record.id, record.cwd, dirs, mcp)
+            else:
+                session.additional_directories, session.mcp_servers = dirs, mcp
+            self.store.update_session(record.id, additional_directories=dirs)
+            if state is not None:
+                await self._replay(session, state)
+        finally:
+            if live is not None and replay:
+                live.emitter.release()
+        return session
 
     async def _attach(self, session_id: str, replay: bool) -> SessionState | None:
         """Take the lease unless this connection serves the session already; return the
@@ -208,12 +233,24 @@ class SessionManager:
             batches.close()
 
     async def _replay(self, session: AgentSession, state: SessionState) -> None:
-        """Send the folded history, frame by frame, under the connection's backpressure."""
+        """Send the folded history, frame by frame, under the connection's backpressure,
+        then its ``replay_complete``.
+
+        The replay boundary (RFD session-replay-complete) goes after the last replayed
+        update, before the state snapshot and the response. Both drafts take it as their
+        ``other`` fallback, so it is sent to every client that asked for a replay. The
+        frames bypass the session's emitter, which may be holding live updates meanwhile.
+        """
         connection = self.connection
+        emitter = Emitter(session.id, connection, None)
         for update in render(state):
-            session.emitter.emit(update, record=False)
+            if session.closed:
+                return  # closed meanwhile: nothing more for it, and no marker (truncated)
+            emitter.emit(update, record=False)
             if connection.congested:
                 await connection.drain()
+        if not session.closed:
+            emitter.emit(ReplayComplete(), record=False)
 
     def _open(self, session_id: str, cwd: str, dirs: list[str], mcp: list[Any]) -> AgentSession:
         emitter = Emitter(session_id, self.connection, self.store)
@@ -233,14 +270,20 @@ class SessionManager:
         if self.agent.commands:
             response.available_commands = list(self.agent.commands)
 
-    def _announce_commands(self, session: AgentSession) -> None:
-        # D-19: Aug clients only read the update, so send it too -- after the response.
+    def _send_commands(self, session: AgentSession) -> None:
+        # D-19: Aug clients only read the update, so it is sent besides the response's list.
         if self.agent.commands:
             commands = list(self.agent.commands)
+            session.emitter.emit(AvailableCommandsUpdate(available_commands=commands))
+
+    def _announce_commands(self, session: AgentSession) -> None:
+        # session/new: the client learns the session id from the response, so the update
+        # follows it (a client that buffered early updates would take it either way, SS-25).
+        if self.agent.commands:
 
             async def announce() -> None:
                 """Send the commands (started after the response is queued)."""
-                session.emitter.emit(AvailableCommandsUpdate(available_commands=commands))
+                self._send_commands(session)
 
             self.task_group.start_soon(announce)
 

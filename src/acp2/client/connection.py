@@ -19,6 +19,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
+from acp2 import _aio
 from acp2.client.checks import (
     check_absolute,
     check_auth_method,
@@ -53,6 +54,7 @@ from acp2.schema.methods import (
     SESSION_NEW,
     SESSION_RESUME,
 )
+from acp2.state import SessionState
 
 __all__ = ["AgentClosed", "ClientConnection"]
 
@@ -166,6 +168,7 @@ class ClientConnection:
         additional_directories: Sequence[PathLike] | None = None,
         mcp_servers: Sequence[Any] | None = None,
         on_update: UpdateListener | None = None,
+        known: SessionState | None = None,
     ) -> ClientSession:
         """Reattach to ``session_id`` with ``session/resume``; return a fresh session object.
 
@@ -174,6 +177,18 @@ class ClientConnection:
         {type:"start"}``), reduced into the new state before this returns (SS-12, SS-14).
         A session without a state snapshot is taken to be idle (D-14). Any older object
         for the same id stops receiving updates.
+
+        The replay ends at the agent's ``replay_complete`` or, from an agent that sends
+        none, at the response; while the session's listeners see replayed updates,
+        ``session.replaying`` is True (it is False for the marker and everything live).
+        ``known`` is a state the client already holds for this session (e.g. the
+        ``state`` of the object of a dropped connection): the new session takes it over
+        as its ``state``, and the replay rebuilds what it holds instead of adding to it
+        -- no message, tool call or terminal is doubled, and replayed updates about what
+        it held are not handed to the listeners again; a completed replay also drops the
+        held messages it did not name (it is all the history the agent retained, and an
+        agent may give replayed messages new ids, SS-17). After a failed resume ``known``
+        may hold part of the replay (:class:`~acp2.state.ReplayMerge`).
         """
         cwd_s, dirs = self._paths(cwd, additional_directories)
         check_mcp_servers(self.agent_capabilities, mcp_servers)
@@ -181,18 +196,23 @@ class ClientConnection:
         _fill_roots(params, dirs, mcp_servers)
         if replay:
             params.replay_from = ReplayFromStart()
-        session = ClientSession(self, self._link, session_id, cwd_s)
+        session = ClientSession(self, self._link, session_id, cwd_s, state=known)
         previous = self.sessions.get(session_id)
         if on_update is not None:
             session.add_listener(on_update)
         self._link.attach(session)  # replayed updates arrive before the response
+        answered = _aio.new_waiter()
+        if replay:
+            session.begin_replay(answered)
         try:
-            response = await self._link.call(SESSION_RESUME, params)
+            response = await self._link.call(SESSION_RESUME, params, waiter=answered)
         except BaseException:
+            session.end_replay(complete=False)
             self._link.detach(session)
             if previous is not None:
                 self._link.attach(previous)
             raise
+        session.end_replay(complete=True)
         self._link.attach(session)  # again: of concurrent resumes of one id, the last answered wins
         return _seeded(session, response)
 

@@ -170,11 +170,12 @@ class AgentLink(Generic[S]):
 
     # -- what a session may ask ---------------------------------------------------------
 
-    async def call(self, spec: MethodSpec[P, R], params: P) -> R:
+    async def call(self, spec: MethodSpec[P, R], params: P, *, waiter: Any = None) -> R:
         """Send the request ``spec``; ``ConnectionClosed`` becomes ``AgentClosed`` (raised
-        once the agent's stderr has ended, within ``STDERR_SETTLE``)."""
+        once the agent's stderr has ended, within ``STDERR_SETTLE``). ``waiter``: see
+        :meth:`acp2.rpc.Connection.request` (done once the reader dispatched the answer)."""
         try:
-            return await self.connection.call(spec, params)
+            return await self.connection.call(spec, params, waiter=waiter)
         except ConnectionClosed as exc:
             await self._settle()
             raise AgentClosed(self.describe_closed) from exc

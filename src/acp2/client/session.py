@@ -32,6 +32,7 @@ from acp2.schema import (
     CloseSessionRequest,
     ConfigOptionUpdate,
     PromptRequest,
+    ReplayComplete,
     RequestPermissionRequest,
     RequestPermissionResponse,
     SetSessionConfigOptionRequest,
@@ -45,6 +46,7 @@ from acp2.schema.methods import (
     SESSION_SET_CONFIG_OPTION,
 )
 from acp2.state import (
+    ReplayMerge,
     SessionState,
     apply_permission_subject,
     mark_cancelled,
@@ -70,18 +72,33 @@ class ClientSession:
 
     ``id`` is the agent's session id, ``cwd`` its working directory, ``state`` the
     reduced :class:`~acp2.state.SessionState` (read-only for callers), ``client`` the
-    connection, ``closed`` True after :meth:`close`. Create one with ``new_session`` or
-    ``resume``.
+    connection, ``closed`` True after :meth:`close`, ``replaying`` True while the updates
+    handed to the listeners are a resume's replayed history (False for everything live).
+    Create one with ``new_session`` or ``resume``.
     """
 
     def __init__(
-        self, client: ClientConnection, link: AgentLink[ClientSession], session_id: str, cwd: str
+        self,
+        client: ClientConnection,
+        link: AgentLink[ClientSession],
+        session_id: str,
+        cwd: str,
+        *,
+        state: SessionState | None = None,
     ) -> None:
         self.client = client
         self.id = session_id
         self.cwd = cwd
-        self.state = SessionState(session_id=session_id)
+        self.state = SessionState(session_id=session_id) if state is None else state
         self.closed = False
+        #: True while the updates being delivered are a resume's replayed history (see
+        #: :meth:`ClientConnection.resume <acp2.client.ClientConnection.resume>`).
+        self.replaying = False
+        #: Reduces the replay into a state the client already held (None: a fresh one).
+        self._merge: ReplayMerge | None = None
+        #: The resume request's waiter: done once its response was dispatched, which ends
+        #: the replay of an agent that sends no ``replay_complete``.
+        self._answered: asyncio.Future[Any] | None = None
         self._link = link
         self._works: list[Work] = []
         #: How many ``session/prompt`` requests wait for their response.
@@ -118,6 +135,8 @@ class ClientSession:
         response (see :meth:`_receive_in_order`); the reader awaits it before the next
         message. A plain function otherwise: no coroutine per update.
         """
+        if self.replaying:
+            return self._deliver_replayed(update, raw_params)
         if self._listeners or (self._prompting and type(update) is StateUpdate):
             return self._deliver_in_full(update, raw_params)
         # :meth:`receive` without listeners, inlined: the hot path of a streaming session,
@@ -131,6 +150,47 @@ class ClientSession:
         if self._changed is not None:
             self._wake()
         return None
+
+    def _deliver_replayed(self, update: Any, raw_params: bytes) -> Awaitable[None] | None:
+        """:meth:`deliver` while a resume's replay runs: the replay ends at its
+        ``replay_complete`` or, from an agent that sends none, at the resume response
+        (an update dispatched after it is live, even one read together with it)."""
+        if type(update) is ReplayComplete:
+            self.end_replay(complete=True)  # the marker itself is not history
+            return self.deliver(update, raw_params)
+        answered = self._answered
+        if answered is not None and answered.done():  # the response was read before this
+            # A cancelled waiter: the caller gave the resume up (no result to read).
+            ok = not answered.cancelled() and answered.result()[1] is None
+            self.end_replay(complete=ok)
+            return self.deliver(update, raw_params)
+        merge = self._merge
+        if merge is not None and merge.absorb(self.state, update):
+            # Already held before the resume: rebuilt in the state, not news to anyone.
+            if self._changed is not None:
+                self._wake()
+            return None
+        return self._deliver_in_full(update, raw_params)
+
+    def begin_replay(self, answered: asyncio.Future[Any]) -> None:
+        """Internal: the updates from now on are the replay of the resume whose request
+        waits on ``answered``; what :attr:`state` already holds is rebuilt, not doubled
+        (:class:`~acp2.state.ReplayMerge`)."""
+        held = self.state.timeline or self.state.terminals or self.state.unknown
+        self._merge = ReplayMerge(self.state) if held else None
+        self._answered = answered
+        self.replaying = True
+
+    def end_replay(self, *, complete: bool) -> None:
+        """Internal: the replay is over: ``complete`` at its marker or a successful
+        answer (then held entries it did not name go, see
+        :meth:`~acp2.state.ReplayMerge.finish`), not after a failure. Idempotent."""
+        merge = self._merge
+        if merge is not None and complete:
+            merge.finish(self.state)
+        self.replaying = False
+        self._merge = None
+        self._answered = None
 
     def _deliver_in_full(self, update: Any, raw_params: bytes) -> Awaitable[None] | None:
         raw = b""

@@ -321,7 +321,9 @@ class Connection:
 
     # --- outgoing -----------------------------------------------------------------
 
-    async def request(self, method: str, params: Any, result_type: type[R]) -> R:
+    async def request(
+        self, method: str, params: Any, result_type: type[R], *, waiter: _Waiter | None = None
+    ) -> R:
         """Send a request and return its result decoded as ``result_type``.
 
         Raises the :class:`~acp2.errors.RequestError` subclass matching an error
@@ -329,11 +331,16 @@ class Connection:
         malformed result, :class:`~acp2.errors.ConnectionClosed` when the connection
         closes first. If the calling task is cancelled, ``$/cancel_request`` is sent and
         the late response is dropped. ``params=None`` omits ``params``.
+
+        ``waiter`` (from :func:`acp2._aio.new_waiter`) is resolved by the reader the
+        moment the response is dispatched, before this call returns: a caller that must
+        place the response among the notifications read with it checks ``waiter.done()``.
         """
         self._check_open()
         if self._reader_task is not None and _aio.current_task() is self._reader_task:
             raise LocalProtocolError("request() inside a notification handler would deadlock")
-        waiter: _Waiter = _aio.new_waiter()
+        if waiter is None:
+            waiter = _aio.new_waiter()
         rid, frame = self._peer.send_request(method, params, waiter)
         self._outbox.put(frame)
         try:
@@ -355,11 +362,12 @@ class Connection:
         except RecursionError as exc:
             raise RemoteProtocolError(f"malformed result for {method}: {TOO_DEEP}") from exc
 
-    async def call(self, spec: MethodSpec[P, R], params: P) -> R:
+    async def call(self, spec: MethodSpec[P, R], params: P, *, waiter: _Waiter | None = None) -> R:
         """Send the request ``spec`` (a method table entry) and return its typed result.
 
-        ``request(spec.name, params, spec.result_type)``: same errors and cancellation."""
-        result: R = await self.request(spec.name, params, spec.result_type)
+        ``request(spec.name, params, spec.result_type)``: same errors, cancellation and
+        ``waiter``."""
+        result: R = await self.request(spec.name, params, spec.result_type, waiter=waiter)
         return result
 
     async def notify(self, method: str | MethodSpec[Any, None], params: Any) -> None:

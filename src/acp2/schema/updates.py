@@ -36,6 +36,7 @@ __all__ = [
     "CompactionUpdate",
     "Cost",
     "Notice",
+    "ReplayComplete",
     "SessionInfoUpdate",
     "SessionUpdate",
     "UpdateSessionNotification",
@@ -107,6 +108,24 @@ class CompactionSummaryChunk(
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
+class ReplayComplete(
+    Model, tag_field="sessionUpdate", tag="replay_complete", gc=False, kw_only=True
+):
+    """Session update ``replay_complete`` (Preview): the replay a resume asked for ended.
+
+    Modelled from the published RFD page ``rfds/v2/session-replay-complete``: no vendored
+    schema has it (not the Aug or Nov drafts, not the TypeScript SDK 2.4.0 schema), so
+    both drafts see it as their ``other`` fallback, which makes it valid to send to
+    either. An agent sends it once per ``session/resume`` with a ``replayFrom`` cursor,
+    after the last replayed update and before the response (an empty replay too); every
+    update of the session before it is replayed history, every one after it is live.
+    Never sent without a cursor, nor when the replay could not finish: a resume that
+    fails without it delivered a truncated replay.
+    """
+
+    meta: MetaField = msgspec.field(default=UNSET, name="_meta")
+
+
 #: One ``session/update`` payload; an unknown ``sessionUpdate`` is kept as ``msgspec.Raw``.
 SessionUpdate: TypeAlias = (
     UserMessageChunk
@@ -128,10 +147,12 @@ SessionUpdate: TypeAlias = (
     | Notice
     | CompactionUpdate
     | CompactionSummaryChunk
+    | ReplayComplete
     | Raw
 )
 
-#: Every ``sessionUpdate`` tag modelled here (the last three are Nov-only).
+#: Every ``sessionUpdate`` tag modelled here (``notice`` and the two ``compaction_*`` are
+#: Nov-only, ``replay_complete`` is the Preview's and in no vendored schema).
 SESSION_UPDATE_KINDS: Final[tuple[str, ...]] = tuple(
     str(cls.__struct_config__.tag) for cls in get_args(SessionUpdate) if cls is not Raw
 )

@@ -24,6 +24,7 @@ from acp2.state.entities import (
     UsageState,
 )
 from acp2.state.reducer import reduce, reduce_agent_text
+from acp2.state.replay import ReplayMerge, entity_key
 from acp2.state.session import MAX_NOTICES, Entry, SessionState
 from acp2.state.tools import apply_permission_subject, apply_tool_call, mark_cancelled
 
@@ -35,12 +36,14 @@ __all__ = [
     "MessageKind",
     "MessageState",
     "PlanState",
+    "ReplayMerge",
     "SessionState",
     "TerminalState",
     "ToolCallState",
     "UsageState",
     "apply_permission_subject",
     "apply_tool_call",
+    "entity_key",
     "mark_cancelled",
     "patch_meta",
     "reduce",

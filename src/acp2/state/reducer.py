@@ -35,6 +35,7 @@ from acp2.schema.updates import (
     CompactionSummaryChunk,
     CompactionUpdate,
     Notice,
+    ReplayComplete,
     SessionInfoUpdate,
     UpdateSessionNotification,
     UsageUpdate,
@@ -186,7 +187,7 @@ def _usage_update(state: SessionState, update: UsageUpdate) -> None:
         usage.cost = update.cost
 
 
-# -- notices, compactions, unknown (Nov, EX-07) -----------------------------------------
+# -- notices, compactions, replay boundary, unknown (Nov, Preview, EX-07) ------------
 
 
 def _notice(state: SessionState, update: Notice) -> None:
@@ -205,6 +206,11 @@ def _compaction_update(state: SessionState, update: CompactionUpdate) -> None:
 
 def _compaction_chunk(state: SessionState, update: CompactionSummaryChunk) -> None:
     state.compaction(update.compaction_id).summary.append(update.content)
+
+
+def _replay_complete(state: SessionState, update: ReplayComplete) -> None:
+    # A boundary, not history: the state only counts the replays that finished.
+    state.replays += 1
 
 
 def _unknown(state: SessionState, update: Raw) -> None:
@@ -237,6 +243,7 @@ _HANDLERS: Final[dict[type, _Handler]] = {
     Notice: _notice,
     CompactionUpdate: _compaction_update,
     CompactionSummaryChunk: _compaction_chunk,
+    ReplayComplete: _replay_complete,
     Raw: _unknown,
     UpdateSessionNotification: _notification,
 }

@@ -44,8 +44,9 @@ class SessionState:
     is ``idle`` until told otherwise (D-14). ``stop_reason`` / ``error`` describe the last
     foreground work that ended; ``background`` is None until an agent reports it (PL-25).
     ``work`` counts pieces of foreground work started, ``completed`` those that ended
-    (a repeated ``idle`` is not a new completion, PL-24). Unknown updates are kept raw in
-    ``unknown``, in arrival order (EX-07).
+    (a repeated ``idle`` is not a new completion, PL-24). ``replays`` counts the
+    ``replay_complete`` markers received (each ends one resume's replay). Unknown updates
+    are kept raw in ``unknown``, in arrival order (EX-07).
     """
 
     session_id: str | None = None
@@ -67,6 +68,7 @@ class SessionState:
     background: list[Any] | None = None
     work: int = 0
     completed: int = 0
+    replays: int = 0
     notices: deque[Any] = field(default_factory=_notices)
     unknown: list[Raw] = field(default_factory=list)
 
