@@ -167,3 +167,19 @@ async def test_each_transport_reaches_the_agent_where_it_should_run(
         answer = await link.ext_request("_e2e/pid", {})
     assert (answer["pid"] == os.getpid()) == (transport == "memory")
     assert link.agent_info.name == AGENT_NAME
+
+
+async def test_a_work_still_running_when_the_client_leaves_raises_instead_of_waiting(
+    opener: Any,
+) -> None:
+    """Leaving the connection ends it for the client's own waiters too: a work awaited
+    afterwards raises ConnectionClosed at once (over stdio the watcher may still be
+    waiting for the agent's stderr when the connection is left)."""
+    from acp2.errors import ConnectionClosed
+
+    with anyio.fail_after(TIMEOUT):
+        async with opener() as client:
+            session = await client.new_session()
+            work = await session.prompt("wait")  # runs until cancelled
+        with pytest.raises(ConnectionClosed):
+            await work.wait()

@@ -196,36 +196,41 @@ async def _connect(
                 connection, tg, stderr_tail=stderr_tail, stderr_done=stderr_done
             )
             link.install()
-            async with connection:
-                tg.start_soon(link.watch)
-                response = await initialize(
-                    link,
-                    info or client_info(),
-                    capabilities,
-                    initialize_timeout,
-                    watch,
-                    files,
-                    terminals,
-                )
-                if not isinstance(response, InitializeResponse):  # a v1 agent's answer
-                    again = partial(
-                        _connect,
-                        watch=None,
-                        cwd=default_cwd,
-                        permissions=permissions,
-                        info=info,
-                        capabilities=capabilities,
-                        initialize_timeout=initialize_timeout,
-                        stderr_tail=stderr_tail,
-                        stderr_done=stderr_done,
+            try:
+                async with connection:
+                    tg.start_soon(link.watch)
+                    response = await initialize(
+                        link,
+                        info or client_info(),
+                        capabilities,
+                        initialize_timeout,
+                        watch,
+                        files,
+                        terminals,
                     )
-                    serving = {"files": files, "terminals": terminals}
-                    async with _bridged(connection, response, tg, again, serving) as client:
-                        yield client
-                else:
-                    yield ClientConnection(
-                        link, response, permissions=permissions, default_cwd=default_cwd
-                    )
+                    if not isinstance(response, InitializeResponse):  # a v1 agent's answer
+                        again = partial(
+                            _connect,
+                            watch=None,
+                            cwd=default_cwd,
+                            permissions=permissions,
+                            info=info,
+                            capabilities=capabilities,
+                            initialize_timeout=initialize_timeout,
+                            stderr_tail=stderr_tail,
+                            stderr_done=stderr_done,
+                        )
+                        serving = {"files": files, "terminals": terminals}
+                        async with _bridged(connection, response, tg, again, serving) as client:
+                            yield client
+                    else:
+                        yield ClientConnection(
+                            link, response, permissions=permissions, default_cwd=default_cwd
+                        )
+            finally:
+                # The watcher may still be waiting for the agent's stderr: fail the sessions
+                # now, or a work awaited after the connection was left would wait forever.
+                link.fail_sessions()
             tg.cancel_scope.cancel()
 
 

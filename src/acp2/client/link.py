@@ -134,6 +134,12 @@ class AgentLink(Generic[S]):
         """Fail every session with one clear error once the connection closes."""
         await self.connection.wait_closed()
         await self._settle()
+        self.fail_sessions()
+
+    def fail_sessions(self) -> None:
+        """Fail every live session with :class:`~acp2.errors.AgentClosed` (idempotent: a
+        session keeps its first failure). Called by :meth:`watch`, and by the client when
+        it leaves the connection, so no waiter outlives it."""
         failure = AgentClosed(self.describe_closed)
         for session in list(self.sessions.values()):
             session.fail(failure)
