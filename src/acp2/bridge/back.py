@@ -3,7 +3,7 @@
 Two JSON-RPC connections and the pure translation of :mod:`acp2.compat.v1` between them:
 ``agent`` speaks v1 to the agent (its ``initialize`` already answered), and ``client``
 is a v2 agent-role connection to whoever drives it -- acp2's own client over one end of
-:func:`acp2.transport.memory.memory_pair`, or, later, a v2 client on stdio
+:func:`acp2.transport.direct.direct_pair`, or, later, a v2 client on stdio
 (``acp2 bridge -- V1_AGENT``). The v2 side sees a v2 agent:
 
 - ``initialize`` is answered from the v1 result (protocol version 2);

@@ -224,9 +224,9 @@ async def _bridged(
     """A v1 agent: run the back bridge (:mod:`acp2.bridge.back`, the one translation
     boundary) over ``agent`` and yield the v2 client ``connect_v2`` makes over it."""
     from acp2.bridge.back import serve_back
-    from acp2.transport.memory import memory_pair
+    from acp2.transport.direct import direct_pair
 
-    ours, bridge_end = memory_pair()
+    ours, bridge_end = direct_pair()
     tg.start_soon(partial(serve_back, agent, bridge_end, response, files=files))
     try:
         async with connect_v2(ours) as client:
