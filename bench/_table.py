@@ -140,6 +140,7 @@ ROWS: tuple[Row, ...] = (
             Row(f"bridge.{side}_direct_rtt_p50_us", f"bridge {side}: direct prompt p50 µs"),
             Row(f"bridge.{side}_bridged_rtt_p50_us", f"bridge {side} ({who}): prompt p50 µs"),
             Row(f"bridge.{side}_rtt_delta_us", f"bridge {side}: prompt µs added", 1, LATENCY),
+            Row(f"bridge.{side}_rtt_cpu_delta_us", f"bridge {side}: prompt CPU µs added"),
             Row(f"bridge.{side}_direct_cpu_us", f"bridge {side}: direct CPU µs/update", 2),
             Row(f"bridge.{side}_bridged_cpu_us", f"bridge {side}: bridged CPU µs/update", 2),
             Row(f"bridge.{side}_cpu_ratio", f"bridge {side}: CPU bridged / direct", 3, CPU),

@@ -255,6 +255,19 @@ async def timed(count: int, warmup: int, call: Callable[[], Awaitable[Any]]) -> 
     return samples
 
 
+async def timed_turns(
+    args: argparse.Namespace, pid: int, turn: Callable[[], Awaitable[Any]]
+) -> dict[str, float]:
+    """The p50 of ``args.prompts`` empty turns (after ``args.warmup``) and the CPU µs
+    both processes spent per turn: a loaded machine stretches the wall time with
+    scheduling waits, the CPU spent stays what the code costs."""
+    await timed(0, args.warmup, turn)
+    own0, peer0 = cpu_seconds(), proc_cpu_s(pid)
+    samples = await timed(args.prompts, 0, turn)
+    cpu = (cpu_seconds() - own0 + proc_cpu_s(pid) - peer0) * 1e6 / args.prompts
+    return {"rtt_p50_us": percentile(samples, 50) * 1e6, "rtt_cpu_us": cpu}
+
+
 def cpu_window(own0: float, peer0: float, pid: int, n: int) -> dict[str, float]:
     """CPU µs per update of this process and of ``pid`` since ``own0`` / ``peer0``."""
     own = (cpu_seconds() - own0) * 1e6 / n
@@ -275,10 +288,10 @@ async def raw_client(version: int, args: argparse.Namespace, argv: list[str]) ->
     assert isinstance(stdin, asyncio.WriteTransport)
     client.stdin = stdin
     session = await client.handshake()
-    rtt = await timed(args.prompts, args.warmup, lambda: client.prompt(session, stream_prompt(0)))
+    pid = transport.get_pid()
+    rtt = await timed_turns(args, pid, lambda: client.prompt(session, stream_prompt(0)))
     await client.prompt(session, stream_prompt(10))
-    pid, own0 = transport.get_pid(), cpu_seconds()
-    peer0, client.text_chars = proc_cpu_s(pid), 0
+    own0, peer0, client.text_chars = cpu_seconds(), proc_cpu_s(pid), 0
     stop = await client.prompt(session, stream_prompt(args.updates))
     cpu = cpu_window(own0, peer0, pid, args.updates)
     if stop != "end_turn" or client.text_chars != expected_chars(args.updates):
@@ -286,7 +299,7 @@ async def raw_client(version: int, args: argparse.Namespace, argv: list[str]) ->
     stdin.close()
     await asyncio.wait_for(client.exited, 10)
     transport.close()
-    return {"rtt_p50_us": percentile(rtt, 50) * 1e6, **cpu}
+    return {**rtt, **cpu}
 
 
 async def acp2_client(args: argparse.Namespace, argv: list[str]) -> dict[str, float]:
@@ -299,16 +312,16 @@ async def acp2_client(args: argparse.Namespace, argv: list[str]) -> dict[str, fl
         async def empty_turn() -> None:
             await (await session.prompt(stream_prompt(0))).wait()
 
-        rtt = await timed(args.prompts, args.warmup, empty_turn)
+        pid = child_pid()
+        rtt = await timed_turns(args, pid, empty_turn)
         await (await session.prompt(stream_prompt(10))).wait()
-        pid, own0 = child_pid(), cpu_seconds()
-        peer0 = proc_cpu_s(pid)
+        own0, peer0 = cpu_seconds(), proc_cpu_s(pid)
         work = await session.prompt(stream_prompt(args.updates))
         stop = await work.wait()
         cpu = cpu_window(own0, peer0, pid, args.updates)
         if stop != "end_turn" or len(work.text) != expected_chars(args.updates):
             raise RuntimeError(f"v2 stream ended {stop!r} with {len(work.text)} chars")
-    return {"rtt_p50_us": percentile(rtt, 50) * 1e6, **cpu}
+    return {**rtt, **cpu}
 
 
 def run_one(measure: Measure, args: argparse.Namespace, argv: list[str]) -> dict[str, float]:
@@ -323,12 +336,15 @@ def compare(
 ) -> dict[str, float]:
     """The medians of both peerings and the bridge's delta and ratio, keyed ``name_*``."""
     out: dict[str, float] = {}
-    for key in ("rtt_p50_us", "cpu_us", "driver_cpu_us", "peer_cpu_us"):
+    for key in ("rtt_p50_us", "rtt_cpu_us", "cpu_us", "driver_cpu_us", "peer_cpu_us"):
         out[f"{name}_bridged_{key}"] = statistics.median(r[key] for r in bridged)
         out[f"{name}_direct_{key}"] = statistics.median(r[key] for r in direct)
     rtt_b, rtt_d = out[f"{name}_bridged_rtt_p50_us"], out[f"{name}_direct_rtt_p50_us"]
     out[f"{name}_rtt_delta_us"] = rtt_b - rtt_d
     out[f"{name}_rtt_ratio"] = rtt_b / rtt_d
+    out[f"{name}_rtt_cpu_delta_us"] = (
+        out[f"{name}_bridged_rtt_cpu_us"] - out[f"{name}_direct_rtt_cpu_us"]
+    )
     out[f"{name}_cpu_delta_us"] = out[f"{name}_bridged_cpu_us"] - out[f"{name}_direct_cpu_us"]
     out[f"{name}_cpu_ratio"] = out[f"{name}_bridged_cpu_us"] / out[f"{name}_direct_cpu_us"]
     return out
