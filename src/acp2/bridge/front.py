@@ -26,6 +26,7 @@ import acp2.compat.v1.methods as v1m
 import acp2.compat.v1.schema as v1
 import acp2.schema as v2
 import acp2.schema.methods as v2m
+from acp2.bridge.splice import Splice
 from acp2.bridge.turns import BridgeSession
 from acp2.compat.v1 import agent_side as side
 from acp2.compat.v1 import handshake, same_shape
@@ -55,6 +56,8 @@ class FrontBridge:
         self.v2 = v2conn
         self.task_group = task_group
         self.sessions: dict[str, BridgeSession] = {}
+        #: The same sessions by the JSON of their id (as on the wire), for the splice.
+        self.wire_sessions: dict[bytes, BridgeSession] = {}
         #: Updates of sessions whose ``session/new`` answer the bridge has not yet seen.
         self._unopened: dict[str, list[v2.UpdateSessionNotification]] = {}
         self._drops: Drops = Counter()
@@ -93,6 +96,7 @@ class FrontBridge:
         if found is None or fresh:
             found = BridgeSession(session_id, boolean_options=self._booleans)
             self.sessions[session_id] = found
+            self.wire_sessions[found.wire_id] = found
         return found
 
     # -- v1 requests ----------------------------------------------------------------------
@@ -257,6 +261,8 @@ async def run_front(v1_transport: Transport, v2_transport: Transport) -> Drops:
     ):
         bridge = FrontBridge(v1conn, v2conn, tg)
         bridge.register()
+        if isinstance(v2_transport, Splice):
+            v2_transport.attach(v1conn, bridge.wire_sessions)
         for conn in (v1conn, v2conn):
             tg.start_soon(_close_all_when_closed, conn, tg.cancel_scope)
     dropped = bridge.dropped()
@@ -278,9 +284,11 @@ async def serve_v1_client(agent: Any, transport: Transport) -> None:
     from acp2.transport.direct import direct_pair
 
     agent_end, client_end = direct_pair()
+    # The agent is in this process: its plain text chunks may pass as bytes.
+    spliced = Splice(client_end)
     async with anyio.create_task_group() as tg:
         tg.start_soon(serve_connection, agent, agent_end)
         try:
-            await run_front(transport, client_end)
+            await run_front(transport, spliced)
         finally:
             await client_end.aclose()

@@ -112,6 +112,12 @@ class V1Projector:
             self._last_spoken = key
         return True
 
+    def note_spoken(self, kind: type, message_id: str) -> None:
+        """Note a chunk of ``kind`` (a v2 chunk class) of ``message_id`` as sent to the
+        client by other means (the in-process bridge's byte path), as :meth:`project`
+        would have: a later whole message of that id is then not sent again."""
+        self._spoken.add((kind, message_id))
+
     # -- messages -----------------------------------------------------------------------
 
     def _chunk(self, update: Any) -> list[Any]:
