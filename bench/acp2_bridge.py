@@ -341,12 +341,13 @@ def compare(
         out[f"{name}_direct_{key}"] = statistics.median(r[key] for r in direct)
     rtt_b, rtt_d = out[f"{name}_bridged_rtt_p50_us"], out[f"{name}_direct_rtt_p50_us"]
     out[f"{name}_rtt_delta_us"] = rtt_b - rtt_d
-    out[f"{name}_rtt_ratio"] = rtt_b / rtt_d
+    out[f"{name}_rtt_ratio"] = rtt_b / rtt_d if rtt_d else 0.0
     out[f"{name}_rtt_cpu_delta_us"] = (
         out[f"{name}_bridged_rtt_cpu_us"] - out[f"{name}_direct_rtt_cpu_us"]
     )
     out[f"{name}_cpu_delta_us"] = out[f"{name}_bridged_cpu_us"] - out[f"{name}_direct_cpu_us"]
-    out[f"{name}_cpu_ratio"] = out[f"{name}_bridged_cpu_us"] / out[f"{name}_direct_cpu_us"]
+    if out[f"{name}_direct_cpu_us"] > 0:  # tiny runs may take less than a clock tick
+        out[f"{name}_cpu_ratio"] = out[f"{name}_bridged_cpu_us"] / out[f"{name}_direct_cpu_us"]
     return out
 
 
