@@ -173,3 +173,27 @@ async def test_the_splice_passes_plain_chunks_of_open_sessions_and_hands_on_the_
     assert b"".join(handed) == b"\n".join(lines[1:4]) + b"\n"
     assert first["params"]["update"]["content"] == {"type": "text", "text": "hi"}
     assert second == first
+
+
+async def test_a_line_over_the_size_limit_is_handed_on_for_the_framer_to_refuse(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import acp2.bridge.splice as splice_module
+
+    short = v2.AgentMessageChunk(message_id="m", content=v2.TextContent(text="hi"))
+    long = v2.AgentMessageChunk(message_id="m", content=v2.TextContent(text="x" * 300))
+    lines = [update_frame("s1", short), update_frame("s1", long), update_frame("s1", short)]
+    monkeypatch.setattr(splice_module, "MAX_LINE", len(lines[0]) + 10)
+    agent_end, bridge_end = direct_pair()
+    _editor, v1_end = memory_pair()
+    splice = Splice(bridge_end)
+    session = BridgeSession("s1", boolean_options=False)
+    handed: list[bytes] = []
+    async with Connection(v1_end, name="v1") as v1:
+        splice.attach(v1, {session.wire_id: session})
+        agent_end.send_nowait(b"\n".join(lines) + b"\n")
+        await agent_end.aclose()
+        with anyio.fail_after(5):
+            assert await splice.pump(lambda chunk: handed.append(chunk) is None) is False
+
+    assert handed == [lines[1] + b"\n"]

@@ -14,7 +14,7 @@ the splice waits for the v1 connection to drain (the backpressure of the slow pa
 Only for an agent in this process: its frames come from acp2's own encoder (the
 emitter's byte layout, checked below), so recognising them by their bytes is safe. A
 partial line (a big frame written in pieces) goes to the v2 connection's framer, up
-to its end.
+to its end, and so does a line over the message size limit, which the framer refuses.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from typing import Any, Final, Protocol
 import acp2.schema as v2
 from acp2.compat.v1.project import V1Projector
 from acp2.rpc.connection import Connection
+from acp2.rpc.framing import DEFAULT_MAX_MESSAGE_SIZE
 from acp2.rpc.messages import SESSION_UPDATE_PREFIX
 from acp2.schema.codec import decode
 
@@ -38,6 +39,8 @@ _KINDS: Final = (
     (b'agent_thought_chunk","messageId":"', v2.AgentThoughtChunk),
 )
 _TEXT: Final = b'","content":{"type":"text","text":"'
+#: A longer line takes the slow path, whose framer applies the message size limit.
+MAX_LINE: Final = DEFAULT_MAX_MESSAGE_SIZE
 #: Keys that never occur inside an encoded JSON string (their quotes would be escaped):
 #: a line holding one has an annotation or ``_meta`` v1 would be told differently.
 _OTHER_KEYS: Final = (b'"_meta"', b'"annotations"')
@@ -154,7 +157,10 @@ class Splice:
                 return start
             prefix = self._prefix
         while end < last and chunk.startswith(prefix, end):
-            end = chunk.find(b"\n", end) + 1
+            nl = chunk.find(b"\n", end)
+            if nl - end > MAX_LINE:
+                break
+            end = nl + 1
         for key in _OTHER_KEYS:
             at = chunk.find(key, start, end)
             if at >= 0:  # the run ends before the line holding it
@@ -167,7 +173,7 @@ class Splice:
         return session is not None and session is self._prefix_session and session.backlog is None
 
     def _parse(self, line: bytes) -> bool:
-        if not line.startswith(_HEAD):
+        if len(line) > MAX_LINE or not line.startswith(_HEAD):
             return False
         at = line.find(_UPDATE, len(_HEAD))
         wire_id = line[len(_HEAD) : at]
