@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Final, Literal
 
 #: Implementations in column order.
 IMPLS = ("acp2", "raw", "py-sdk", "ts-sdk")
@@ -84,6 +84,11 @@ class Row:
     target: Target | None = None
 
 
+#: Issue 12's bounds on what a v1 bridge adds (bench/acp2_bridge.py computes both figures
+#: against the same run's direct peering).
+LATENCY: Final = Target("max", 50)
+CPU: Final = Target("max", 1.1)
+
 ROWS: tuple[Row, ...] = (
     Row("stream.updates_per_s", "stream: updates/s", 0, Target("ratio_min", 10, "py-sdk")),
     Row("stream.updates_per_s", "stream: updates/s", 0, Target("ratio_min", 10, "ts-sdk")),
@@ -128,6 +133,19 @@ ROWS: tuple[Row, ...] = (
     Row("startup.import_ms", "startup: import ms (acp2 / acp)", 1, Target("max", 100)),
     Row("startup.import_client_ms", "startup: import acp2.client ms"),
     Row("startup.spawn_init_ms", "startup: spawn -> initialize ms"),
+    *(
+        row
+        for side, who in (("front", "v1 client -> acp2 agent"), ("back", "acp2 client -> v1 agent"))
+        for row in (
+            Row(f"bridge.{side}_direct_rtt_p50_us", f"bridge {side}: direct prompt p50 µs"),
+            Row(f"bridge.{side}_bridged_rtt_p50_us", f"bridge {side} ({who}): prompt p50 µs"),
+            Row(f"bridge.{side}_rtt_delta_us", f"bridge {side}: prompt µs added", 1, LATENCY),
+            Row(f"bridge.{side}_rtt_cpu_delta_us", f"bridge {side}: prompt CPU µs added"),
+            Row(f"bridge.{side}_direct_cpu_us", f"bridge {side}: direct CPU µs/update", 2),
+            Row(f"bridge.{side}_bridged_cpu_us", f"bridge {side}: bridged CPU µs/update", 2),
+            Row(f"bridge.{side}_cpu_ratio", f"bridge {side}: CPU bridged / direct", 3, CPU),
+        )
+    ),
 )
 
 

@@ -5,7 +5,8 @@
 
 Scenarios: ``stream`` (throughput of N ``agent_message_chunk`` updates over stdio),
 ``rtt`` (ping and empty-prompt round trips), ``replay`` (resume with full replay),
-``sessions`` (many sessions on one connection), ``startup`` (imports, spawn -> init).
+``sessions`` (many sessions on one connection), ``startup`` (imports, spawn -> init),
+``bridge`` (what the v1 bridges add, against the same agents spoken to directly: acp2 only).
 Implementations: ``acp2`` (the ``acp2_*.py`` hooks), ``raw`` (pipe + JSON parsing, no
 protocol), ``py-sdk`` (official Python SDK 0.12.1, ACP v1, in its own venv) and ``ts-sdk``
 (official TypeScript SDK 2.4.0, ACP v2 entry point). Every measurement runs in fresh
@@ -37,7 +38,7 @@ from _common import RESULT_PREFIX, SKIP_PREFIX, error_summary
 from _table import IMPLS, render, table_rows
 
 BENCH_DIR = Path(__file__).resolve().parent
-SCENARIOS = ("stream", "rtt", "replay", "sessions", "startup")
+SCENARIOS = ("stream", "rtt", "replay", "sessions", "startup", "bridge")
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,8 @@ def _raw_command(scenario: str, sizes: Sizes, envs: Environments) -> list[str] |
 
 
 def _py_sdk_command(scenario: str, sizes: Sizes, envs: Environments) -> list[str] | None:
+    if scenario == "bridge":
+        return None  # the bridge scenario holds its own baselines
     sdk = envs.sdk_python()
     agent = str(BENCH_DIR / "sdk_agent.py")
     if scenario == "startup":
@@ -133,6 +136,8 @@ def _py_sdk_command(scenario: str, sizes: Sizes, envs: Environments) -> list[str
 
 
 def _ts_sdk_command(scenario: str, sizes: Sizes, envs: Environments) -> list[str] | None:
+    if scenario == "bridge":
+        return None
     node = _provision.node_binary()
     folder = envs.ts_folder()
     if scenario == "startup":

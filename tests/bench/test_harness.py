@@ -68,6 +68,7 @@ def test_raw_baselines_run_and_print_the_table(tmp_path: Path) -> None:
     assert results["stream"]["metrics"]["client_cpu_us_per_update"] > 0
     assert results["rtt"]["metrics"]["ping_p50_us"] > 0
     assert results["replay"]["status"] == "-"  # no raw counterpart
+    assert results["bridge"]["status"] == "-"  # the bridge scenario holds its own baselines
     assert "stream: updates/s" in done.stdout
     assert "round trip: ping p50" in done.stdout
 
@@ -80,6 +81,11 @@ def test_acp2_hooks_run_or_skip_with_a_reason(tmp_path: Path) -> None:
         if outcome["status"] == "skip":
             assert outcome["reason"].endswith("not available yet")
     assert results["startup"]["metrics"]["import_ms"] > 0
+    bridge = results["bridge"]
+    assert bridge["status"] == "ok", bridge["reason"]
+    for side in ("front", "back"):
+        assert bridge["metrics"][f"{side}_bridged_rtt_p50_us"] > 0
+        assert f"{side}_rtt_delta_us" in bridge["metrics"]
 
 
 def test_official_python_sdk_baseline_runs(tmp_path: Path) -> None:

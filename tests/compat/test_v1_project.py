@@ -244,3 +244,36 @@ def test_an_unacknowledged_prompt_stops_waiting_for_its_ack_when_the_turn_ends()
     _feed(p, v2.StateUpdate(state="idle", stop_reason="end_turn"))
     out = _feed(p, v2.UserMessage(message_id="later", content=[_TEXT]))
     assert [u["sessionUpdate"] for u in out] == ["user_message_chunk"]
+
+
+def _note(update: Any, **fields: Any) -> v2.UpdateSessionNotification:
+    return v2.UpdateSessionNotification(session_id="s1", update=update, **fields)
+
+
+def test_a_plain_text_chunk_is_verbatim_its_v2_encoding_is_the_v1_projection() -> None:
+    for kind in (v2.AgentMessageChunk, v2.AgentThoughtChunk, v2.UserMessageChunk):
+        note = _note(kind(message_id="m", content=v2.TextContent(text='a\n"b', meta={"k": 1})))
+        assert V1Projector("s1").verbatim(note)
+        (projected,) = V1Projector("s1").project(note)
+        as_v2 = msgspec.json.decode(msgspec.json.encode(note))
+        assert as_v2 == msgspec.json.decode(msgspec.json.encode(projected))
+        assert_v1_updates([projected])
+
+
+def test_chunks_v1_would_say_differently_are_not_verbatim() -> None:
+    p = V1Projector("s1")
+    annotated = v2.TextContent(text="hi", annotations=v2.Annotations(priority=0.5))
+    image = v2.ImageContent(data=_b64(b"x"), mime_type="image/png")
+    assert not p.verbatim(_note(v2.AgentMessageChunk(message_id="m", content=annotated)))
+    assert not p.verbatim(_note(v2.AgentMessageChunk(message_id="m", content=image)))
+    assert not p.verbatim(_note(v2.AgentMessageChunk(message_id="m", content=_TEXT), meta={}))
+    assert not p.verbatim(_note(v2.AgentMessage(message_id="m", content=[_TEXT])))
+    assert not p.verbatim(_note(v2.StateUpdate(state="running")))
+
+
+def test_a_verbatim_chunk_counts_as_spoken_so_a_later_whole_message_is_not_repeated() -> None:
+    p = V1Projector("s1")
+    assert p.verbatim(_note(v2.AgentMessageChunk(message_id="m", content=_TEXT)))
+    assert p.verbatim(_note(v2.AgentMessageChunk(message_id="m", content=_TEXT)))
+    assert _feed(p, v2.AgentMessage(message_id="m", content=[_TEXT])) == []
+    assert p.dropped["agent_message.replace"] == 1

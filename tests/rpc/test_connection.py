@@ -3,6 +3,7 @@ coalescing and backpressure (TR-01, TR-02, TR-07, TR-09, TR-10, TR-11, TR-12).""
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -489,6 +490,19 @@ async def test_pre_encoded_frames_are_sent_in_order_after_flush_hooks_ran() -> N
         b'{"jsonrpc":"2.0","method":"typed","params":{"n":2}}\n'
     )
     assert events[:2] == ["hook", "written"]
+
+
+async def test_a_run_of_frames_is_written_in_order_with_the_frames_around_it() -> None:
+    a, b = memory_pair()
+    async with Connection(a) as conn:
+        conn.send_frame_nowait(b'{"jsonrpc":"2.0","method":"one"}')
+        conn.send_frames_nowait(b'{"jsonrpc":"2.0","method":"two"}\n{"jsonrpc":"2.0","method":"3"}')
+        conn.send_notification_nowait("four", None)
+        with anyio.fail_after(TIMEOUT):
+            data = await b.receive()
+    methods = [json.loads(line)["method"] for line in data.splitlines()]
+    assert methods == ["one", "two", "3", "four"]
+    assert data.endswith(b"\n")
 
 
 async def test_a_failing_flush_hook_is_logged_and_the_write_goes_ahead(

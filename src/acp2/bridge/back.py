@@ -3,7 +3,7 @@
 Two JSON-RPC connections and the pure translation of :mod:`acp2.compat.v1` between them:
 ``agent`` speaks v1 to the agent (its ``initialize`` already answered), and ``client``
 is a v2 agent-role connection to whoever drives it -- acp2's own client over one end of
-:func:`acp2.transport.memory.memory_pair`, or, later, a v2 client on stdio
+:func:`acp2.transport.direct.direct_pair`, or, later, a v2 client on stdio
 (``acp2 bridge -- V1_AGENT``). The v2 side sees a v2 agent:
 
 - ``initialize`` is answered from the v1 result (protocol version 2);
@@ -47,6 +47,8 @@ from acp2.errors import (
     ResourceNotFound,
 )
 from acp2.rpc import Connection
+from acp2.rpc.messages import SESSION_UPDATE_PREFIX
+from acp2.schema.codec import encode
 from acp2.transport.base import Transport
 
 __all__ = ["BackBridge", "serve_back", "serve_back_transports"]
@@ -93,6 +95,7 @@ class BackBridge:
         self.dropped: Drops = Drops()
         self._tg = task_group
         self._sessions: dict[str, _Session] = {}
+        self._heads: dict[str, bytes] = {}
         caps = result.agent_capabilities
         self._can_load = caps is not UNSET and caps.load_session is True
         self._fs = FileService(self._session_roots, self._ask_write)
@@ -179,6 +182,7 @@ class BackBridge:
     async def _close(self, params: v2.CloseSessionRequest) -> v2.CloseSessionResponse:
         result: v2.CloseSessionResponse = await self._same(v1m.SESSION_CLOSE)(params)
         self._sessions.pop(params.session_id, None)
+        self._heads.pop(params.session_id, None)
         return result
 
     async def _set_config_option(
@@ -290,9 +294,18 @@ class BackBridge:
         client = self.client
         if client.closed:
             return
+        head = self._heads.get(session_id)
+        if head is None:
+            head = self._heads[session_id] = _frame_head(session_id)
         for update in updates:
-            note = v2.UpdateSessionNotification(session_id=session_id, update=update)
-            client.send_notification_nowait(v2m.SESSION_UPDATE, note)
+            # The frame by concatenation, as the agent runtime's emitter builds it: one
+            # encode of the update, no notification object per update.
+            client.send_frame_nowait(head + encode(update) + b"}}")
+
+
+def _frame_head(session_id: str) -> bytes:
+    """How a ``session/update`` frame of ``session_id`` starts, up to its update."""
+    return SESSION_UPDATE_PREFIX + b'{"sessionId":' + encode(session_id) + b',"update":'
 
 
 async def _until_either_closes(a: Connection, b: Connection) -> None:

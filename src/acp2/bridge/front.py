@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Awaitable
 from typing import Any, Final
 
 import anyio
@@ -25,12 +26,14 @@ import acp2.compat.v1.methods as v1m
 import acp2.compat.v1.schema as v1
 import acp2.schema as v2
 import acp2.schema.methods as v2m
+from acp2.bridge.splice import Splice
 from acp2.bridge.turns import BridgeSession
 from acp2.compat.v1 import agent_side as side
 from acp2.compat.v1 import handshake, same_shape
 from acp2.compat.v1.convert import Drops
 from acp2.errors import InvalidParams, RequestCancelled, RequestError
 from acp2.rpc.connection import Connection
+from acp2.schema.codec import encode
 from acp2.transport.base import Transport
 
 __all__ = ["FrontBridge", "run_front", "serve_v1_client"]
@@ -53,6 +56,8 @@ class FrontBridge:
         self.v2 = v2conn
         self.task_group = task_group
         self.sessions: dict[str, BridgeSession] = {}
+        #: The same sessions by the JSON of their id (as on the wire), for the splice.
+        self.wire_sessions: dict[bytes, BridgeSession] = {}
         #: Updates of sessions whose ``session/new`` answer the bridge has not yet seen.
         self._unopened: dict[str, list[v2.UpdateSessionNotification]] = {}
         self._drops: Drops = Counter()
@@ -91,6 +96,7 @@ class FrontBridge:
         if found is None or fresh:
             found = BridgeSession(session_id, boolean_options=self._booleans)
             self.sessions[session_id] = found
+            self.wire_sessions[found.wire_id] = found
         return found
 
     # -- v1 requests ----------------------------------------------------------------------
@@ -202,25 +208,37 @@ class FrontBridge:
 
     # -- the agent's messages ---------------------------------------------------------------
 
-    async def on_update(self, params: v2.UpdateSessionNotification) -> None:
-        """Project one v2 update and send what v1 can say of it (maybe nothing)."""
+    def on_update(self, params: v2.UpdateSessionNotification) -> Awaitable[None] | None:
+        """Project one v2 update and send what v1 can say of it (maybe nothing).
+
+        A plain function, called in the v2 connection's reader: only backpressure (the
+        v1 client reading slower than the agent writes) returns something to await."""
         session = self.sessions.get(params.session_id)
         if session is None:
             self._unopened.setdefault(params.session_id, []).append(params)
         elif session.backlog is not None:
             session.backlog.append(params)
         else:
-            await self._send(session, params)
+            self._send(session, params)
+            if self.v1.congested:
+                return self.v1.drain()
+        return None
 
-    async def _send(self, session: BridgeSession, params: v2.UpdateSessionNotification) -> None:
+    def _send(self, session: BridgeSession, params: v2.UpdateSessionNotification) -> None:
+        if session.projector.verbatim(params):
+            # A plain text chunk is the same JSON in both versions: encoded once, as v1.
+            self.v1.send_frame_nowait(session.frame_head + encode(params.update) + b"}}")
+            return
         session.turns.observe(params.update)
         for note in session.projector.project(params):
-            await self.v1.notify(v1m.SESSION_UPDATE, note)
+            self.v1.send_notification_nowait(v1m.SESSION_UPDATE, note)
 
     async def _flush(self, session: BridgeSession) -> None:
         backlog = session.backlog or []
         while backlog:
-            await self._send(session, backlog.pop(0))
+            self._send(session, backlog.pop(0))
+            if self.v1.congested:
+                await self.v1.drain()
         session.backlog = None
 
     async def on_permission(
@@ -243,6 +261,8 @@ async def run_front(v1_transport: Transport, v2_transport: Transport) -> Drops:
     ):
         bridge = FrontBridge(v1conn, v2conn, tg)
         bridge.register()
+        if isinstance(v2_transport, Splice):
+            v2_transport.attach(v1conn, bridge.wire_sessions)
         for conn in (v1conn, v2conn):
             tg.start_soon(_close_all_when_closed, conn, tg.cancel_scope)
     dropped = bridge.dropped()
@@ -258,14 +278,17 @@ async def _close_all_when_closed(conn: Connection, scope: anyio.CancelScope) -> 
 
 async def serve_v1_client(agent: Any, transport: Transport) -> None:
     """Serve ``agent`` (an :class:`acp2.Agent`) to a v1 client on ``transport``: the
-    agent serves one end of an in-memory pair and the bridge the other."""
+    agent serves one end of an in-memory :func:`~acp2.transport.direct.direct_pair` and
+    the bridge the other."""
     from acp2.agent.connection import serve_connection
-    from acp2.transport.memory import memory_pair
+    from acp2.transport.direct import direct_pair
 
-    agent_end, client_end = memory_pair()
+    agent_end, client_end = direct_pair()
+    # The agent is in this process: its plain text chunks may pass as bytes.
+    spliced = Splice(client_end)
     async with anyio.create_task_group() as tg:
         tg.start_soon(serve_connection, agent, agent_end)
         try:
-            await run_front(transport, client_end)
+            await run_front(transport, spliced)
         finally:
             await client_end.aclose()

@@ -246,9 +246,9 @@ async def _bridged(
     boundary) over ``agent`` and yield the v2 client ``connect_v2`` makes over it;
     ``serving`` holds :func:`~acp2.bridge.back.serve_back`'s ``files`` / ``terminals``."""
     from acp2.bridge.back import serve_back
-    from acp2.transport.memory import memory_pair
+    from acp2.transport.direct import direct_pair
 
-    ours, bridge_end = memory_pair()
+    ours, bridge_end = direct_pair()
     tg.start_soon(partial(serve_back, agent, bridge_end, response, **serving))
     try:
         async with connect_v2(ours) as client:

@@ -407,6 +407,14 @@ class Connection:
             raise LocalProtocolError("a frame must not contain a raw newline")
         self._outbox.put(frame)
 
+    def send_frames_nowait(self, frames: bytes) -> None:
+        """Queue complete, pre-encoded frames joined by newlines (no trailing newline), as
+        one unit: for a relay passing whole lines through (the in-process v1 bridge).
+        Nothing is validated, and a tap sees them as one ``"out"`` item. Raises
+        ``ConnectionClosed`` once the connection is closing."""
+        self._check_open()
+        self._outbox.put(frames)
+
     def coalesce_output(self) -> None:
         """Hold frames queued from now until the tasks and callbacks ready now have run
         once, then write them together: call it right after starting a task that sends at

@@ -1,9 +1,12 @@
-"""An in-memory transport pair, for tests and for running an agent and a client in one process.
+"""In-memory transport pairs, for tests and for running an agent and a client in one process.
 
 ``memory_pair()`` returns two linked :class:`~acp2.transport.base.Transport` ends:
 bytes sent on one are received on the other, in order, chunk for chunk. Closing one end
 ends the other's stream (``receive`` returns ``b""``) and makes its ``send`` raise
 :class:`~acp2.errors.ConnectionClosed`.
+
+``direct_pair()`` (:mod:`acp2.transport.direct`) is the same contract with the direct
+paths of :mod:`acp2.transport.base` as well, for the bridges' in-process hops.
 """
 
 from __future__ import annotations

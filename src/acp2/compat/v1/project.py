@@ -39,6 +39,7 @@ _MESSAGES: Final[dict[type, tuple[str, type]]] = {
     v2.AgentMessage: ("agent_message", v1.AgentMessageChunk),
     v2.AgentThought: ("agent_thought", v1.AgentThoughtChunk),
 }
+_V2_TEXT: Final = v2.TextContent
 _PRIORITY_FALLBACK: Final = "medium"
 _STATUS_FALLBACK: Final = "pending"
 
@@ -67,6 +68,7 @@ class V1Projector:
         self._cost: v1.Cost | None = None
         self._mode: str | None = None
         self._ack: str | bool = False
+        self._last_spoken: tuple[type, str] | None = None
 
     def prompt_sent(self, message_id: str | None = None) -> None:
         """Note that this client sent a prompt: its ``user_message`` acknowledgement (the
@@ -90,6 +92,31 @@ class V1Projector:
             v1.SessionNotification(session_id=self.session_id, update=out)
             for out in handler(self, update)
         ]
+
+    def verbatim(self, params: v2.UpdateSessionNotification) -> bool:
+        """True when ``params`` says in v1 exactly what its v2 encoding says: a message,
+        thought or user chunk of plain text (no annotations, no notification ``_meta``),
+        whose fields are the same in both versions. The caller may then send the v2
+        encoding as is (the stream's hot path); it is counted as spoken, as
+        :meth:`project` would. False means: :meth:`project` it."""
+        update: Any = params.update
+        kind = type(update)
+        if kind not in _CHUNKS_TO_V1 or params.meta is not UNSET:
+            return False
+        content = update.content
+        if type(content) is not _V2_TEXT or content.annotations is not UNSET:
+            return False
+        key = (kind, update.message_id)
+        if key != self._last_spoken:  # a stream repeats one key: one set insert per message
+            self._spoken.add(key)
+            self._last_spoken = key
+        return True
+
+    def note_spoken(self, kind: type, message_id: str) -> None:
+        """Note a chunk of ``kind`` (a v2 chunk class) of ``message_id`` as sent to the
+        client by other means (the in-process bridge's byte path), as :meth:`project`
+        would have: a later whole message of that id is then not sent again."""
+        self._spoken.add((kind, message_id))
 
     # -- messages -----------------------------------------------------------------------
 

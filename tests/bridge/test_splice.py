@@ -1,0 +1,199 @@
+"""The in-process front bridge passes plain text chunks as bytes, and keeps every rule.
+
+``serve_v1_client`` (an acp2 agent in this process serving a v1 client) runs the agent's
+output through :class:`acp2.bridge.splice.Splice`: plain text chunks go to the v1 client
+as they are, everything else through the projection, in the order the agent sent them.
+Each test drives a real agent over a memory pair and checks the v1 frames it gets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import pytest
+from wire import ZED_INITIALIZE, Wire
+
+import acp2.schema as v2
+from acp2.agent import Agent, Turn
+from acp2.bridge.splice import Splice
+from acp2.bridge.turns import BridgeSession
+from acp2.rpc import Connection
+from acp2.rpc.messages import encode_notification
+from acp2.transport.direct import direct_pair
+from acp2.transport.memory import memory_pair
+from interop.v1_schema import validate_v1_frame
+
+pytestmark = pytest.mark.anyio
+
+#: Enough chunks to pass 256 KiB of output (the v1 side drains, the agent writes on).
+MANY = 5000
+
+
+def streaming_agent() -> Agent:
+    """An agent whose prompt text names what its turn sends (see each test)."""
+    agent = Agent("splice-test-agent", version="0", store=":memory:")
+
+    @agent.prompt
+    async def turn(turn: Turn) -> str:
+        mixed = turn.text == "mixed"
+        for i in range(MANY):
+            await turn.say(f"tok{i} ")
+            if mixed and i % 1000 == 500:
+                await say_annotated(turn, i)
+                await turn.think(f"thought{i}")
+        if turn.text == "big":
+            await turn.say("x" * (3 * 1024 * 1024))  # written in pieces: split lines
+            await turn.say("after")
+        if turn.text == "whole":
+            message_id = await turn.say("whole")
+            whole = [v2.TextContent(text="whole")]
+            await turn.send(v2.AgentMessage(message_id=message_id, content=whole))
+        return "end_turn"
+
+    return agent
+
+
+async def say_annotated(turn: Turn, i: int) -> None:
+    text = v2.TextContent(text=f"note{i}", annotations=v2.Annotations(priority=0.5))
+    await turn.send(v2.AgentMessageChunk(message_id=f"note_{i}", content=text))
+
+
+@asynccontextmanager
+async def v1_client() -> AsyncIterator[tuple[Wire, str]]:
+    """A v1 client (Wire) with one session, served through ``Agent.serve``."""
+    client_end, agent_end = memory_pair()
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(streaming_agent().serve, agent_end)
+        wire = Wire(client_end)
+        await wire.request("initialize", ZED_INITIALIZE)
+        new = await wire.request("session/new", {"cwd": "/tmp", "mcpServers": []})
+        yield wire, new["result"]["sessionId"]
+        await client_end.aclose()
+
+
+async def prompt(wire: Wire, sid: str, text: str) -> dict[str, Any]:
+    wire.frames.clear()
+    params = {"sessionId": sid, "prompt": [{"type": "text", "text": text}]}
+    return await wire.request("session/prompt", params)
+
+
+def problems(wire: Wire) -> list[str]:
+    found: list[str] = []
+    for frame in wire.frames[:50] + wire.frames[-50:]:
+        found += validate_v1_frame(frame, "agent", dict(wire.asked))
+    return found
+
+
+async def test_a_long_stream_arrives_whole_in_order_and_before_the_prompts_answer() -> None:
+    async with v1_client() as (wire, sid):
+        answer = await prompt(wire, sid, "plain")
+
+    assert answer["result"] == {"stopReason": "end_turn"}
+    assert wire.frames[-1] is answer
+    chunks = wire.updates("agent_message_chunk")
+    assert [c["content"]["text"] for c in chunks] == [f"tok{i} " for i in range(MANY)]
+    assert {c["messageId"] for c in chunks} == {chunks[0]["messageId"]}
+    assert problems(wire) == []
+
+
+async def test_updates_v1_says_differently_are_projected_in_their_place() -> None:
+    async with v1_client() as (wire, sid):
+        await prompt(wire, sid, "mixed")
+
+    kinds = [
+        (u["sessionUpdate"], u["content"]["text"])
+        for u in wire.updates()
+        if u["sessionUpdate"] in ("agent_message_chunk", "agent_thought_chunk")
+    ]
+    at = kinds.index(("agent_message_chunk", "note500"))
+    assert kinds[at - 1 : at + 3] == [
+        ("agent_message_chunk", "tok500 "),
+        ("agent_message_chunk", "note500"),
+        ("agent_thought_chunk", "thought500"),
+        ("agent_message_chunk", "tok501 "),
+    ]
+    annotated = wire.updates()[
+        [u.get("content", {}).get("text") for u in wire.updates()].index("note500")
+    ]
+    assert annotated["content"]["annotations"] == {"priority": 0.5}
+    assert problems(wire) == []
+
+
+async def test_a_frame_split_across_writes_still_arrives_and_the_stream_goes_on() -> None:
+    async with v1_client() as (wire, sid):
+        answer = await prompt(wire, sid, "big")
+
+    assert answer["result"] == {"stopReason": "end_turn"}
+    texts = [c["content"]["text"] for c in wire.updates("agent_message_chunk")]
+    assert texts[-2:] == ["x" * (3 * 1024 * 1024), "after"]
+    assert len(texts) == MANY + 2
+
+
+async def test_a_whole_message_after_its_passed_chunks_is_not_sent_again() -> None:
+    async with v1_client() as (wire, sid):
+        await prompt(wire, sid, "whole")
+
+    texts = [c["content"]["text"] for c in wire.updates("agent_message_chunk")]
+    assert texts[-1] == "whole"
+    assert texts.count("whole") == 1
+
+
+def update_frame(session_id: str, update: Any) -> bytes:
+    return encode_notification("session/update", {"sessionId": session_id, "update": update})
+
+
+async def test_the_splice_passes_plain_chunks_of_open_sessions_and_hands_on_the_rest() -> None:
+    plain = v2.AgentMessageChunk(message_id="m", content=v2.TextContent(text="hi"))
+    noted = v2.AgentMessageChunk(message_id="m", content=v2.TextContent(text="x", meta={}))
+    lines = [
+        update_frame("s1", plain),
+        update_frame("s1", noted),  # _meta: v1 is told it by the projection
+        update_frame("s2", plain),  # a session the bridge has not opened
+        b'{"jsonrpc":"2.0","id":3,"result":{}}',
+        update_frame("s1", plain),
+    ]
+    agent_end, bridge_end = direct_pair()
+    editor, v1_end = memory_pair()
+    splice = Splice(bridge_end)
+    session = BridgeSession("s1", boolean_options=False)
+    handed: list[bytes] = []
+    async with Connection(v1_end, name="v1") as v1:
+        splice.attach(v1, {session.wire_id: session})
+        agent_end.send_nowait(b"\n".join(lines) + b"\n")
+        await agent_end.aclose()
+        with anyio.fail_after(5):
+            assert await splice.pump(lambda chunk: handed.append(chunk) is None) is False
+        passed = Wire(editor)
+        with anyio.fail_after(5):
+            first, second = await passed._read(), await passed._read()
+
+    assert b"".join(handed) == b"\n".join(lines[1:4]) + b"\n"
+    assert first["params"]["update"]["content"] == {"type": "text", "text": "hi"}
+    assert second == first
+
+
+async def test_a_line_over_the_size_limit_is_handed_on_for_the_framer_to_refuse(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import acp2.bridge.splice as splice_module
+
+    short = v2.AgentMessageChunk(message_id="m", content=v2.TextContent(text="hi"))
+    long = v2.AgentMessageChunk(message_id="m", content=v2.TextContent(text="x" * 300))
+    lines = [update_frame("s1", short), update_frame("s1", long), update_frame("s1", short)]
+    monkeypatch.setattr(splice_module, "MAX_LINE", len(lines[0]) + 10)
+    agent_end, bridge_end = direct_pair()
+    _editor, v1_end = memory_pair()
+    splice = Splice(bridge_end)
+    session = BridgeSession("s1", boolean_options=False)
+    handed: list[bytes] = []
+    async with Connection(v1_end, name="v1") as v1:
+        splice.attach(v1, {session.wire_id: session})
+        agent_end.send_nowait(b"\n".join(lines) + b"\n")
+        await agent_end.aclose()
+        with anyio.fail_after(5):
+            assert await splice.pump(lambda chunk: handed.append(chunk) is None) is False
+
+    assert handed == [lines[1] + b"\n"]
