@@ -229,3 +229,37 @@ async def _expect_cancelled(into: list[BaseException], session: ClientSession) -
     with pytest.raises(RequestCancelled) as caught:
         await session.prompt("held")
     into.append(caught.value)
+
+
+@pytest.mark.anyio
+async def test_two_prompts_sent_together_to_a_v1_agent_each_end_with_their_own_turn(
+    tmp_path: Path,
+) -> None:
+    """The second prompt is sent before the first's turn reports ``running``: the
+    bridge holds it until the first v1 prompt is answered, and its work must not take
+    the first turn (whose user message has another id) for its own."""
+
+    async def prompt(params: v1.PromptRequest) -> v1.PromptResponse:
+        (block,) = params.prompt
+        assert isinstance(block, v1.TextContent)
+        chunk = v1.AgentMessageChunk(content=v1.TextContent(text=f"re {block.text}"))
+        await agent.notify(
+            v1m.SESSION_UPDATE, v1.SessionNotification(session_id=SESSION, update=chunk)
+        )
+        stop = "cancelled" if block.text == "first" else "end_turn"
+        return v1.PromptResponse(stop_reason=stop)
+
+    works: dict[str, Work] = {}
+
+    async def send(text: str) -> None:
+        works[text] = await session.prompt(text)
+
+    async with bridged(tmp_path) as (agent, session):
+        agent.on(v1m.SESSION_PROMPT, prompt)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(send, "first")
+            tg.start_soon(send, "second")
+        stops = {text: await work.wait() for text, work in works.items()}
+        texts = {text: work.text for text, work in works.items()}
+    assert stops == {"first": "cancelled", "second": "end_turn"}
+    assert texts == {"first": "re first", "second": "re second"}
