@@ -17,8 +17,8 @@ from typing import Any
 import anyio
 import pytest
 
-from acp2.client import allow_all, connect, deny_all
-from acp2.schema import Diff
+from acp2.client import PermissionRequest, allow_all, connect, deny_all
+from acp2.schema import Diff, PermissionOption
 from helpers.timeouts import SCENARIO_TIMEOUT as TIMEOUT
 
 from .peers import tap_argv, ts_v1_agent_argv
@@ -99,24 +99,34 @@ async def test_client_answers_a_ts_v1_agents_permission_request(
     check_selected(valid_v1_wire(log), kind)
 
 
+def keep_only_kept_txt(request: PermissionRequest) -> PermissionOption | None:
+    """Allow the write of ``kept.txt``, refuse every other permission."""
+    return (allow_all if request.title.endswith("/kept.txt") else deny_all)(request)
+
+
 @pytest.mark.anyio
-async def test_client_with_files_serves_a_ts_v1_agents_fs_reads(
+async def test_client_with_files_serves_a_ts_v1_agents_fs_requests(
     ts_sdk: Path, tmp_path: Path
 ) -> None:
     log = tmp_path / "wire.jsonl"
     (tmp_path / "hello.txt").write_text("hello from the workspace\n")
     with anyio.fail_after(TIMEOUT):
-        async with connect(v1_agent(ts_sdk, log), cwd=tmp_path, files=True) as client:
+        async with connect(
+            v1_agent(ts_sdk, log), cwd=tmp_path, files=True, permissions=keep_only_kept_txt
+        ) as client:
             session = await client.new_session()
             work = await session.prompt("read hello.txt")
             assert await work.wait() == "end_turn"
             assert work.text == "hello from the workspace\n"
             (call,) = session.state.tool_calls.values()
             assert (call.kind, call.status) == ("read", "completed")
-            missing = await session.prompt("read missing.txt")
-            assert await missing.wait() == "end_turn"
-            assert missing.text == "could not read missing.txt: -32002"
+            # Sent while the previous turn may still run: the bridge holds each prompt
+            # until the v1 agent answered the one before (v1 takes one at a time).
+            replies = [await session.prompt(words) for words in WORDS]
+            assert [(await w.wait(), w.text) for w in replies] == list(WORDS.values())
 
+    assert (tmp_path / "kept.txt").read_text() == "written by ts-v1-agent\n"
+    assert not (tmp_path / "refused.txt").exists()
     frames = valid_v1_wire(log)
     found, absent = agent_requests(frames, "fs/read_text_file")
     assert found["params"]["path"] == str(tmp_path / "hello.txt")
@@ -124,6 +134,18 @@ async def test_client_with_files_serves_a_ts_v1_agents_fs_reads(
         "content": "hello from the workspace\n"
     }
     assert client_answers(frames, absent["id"])[0]["error"]["code"] == -32002
+    kept, refused = agent_requests(frames, "fs/write_text_file")
+    assert client_answers(frames, kept["id"])[0]["result"] in ({}, None)
+    assert client_answers(frames, refused["id"])[0]["error"]["code"] == -32600
+
+
+#: The fs prompts after the first read, and how acp2's client answers them (as the agent
+#: says): a missing file is -32002; a write asks the permission policy first.
+WORDS = {
+    "read missing.txt": ("end_turn", "could not read missing.txt: -32002"),
+    "write kept.txt": ("end_turn", "wrote kept.txt"),
+    "write refused.txt": ("end_turn", "could not write refused.txt: -32600"),
+}
 
 
 @pytest.mark.anyio

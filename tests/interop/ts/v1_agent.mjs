@@ -18,6 +18,9 @@
 //   read <name>  a `read` tool call that reads <cwd>/<name> with fs/read_text_file when
 //                the client offered fs.readTextFile, and says the text (or the error
 //                code); without the capability it says "no fs" and makes no call
+//   write <name> an `edit` tool call that writes "written by ts-v1-agent\n" to <cwd>/<name>
+//                with fs/write_text_file when the client offered fs.writeTextFile,
+//                then says "wrote <name>" (or the error code); else "no fs"
 //   wait         says "waiting", runs until session/cancel
 //   kinds        a thought, a plan, available commands
 //   fail         says "failing on purpose", then answers the prompt with -32603
@@ -132,12 +135,29 @@ async function scenarioTools(cx) {
   return "end_turn";
 }
 
-async function readText(cx, path) {
+// The client's answer to an fs/* request: {result} or {code} (its error code).
+async function askClient(cx, method, params) {
   try {
-    return { text: (await cx.client.request("fs/read_text_file", { sessionId: cx.session.sessionId, path })).content };
+    return { result: await cx.client.request(method, { sessionId: cx.session.sessionId, ...params }) };
   } catch (error) {
     return { code: error?.code ?? null };
   }
+}
+
+// Runs an fs tool call on <cwd>/<name>: `tool_call` in progress, then `act(path)`
+// ({result} or {code}), then completed (with `done(result)` as content) or failed.
+async function fsTool(cx, { name, kind, title }, act, done) {
+  const path = join(cx.session.cwd, name);
+  const toolCallId = nextId("call");
+  const call = { sessionUpdate: "tool_call", toolCallId, title, kind, status: "in_progress" };
+  await send(cx.client, cx.session, { ...call, locations: [{ path }] });
+  const answer = await act(path);
+  if (answer.code !== undefined) {
+    await patch(cx, toolCallId, { status: "failed", rawOutput: { code: answer.code } });
+    return answer;
+  }
+  await patch(cx, toolCallId, { status: "completed", content: [{ type: "content", content: text(done(answer.result)) }] });
+  return answer;
 }
 
 async function scenarioRead(cx, rest) {
@@ -146,18 +166,21 @@ async function scenarioRead(cx, rest) {
     return "end_turn";
   }
   const name = rest || "hello.txt";
-  const path = join(cx.session.cwd, name);
-  const toolCallId = nextId("call");
-  const call = { sessionUpdate: "tool_call", toolCallId, title: `Read ${name}`, kind: "read" };
-  await send(cx.client, cx.session, { ...call, status: "in_progress", locations: [{ path }] });
-  const read = await readText(cx, path);
-  if (read.text === undefined) {
-    await patch(cx, toolCallId, { status: "failed", rawOutput: { code: read.code } });
-    await say(cx, `could not read ${name}: ${read.code}`);
-  } else {
-    await patch(cx, toolCallId, { status: "completed", content: [{ type: "content", content: text(read.text) }] });
-    await say(cx, read.text);
+  const read = (path) => askClient(cx, "fs/read_text_file", { path });
+  const answer = await fsTool(cx, { name, kind: "read", title: `Read ${name}` }, read, (r) => r.content);
+  await say(cx, answer.code === undefined ? answer.result.content : `could not read ${name}: ${answer.code}`);
+  return "end_turn";
+}
+
+async function scenarioWrite(cx, rest) {
+  if (!clientCapabilities.fs?.writeTextFile) {
+    await say(cx, "no fs");
+    return "end_turn";
   }
+  const name = rest || "hello.txt";
+  const write = (path) => askClient(cx, "fs/write_text_file", { path, content: `written by ${NAME}\n` });
+  const answer = await fsTool(cx, { name, kind: "edit", title: `Write ${name}` }, write, () => `wrote ${name}`);
+  await say(cx, answer.code === undefined ? `wrote ${name}` : `could not write ${name}: ${answer.code}`);
   return "end_turn";
 }
 
@@ -177,6 +200,7 @@ const SCENARIOS = {
   stream: scenarioStream,
   tools: scenarioTools,
   read: scenarioRead,
+  write: scenarioWrite,
   async wait(cx) {
     await say(cx, "waiting");
     await cancelled(cx.signal);
