@@ -204,18 +204,21 @@ async def test_a_prompt_sent_while_a_v1_prompt_runs_is_held_until_that_one_is_an
 
 
 @pytest.mark.anyio
-async def test_session_cancel_withdraws_a_held_prompt_with_request_cancelled(
+async def test_session_cancel_withdraws_a_held_prompt_at_once_with_request_cancelled(
     tmp_path: Path,
 ) -> None:
-    agent_prompts = HeldPrompts()
+    agent_prompts = HeldPrompts()  # its first prompt ignores the cancel until released
+    withdrawn: list[BaseException] = []
     async with bridged(tmp_path) as (agent, session), anyio.create_task_group() as tg:
         agent.on(v1m.SESSION_PROMPT, agent_prompts)
-        agent.on(v1m.SESSION_CANCEL, lambda params: agent_prompts.release.set())
         first = await session.prompt("first")
-        withdrawn: list[BaseException] = []
-        tg.start_soon(partial(_expect_cancelled, withdrawn, session))
+        held = anyio.Event()
+        tg.start_soon(partial(_expect_cancelled, withdrawn, session, held))
         await anyio.wait_all_tasks_blocked()
-        await session.cancel()
+        await session.cancel(wait=False)
+        await held.wait()  # withdrawn while the v1 prompt still runs
+        assert agent_prompts.seen == ["first"]
+        agent_prompts.release.set()
         assert await first.wait() == "cancelled"
     assert [type(e) for e in withdrawn] == [RequestCancelled]
     assert agent_prompts.seen == ["first"]
@@ -225,10 +228,13 @@ async def _append(into: list[Work], pending: Awaitable[Work]) -> None:
     into.append(await pending)
 
 
-async def _expect_cancelled(into: list[BaseException], session: ClientSession) -> None:
+async def _expect_cancelled(
+    into: list[BaseException], session: ClientSession, done: anyio.Event
+) -> None:
     with pytest.raises(RequestCancelled) as caught:
         await session.prompt("held")
     into.append(caught.value)
+    done.set()
 
 
 @pytest.mark.anyio

@@ -63,7 +63,12 @@ class _Session:
         self.lifter = V1Lifter(session_id)
         self.roots = roots
         self.turn = anyio.Semaphore(1)  # held by the running v1 prompt
-        self.withdrawals = 0  # session/cancel and close so far: each withdraws held prompts
+        self.withdrawn = anyio.Event()  # set (and renewed) by session/cancel and close
+
+
+async def _cancel_when_set(event: anyio.Event, scope: anyio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()
 
 
 def _roots(cwd: str, extra: Any) -> list[str]:
@@ -191,15 +196,21 @@ class BackBridge:
 
     async def _hold(self, session: _Session) -> None:
         """Take the session's turn, waiting while a v1 prompt runs; ``RequestCancelled``
-        when a ``session/cancel`` / ``close`` came while this prompt waited."""
+        at once when a ``session/cancel`` / ``close`` withdraws this waiting prompt."""
         try:
             session.turn.acquire_nowait()
             return
         except anyio.WouldBlock:
-            withdrawals = session.withdrawals
-        await session.turn.acquire()
-        if session.withdrawals != withdrawals:
-            session.turn.release()
+            withdrawn = session.withdrawn
+        acquired = False
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_cancel_when_set, withdrawn, tg.cancel_scope)
+            await session.turn.acquire()  # cancelled (never taken) if withdrawn first
+            acquired = True
+            tg.cancel_scope.cancel()
+        if withdrawn.is_set():
+            if acquired:
+                session.turn.release()
             raise RequestCancelled("the prompt was withdrawn by session/cancel")
 
     async def _turn(self, session: _Session, request: v1.PromptRequest, first: list[Any]) -> None:
@@ -228,7 +239,8 @@ class BackBridge:
     def _withdraw_held(self, session_id: str) -> None:
         session = self._sessions.get(session_id)
         if session is not None:
-            session.withdrawals += 1
+            session.withdrawn.set()
+            session.withdrawn = anyio.Event()
 
     def _cancel(self, params: v2.CancelSessionNotification) -> None:
         self._withdraw_held(params.session_id)
