@@ -6,7 +6,7 @@ tests drive request by request (``fs/*``, permissions the v2 side never saw anno
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
 from functools import partial
 from pathlib import Path
@@ -18,8 +18,21 @@ import pytest
 import acp2.compat.v1.methods as v1m
 import acp2.compat.v1.schema as v1
 from acp2.bridge.back import serve_back_transports
-from acp2.client import ClientSession, PermissionPolicy, allow_all, connect_transport, deny_all
-from acp2.errors import InvalidParams, InvalidRequest, MethodNotFound, ResourceNotFound
+from acp2.client import (
+    ClientSession,
+    PermissionPolicy,
+    Work,
+    allow_all,
+    connect_transport,
+    deny_all,
+)
+from acp2.errors import (
+    InvalidParams,
+    InvalidRequest,
+    MethodNotFound,
+    RequestCancelled,
+    ResourceNotFound,
+)
 from acp2.rpc import Connection
 from acp2.transport.memory import memory_pair
 
@@ -150,3 +163,109 @@ async def test_an_update_for_the_session_reaches_the_v2_state(tmp_path: Path) ->
         await arrived.wait()
         (message,) = session.state.messages.values()
     assert (message.kind, message.text) == ("agent", "hello")
+
+
+class HeldPrompts:
+    """A v1 ``session/prompt`` handler that records each prompt's text and holds the
+    first open until ``release`` is set (a v1 agent takes one prompt at a time)."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+        self.release = anyio.Event()
+
+    async def __call__(self, params: v1.PromptRequest) -> v1.PromptResponse:
+        (block,) = params.prompt
+        assert isinstance(block, v1.TextContent)
+        self.seen.append(block.text)
+        if len(self.seen) == 1:
+            await self.release.wait()
+            return v1.PromptResponse(stop_reason="cancelled")
+        return v1.PromptResponse(stop_reason="end_turn")
+
+
+@pytest.mark.anyio
+async def test_a_prompt_sent_while_a_v1_prompt_runs_is_held_until_that_one_is_answered(
+    tmp_path: Path,
+) -> None:
+    agent_prompts = HeldPrompts()
+    async with bridged(tmp_path) as (agent, session), anyio.create_task_group() as tg:
+        agent.on(v1m.SESSION_PROMPT, agent_prompts)
+        first = await session.prompt("first")
+        second: list[Work] = []
+        tg.start_soon(lambda: _append(second, session.prompt("second")))
+        await anyio.wait_all_tasks_blocked()
+        assert (agent_prompts.seen, second) == (["first"], [])  # held, its answer too
+        agent_prompts.release.set()
+        assert await first.wait() == "cancelled"
+        await anyio.wait_all_tasks_blocked()
+        (work,) = second
+        assert await work.wait() == "end_turn"
+    assert agent_prompts.seen == ["first", "second"]
+
+
+@pytest.mark.anyio
+async def test_session_cancel_withdraws_a_held_prompt_at_once_with_request_cancelled(
+    tmp_path: Path,
+) -> None:
+    agent_prompts = HeldPrompts()  # its first prompt ignores the cancel until released
+    withdrawn: list[BaseException] = []
+    async with bridged(tmp_path) as (agent, session), anyio.create_task_group() as tg:
+        agent.on(v1m.SESSION_PROMPT, agent_prompts)
+        first = await session.prompt("first")
+        held = anyio.Event()
+        tg.start_soon(partial(_expect_cancelled, withdrawn, session, held))
+        await anyio.wait_all_tasks_blocked()
+        await session.cancel(wait=False)
+        await held.wait()  # withdrawn while the v1 prompt still runs
+        assert agent_prompts.seen == ["first"]
+        agent_prompts.release.set()
+        assert await first.wait() == "cancelled"
+    assert [type(e) for e in withdrawn] == [RequestCancelled]
+    assert agent_prompts.seen == ["first"]
+
+
+async def _append(into: list[Work], pending: Awaitable[Work]) -> None:
+    into.append(await pending)
+
+
+async def _expect_cancelled(
+    into: list[BaseException], session: ClientSession, done: anyio.Event
+) -> None:
+    with pytest.raises(RequestCancelled) as caught:
+        await session.prompt("held")
+    into.append(caught.value)
+    done.set()
+
+
+@pytest.mark.anyio
+async def test_two_prompts_sent_together_to_a_v1_agent_each_end_with_their_own_turn(
+    tmp_path: Path,
+) -> None:
+    """The second prompt is sent before the first's turn reports ``running``: the
+    bridge holds it until the first v1 prompt is answered, and its work must not take
+    the first turn (whose user message has another id) for its own."""
+
+    async def prompt(params: v1.PromptRequest) -> v1.PromptResponse:
+        (block,) = params.prompt
+        assert isinstance(block, v1.TextContent)
+        chunk = v1.AgentMessageChunk(content=v1.TextContent(text=f"re {block.text}"))
+        await agent.notify(
+            v1m.SESSION_UPDATE, v1.SessionNotification(session_id=SESSION, update=chunk)
+        )
+        stop = "cancelled" if block.text == "first" else "end_turn"
+        return v1.PromptResponse(stop_reason=stop)
+
+    works: dict[str, Work] = {}
+
+    async def send(text: str) -> None:
+        works[text] = await session.prompt(text)
+
+    async with bridged(tmp_path) as (agent, session):
+        agent.on(v1m.SESSION_PROMPT, prompt)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(send, "first")
+            tg.start_soon(send, "second")
+        stops = {text: await work.wait() for text, work in works.items()}
+        texts = {text: work.text for text, work in works.items()}
+    assert stops == {"first": "cancelled", "second": "end_turn"}
+    assert texts == {"first": "re first", "second": "re second"}

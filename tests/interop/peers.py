@@ -62,6 +62,11 @@ def ts_agent_argv(ts_sdk: Path) -> list[str]:
     return [node(), str(TS_DIR / "agent.mjs"), "--sdk", str(ts_sdk)]
 
 
+def ts_v1_agent_argv(ts_sdk: Path) -> list[str]:
+    """The command line of the TypeScript ACP v1 test agent (``ts/v1_agent.mjs``)."""
+    return [node(), str(TS_DIR / "v1_agent.mjs"), "--sdk", str(ts_sdk)]
+
+
 def tap_argv(log: Path, agent_argv: Sequence[str]) -> list[str]:
     """``agent_argv`` wrapped in the wire tap, which logs every line to ``log``."""
     return [sys.executable, str(TAP), "--log", str(log), "--", *agent_argv]
@@ -123,6 +128,30 @@ def run_ts_client(
         timeout=timeout,
     )
     return run_client(argv, f"ts client {scenario!r}", timeout)
+
+
+def run_ts_v1_client(
+    ts_sdk: Path,
+    scenarios: Sequence[str],
+    agent_argv: Sequence[str],
+    tap_log: Path | None = None,
+    *,
+    cwd: Path | None = None,
+    prompt: str | None = None,
+    timeout: float = 30.0,
+) -> dict[str, Any]:
+    """Run the TypeScript ACP v1 client (``ts/v1_client.mjs``) through ``scenarios``, one
+    session each on one connection, and return its report (``runs`` holds one entry per
+    scenario; ``v1_expectations.scenario_reports`` splits it). The options are those of
+    ``run_ts_client``; ``timeout`` bounds each wait, the whole run gets twice that."""
+    if tap_log is not None:
+        agent_argv = tap_argv(tap_log, agent_argv)
+    argv = [node(), str(TS_DIR / "v1_client.mjs"), "--sdk", str(ts_sdk)]
+    argv += ["--scenario", ",".join(scenarios), "--timeout", str(timeout)]
+    argv += ["--cwd", str(cwd or INTEROP_DIR)]
+    if prompt is not None:
+        argv += ["--prompt", prompt]
+    return run_client([*argv, "--", *agent_argv], f"ts v1 client {list(scenarios)}", timeout)
 
 
 def py_agent_argv(python: Path, version: str = "v2") -> list[str]:

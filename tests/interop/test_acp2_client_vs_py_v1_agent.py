@@ -9,20 +9,25 @@ directions, must be valid under the vendored v1 schema.
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
-from acp2.client import PermissionRequest, allow_all, connect, deny_all
-from acp2.schema import Diff, StateUpdate
+from acp2.client import allow_all, connect, deny_all
+from acp2.schema import Diff
 
 from .peers import py_agent_argv, tap_argv
 from .test_acp2_client_vs_ts_agent import agent_requests, client_answers, index, is_sent
-from .v1_schema import validate_v1_log
-from .wire import Frame, read_log
+from .v1_expectations import (
+    acp2_run,
+    cancel_during_permission,
+    cancel_mid_turn,
+    check_selected,
+    stop_reasons,
+    valid_v1_wire,
+)
 
 pytestmark = pytest.mark.interop
 
@@ -31,20 +36,6 @@ TIMEOUT = 30.0  # seconds, for a whole client-API test / one `acp2 run`
 
 def v1_agent(python: Path, log: Path) -> list[str]:
     return tap_argv(log, py_agent_argv(python, "v1"))
-
-
-def valid_v1_wire(log: Path) -> list[Frame]:
-    """The tapped frames, after asserting each is valid under the v1 schema."""
-    assert validate_v1_log(log) == []
-    return read_log(log)
-
-
-def stop_reasons(frames: list[Frame]) -> list[str]:
-    return [
-        f.message["result"]["stopReason"]
-        for f in frames
-        if f.sender == "agent" and f.kind == "response" and "stopReason" in f.message["result"]
-    ]
 
 
 @pytest.mark.anyio
@@ -93,32 +84,14 @@ async def test_client_answers_a_v1_agents_permission_request(
             if status == "completed":
                 assert any(isinstance(c, Diff) for c in call.content)
 
-    frames = valid_v1_wire(log)
-    (asked,) = agent_requests(frames, "session/request_permission")
-    (option,) = [o for o in asked["params"]["options"] if o["kind"] == kind]
-    (answer,) = client_answers(frames, asked["id"])
-    assert answer["result"] == {"outcome": {"outcome": "selected", "optionId": option["optionId"]}}
+    check_selected(valid_v1_wire(log), kind)
 
 
 @pytest.mark.anyio
 async def test_cancel_mid_turn_ends_the_v1_turn_cancelled(py_sdk_v1: Path, tmp_path: Path) -> None:
     log = tmp_path / "wire.jsonl"
-    with anyio.fail_after(TIMEOUT):
-        async with connect(v1_agent(py_sdk_v1, log), cwd=tmp_path) as client:
-            session = await client.new_session()
-            work = await session.prompt("wait")
-            async for update in work:
-                if isinstance(update, StateUpdate) and update.state == "running":
-                    break
-            assert await work.cancel() == "cancelled"
-            assert session.state.stop_reason == "cancelled"
-            again = await session.prompt("echo again")
-            assert await again.wait() == "end_turn"
-            assert again.text == "again"
 
-    frames = valid_v1_wire(log)
-    assert index(frames, is_sent("session/cancel")) > 0
-    assert stop_reasons(frames) == ["cancelled", "end_turn"]
+    await cancel_mid_turn(v1_agent(py_sdk_v1, log), tmp_path, log)
 
 
 @pytest.mark.anyio
@@ -126,27 +99,8 @@ async def test_cancel_during_a_v1_permission_wait_answers_it_cancelled(
     py_sdk_v1: Path, tmp_path: Path
 ) -> None:
     log = tmp_path / "wire.jsonl"
-    asked = anyio.Event()
 
-    async def hold(request: PermissionRequest) -> None:
-        asked.set()
-        await anyio.sleep_forever()  # a user who never answers
-
-    with anyio.fail_after(TIMEOUT):
-        async with connect(v1_agent(py_sdk_v1, log), cwd=tmp_path, permissions=hold) as client:
-            session = await client.new_session()
-            work = await session.prompt("tools")
-            await asked.wait()
-            await session.cancel()
-            assert await work.wait() == "cancelled"
-            (call,) = session.state.tool_calls.values()
-            assert call.status in ("cancelled", "failed")
-
-    frames = valid_v1_wire(log)
-    (request,) = agent_requests(frames, "session/request_permission")
-    answers = client_answers(frames, request["id"])
-    assert [a.get("result") for a in answers] == [{"outcome": {"outcome": "cancelled"}}]
-    assert stop_reasons(frames) == ["cancelled"]
+    await cancel_during_permission(v1_agent(py_sdk_v1, log), tmp_path, log)
 
 
 @pytest.mark.anyio
@@ -184,20 +138,15 @@ async def test_resume_with_replay_loads_the_v1_session(py_sdk_v1: Path, tmp_path
 # ---------------------------------------------------------------- acp2 run
 
 
-def acp2_run(
+def run_v1(
     tmp_path: Path, python: Path, prompt: str, *options: str
 ) -> tuple[subprocess.CompletedProcess[str], Path]:
     log = tmp_path / "wire.jsonl"
-    argv = [sys.executable, "-m", "acp2", "run", "--cwd", str(tmp_path)]
-    argv += ["--timeout", str(TIMEOUT), *options, prompt, "--", *v1_agent(python, log)]
-    done = subprocess.run(
-        argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT + 15
-    )
-    return done, log
+    return acp2_run(tmp_path, v1_agent(python, log), prompt, *options), log
 
 
 def test_acp2_run_prints_a_v1_agents_answer(py_sdk_v1: Path, tmp_path: Path) -> None:
-    done, log = acp2_run(tmp_path, py_sdk_v1, "echo hello world")
+    done, log = run_v1(tmp_path, py_sdk_v1, "echo hello world")
 
     assert done.returncode == 0, done.stderr
     assert done.stdout == "hello world\n"
@@ -211,7 +160,7 @@ def test_acp2_run_prints_a_v1_agents_answer(py_sdk_v1: Path, tmp_path: Path) -> 
 def test_acp2_run_answers_a_v1_agents_permission(
     py_sdk_v1: Path, tmp_path: Path, permission: str, option: str, text: str
 ) -> None:
-    done, log = acp2_run(tmp_path, py_sdk_v1, "tools", "--permission", permission)
+    done, log = run_v1(tmp_path, py_sdk_v1, "tools", "--permission", permission)
 
     assert done.returncode == 0, done.stderr
     assert done.stdout == text
@@ -222,7 +171,7 @@ def test_acp2_run_answers_a_v1_agents_permission(
 
 
 def test_acp2_run_cancels_a_v1_turn(py_sdk_v1: Path, tmp_path: Path) -> None:
-    done, log = acp2_run(tmp_path, py_sdk_v1, "wait", "--cancel-after", "1")
+    done, log = run_v1(tmp_path, py_sdk_v1, "wait", "--cancel-after", "1")
 
     assert done.returncode == 1, done.stderr
     assert "cancelled" in done.stderr

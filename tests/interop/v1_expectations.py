@@ -5,14 +5,66 @@ lifecycle (every update of a turn arrives while its ``session/prompt`` is open, 
 prompt is answered once with a ``stopReason``) or the scenario's contract (see the
 docstring of ``py/v1_agent.py``). A tool call must be created with ``tool_call``
 before any ``tool_call_update`` patches it.
+
+The TypeScript v1 client (``ts/v1_client.mjs``) runs several scenarios on one
+connection; ``scenario_reports`` splits its report into one report per scenario, in
+the shape the checks take. ``valid_v1_wire`` / ``stop_reasons`` read a tap log.
+
+The last section holds what the tests of acp2's client against the v1 agents (Python
+SDK 0.12.1, TypeScript SDK 2.4.0 stable) share: cancel cases played against either
+agent (``cancel_mid_turn``, ``cancel_during_permission``), ``acp2_run`` and
+``check_selected``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
+import anyio
+
+from acp2.client import PermissionRequest, connect
+from acp2.schema import StateUpdate
+from helpers.timeouts import SCENARIO_TIMEOUT
+
+from .test_acp2_client_vs_ts_agent import agent_requests, client_answers, index, is_sent
+from .v1_schema import validate_v1_log
+from .wire import Frame, read_log
+
 Report = dict[str, Any]
+
+
+def scenario_reports(report: Report) -> dict[str, Report]:
+    """One report per run of a ``ts/v1_client.mjs`` report, keyed by scenario: the run's
+    events, updates and results under the connection's ``ok`` / ``initialize``."""
+    base = {k: report[k] for k in ("ok", "initialize", "agentArgv", "agentExit")}
+    return {run["scenario"]: base | run for run in report["runs"]}
+
+
+def valid_v1_wire(log: Path) -> list[Frame]:
+    """The tapped frames, after asserting each is valid under the v1 schema."""
+    assert validate_v1_log(log) == []
+    return read_log(log)
+
+
+def check_client_wire(report: Report, log: Path) -> None:
+    """A v1 client's whole run against a tapped agent: the tap saw exactly the client's
+    traffic, every frame is valid v1, and the agent exited 0 when its stdin closed."""
+    assert len(read_log(log)) == len(report["events"]), (
+        "the tap and the client saw different traffic"
+    )
+    assert report["agentExit"] == {"code": 0, "signal": None}
+    assert validate_v1_log(log) == []
+
+
+def stop_reasons(frames: list[Frame]) -> list[str]:
+    """The ``stopReason`` of every ``session/prompt`` answer on the wire, in order
+    (error answers have none)."""
+    results = [f.message.get("result") or {} for f in frames if f.sender == "agent"]
+    return [r["stopReason"] for r in results if "stopReason" in r]
 
 
 def v1_updates(report: Report, kind: str | None = None) -> list[dict[str, Any]]:
@@ -163,6 +215,19 @@ def _fail(report: Report) -> None:
     assert report["extra"]["promptErrors"] == [{"code": -32603}]
 
 
+def _read(report: Report) -> None:
+    """``read`` (TS peers only): the agent read the file through the client's
+    ``fs/read_text_file`` and said its text; the tool call completed with it."""
+    (read,) = report["extra"]["reads"]
+    assert read.get("ok"), read
+    (call,) = v1_updates(report, "tool_call")
+    assert (call["kind"], call["locations"]) == ("read", [{"path": read["path"]}])
+    assert tool_statuses(report)[-1] == "completed"
+    (done,) = v1_updates(report, "tool_call_update")
+    assert [c["content"]["text"] for c in done["content"]] == [report["text"]]
+    _stops("end_turn")(report)
+
+
 CHECKS: dict[str, Callable[[Report], None]] = {
     "echo": _echo,
     "stream": _stream,
@@ -175,8 +240,87 @@ CHECKS: dict[str, Callable[[Report], None]] = {
     "fail": _fail,
 }
 
+#: The checks of the TypeScript v1 peers' scenarios: ``CHECKS`` and ``read``.
+TS_CHECKS: dict[str, Callable[[Report], None]] = CHECKS | {"read": _read}
+
 
 def check_v1_report(report: Report) -> None:
-    """Assert the v1 lifecycle and the scenario contract on a v1 client report."""
+    """Assert the v1 lifecycle and the scenario contract on a v1 client report (one
+    scenario's: see ``scenario_reports``)."""
     check_v1_common(report)
-    CHECKS[report["scenario"]](report)
+    TS_CHECKS[report["scenario"]](report)
+
+
+# ---------------------------------------------------------------- acp2's client, a v1 agent
+
+
+async def cancel_mid_turn(agent: Sequence[str], cwd: Path, log: Path) -> None:
+    """acp2's client cancels a v1 agent's ``wait`` turn once it runs: the work ends
+    ``cancelled`` after a ``session/cancel`` on the wire, and the session takes the next
+    prompt (``agent`` is tapped into ``log``)."""
+    with anyio.fail_after(SCENARIO_TIMEOUT):
+        async with connect(agent, cwd=cwd) as client:
+            session = await client.new_session()
+            work = await session.prompt("wait")
+            async for update in work:
+                if isinstance(update, StateUpdate) and update.state == "running":
+                    break
+            assert await work.cancel() == "cancelled"
+            assert session.state.stop_reason == "cancelled"
+            again = await session.prompt("echo again")
+            assert await again.wait() == "end_turn"
+            assert again.text == "again"
+
+    frames = valid_v1_wire(log)
+    assert index(frames, is_sent("session/cancel")) > 0
+    assert stop_reasons(frames) == ["cancelled", "end_turn"]
+
+
+async def cancel_during_permission(agent: Sequence[str], cwd: Path, log: Path) -> None:
+    """acp2's client cancels a v1 ``tools`` turn while its permission is open and the
+    user has not answered: the work ends ``cancelled``, the tool call ``failed`` (or
+    ``cancelled``), and the permission is answered ``cancelled`` once (the v1 rule)."""
+    asked = anyio.Event()
+
+    async def hold(request: PermissionRequest) -> None:
+        asked.set()
+        await anyio.sleep_forever()  # a user who never answers
+
+    with anyio.fail_after(SCENARIO_TIMEOUT):
+        async with connect(agent, cwd=cwd, permissions=hold) as client:
+            session = await client.new_session()
+            work = await session.prompt("tools")
+            await asked.wait()
+            await session.cancel()
+            assert await work.wait() == "cancelled"
+            (call,) = session.state.tool_calls.values()
+            assert call.status in ("cancelled", "failed")
+
+    frames = valid_v1_wire(log)
+    (request,) = agent_requests(frames, "session/request_permission")
+    answers = client_answers(frames, request["id"])
+    assert [a.get("result") for a in answers] == [{"outcome": {"outcome": "cancelled"}}]
+    assert stop_reasons(frames) == ["cancelled"]
+
+
+def check_selected(frames: list[Frame], kind: str) -> None:
+    """The one permission request on the wire was answered with its ``kind`` option."""
+    (asked,) = agent_requests(frames, "session/request_permission")
+    (option,) = [o for o in asked["params"]["options"] if o["kind"] == kind]
+    (answer,) = client_answers(frames, asked["id"])
+    assert answer["result"] == {"outcome": {"outcome": "selected", "optionId": option["optionId"]}}
+
+
+def acp2_run(
+    cwd: Path, agent: Sequence[str], prompt: str, *options: str
+) -> subprocess.CompletedProcess[str]:
+    """``acp2 run`` (a subprocess) of ``prompt`` in ``cwd`` against ``agent``."""
+    argv = [sys.executable, "-m", "acp2", "run", "--cwd", str(cwd)]
+    argv += ["--timeout", str(SCENARIO_TIMEOUT), *options, prompt, "--", *agent]
+    return subprocess.run(
+        argv,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=SCENARIO_TIMEOUT + 15,
+    )

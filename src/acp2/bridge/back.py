@@ -11,7 +11,10 @@ is a v2 agent-role connection to whoever drives it -- acp2's own client over one
   ``list`` / ``close`` / ``set_config_option`` are translated both ways;
 - ``session/prompt`` is accepted at once (with the user message's new ``messageId``);
   then ``user_message``, ``running``, the lifted v1 updates and ``idle`` with the v1
-  answer's stop reason follow (a v1 error answer -> ``idle`` with stop reason ``error``);
+  answer's stop reason follow (a v1 error answer -> ``idle`` with stop reason ``error``).
+  A v1 agent takes one prompt at a time, so a prompt sent while one runs is held (v2's
+  held prompt, D-11) until the running v1 prompt is answered; ``session/cancel`` /
+  ``session/close`` withdraw the held prompts with ``-32800``;
 - v1 ``session/request_permission`` goes to the v2 client and its answer back;
   ``fs/read_text_file`` / ``fs/write_text_file`` (:mod:`acp2.bridge.back_fs`) and
   ``terminal/*`` (:mod:`acp2.bridge.back_terminal`) are served here when enabled, else
@@ -43,6 +46,7 @@ from acp2.compat.v1.lift import V1Lifter
 from acp2.errors import (
     ConnectionClosed,
     InvalidParams,
+    RequestCancelled,
     RequestError,
     ResourceNotFound,
 )
@@ -62,6 +66,13 @@ class _Session:
     def __init__(self, session_id: str, roots: list[str]) -> None:
         self.lifter = V1Lifter(session_id)
         self.roots = roots
+        self.turn = anyio.Semaphore(1)  # held by the running v1 prompt
+        self.withdrawn = anyio.Event()  # set (and renewed) by session/cancel and close
+
+
+async def _cancel_when_set(event: anyio.Event, scope: anyio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()
 
 
 def _roots(cwd: str, extra: Any) -> list[str]:
@@ -180,6 +191,7 @@ class BackBridge:
         return forward
 
     async def _close(self, params: v2.CloseSessionRequest) -> v2.CloseSessionResponse:
+        self._withdraw_held(params.session_id)
         result: v2.CloseSessionResponse = await self._same(v1m.SESSION_CLOSE)(params)
         self._sessions.pop(params.session_id, None)
         self._heads.pop(params.session_id, None)
@@ -200,12 +212,44 @@ class BackBridge:
 
     async def _prompt(self, params: v2.PromptRequest) -> v2.PromptResponse:
         session = self._session(params.session_id)
-        request, message_id, updates = session.lifter.prompt(params)
+        await self._hold(session)
+        try:
+            request, message_id, updates = session.lifter.prompt(params)
+        except BaseException:
+            session.turn.release()
+            raise
         # Accepted now; the turn's updates follow the answer (v2 order), from a task.
         self._tg.start_soon(self._turn, session, request, updates)
         return v2.PromptResponse(message_id=message_id)
 
+    async def _hold(self, session: _Session) -> None:
+        """Take the session's turn, waiting while a v1 prompt runs; ``RequestCancelled``
+        at once when a ``session/cancel`` / ``close`` withdraws this waiting prompt."""
+        try:
+            session.turn.acquire_nowait()
+            return
+        except anyio.WouldBlock:
+            withdrawn = session.withdrawn
+        acquired = False
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_cancel_when_set, withdrawn, tg.cancel_scope)
+            await session.turn.acquire()  # cancelled (never taken) if withdrawn first
+            acquired = True
+            tg.cancel_scope.cancel()
+        if withdrawn.is_set():
+            if acquired:
+                session.turn.release()
+            raise RequestCancelled("the prompt was withdrawn by session/cancel")
+
     async def _turn(self, session: _Session, request: v1.PromptRequest, first: list[Any]) -> None:
+        try:
+            await self._run_turn(session, request, first)
+        finally:
+            session.turn.release()
+
+    async def _run_turn(
+        self, session: _Session, request: v1.PromptRequest, first: list[Any]
+    ) -> None:
         lifter = session.lifter
         self._send(lifter.session_id, first)
         try:
@@ -220,7 +264,14 @@ class BackBridge:
         else:
             self._send(lifter.session_id, lifter.prompt_done(result))
 
+    def _withdraw_held(self, session_id: str) -> None:
+        session = self._sessions.get(session_id)
+        if session is not None:
+            session.withdrawn.set()
+            session.withdrawn = anyio.Event()
+
     def _cancel(self, params: v2.CancelSessionNotification) -> None:
+        self._withdraw_held(params.session_id)
         if self.agent.closed:
             return
         note = same_shape.params_to_v1(v1m.SESSION_CANCEL, params)

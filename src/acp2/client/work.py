@@ -320,6 +320,8 @@ class Work:
 
         A conforming agent answers first (PL-03) and reports the user message (PL-04);
         without this, such an agent left the work waiting on a session that had gone idle.
+        A work that began with another prompt's user message is never taken: it is the
+        turn this prompt was held behind, and this prompt's turn is still to come.
         """
         items = self._items
         end = start - 1  # the last idle; step back over repeated idle snapshots (PL-24)
@@ -331,6 +333,9 @@ class Work:
         if begin == 0 and self._busy_at_send:
             return start  # that work was already running when the prompt was sent
         turn = items[begin:end]
+        mine = (None, self._message_id)
+        if self._message_id is not None and any(_user_message_id(u) not in mine for u in turn):
+            return start  # another prompt's turn: this one was held behind it (D-11)
         if any(type(u) is StateUpdate for u in turn):
             return begin
         return start
