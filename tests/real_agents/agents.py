@@ -19,6 +19,7 @@ from typing import Any
 
 from helpers.processes import ACP2, isolated_env
 from helpers.timeouts import PROCESS_TIMEOUT, SCENARIO_TIMEOUT
+from interop.v1_schema import validate_v1_log
 from interop.wire import Frame, read_log
 
 __all__ = [
@@ -99,12 +100,14 @@ def run_flags() -> frozenset[str]:
 
 @dataclass
 class Run:
-    """What one ``acp2 run --json`` printed, and the agent's tapped wire."""
+    """What one ``acp2 run --json`` printed, the agent's tapped wire, and the frames of
+    that wire the vendored v1 schema rejects (both directions)."""
 
     returncode: int
     lines: list[dict[str, Any]]
     stderr: str
     wire: list[Frame]
+    schema_errors: list[Any]
 
     @property
     def summary(self) -> dict[str, Any]:
@@ -143,8 +146,9 @@ def run(agent: Agent, prompt: str, cwd: Path, *options: str) -> Run:
         check=False,
     )
     lines = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
-    wire = read_log(log) if log.exists() else []
-    return Run(done.returncode, lines, done.stderr, wire)
+    if not log.exists():
+        return Run(done.returncode, lines, done.stderr, [], [])
+    return Run(done.returncode, lines, done.stderr, read_log(log), validate_v1_log(log))
 
 
 def requests_of(wire: list[Frame], method: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:

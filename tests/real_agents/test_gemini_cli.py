@@ -57,6 +57,7 @@ def test_acp2_run_prints_the_streamed_text_and_ends_with_end_turn(
     fake.add(fake_gemini.text("Hello ", "from the fake Gemini."))
     done = run(agent, "say hello", project)
     assert done.returncode == 0, done.stderr
+    assert done.schema_errors == []
     assert done.summary["stopReason"] == "end_turn"
     assert done.summary["text"] == "Hello from the fake Gemini."
     states = [u["state"] for u in done.updates("state_update")]
@@ -79,6 +80,7 @@ def test_acp2_run_answers_the_permission_of_a_file_write(
     )
     done = run(agent, "write hello.txt", project, *fs_option())
     assert done.returncode == 0, done.stderr
+    assert done.schema_errors == []
     assert done.summary["text"] == "Wrote hello.txt."
     (asked, answer), *_ = done.permissions()
     assert any(o["kind"] == "allow_once" for o in asked["options"])
@@ -102,6 +104,7 @@ def test_acp2_run_fs_serves_the_read_and_the_write_of_gemini(
     )
     done = run(agent, "write new.txt", project, "--fs")
     assert done.returncode == 0, done.stderr
+    assert done.schema_errors == []
     reads = requests_of(done.wire, "fs/read_text_file")
     writes = requests_of(done.wire, "fs/write_text_file")
     assert reads
@@ -117,6 +120,7 @@ def test_acp2_run_answers_the_permission_of_a_shell_command(
     fake.add(fake_gemini.call("run_shell_command", command), fake_gemini.text("Ran it."))
     done = run(agent, "run a command", project)
     assert done.returncode == 0, done.stderr
+    assert done.schema_errors == []
     assert len(done.permissions()) == 1
     assert (project / "made-by-shell.txt").exists()
     # The tool call was never announced: the permission request named it first.
@@ -129,6 +133,7 @@ def test_acp2_run_cancel_after_ends_the_turn_cancelled(
     fake.add(fake_gemini.text("Working on it", hold=True))
     done = run(agent, "take your time", project, "--cancel-after", "6")
     assert done.returncode == 1, done.stderr
+    assert done.schema_errors == []
     assert done.summary["stopReason"] == "cancelled"
     assert [u["stopReason"] for u in done.updates("state_update") if u["state"] == "idle"] == [
         "cancelled"
