@@ -2,12 +2,14 @@
 installed from ``py/requirements-fast-agent.txt`` into a CPython 3.12 venv and pointed
 at the fake OpenAI-compatible server of ``tests/coder/fake_openai.py``.
 
-What fast-agent does here (on the tapped wire): it answers ``initialize`` with protocol
-version 1, offers its ``read_text_file`` / ``write_text_file`` tools only when the
+What fast-agent does here (on the tapped wire): it answers ``initialize`` in the v1
+shape (``agentCapabilities``, ``agentInfo``) but echoes the protocol version asked (2),
+offers its ``read_text_file`` / ``write_text_file`` tools only when the
 client offers ``fs``, asks ``session/request_permission`` before each tool call (the
 call announced with ``tool_call`` first), reads a file before it writes it and takes
 ``-32002`` for a missing file as "new file", reports a failed read to the model, runs
-``bash`` (``--shell``) on the client's terminals when the client offers them, and ends
+its shell tool (``--shell``) as ``execute`` on the client's terminals when the
+client offers them (as ``bash`` locally otherwise), and ends
 a cancelled turn with ``stopReason: "cancelled"``.
 """
 
@@ -81,6 +83,10 @@ def test_acp2_run_prints_the_streamed_text_and_ends_with_end_turn(
     states = [u["state"] for u in done.updates("state_update")]
     assert (states[0], states[-1]) == ("running", "idle")
     assert fake.requests[0]["messages"][-1] == {"role": "user", "content": "say hello"}
+    # It echoes version 2 in a v1-shaped answer; acp2 goes by the shape and speaks v1.
+    answer = next(f.message for f in done.wire if f.sender == "agent" and f.kind == "response")
+    assert answer["result"]["protocolVersion"] == 2
+    assert "agentCapabilities" in answer["result"]
 
 
 @pytest.mark.skipif("--fs" not in run_flags(), reason="acp2 run has no --fs option here")
@@ -92,7 +98,11 @@ def test_acp2_run_fs_answers_the_permissions_and_file_requests(
     assert done.returncode == 0, done.stderr
     assert done.schema_errors == []
     assert done.summary["text"] == "All done."
-    assert len(done.permissions()) == 3
+    # The agent asks once per tool call; the bridge asks once more before the write.
+    titles = [asked.get("title", "") for asked, _ in done.permissions()]
+    assert len(requests_of(done.wire, "session/request_permission")) == 3
+    assert [t for t in titles if t.startswith("Write ")] == [f"Write {project / 'hello.txt'}"]
+    assert len(titles) == 4
     assert (project / "hello.txt").read_text() == "hi\n"
     assert tool_results(fake)[0] == "some notes\n"
     assert "Resource not found" in tool_results(fake)[2]
@@ -106,7 +116,8 @@ def test_acp2_run_terminal_runs_the_bash_tool_on_a_client_terminal(
 ) -> None:
     agent = fast_agent(fast_agent_cmd, fake.url, tmp_path, shell=True)
     fake.add(
-        tool_reply([("call_1", "bash", {"command": "echo from-a-terminal > made.txt"})]),
+        # On the client's terminals fast-agent's shell tool is "execute" (locally "bash").
+        tool_reply([("call_1", "execute", {"command": "echo from-a-terminal > made.txt"})]),
         text_reply("Ran it."),
     )
     done = run(agent, "run a command", project, "--fs", "--terminal")
