@@ -51,6 +51,19 @@ def fs_option() -> list[str]:
     return ["--fs"] if "--fs" in run_flags() else []
 
 
+def processes_with_home(home: str) -> list[int]:
+    """The pids whose environment has ``HOME=home`` (this test's agent processes)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            environ = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:  # not a pid, gone, or not ours to read
+            continue
+        if f"HOME={home}".encode() in environ:
+            found.append(int(entry.name))
+    return found
+
+
 def test_acp2_run_prints_the_streamed_text_and_ends_with_end_turn(
     agent: Agent, fake: FakeGemini, project: Path
 ) -> None:
@@ -123,6 +136,9 @@ def test_acp2_run_answers_the_permission_of_a_shell_command(
     assert done.schema_errors == []
     assert len(done.permissions()) == 1
     assert (project / "made-by-shell.txt").exists()
+    # After a shell command Gemini CLI does not exit when its stdin closes: acp2 ends
+    # its process group (SIGKILL after the graces), nothing of it is left.
+    assert processes_with_home(agent.env["HOME"]) == []
     # The tool call was never announced: the permission request named it first.
     assert requests_of(done.wire, "terminal/create") == []  # Gemini runs it itself
 
@@ -139,6 +155,20 @@ def test_acp2_run_cancel_after_ends_the_turn_cancelled(
         "cancelled"
     ]
     assert fake.disconnected.wait(RUN_TIMEOUT)  # the CLI dropped the model request
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc")
+def test_no_process_of_the_relaunching_launcher_outlives_acp2_run(
+    agent: Agent, fake: FakeGemini, project: Path
+) -> None:
+    # Without GEMINI_CLI_NO_RELAUNCH gemini.js re-spawns node with a bigger heap and
+    # ignores SIGTERM in the parent: the teardown must still leave neither behind.
+    agent.env.pop("GEMINI_CLI_NO_RELAUNCH")
+    fake.add(fake_gemini.text("Relaunched."))
+    done = run(agent, "say it", project)
+    assert done.returncode == 0, done.stderr
+    assert done.summary["text"] == "Relaunched."
+    assert processes_with_home(agent.env["HOME"]) == []
 
 
 @pytest.mark.anyio
