@@ -28,6 +28,7 @@ __all__ = [
     "Run",
     "fast_agent",
     "gemini",
+    "need_run_options",
     "requests_of",
     "run",
     "run_flags",
@@ -96,6 +97,16 @@ def run_flags() -> frozenset[str]:
         [*ACP2, "run", "--help"], capture_output=True, text=True, timeout=PROCESS_TIMEOUT
     ).stdout
     return frozenset(word.strip("[],") for word in out.split() if word.startswith("--"))
+
+
+def need_run_options(*options: str) -> None:
+    """Skip the calling test unless ``acp2 run --help`` lists every one of ``options``
+    (asked only when a selected test runs, never at collection)."""
+    import pytest
+
+    missing = [option for option in options if option not in run_flags()]
+    if missing:
+        pytest.skip(f"acp2 run has no {' / '.join(missing)} option here")
 
 
 @dataclass

@@ -25,7 +25,7 @@ import pytest
 from acp2.client import allow_all, connect
 from interop.wire import read_log
 
-from .agents import RUN_TIMEOUT, Agent, fast_agent, requests_of, run, run_flags, tapped
+from .agents import RUN_TIMEOUT, Agent, fast_agent, need_run_options, requests_of, run, tapped
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "coder"))
 
@@ -89,10 +89,10 @@ def test_acp2_run_prints_the_streamed_text_and_ends_with_end_turn(
     assert "agentCapabilities" in answer["result"]
 
 
-@pytest.mark.skipif("--fs" not in run_flags(), reason="acp2 run has no --fs option here")
 def test_acp2_run_fs_answers_the_permissions_and_file_requests(
     agent: Agent, fake: FakeOpenAI, project: Path
 ) -> None:
+    need_run_options("--fs")
     fake.add(*file_tools(project))
     done = run(agent, "use the files", project, "--fs")
     assert done.returncode == 0, done.stderr
@@ -108,12 +108,10 @@ def test_acp2_run_fs_answers_the_permissions_and_file_requests(
     assert "Resource not found" in tool_results(fake)[2]
 
 
-@pytest.mark.skipif(
-    "--terminal" not in run_flags(), reason="acp2 run has no --terminal option here"
-)
-def test_acp2_run_terminal_runs_the_bash_tool_on_a_client_terminal(
+def test_acp2_run_terminal_runs_the_shell_tool_on_a_client_terminal(
     fast_agent_cmd: list[str], fake: FakeOpenAI, project: Path, tmp_path: Path
 ) -> None:
+    need_run_options("--fs", "--terminal")
     agent = fast_agent(fast_agent_cmd, fake.url, tmp_path, shell=True)
     fake.add(
         # On the client's terminals fast-agent's shell tool is "execute" (locally "bash").

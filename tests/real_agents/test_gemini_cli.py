@@ -23,7 +23,16 @@ from acp2.client import allow_all, connect
 from interop.wire import read_log
 
 from . import fake_gemini
-from .agents import RUN_TIMEOUT, Agent, gemini, requests_of, run, run_flags, tapped
+from .agents import (
+    RUN_TIMEOUT,
+    Agent,
+    gemini,
+    need_run_options,
+    requests_of,
+    run,
+    run_flags,
+    tapped,
+)
 from .fake_gemini import FakeGemini
 
 pytestmark = pytest.mark.real_agents
@@ -106,10 +115,10 @@ def test_acp2_run_answers_the_permission_of_a_file_write(
     assert "output" in response["response"], response
 
 
-@pytest.mark.skipif("--fs" not in run_flags(), reason="acp2 run has no --fs option here")
 def test_acp2_run_fs_serves_the_read_and_the_write_of_gemini(
     agent: Agent, fake: FakeGemini, project: Path
 ) -> None:
+    need_run_options("--fs")
     target = project / "new.txt"
     fake.add(
         fake_gemini.call("write_file", {"file_path": str(target), "content": "new\n"}),
