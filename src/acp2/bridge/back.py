@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Final
 
 import anyio
 from anyio.abc import TaskGroup
@@ -43,6 +43,7 @@ from acp2.compat.v1 import client_side, same_shape
 from acp2.compat.v1.convert import Drops
 from acp2.compat.v1.handshake import initialize_result_from_v1
 from acp2.compat.v1.lift import V1Lifter
+from acp2.compat.v1.quirks import quirks_for
 from acp2.errors import (
     ConnectionClosed,
     InvalidParams,
@@ -58,6 +59,11 @@ from acp2.transport.base import Transport
 __all__ = ["BackBridge", "serve_back", "serve_back_transports"]
 
 log = logging.getLogger("acp2.bridge")
+
+#: Updates kept for a session id the agent has not answered ``session/new`` with yet,
+#: and how many such ids at once (a bound against an agent that invents ids).
+MAX_EARLY_UPDATES: Final = 256
+MAX_EARLY_SESSIONS: Final = 8
 
 
 class _Session:
@@ -107,9 +113,11 @@ class BackBridge:
         self._tg = task_group
         self._sessions: dict[str, _Session] = {}
         self._heads: dict[str, bytes] = {}
+        self._early: dict[str, list[v1.SessionNotification]] = {}
         caps = result.agent_capabilities
         self._can_load = caps is not UNSET and caps.load_session is True
-        self._fs = FileService(self._session_roots, self._ask_write)
+        missing_empty = quirks_for(result).missing_file_empty
+        self._fs = FileService(self._session_roots, self._ask_write, missing_empty=missing_empty)
         self._terms = TerminalService(self._session_roots, self._allowed, self._send, task_group)
 
     # -- registration --------------------------------------------------------------------
@@ -164,7 +172,12 @@ class BackBridge:
         result = await self.agent.call(v1m.SESSION_NEW, request)
         session = _Session(result.session_id, _roots(params.cwd, params.additional_directories))
         self._sessions[result.session_id] = session
-        return session.lifter.new_session_result(result)
+        response = session.lifter.new_session_result(result)
+        # Sent before the answer: the v2 client keeps updates of a session it does not
+        # know yet until that session is registered (the order stays the agent's).
+        for note in self._early.pop(result.session_id, ()):
+            self._send(result.session_id, session.lifter.lift(note))
+        return response
 
     async def _resume(self, params: v2.ResumeSessionRequest) -> v2.ResumeSessionResponse:
         try:
@@ -292,9 +305,20 @@ class BackBridge:
     def _on_update(self, note: v1.SessionNotification) -> None:
         session = self._sessions.get(note.session_id)
         if session is None:
-            log.warning("dropped a v1 update for unknown session %s", note.session_id)
+            self._keep_early(note)
             return
         self._send(note.session_id, session.lifter.lift(note))
+
+    def _keep_early(self, note: v1.SessionNotification) -> None:
+        # Real agents (Gemini CLI) send a session's first update right with the
+        # session/new answer, which reaches this handler before `_new` resumes.
+        early = self._early.get(note.session_id)
+        if early is None and len(self._early) < MAX_EARLY_SESSIONS:
+            early = self._early[note.session_id] = []
+        if early is None or len(early) >= MAX_EARLY_UPDATES:
+            log.warning("dropped a v1 update for unknown session %s", note.session_id)
+            return
+        early.append(note)
 
     async def _on_permission(
         self, params: v1.RequestPermissionRequest

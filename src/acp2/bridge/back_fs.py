@@ -5,7 +5,8 @@ directories): the root is resolved once, the path must be absolute and, normalis
 below it, and the file is then opened with
 :func:`acp2.coder.tools.beneath.open_beneath`, which follows no symlink on the way (so
 a link inside the workspace that leads out is refused, not followed). A missing file
-answers ``-32002`` (resource not found), which is what the agents that care expect.
+answers ``-32002`` with the message ``Resource not found: PATH`` (the code is what the
+Python SDK's agents test, the text what Gemini CLI tests).
 Writes are asked first (``ask``, a v2 permission request to the client); a refusal
 answers :class:`WriteRefused` (``-32600``, saying the user refused). A path outside the
 roots answers ``-32602``.
@@ -59,7 +60,10 @@ def _open(roots: Sequence[str], path: str, flags: int) -> int:
     except BeneathError:
         raise InvalidParams(f"the path leaves the session's directories: {path!r}") from None
     except FileNotFoundError:
-        raise ResourceNotFound(f"no such file: {path}", {"path": path}) from None
+        # "Resource not found" opens the message as in the official SDKs' -32002: Gemini
+        # CLI recognises a missing file by that text, not by the code, and otherwise fails
+        # its write_file tool (which reads the file first) on every new file.
+        raise ResourceNotFound(f"Resource not found: {path}", {"path": path}) from None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise InvalidParams(f"the path is a symlink: {path!r}") from None
@@ -100,11 +104,20 @@ def write_text(roots: Sequence[str], request: v1.WriteTextFileRequest) -> None:
 
 class FileService:
     """``fs/*`` for the sessions of one bridge: ``roots(session_id)`` gives a session's
-    directories (None: unknown session), ``ask`` asks before each write."""
+    directories (None: unknown session), ``ask`` asks before each write. With
+    ``missing_empty`` a missing file reads as empty text instead of ``-32002`` (for the
+    agents that break on the error, :mod:`acp2.compat.v1.quirks`)."""
 
-    def __init__(self, roots: Callable[[str], Sequence[str] | None], ask: Ask) -> None:
+    def __init__(
+        self,
+        roots: Callable[[str], Sequence[str] | None],
+        ask: Ask,
+        *,
+        missing_empty: bool = False,
+    ) -> None:
         self._roots = roots
         self._ask = ask
+        self._missing_empty = missing_empty
 
     def _session_roots(self, session_id: str) -> Sequence[str]:
         found = self._roots(session_id)
@@ -115,7 +128,12 @@ class FileService:
     async def read(self, request: v1.ReadTextFileRequest) -> v1.ReadTextFileResponse:
         """The ``fs/read_text_file`` handler (file IO in a worker thread)."""
         roots = self._session_roots(request.session_id)
-        return await anyio.to_thread.run_sync(read_text, roots, request)
+        try:
+            return await anyio.to_thread.run_sync(read_text, roots, request)
+        except ResourceNotFound:
+            if not self._missing_empty:
+                raise
+            return v1.ReadTextFileResponse(content="")
 
     async def write(self, request: v1.WriteTextFileRequest) -> v1.WriteTextFileResponse:
         """The ``fs/write_text_file`` handler: asks, then writes; ``WriteRefused`` if not."""

@@ -210,22 +210,28 @@ async def run_command(args: argparse.Namespace) -> int:
 
 
 async def _prompt_once(args: argparse.Namespace) -> tuple[str, str | None, str | None, str | None]:
-    """Connect, open or resume the session, prompt, wait (cancelling after
+    """Connect (the start-up bounded by ``--timeout`` when given, else the client's
+    default), open or resume the session, prompt, wait (cancelling after
     ``--cancel-after``); return (session id, stop reason, reply text or None when it was
     streamed already, error message)."""
     import anyio
 
     from acp2.client import connect
+    from acp2.client.launch import DEFAULT_INITIALIZE_TIMEOUT
     from acp2.ui.oneshot import ReplyStream
 
     stream = None if args.json or not sys.stdout.isatty() else ReplyStream(lambda: None, sys.stdout)
     listener = _print_update if args.json else None
+    # --timeout bounds the whole run, start-up included: an agent slow to start (Gemini
+    # CLI takes 10-40 s on a loaded machine) must not hit the shorter default first.
+    startup = args.timeout or DEFAULT_INITIALIZE_TIMEOUT
     async with connect(
         args.agent_command,
         cwd=args.cwd,
         permissions=_policy(args, stream),
         files=args.fs,
         terminals=args.terminal,
+        initialize_timeout=startup,
     ) as client:
         if args.resume:
             session = await client.resume(args.resume, on_update=listener)

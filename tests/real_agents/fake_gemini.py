@@ -1,0 +1,156 @@
+"""A fake Gemini API server: real HTTP and SSE on 127.0.0.1, for Gemini CLI.
+
+Gemini CLI pointed at it (``GOOGLE_GEMINI_BASE_URL=<url>``, any ``GEMINI_API_KEY``) posts
+``/v1beta/models/<model>:streamGenerateContent?alt=sse`` for each model turn; each such
+request takes the next scripted :class:`Turn` and gets it as one SSE event per part
+(``data: <GenerateContentResponse>``). A function call is a ``functionCall`` part; the
+CLI runs the tool and comes back with a ``functionResponse`` in its next request.
+``hold=True`` streams the parts and then keeps the response open until the client goes
+away (a cancel), which sets ``disconnected``. ``:generateContent`` (the CLI's side
+questions) and ``:countTokens`` get neutral answers and are recorded too.
+
+Every request body is kept in ``requests`` (path, body), in arrival order.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = ["FakeGemini", "Turn", "call", "serve", "text"]
+
+#: Longest time the server thread keeps a held stream open.
+SERVER_WAIT = 60.0
+
+
+@dataclass
+class Turn:
+    """One scripted model turn: ``parts`` (Gemini ``Part`` objects), each sent as its own
+    SSE event; ``hold`` keeps the stream open afterwards until the client disconnects."""
+
+    parts: list[dict[str, Any]] = field(default_factory=list)
+    hold: bool = False
+
+
+def text(*chunks: str, hold: bool = False) -> Turn:
+    """A turn streaming ``chunks`` as text parts."""
+    return Turn(parts=[{"text": chunk} for chunk in chunks], hold=hold)
+
+
+def call(name: str, args: dict[str, Any], *, say: str = "") -> Turn:
+    """A turn that optionally says ``say``, then calls the function ``name(args)``."""
+    parts: list[dict[str, Any]] = [{"text": say}] if say else []
+    parts.append({"functionCall": {"name": name, "args": args}})
+    return Turn(parts=parts)
+
+
+def _response(parts: list[dict[str, Any]], *, last: bool) -> dict[str, Any]:
+    candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
+    if last:
+        candidate["finishReason"] = "STOP"
+    return {
+        "candidates": [candidate],
+        "usageMetadata": {"promptTokenCount": 40, "candidatesTokenCount": 8, "totalTokenCount": 48},
+        "modelVersion": "fake-gemini",
+    }
+
+
+class FakeGemini:
+    """The server's state. Use :func:`serve` to run it; script with :meth:`add`."""
+
+    def __init__(self) -> None:
+        self.turns: deque[Turn] = deque()
+        self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.disconnected = threading.Event()
+        self.port = 0
+
+    @property
+    def url(self) -> str:
+        """The base URL for ``GOOGLE_GEMINI_BASE_URL``."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def add(self, *turns: Turn) -> None:
+        """Queue turns, streamed in order to the next ``streamGenerateContent`` requests."""
+        self.turns.extend(turns)
+
+    def next_turn(self) -> Turn:
+        """(server side) The next scripted turn; past the script, a text that says so."""
+        return self.turns.popleft() if self.turns else text("(the test scripted no more turns)")
+
+    def streamed(self) -> list[dict[str, Any]]:
+        """The bodies of the ``streamGenerateContent`` requests so far."""
+        return [body for path, body in self.requests if ":streamGenerateContent" in path]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """Serves one request for the :class:`FakeGemini` in ``self.fake``."""
+
+    fake: FakeGemini
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = json.loads(self.rfile.read(length) or b"{}")
+        self.fake.requests.append((self.path, body))
+        try:
+            if ":streamGenerateContent" in self.path:
+                self._stream(self.fake.next_turn())
+            elif ":countTokens" in self.path:
+                self._json({"totalTokens": 40})
+            elif ":generateContent" in self.path:
+                self._json(_response([{"text": "{}"}], last=True))
+            else:
+                self.send_error(404, f"no route {self.path}")
+        except (BrokenPipeError, ConnectionResetError):
+            self.fake.disconnected.set()
+        finally:
+            self.close_connection = True
+
+    def _json(self, body: Any) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _stream(self, turn: Turn) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+        for index, part in enumerate(turn.parts):
+            last = index == len(turn.parts) - 1 and not turn.hold
+            event = json.dumps(_response([part], last=last))
+            self.wfile.write(f"data: {event}\n\n".encode())
+            self.wfile.flush()
+        if turn.hold:
+            # The client sent its whole request: the next read returns only at its close.
+            self.connection.settimeout(SERVER_WAIT)
+            if self.rfile.read(1) == b"":
+                self.fake.disconnected.set()
+
+
+@contextmanager
+def serve() -> Iterator[FakeGemini]:
+    """Run a :class:`FakeGemini` on an ephemeral port of 127.0.0.1 for the block."""
+    fake = FakeGemini()
+    handler = type("Handler", (_Handler,), {"fake": fake})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    fake.port = server.server_address[1]
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
+    thread.start()
+    try:
+        yield fake
+    finally:
+        server.shutdown()
+        server.server_close()
