@@ -58,9 +58,14 @@ async def test_a_retried_key_is_answered_with_the_original_message_id_and_runs_n
         first = await h.call("session/prompt", _keyed(sid, "hello", "k1"))
         await h.wait_idle(sid)
         again = await h.call("session/prompt", _keyed(sid, "hello", "k1"))
+        snapshot = await h.wait_idle(sid, 2)  # no work for a retry: the state says so
         other = await h.call("session/prompt", _keyed(sid, "hello", "k2"))
-        await h.wait_idle(sid, 2)
+        await h.wait_idle(sid, 3)
     assert again == first
+    assert "stopReason" not in snapshot
+    assert h.index(lambda f: f.update is snapshot) > h.response_index(
+        h.request_id("session/prompt", 1)
+    )
     assert other["messageId"] != first["messageId"]
     assert calls == ["hello", "hello"]  # k1 once, k2 once
     assert len(_user_messages(store, sid)) == 2
@@ -93,9 +98,11 @@ async def test_a_retry_sent_while_the_first_attempt_runs_gets_its_id_without_wai
         await h.wait_idle(sid)
     assert again == first
     assert calls == ["slow"]
+    states = [u.get("state") for u in h.updates(sid) if u["sessionUpdate"] == "state_update"]
+    assert states == ["running", "running", "idle"]  # the work, the retry's snapshot, idle
 
 
-async def test_a_retry_held_behind_its_own_first_attempt_is_not_inserted_again() -> None:
+async def test_two_attempts_of_one_key_sent_while_the_session_is_busy_insert_it_once() -> None:
     calls: list[str] = []
     gate = anyio.Event()
     store = HistoryStore(":memory:")
@@ -109,9 +116,11 @@ async def test_a_retry_held_behind_its_own_first_attempt_is_not_inserted_again()
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(send)
-            tg.start_soon(send)  # both held: the second finds the key after the first
+            tg.start_soon(send)
             await h.wait_for(lambda: len(h.requests("session/prompt")) == 3)
             gate.set()
+        # The second attempt finds the key before or after its wait for the slot (the
+        # order its request is dispatched in decides); either way it inserts nothing.
         await h.wait_idle(sid, 2)
     assert answers[0] == answers[1]
     assert calls == ["busy", "twice"]
@@ -129,6 +138,7 @@ async def test_the_key_survives_an_agent_restart_on_the_same_store(tmp_path: Pat
     async with agent_harness(_counting_agent(store, calls), initialize=True) as h:
         await h.call("session/resume", {"sessionId": sid, "cwd": "/tmp/acp2-agent-tests"})
         again = await h.call("session/prompt", _keyed(sid, "hello", "k1"))
+        await h.wait_idle(sid, 2)  # resume's snapshot, the retry's snapshot
     assert again == first
     assert calls == ["hello"]
     assert len(_user_messages(store, sid)) == 1

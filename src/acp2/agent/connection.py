@@ -42,6 +42,7 @@ from acp2.schema import (
     PromptResponse,
     RequestPermissionRequest,
     RequestPermissionResponse,
+    StateUpdate,
     UserMessage,
 )
 from acp2.schema.methods import (
@@ -190,11 +191,11 @@ class AgentConnection:
         check_prompt(self.agent, params.prompt)
         keyed = KeyedPrompt.of(self.runtime.store, params)
         if keyed is not None and (earlier := keyed.earlier()) is not None:
-            return earlier  # a retry: inserted once already, and its work started then
+            return self._answer_retry(session, earlier)  # inserted once already
         await session.acquire()
         if keyed is not None and (earlier := keyed.earlier()) is not None:
             session.release()  # another attempt of this key was inserted while we waited
-            return earlier
+            return self._answer_retry(session, earlier)
         message_id = session.new_message_id("user")
         user_message = UserMessage(message_id=message_id, content=list(params.prompt))
         frame = session.emitter.record_frame(user_message)
@@ -206,6 +207,21 @@ class AgentConnection:
         turn = Turn(self._context(session), params.prompt, message_id)
         self._begin(session, turn, frame, self.agent.prompt_handler)
         return response
+
+    def _answer_retry(self, session: AgentSession, earlier: PromptResponse) -> PromptResponse:
+        """Answer a retried key with its first response, then send the session's state.
+
+        No work starts for a retry, so the snapshot (after the response) is what ends the
+        client's wait for it: ``idle`` when the first attempt's work is over, else
+        ``running`` and that work's own ``idle`` later (D-14: states are snapshots).
+        """
+
+        async def snapshot() -> None:
+            """Send the current state (started after the response is queued)."""
+            session.emitter.emit(StateUpdate(state=session.state))
+
+        self.task_group.start_soon(snapshot)
+        return earlier
 
     async def on_cancel(self, params: CancelSessionNotification) -> None:
         """Cancel the session's foreground work and withdraw held prompts (PL-18)."""
