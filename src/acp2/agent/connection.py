@@ -192,8 +192,8 @@ class AgentConnection:
         keyed = KeyedPrompt.of(self.runtime.store, params)
         if keyed is not None and (earlier := keyed.earlier()) is not None:
             return self._answer_retry(session, earlier)  # inserted once already
-        await session.acquire()
-        if keyed is not None and (earlier := keyed.earlier()) is not None:
+        held = await session.acquire()
+        if held and keyed is not None and (earlier := keyed.earlier()) is not None:
             session.release()  # another attempt of this key was inserted while we waited
             return self._answer_retry(session, earlier)
         message_id = session.new_message_id("user")

@@ -9,15 +9,16 @@ history row, so after a crash either both exist (a retry gets the original answe
 starts no work) or neither does (a retry inserts the prompt as new). A key sent again
 with a different prompt is refused with ``-32602`` and changes nothing.
 
-Retention is bounded per session: the newest :data:`KEYS_PER_SESSION` keys are kept, an
-older key is forgotten (a retry that late is inserted as a new prompt). Deleting a
-session drops its keys.
+Retention is bounded per session: the newest :data:`KEYS_PER_SESSION` keys are kept (and
+up to a tenth more between two cuts, :func:`trim_interval`); an older key is forgotten,
+and a retry that late is inserted as a new prompt. Deleting a session drops its keys.
 """
 
 from __future__ import annotations
 
 import hashlib
 import sqlite3
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
@@ -34,36 +35,46 @@ __all__ = [
     "forget_session",
     "insert_entries",
     "prompt_digest",
+    "trim_interval",
+    "trim_sessions",
 ]
 
 #: How many prompt keys each session keeps (the newest); older ones are forgotten.
 KEYS_PER_SESSION: Final = 1000
 
-#: ``n`` numbers a session's keys in insertion order (for the retention cut).
+#: One B-tree, keyed by what a lookup asks: a second index (an insertion counter) would
+#: make every keyed prompt's commit write one more page. ``created`` (Unix time) orders
+#: the keys for the retention cut, which scans the session's keys, so it runs only now
+#: and then (:func:`trim_interval`).
 LEDGER_SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS prompt_keys (
     session_id TEXT NOT NULL,
-    n INTEGER NOT NULL,
     key TEXT NOT NULL,
+    created REAL NOT NULL,
     digest TEXT NOT NULL,
     message_id TEXT NOT NULL,
     response BLOB NOT NULL,
-    PRIMARY KEY (session_id, n),
-    UNIQUE (session_id, key)
+    PRIMARY KEY (session_id, key)
 ) WITHOUT ROWID;
 """
 
 # OR IGNORE: the store looks a key up (queued, then stored) before it queues it, so a
 # duplicate cannot reach here; if one did, failing the flush would requeue it forever.
 _INSERT = (
-    "INSERT OR IGNORE INTO prompt_keys (session_id, n, key, digest, message_id, response)"
-    " VALUES (?, (SELECT COALESCE(MAX(n), 0) + 1 FROM prompt_keys WHERE session_id = ?),"
-    " ?, ?, ?, ?)"
+    "INSERT OR IGNORE INTO prompt_keys"
+    " (session_id, key, created, digest, message_id, response) VALUES (?, ?, ?, ?, ?, ?)"
 )
+#: Delete what is older than the session's ``keep``-th newest key (nothing if fewer).
 _TRIM = (
-    "DELETE FROM prompt_keys WHERE session_id = ?"
-    " AND n <= (SELECT MAX(n) FROM prompt_keys WHERE session_id = ?) - ?"
+    "DELETE FROM prompt_keys WHERE session_id = ? AND created < (SELECT created"
+    " FROM prompt_keys WHERE session_id = ? ORDER BY created DESC LIMIT 1 OFFSET ?)"
 )
+
+
+def trim_interval(keep: int) -> int:
+    """After how many new keys of a session the store cuts it back to ``keep`` keys: a
+    tenth of ``keep``, so a session holds at most ``keep + keep // 10`` keys."""
+    return max(1, keep // 10)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,16 +117,19 @@ def find_entry(db: sqlite3.Connection, session_id: str, key: str) -> PromptEntry
     return PromptEntry(session_id, key, row[0], row[1], bytes(row[2]))
 
 
-def insert_entries(
-    db: sqlite3.Connection, entries: Iterable[PromptEntry], keep: int = KEYS_PER_SESSION
-) -> None:
-    """Store ``entries`` and cut each of their sessions back to its newest ``keep`` keys.
-    Runs inside the caller's transaction (the one that inserts the user messages)."""
-    sessions: set[str] = set()
-    for e in entries:
-        db.execute(_INSERT, (e.session_id, e.session_id, e.key, e.digest, e.message_id, e.response))
-        sessions.add(e.session_id)
-    db.executemany(_TRIM, [(s, s, keep) for s in sessions])
+def insert_entries(db: sqlite3.Connection, entries: Iterable[PromptEntry]) -> None:
+    """Store ``entries``, inside the caller's transaction (the one that inserts their
+    user messages)."""
+    now = time.time()
+    db.executemany(
+        _INSERT,
+        [(e.session_id, e.key, now, e.digest, e.message_id, e.response) for e in entries],
+    )
+
+
+def trim_sessions(db: sqlite3.Connection, session_ids: Iterable[str], keep: int) -> None:
+    """Cut each of ``session_ids`` back to its newest ``keep`` keys."""
+    db.executemany(_TRIM, [(s, s, keep - 1) for s in session_ids])
 
 
 def forget_session(db: sqlite3.Connection, session_id: str) -> None:

@@ -15,7 +15,9 @@ Several processes may share one file (``acp2 agent`` uses one per user):
   backoff; one that still fails keeps its updates queued for the next flush, logs an
   error, and makes the next :meth:`HistoryStore.append` raise :class:`HistoryWriteError`
   (failing the turn) until a flush succeeds -- updates are never dropped silently;
-* a session is served by one process at a time (:mod:`acp2.agent.lease`).
+* a session is served by one process at a time (:mod:`acp2.agent.lease`);
+* a keyed prompt's ledger entry (:mod:`acp2.agent.ledger`) is queued with its user message
+  and committed in the same transaction, so a retry after a crash finds both or neither.
 
 The file is private to its owner (:mod:`acp2.agent.private`). A row of a megabyte or more
 (a huge prompt) is written in place through incremental blob I/O, without a copy; that
@@ -57,6 +59,8 @@ from acp2.agent.ledger import (
     find_entry,
     forget_session,
     insert_entries,
+    trim_interval,
+    trim_sessions,
 )
 from acp2.agent.private import COMPANIONS, prepare_private_file, tighten
 from acp2.errors import HistoryWriteError
@@ -174,6 +178,8 @@ class HistoryStore:
         self._keys: dict[tuple[str, str], PromptEntry] = {}
         #: How many prompt keys a session keeps (the newest).
         self.keys_per_session = KEYS_PER_SESSION
+        #: Keys committed per session since its last retention cut (by this process).
+        self._new_keys: dict[str, int] = {}
         self._lock = threading.Lock()
         #: The error of the last flush, while its updates wait for a retry.
         self.failure: BaseException | None = None
@@ -375,7 +381,8 @@ class HistoryStore:
             if pending:
                 self._insert(pending)
             if keys:  # with the user messages they belong to: both or neither (ledger)
-                insert_entries(self._db, keys.values(), self.keys_per_session)
+                insert_entries(self._db, keys.values())
+                trim_sessions(self._db, self._due_for_trim(keys), self.keys_per_session)
             self._db.executemany(
                 "UPDATE sessions SET updated_at = ? WHERE id = ?", [(now, s) for s in touched]
             )
@@ -384,6 +391,16 @@ class HistoryStore:
                     "UPDATE sessions SET title = ? WHERE id = ?",
                     [(title, s) for s, title in titles.items()],
                 )
+
+    def _due_for_trim(self, keys: dict[tuple[str, str], PromptEntry]) -> list[str]:
+        """The sessions whose ledger is due for its retention cut (counting ``keys``)."""
+        due, every, counts = [], trim_interval(self.keys_per_session), self._new_keys
+        for session_id, _ in keys:
+            counts[session_id] = counts.get(session_id, 0) + 1
+            if counts[session_id] >= every:
+                counts[session_id] = 0
+                due.append(session_id)
+        return due
 
     def _insert(self, pending: dict[str, list[Body]]) -> None:
         """One row per session: bound in one ``executemany``, or written in place when it
