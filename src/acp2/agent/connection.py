@@ -20,6 +20,7 @@ from msgspec import Raw
 
 from acp2.agent.capabilities import build_initialize_response, check_prompt
 from acp2.agent.context import TurnContext
+from acp2.agent.dedupe import KeyedPrompt, exit_after_insert_for_tests
 from acp2.agent.routes import Route, route
 from acp2.agent.runner import WorkHandler, run_turn
 from acp2.agent.runtime import AgentRuntime, runtime_for
@@ -41,6 +42,7 @@ from acp2.schema import (
     PromptResponse,
     RequestPermissionRequest,
     RequestPermissionResponse,
+    StateUpdate,
     UserMessage,
 )
 from acp2.schema.methods import (
@@ -178,20 +180,48 @@ class AgentConnection:
     async def on_prompt(self, params: PromptRequest) -> PromptResponse:
         """Accept a prompt: check it, wait for its slot, insert it, answer with its id.
 
+        A prompt with an ``idempotencyKey`` is inserted at most once per key: a retry is
+        answered with the first attempt's response and starts nothing (acp2.agent.dedupe).
+
         The turn itself runs in its own task, started here so that it cannot write before
         this response (docs/internals.md): the client sees the response, then
         ``user_message`` with the same ``messageId``, then ``running`` (PL-03, PL-04, PL-06).
         """
         session = self.sessions.live(params.session_id)
         check_prompt(self.agent, params.prompt)
-        await session.acquire()
+        keyed = KeyedPrompt.of(self.runtime.store, params)
+        if keyed is not None and (earlier := keyed.earlier()) is not None:
+            return self._answer_retry(session, earlier)  # inserted once already
+        held = await session.acquire()
+        if held and keyed is not None and (earlier := keyed.earlier()) is not None:
+            session.release()  # another attempt of this key was inserted while we waited
+            return self._answer_retry(session, earlier)
         message_id = session.new_message_id("user")
         user_message = UserMessage(message_id=message_id, content=list(params.prompt))
         frame = session.emitter.record_frame(user_message)
         del user_message  # the frame has it; its row in history is a view of the frame
+        response = PromptResponse(message_id=message_id)
+        if keyed is not None:
+            keyed.remember(response)  # committed with the user message, in one transaction
+            exit_after_insert_for_tests(self.runtime.store)
         turn = Turn(self._context(session), params.prompt, message_id)
         self._begin(session, turn, frame, self.agent.prompt_handler)
-        return PromptResponse(message_id=message_id)
+        return response
+
+    def _answer_retry(self, session: AgentSession, earlier: PromptResponse) -> PromptResponse:
+        """Answer a retried key with its first response, then send the session's state.
+
+        No work starts for a retry, so the snapshot (after the response) is what ends the
+        client's wait for it: ``idle`` when the first attempt's work is over, else
+        ``running`` and that work's own ``idle`` later (D-14: states are snapshots).
+        """
+
+        async def snapshot() -> None:
+            """Send the current state (started after the response is queued)."""
+            session.emitter.emit(StateUpdate(state=session.state))
+
+        self.task_group.start_soon(snapshot)
+        return earlier
 
     async def on_cancel(self, params: CancelSessionNotification) -> None:
         """Cancel the session's foreground work and withdraw held prompts (PL-18)."""

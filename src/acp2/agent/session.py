@@ -137,15 +137,17 @@ class AgentSession:
 
     # -- prompt slots (the queue decides; this side waits and wakes) ----------------
 
-    async def acquire(self) -> None:
+    async def acquire(self) -> bool:
         """Wait until this prompt may be inserted (FIFO). Raises RequestCancelled if withdrawn.
 
         When it returns, the caller owns the slot and must end with :meth:`release`.
+        Returns True if the prompt was held (other work ran meanwhile), False if the
+        slot was free (then nothing else ran: the call did not yield).
         """
         ticket = self._queue.acquire()
         if ticket.status == "running":
             self._work_done = anyio.Event()
-            return
+            return False
         if ticket.status == "refused":
             raise RequestCancelled("The session is closed")
         event = self._waiters[ticket] = anyio.Event()
@@ -161,6 +163,7 @@ class AgentSession:
         self._wake(self._queue.take(ticket))
         if not ticket.running:
             raise RequestCancelled("The prompt was withdrawn by session/cancel")
+        return True
 
     def _wake(self, ticket: Ticket | None) -> None:
         """Wake the task of ``ticket``; note when the slot became free."""

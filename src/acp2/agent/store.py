@@ -15,7 +15,9 @@ Several processes may share one file (``acp2 agent`` uses one per user):
   backoff; one that still fails keeps its updates queued for the next flush, logs an
   error, and makes the next :meth:`HistoryStore.append` raise :class:`HistoryWriteError`
   (failing the turn) until a flush succeeds -- updates are never dropped silently;
-* a session is served by one process at a time (:mod:`acp2.agent.lease`).
+* a session is served by one process at a time (:mod:`acp2.agent.lease`);
+* a keyed prompt's ledger entry (:mod:`acp2.agent.ledger`) is queued with its user message
+  and committed in the same transaction, so a retry after a crash finds both or neither.
 
 The file is private to its owner (:mod:`acp2.agent.private`). A row of a megabyte or more
 (a huge prompt) is written in place through incremental blob I/O, without a copy; that
@@ -50,6 +52,16 @@ from acp2.agent.dbtools import (
     row_batches,
 )
 from acp2.agent.lease import LEASE_SCHEMA, LEASE_TTL, LeaseKeeper, SessionInUse
+from acp2.agent.ledger import (
+    KEYS_PER_SESSION,
+    LEDGER_SCHEMA,
+    PromptEntry,
+    find_entry,
+    forget_session,
+    insert_entries,
+    trim_interval,
+    trim_sessions,
+)
 from acp2.agent.private import COMPANIONS, prepare_private_file, tighten
 from acp2.errors import HistoryWriteError
 
@@ -93,6 +105,7 @@ CREATE INDEX IF NOT EXISTS sessions_by_update ON sessions (deleted, updated_at D
     + UPDATES_TABLE.format(name="updates")
     + ";\n"
     + LEASE_SCHEMA
+    + LEDGER_SCHEMA
 )
 
 
@@ -161,6 +174,12 @@ class HistoryStore:
         self._pending: dict[str, list[Body]] = {}
         self._touched: dict[str, str] = {}
         self._titles: dict[str, str | None] = {}
+        #: Keyed prompts queued with their user message (acp2.agent.ledger).
+        self._keys: dict[tuple[str, str], PromptEntry] = {}
+        #: How many prompt keys a session keeps (the newest).
+        self.keys_per_session = KEYS_PER_SESSION
+        #: Keys committed per session since its last retention cut (by this process).
+        self._new_keys: dict[str, int] = {}
         self._lock = threading.Lock()
         #: The error of the last flush, while its updates wait for a retry.
         self.failure: BaseException | None = None
@@ -262,6 +281,7 @@ class HistoryStore:
             self.leases.check(session_id)
             self._db.execute("UPDATE sessions SET deleted = 1 WHERE id = ?", (session_id,))
             self._db.execute("DELETE FROM updates WHERE session_id = ?", (session_id,))
+            forget_session(self._db, session_id)
 
     def list_sessions(
         self, *, cwd: str | None = None, after: tuple[str, str] | None = None, limit: int = 50
@@ -306,6 +326,19 @@ class HistoryStore:
             batch = self._pending[session_id] = []
         batch.append(body)
 
+    def remember_prompt(self, entry: PromptEntry) -> None:
+        """Queue a keyed prompt's ledger entry; the next flush commits it in the same
+        transaction as the user message appended with it (:mod:`acp2.agent.ledger`)."""
+        self._keys[(entry.session_id, entry.key)] = entry
+
+    def find_prompt(self, session_id: str, key: str) -> PromptEntry | None:
+        """The ledger entry of ``key`` in ``session_id`` (queued or stored), or None."""
+        queued = self._keys.get((session_id, key))
+        if queued is not None:
+            return queued
+        found: PromptEntry | None = self._retrying(lambda: find_entry(self._db, session_id, key))
+        return found
+
     def set_title(self, session_id: str, title: str | None) -> None:
         """Queue a new title (None clears it) for ``session_id``, committed by flush."""
         self._titles[session_id] = title
@@ -317,16 +350,18 @@ class HistoryStore:
         A locked database is retried (:data:`RETRY_BACKOFF`); on failure the updates stay
         queued, :attr:`failure` is set and :class:`HistoryWriteError` is raised.
         """
-        if not self._pending and not self._titles:
+        if not self._pending and not self._titles and not self._keys:
             return
         with self._lock:
             pending, self._pending = self._pending, {}
             touched, self._touched = self._touched, {}
             titles, self._titles = self._titles, {}
+            keys, self._keys = self._keys, {}
             try:
-                self._retrying(lambda: self._commit(pending, touched, titles))
+                self._retrying(lambda: self._commit(pending, touched, titles, keys))
             except sqlite3.Error as exc:
                 self._requeue(pending, touched, titles)
+                self._keys = {**keys, **self._keys}
                 self.failure = exc
                 count = sum(len(b) for b in pending.values())
                 log.error("history write failed, %d updates kept for a retry: %s", count, exc)
@@ -338,12 +373,16 @@ class HistoryStore:
         pending: dict[str, list[Body]],
         touched: dict[str, str],
         titles: dict[str, str | None],
+        keys: dict[tuple[str, str], PromptEntry],
     ) -> None:
         touched = {**touched, **dict.fromkeys(pending, "")}
         now = _now()
         with self._transaction():
             if pending:
                 self._insert(pending)
+            if keys:  # with the user messages they belong to: both or neither (ledger)
+                insert_entries(self._db, keys.values())
+                trim_sessions(self._db, self._due_for_trim(keys), self.keys_per_session)
             self._db.executemany(
                 "UPDATE sessions SET updated_at = ? WHERE id = ?", [(now, s) for s in touched]
             )
@@ -352,6 +391,16 @@ class HistoryStore:
                     "UPDATE sessions SET title = ? WHERE id = ?",
                     [(title, s) for s, title in titles.items()],
                 )
+
+    def _due_for_trim(self, keys: dict[tuple[str, str], PromptEntry]) -> list[str]:
+        """The sessions whose ledger is due for its retention cut (counting ``keys``)."""
+        due, every, counts = [], trim_interval(self.keys_per_session), self._new_keys
+        for session_id, _ in keys:
+            counts[session_id] = counts.get(session_id, 0) + 1
+            if counts[session_id] >= every:
+                counts[session_id] = 0
+                due.append(session_id)
+        return due
 
     def _insert(self, pending: dict[str, list[Body]]) -> None:
         """One row per session: bound in one ``executemany``, or written in place when it

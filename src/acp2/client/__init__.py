@@ -29,7 +29,7 @@ from acp2.client.permissions import (
     deny_all,
     interactive,
 )
-from acp2.client.session import ClientSession, UpdateListener
+from acp2.client.session import ClientSession, UpdateListener, new_idempotency_key
 from acp2.client.startup import AgentExited, AgentNotStarted, AgentStrayOutput
 from acp2.client.work import Skipped, Work
 from acp2.errors import AgentStartError
@@ -53,4 +53,5 @@ __all__ = [
     "connect_transport",
     "deny_all",
     "interactive",
+    "new_idempotency_key",
 ]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
@@ -57,7 +58,7 @@ from acp2.state import (
 if TYPE_CHECKING:
     from acp2.client.connection import ClientConnection
 
-__all__ = ["ClientSession", "UpdateListener"]
+__all__ = ["ClientSession", "UpdateListener", "new_idempotency_key"]
 
 log = logging.getLogger("acp2.client")
 
@@ -65,6 +66,12 @@ _SEED_KINDS = (AvailableCommandsUpdate, ConfigOptionUpdate)
 
 #: Called inline with each update of the session (typed) and its exact JSON bytes.
 UpdateListener: TypeAlias = Callable[[Any, bytes], None]
+
+
+def new_idempotency_key() -> str:
+    """A fresh ``idempotencyKey`` for one prompt (a random UUID, unique per prompt):
+    keep it to retry that prompt with :meth:`ClientSession.prompt`."""
+    return str(uuid.uuid4())
 
 
 class ClientSession:
@@ -293,24 +300,39 @@ class ClientSession:
 
     # -- prompting -------------------------------------------------------------------------
 
-    async def prompt(self, prompt: str | Sequence[Any]) -> Work:
+    async def prompt(
+        self, prompt: str | Sequence[Any], *, idempotency_key: str | None = None
+    ) -> Work:
         """Send ``session/prompt`` and return the :class:`Work` once the agent accepted it.
 
         ``prompt`` is text or a list of content blocks. Raises ``LocalProtocolError``
         (sending nothing) for an empty prompt or content the agent did not advertise
         (PL-02), the agent's ``RequestError`` if it refuses the prompt (``-32800``: it was
         withdrawn by a cancel), ``ConnectionClosed`` if the agent goes away.
+
+        Every prompt carries an ``idempotencyKey`` (the Preview's exactly-once prompts):
+        ``idempotency_key``, or a fresh random one (:func:`new_idempotency_key`); the
+        work's :attr:`Work.idempotency_key` says which. When this call fails without an
+        answer -- ``ConnectionClosed``, or a timeout around it -- the prompt may or may not
+        have been inserted. To find out without running it twice, send the same prompt
+        with the same key again (on a resumed session after a reconnect): an agent that
+        honours keys inserts it **at most once** and answers the retry with the original
+        ``messageId`` (the work then started by the first attempt is not restarted; after
+        an agent crash it may be lost, never doubled). So pass your own key whenever you
+        may want to retry. A key reused with a different prompt is refused (``-32602``).
+        An agent that ignores keys (older drafts) may insert a retry again.
         """
         self._check_open()
         blocks = [TextContent(text=prompt)] if isinstance(prompt, str) else list(prompt)
         check_prompt(self.client.agent_capabilities, blocks)
+        key = new_idempotency_key() if idempotency_key is None else idempotency_key
         work = Work(self, self._wait_change)
+        work.idempotency_key = key
         self._works.append(work)
         self._prompting += 1
+        request = PromptRequest(session_id=self.id, prompt=blocks, idempotency_key=key)
         try:
-            response = await self._link.call(
-                SESSION_PROMPT, PromptRequest(session_id=self.id, prompt=blocks)
-            )
+            response = await self._link.call(SESSION_PROMPT, request)
         except BaseException:
             if work in self._works:
                 self._works.remove(work)

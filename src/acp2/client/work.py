@@ -115,6 +115,9 @@ class Work:
         #: Foreground work was running when the prompt was sent.
         self._busy_at_send = session.state.busy
         self._message_id: str | None = None
+        #: The ``idempotencyKey`` the prompt was sent with: resend the prompt with it to
+        #: retry without a second insertion (see :meth:`ClientSession.prompt`).
+        self.idempotency_key: str | None = None
         self.accepted = False
         #: True once the work's ``idle`` arrived.
         self.done = False

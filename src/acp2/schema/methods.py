@@ -77,7 +77,8 @@ Sender = Literal["client", "agent", "either"]
 
 #: How a request may be retried after a lost answer (the Preview's retry classes):
 #: ``"safe"`` has no effect (read-only), ``"keyed"`` is made exactly-once by a key the
-#: sender chooses (a prompt's ``messageId``), ``"never"`` must not be sent twice blind.
+#: sender chooses (a prompt's ``idempotencyKey``, see :class:`acp2.schema.PromptRequest`),
+#: ``"never"`` must not be sent twice blind.
 RetryClass = Literal["safe", "keyed", "never"]
 
 P = TypeVar("P")

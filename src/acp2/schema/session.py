@@ -151,10 +151,19 @@ class PromptRequest(Model, gc=False, kw_only=True):
 
     Nov requires at least one block; an empty list is accepted here (Aug allows it), and
     senders must not send one (PL-02).
+
+    ``idempotency_key`` (wire ``idempotencyKey``) is the Preview's exactly-once key: the
+    client sends the same key on every attempt of one prompt, and the agent inserts the
+    user message at most once per key, answering a retry with the original ``messageId``
+    (agentclientprotocol.com/rfds/v2/idempotency-keys). No vendored schema has it (not
+    Aug, not the TypeScript SDK 2.4.0 one); it is modelled from that page. Sending it is
+    valid under every draft: none forbids extra fields on ``PromptRequest``, and the page
+    defines no capability for it. Omitted, the prompt behaves as before.
     """
 
     session_id: SessionId
     prompt: list[ContentBlock]
+    idempotency_key: str | UnsetType = UNSET
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
