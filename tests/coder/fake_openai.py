@@ -14,8 +14,10 @@ from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from helpers.http_fake import serve_on_loopback
 
 #: Longest time the server thread waits on anything a test controls.
 SERVER_WAIT = 20.0
@@ -223,15 +225,5 @@ class _Handler(BaseHTTPRequestHandler):
 @contextmanager
 def serve() -> Iterator[FakeOpenAI]:
     """Run a :class:`FakeOpenAI` on an ephemeral port of 127.0.0.1 for the block."""
-    fake = FakeOpenAI()
-    handler = type("Handler", (_Handler,), {"fake": fake})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
-    fake.port = server.server_address[1]
-    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
-    thread.start()
-    try:
+    with serve_on_loopback(FakeOpenAI(), _Handler) as fake:
         yield fake
-    finally:
-        server.shutdown()
-        server.server_close()
