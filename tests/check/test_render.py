@@ -99,3 +99,13 @@ def test_a_partial_report_without_failures_is_not_called_conformant() -> None:
     last = render_plain(report).splitlines()[-1]
     assert last == "VERDICT: no failures in the probes run (prompt; a partial check)"
     assert report.conformant
+
+
+def test_a_v1_report_explains_its_draft_column_without_the_v2_draft_legend() -> None:
+    findings = Findings()
+    findings.add("V1-PL-04", Status.PASS, "answered cancelled")
+    agent = {"info": {"name": "old", "version": "0.1"}, "protocolVersion": 1}
+    text = render_plain(Report("v1", ["old-agent"], findings.rows(), agent, 1.0))
+    assert "DRAFT: v1 = a row of ACP v1" in text
+    assert "nov+" not in text
+    assert "drafts differ" not in text

@@ -69,7 +69,7 @@ def test_each_wire_name_has_a_constant_and_specs_are_frozen() -> None:
         spec.name = "x"  # type: ignore[misc]
 
 
-def test_retry_classes_mark_reads_safe_and_the_prompt_keyed_by_its_message_id() -> None:
+def test_retry_classes_mark_reads_safe_and_the_prompt_keyed_by_its_idempotency_key() -> None:
     assert methods.SESSION_PROMPT.retry == "keyed"
     assert {s.name for s in METHODS.values() if s.retry == "safe"} == {"initialize", "session/list"}
     assert methods.SESSION_NEW.retry == "never"

@@ -63,7 +63,10 @@ def _footer(report: Report) -> list[str]:
     lines = [
         f"PASS {counts[Status.PASS]}  FAIL {counts[Status.FAIL]}  SKIP {counts[Status.SKIP]}"
         f"  ({report.duration:.1f}s)",
-        "DRAFT: all = every draft, nov+ = nov and preview; * = a row where the drafts "
+        "DRAFT: v1 = a row of ACP v1 (the agent answered protocol version 1); "
+        "CAP = MUST once advertised"
+        if report.draft == V1
+        else "DRAFT: all = every draft, nov+ = nov and preview; * = a row where the drafts "
         "differ (failures are explained below); CAP = MUST once advertised",
     ]
     reruns = report.timing.reruns if report.timing is not None else []

@@ -1,4 +1,5 @@
-"""``acp2 check [options] -- AGENT_COMMAND...``: the ACP v2 conformance checker.
+"""``acp2 check [options] -- AGENT_COMMAND...``: the ACP conformance checker (v2, and v1
+for agents that answer protocol version 1).
 
 Exit status: 0 when the agent is CONFORMANT under the selected draft (no MUST and no
 advertised-capability row failed), 1 when it is not, 2 when the check could not run
@@ -15,8 +16,10 @@ from typing import Any
 __all__ = ["add_parser", "main"]
 
 DESCRIPTION = """\
-Check an ACP v2 agent for conformance. The agent is started as a subprocess (a fresh one
-per probe where isolation matters) and spoken to over stdio. Each row names a requirement
+Check an ACP agent for conformance. The agent is started as a subprocess (a fresh one
+per probe where isolation matters) and spoken to over stdio. An agent that answers
+initialize with protocol version 1 is judged as ACP v1 (the V1- rows; --draft then does
+not apply), and the report says so. Each row names a requirement
 (its id, in acp2's requirement list, and the rule itself) and says PASS, FAIL or SKIP with
 the reason; failures show the offending frames. The verdict counts MUST rows and rows of
 capabilities the agent advertises (CAP).
@@ -43,7 +46,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "check",
-        help="check an ACP v2 agent for conformance",
+        help="check an ACP agent (v2, or v1) for conformance",
         description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
