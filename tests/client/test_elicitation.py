@@ -208,3 +208,16 @@ async def test_el14_closing_the_connection_answers_a_pending_elicitation_cancel(
             await session.close()
             answers = await fake.wait_for(lambda: fake.answers_to(request_id))
     assert [a["result"] for a in answers] == [{"action": "cancel"}]
+
+
+async def test_el02_a_request_scoped_elicitation_reaches_the_policy_without_a_session() -> None:
+    seen: list[Any] = []
+
+    def policy(request: ElicitationRequest) -> Any:
+        seen.append(request.session)
+        return {"name": "Bo"}
+
+    scoped = {"mode": "form", "requestId": 1, "message": "m", "requestedSchema": SCHEMA}
+    _, answer = await _fake(policy, [scoped])
+    assert seen == [None]
+    assert answer["result"] == {"action": "accept", "content": {"name": "Bo"}}
