@@ -221,3 +221,25 @@ async def test_el02_a_request_scoped_elicitation_reaches_the_policy_without_a_se
     _, answer = await _fake(policy, [scoped])
     assert seen == [None]
     assert answer["result"] == {"action": "accept", "content": {"name": "Bo"}}
+
+
+async def test_el14_session_cancel_answers_a_pending_elicitation_cancel_itself() -> None:
+    """The fake agent never withdraws the request: the client's cancel answers it."""
+    asked = anyio.Event()
+
+    async def wait_forever(request: ElicitationRequest) -> Any:
+        asked.set()
+        await anyio.sleep_forever()
+
+    async def script(fake: Any, msg: dict[str, Any]) -> None:
+        await handshake(fake, msg)
+
+    with anyio.fail_after(10):
+        async with fake_agent(script, elicitation=wait_forever) as (client, fake):
+            session = await client.new_session()
+            request_id = await fake.request("elicitation/create", FORM)
+            await asked.wait()
+            await session.cancel(wait=False)
+            answers = await fake.wait_for(lambda: fake.answers_to(request_id))
+            assert [m["method"] for m in fake.received if m.get("method")][-1] == "session/cancel"
+    assert [a["result"] for a in answers] == [{"action": "cancel"}]
