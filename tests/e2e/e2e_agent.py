@@ -8,6 +8,8 @@ scenario named by the prompt's first word (the rest is its argument):
   once, a tool call that starts, gets content and completes, and a usage report.
 * ``ask``: one permission request about a tool call; the call completes when allowed and
   fails when denied, and the reply says which.
+* ``elicit``: one form elicitation (a required ``name``); the reply is the action and
+  the name, or ``unsupported`` / ``bad`` when the client cannot ask or answers badly.
 * ``wait``: runs until cancelled.
 * ``raise``: the handler raises (the runtime turns it into idle / ``error``).
 
@@ -27,7 +29,7 @@ from typing import Any
 import anyio
 import msgspec
 
-from acp2.agent import Agent, Turn
+from acp2.agent import Agent, ElicitationContentError, ElicitationUnsupported, Turn
 
 __all__ = ["AGENT_NAME", "BOOM", "build_agent"]
 
@@ -72,6 +74,20 @@ async def ask(turn: Turn, arg: str) -> str:
     return "end_turn"
 
 
+async def elicit(turn: Turn, arg: str) -> str:
+    """Ask for a name with a form and say what came back."""
+    schema = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+    try:
+        result = await turn.elicit("Your name?", schema=schema)
+    except ElicitationUnsupported:
+        await turn.say("unsupported")
+    except ElicitationContentError:
+        await turn.say("bad")
+    else:
+        await turn.say(f"{result.action} {(result.content or {}).get('name')}")
+    return "end_turn"
+
+
 async def wait(turn: Turn, arg: str) -> str:
     """Keep the work running until the client cancels it."""
     await turn.say("waiting")
@@ -89,6 +105,7 @@ SCENARIOS: dict[str, Scenario] = {
     "echo": echo,
     "show": show,
     "ask": ask,
+    "elicit": elicit,
     "wait": wait,
     "raise": fail,
 }

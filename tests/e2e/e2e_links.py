@@ -1,10 +1,12 @@
 """The transports the e2e suite runs over: one opener per transport, same signature.
 
-An opener is ``open(store, *, cwd, permissions)``: an async context manager that starts a
-fresh agent (:func:`e2e_agent.build_agent`, history in the SQLite file ``store``) behind
-the transport and yields an initialized :class:`acp2.client.ClientConnection`. Leaving it
-disconnects the client and waits, bounded, until the agent is gone. A test that opens
-twice on one ``store`` sees an agent restart.
+An opener is ``open(store, *, cwd, permissions, **options)`` (``options``: more keyword
+arguments of :func:`acp2.client.connect`, e.g. ``elicitation``): an async context
+manager that starts a fresh agent (:func:`e2e_agent.build_agent`, history in the SQLite
+file ``store``) behind the transport and yields an initialized
+:class:`acp2.client.ClientConnection`. Leaving it disconnects the client and waits,
+bounded, until the agent is gone. A test that opens twice on one ``store`` sees an
+agent restart.
 
 To run the whole suite over another transport (issue 15: Streamable HTTP, WebSocket), add
 an opener to :data:`LINKS`; nothing else changes.
@@ -16,6 +18,7 @@ import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import anyio
 from e2e_agent import build_agent
@@ -34,7 +37,7 @@ Opener = Callable[..., AbstractAsyncContextManager[ClientConnection]]
 
 @asynccontextmanager
 async def memory_link(
-    store: Path, *, cwd: Path, permissions: PermissionPolicy
+    store: Path, *, cwd: Path, permissions: PermissionPolicy, **options: Any
 ) -> AsyncIterator[ClientConnection]:
     """The agent served in this process on one end of an in-memory pair."""
     agent = build_agent(str(store))
@@ -50,7 +53,9 @@ async def memory_link(
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(serve)
-            async with connect_transport(ours, cwd=cwd, permissions=permissions) as client:
+            async with connect_transport(
+                ours, cwd=cwd, permissions=permissions, **options
+            ) as client:
                 yield client
             # The client closed its end: the agent must notice and return on its own.
             with anyio.fail_after(TIMEOUT):
@@ -61,11 +66,11 @@ async def memory_link(
 
 @asynccontextmanager
 async def stdio_link(
-    store: Path, *, cwd: Path, permissions: PermissionPolicy
+    store: Path, *, cwd: Path, permissions: PermissionPolicy, **options: Any
 ) -> AsyncIterator[ClientConnection]:
     """The production path: the agent script in a subprocess, over its real stdin/stdout."""
     argv = [sys.executable, str(AGENT_SCRIPT), str(store)]
-    async with connect(argv, cwd=cwd, permissions=permissions) as client:
+    async with connect(argv, cwd=cwd, permissions=permissions, **options) as client:
         yield client
 
 

@@ -6,6 +6,7 @@ handlers), :class:`Turn` (what a prompt handler reports), :class:`AgentSession`,
 """
 
 from acp2.agent.app import Agent, AuthMethodSpec
+from acp2.agent.elicit import ElicitationContentError, ElicitationResult, ElicitationUnsupported
 from acp2.agent.handles import TerminalHandle, ToolCallHandle
 from acp2.agent.permission import PermissionResult, default_options
 from acp2.agent.session import AgentSession
@@ -16,6 +17,9 @@ __all__ = [
     "Agent",
     "AgentSession",
     "AuthMethodSpec",
+    "ElicitationContentError",
+    "ElicitationResult",
+    "ElicitationUnsupported",
     "HistoryStore",
     "PermissionResult",
     "TerminalHandle",

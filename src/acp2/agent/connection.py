@@ -32,6 +32,9 @@ from acp2.rpc import Connection
 from acp2.schema import (
     CancelSessionNotification,
     ClientCapabilities,
+    CompleteElicitationNotification,
+    CreateElicitationRequest,
+    CreateElicitationResponse,
     InitializeRequest,
     InitializeResponse,
     LoginAuthRequest,
@@ -48,6 +51,8 @@ from acp2.schema import (
 from acp2.schema.methods import (
     AUTH_LOGIN,
     AUTH_LOGOUT,
+    ELICITATION_COMPLETE,
+    ELICITATION_CREATE,
     INITIALIZE,
     SESSION_CANCEL,
     SESSION_PROMPT,
@@ -238,8 +243,24 @@ class AgentConnection:
         """Send ``request`` to the client and return its answer."""
         return await self.connection.call(SESSION_REQUEST_PERMISSION, request)
 
+    async def elicit(self, request: CreateElicitationRequest) -> CreateElicitationResponse:
+        """Send ``elicitation/create`` to the client and return its answer."""
+        return await self.connection.call(ELICITATION_CREATE, request)
+
+    async def complete_elicitation(self, elicitation_id: str) -> None:
+        """Tell the client the URL elicitation ``elicitation_id`` finished (EL-11)."""
+        params = CompleteElicitationNotification(elicitation_id=elicitation_id)
+        await self.connection.notify(ELICITATION_COMPLETE, params)
+
     def _context(self, session: AgentSession) -> TurnContext:
-        return TurnContext(session, session.emitter, self.ask_permission)
+        return TurnContext(
+            session,
+            session.emitter,
+            self.ask_permission,
+            self.elicit,
+            self.complete_elicitation,
+            lambda: self.client_capabilities,
+        )
 
     def _begin(
         self, session: AgentSession, turn: Turn, user_frame: bytes | None, body: WorkHandler | None

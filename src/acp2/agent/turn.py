@@ -3,19 +3,22 @@
 A handler receives one Turn per piece of foreground work. Text and thoughts stream as
 chunks under a stable ``messageId`` (call :meth:`Turn.new_message` to start another
 message); tool calls and terminals are handles whose methods send upserts and chunks;
-:meth:`Turn.request_permission` asks the client and reports ``requires_action`` /
-``running`` around the wait. The handler's return value is the stop reason.
+:meth:`Turn.request_permission`, :meth:`Turn.elicit` and :meth:`Turn.elicit_url` ask the
+client and report ``requires_action`` / ``running`` around the wait. The handler's
+return value is the stop reason.
 """
 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 from msgspec import UNSET
 
 from acp2.agent import arguments
+from acp2.agent.elicit import ElicitationResult, check_mode, elicit, form_request, url_request
 from acp2.agent.handles import TerminalHandle, ToolCallHandle
 from acp2.agent.permission import PermissionResult, ask_permission
 from acp2.schema import (
@@ -25,6 +28,7 @@ from acp2.schema import (
     AvailableCommand,
     AvailableCommandsUpdate,
     Cost,
+    ElicitationSchema,
     PlanEntry,
     PlanItems,
     PlanUpdate,
@@ -227,13 +231,7 @@ class Turn:
         arguments.text(title, "request_permission() title")
         if options is not None:
             options = arguments.permission_options(options, "request_permission(options=)")
-        # Only the session's current work reports states: a task the handler leaked past
-        # its idle must not make an idle session look busy.
-        active = self.session.is_current(self)
-        self._waiting += 1
-        if self._waiting == 1 and active:
-            self.session.report("block")
-        try:
+        async with self._blocked():
             return await ask_permission(
                 self._context.ask_permission,
                 self.session.id,
@@ -245,6 +243,76 @@ class Turn:
                 command=command,
                 cwd=cwd,
             )
+
+    # -- elicitation ------------------------------------------------------------------
+
+    async def elicit(
+        self,
+        message: str,
+        *,
+        schema: ElicitationSchema | Mapping[str, Any],
+        tool_call: ToolCallHandle | None = None,
+    ) -> ElicitationResult:
+        """Ask the user to fill in a form (``elicitation/create``, form mode); report
+        ``requires_action`` while waiting and ``running`` after, as a permission wait does.
+
+        ``schema`` is an :class:`~acp2.schema.ElicitationSchema` or its JSON form (a flat
+        object of primitive fields, EL-04; never ask for secrets this way, EL-06).
+        Returns accept (with ``content`` checked against ``schema``), decline or cancel.
+        Raises :class:`~acp2.agent.ElicitationUnsupported` (nothing sent) when the client
+        did not advertise form mode, ``TypeError`` for a bad schema,
+        :class:`~acp2.agent.ElicitationContentError` when the accepted content does not
+        fit the schema. Cancelling the work withdraws the request (``$/cancel_request``).
+        """
+        arguments.text(message, "elicit() message")
+        check_mode(self._context.client_capabilities(), "form")
+        call_id = tool_call.tool_call_id if tool_call is not None else None
+        request = form_request(self.session.id, message, schema, call_id)
+        async with self._blocked():
+            return await elicit(self._context.elicit, request)
+
+    async def elicit_url(
+        self,
+        message: str,
+        *,
+        url: str,
+        elicitation_id: str | None = None,
+        tool_call: ToolCallHandle | None = None,
+    ) -> ElicitationResult:
+        """Ask the user to open ``url`` (``elicitation/create``, URL mode), with
+        ``requires_action`` / ``running`` around the wait like :meth:`elicit`.
+
+        The result's ``elicitation_id`` is ``elicitation_id`` or a fresh unique one;
+        ``accept`` means only that the user agreed to open the link (EL-10): when the
+        out-of-band flow has finished, call :meth:`complete_elicitation` with that id.
+        Raises :class:`~acp2.agent.ElicitationUnsupported` (nothing sent) when the client
+        did not advertise URL mode -- fall back without a form (EL-06).
+        """
+        arguments.text(message, "elicit_url() message")
+        arguments.text(url, "elicit_url() url")
+        check_mode(self._context.client_capabilities(), "url")
+        call_id = tool_call.tool_call_id if tool_call is not None else None
+        request = url_request(self.session.id, message, url, elicitation_id, call_id)
+        async with self._blocked():
+            return await elicit(self._context.elicit, request)
+
+    async def complete_elicitation(self, elicitation_id: str) -> None:
+        """Send ``elicitation/complete``: the URL elicitation's out-of-band flow finished
+        (EL-11; sent only on the connection the request went to). Not a state change."""
+        await self._context.complete_elicitation(elicitation_id)
+
+    @asynccontextmanager
+    async def _blocked(self) -> AsyncIterator[None]:
+        """Report ``requires_action`` while the body waits for the user, ``running`` after
+        the last wait ends (PL-09, EL-14)."""
+        # Only the session's current work reports states: a task the handler leaked past
+        # its idle must not make an idle session look busy.
+        active = self.session.is_current(self)
+        self._waiting += 1
+        if self._waiting == 1 and active:
+            self.session.report("block")
+        try:
+            yield
         finally:
             self._waiting -= 1
             still_active = active and self.session.is_current(self)

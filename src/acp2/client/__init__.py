@@ -14,13 +14,20 @@
 See ``docs/writing-a-client.md``. The pieces: :func:`connect` / :func:`connect_transport`
 (initialized :class:`ClientConnection`), :class:`ClientSession` (reduced state, prompt,
 cancel, close), :class:`Work` (one prompt's updates until idle), the permission
-policies :func:`allow_all`, :func:`deny_all`, :func:`interactive`. The errors a
+policies :func:`allow_all`, :func:`deny_all`, :func:`interactive`, the elicitation
+policies :func:`decline_all`, :func:`accept_defaults` (``connect(..., elicitation=)``). The errors a
 dead or broken agent causes: :class:`AgentClosed` (a ``ConnectionClosed``; its
 subclass :class:`AgentExited` before ``initialize`` was answered),
 :class:`AgentStartError` (``AgentNotStarted`` is its 0.1 name), :class:`AgentStrayOutput`.
 """
 
 from acp2.client.connection import AgentClosed, ClientConnection
+from acp2.client.elicitation import (
+    ElicitationPolicy,
+    ElicitationRequest,
+    accept_defaults,
+    decline_all,
+)
 from acp2.client.launch import client_info, connect, connect_transport
 from acp2.client.permissions import (
     PermissionPolicy,
@@ -42,15 +49,19 @@ __all__ = [
     "AgentStrayOutput",
     "ClientConnection",
     "ClientSession",
+    "ElicitationPolicy",
+    "ElicitationRequest",
     "PermissionPolicy",
     "PermissionRequest",
     "Skipped",
     "UpdateListener",
     "Work",
+    "accept_defaults",
     "allow_all",
     "client_info",
     "connect",
     "connect_transport",
+    "decline_all",
     "deny_all",
     "interactive",
     "new_idempotency_key",

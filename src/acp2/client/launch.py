@@ -22,6 +22,7 @@ from anyio.abc import TaskGroup
 
 from acp2._groups import leaves
 from acp2.client.connection import ClientConnection
+from acp2.client.elicitation import ElicitationPolicy, advertise
 from acp2.client.link import AgentLink
 from acp2.client.permissions import PermissionPolicy, deny_all
 from acp2.client.session import ClientSession
@@ -67,13 +68,17 @@ async def connect(
     initialize_timeout: float | None = DEFAULT_INITIALIZE_TIMEOUT,
     files: bool = False,
     terminals: bool = False,
+    elicitation: ElicitationPolicy | None = None,
 ) -> AsyncIterator[ClientConnection]:
     """Start the agent ``command`` (argv list) on stdio and yield the initialized client.
 
     ``cwd`` is the agent process's working directory and the default session cwd
     (default: ours); ``env`` replaces the environment when given. ``permissions`` answers
-    permission requests (default :func:`~acp2.client.deny_all`). On exit the agent's stdin
-    is closed and the process is stopped and reaped.
+    permission requests (default :func:`~acp2.client.deny_all`); ``elicitation``, an
+    elicitation policy (:mod:`acp2.client.elicitation`), answers ``elicitation/create``
+    and makes the client advertise both elicitation modes (default: none advertised,
+    every request refused). On exit the agent's stdin is closed and the process is
+    stopped and reaped.
 
     Raises, before yielding: :class:`~acp2.client.AgentStartError` (an ``OSError``) when
     the command cannot be started; :class:`~acp2.client.AgentExited` (a
@@ -108,6 +113,7 @@ async def connect(
                     stderr_done=proc.wait_stderr,
                     files=files,
                     terminals=terminals,
+                    elicitation=elicitation,
                 ) as client:
                     entered = True
                     yield client
@@ -137,6 +143,7 @@ async def connect_transport(
     stderr_tail: Callable[[], str] | None = None,
     files: bool = False,
     terminals: bool = False,
+    elicitation: ElicitationPolicy | None = None,
 ) -> AsyncIterator[ClientConnection]:
     """Run the client side of ACP over ``transport`` and yield the initialized client.
 
@@ -145,7 +152,8 @@ async def connect_transport(
     agent answers another version (the connection is closed first, IN-05) or ``-32022``;
     ``TimeoutError`` when it does not answer within ``initialize_timeout`` seconds;
     ``ConnectionClosed`` when it goes away. ``cwd`` is the default session cwd
-    (default: ours). The connection is closed on exit.
+    (default: ours). ``elicitation`` is as for :func:`connect`. The connection is
+    closed on exit.
 
     An agent answering protocol version 1 (or echoing 2 in v1's shape) is driven through
     the back bridge (:mod:`acp2.bridge.back`) with the same API. With ``files``, such an
@@ -168,6 +176,7 @@ async def connect_transport(
         stderr_tail=stderr_tail,
         files=files,
         terminals=terminals,
+        elicitation=elicitation,
     ) as client:
         yield client
 
@@ -186,15 +195,20 @@ async def _connect(
     stderr_done: Callable[[float], Awaitable[object]] | None = None,
     files: bool = False,
     terminals: bool = False,
+    elicitation: ElicitationPolicy | None = None,
 ) -> AsyncIterator[ClientConnection]:
     """:func:`connect_transport`, with the stdout ``watch`` of a spawned agent (if any)."""
     default_cwd = _absolute(cwd)
+    if elicitation is not None:
+        capabilities = advertise(capabilities)
     connection = Connection(transport, name="agent")
     with _sole_exception():
         async with anyio.create_task_group() as tg:
             link: AgentLink[ClientSession] = AgentLink(
                 connection, tg, stderr_tail=stderr_tail, stderr_done=stderr_done
             )
+            link.elicitation_policy = elicitation
+            link.advertised = capabilities
             link.install()
             try:
                 async with connection:

@@ -25,12 +25,34 @@ from typing import Any, Final, Generic, Protocol, TypeVar
 import msgspec
 from anyio.abc import TaskGroup
 
+from acp2.client.elicitation import (
+    CANCEL,
+    ElicitationPolicy,
+    ElicitationRequest,
+    check_request,
+    run_policy,
+)
 from acp2.client.permissions import CANCELLED_OUTCOME
 from acp2.diagnose import sanitize
 from acp2.errors import AgentClosed, ConnectionClosed
 from acp2.rpc import Connection
-from acp2.schema import RequestPermissionRequest, RequestPermissionResponse, SessionUpdate
-from acp2.schema.methods import SESSION_REQUEST_PERMISSION, SESSION_UPDATE, MethodSpec
+from acp2.schema import (
+    ClientCapabilities,
+    CreateElicitationRequest,
+    CreateElicitationResponse,
+    ElicitationFormMode,
+    ElicitationUrlMode,
+    RequestPermissionRequest,
+    RequestPermissionResponse,
+    SessionUpdate,
+)
+from acp2.schema.methods import (
+    ELICITATION_COMPLETE,
+    ELICITATION_CREATE,
+    SESSION_REQUEST_PERMISSION,
+    SESSION_UPDATE,
+    MethodSpec,
+)
 
 __all__ = ["AgentLink", "SessionFeed", "raw_update"]
 
@@ -71,6 +93,11 @@ class SessionFeed(Protocol):
     ) -> RequestPermissionResponse:
         """Serve one ``session/request_permission`` for the session."""
 
+    async def answer_elicitation(
+        self, params: ElicitationFormMode | ElicitationUrlMode, policy: ElicitationPolicy
+    ) -> CreateElicitationResponse:
+        """Serve one session-scoped ``elicitation/create`` with ``policy``."""
+
 
 S = TypeVar("S", bound=SessionFeed)
 
@@ -104,7 +131,12 @@ class AgentLink(Generic[S]):
 
     ``sessions`` holds the live sessions by id (the same dict
     :attr:`ClientConnection.sessions <acp2.client.ClientConnection>` shows).
+    ``elicitation_policy`` answers ``elicitation/create`` (None: refused ``-32602``)
+    for the modes ``advertised`` (the capabilities sent in ``initialize``) names.
     """
+
+    elicitation_policy: ElicitationPolicy | None = None
+    advertised: ClientCapabilities | None = None
 
     def __init__(
         self,
@@ -129,6 +161,9 @@ class AgentLink(Generic[S]):
         # updates are decoded in one strict pass without the notification's ``_meta``.
         conn.on_notification(SESSION_UPDATE.name, _UpdateNotification, self._on_update, raw=True)
         conn.on(SESSION_REQUEST_PERMISSION, self._on_permission)
+        conn.on(ELICITATION_CREATE, self._on_elicitation)
+        # Opaque ids, and nothing to update: known or not, a completion is ignored (EL-11).
+        conn.on(ELICITATION_COMPLETE, lambda params: None)
 
     async def watch(self) -> None:
         """Fail every session with one clear error once the connection closes."""
@@ -251,3 +286,15 @@ class AgentLink(Generic[S]):
             log.warning("permission request for unknown session %s: declined", params.session_id)
             return CANCELLED_OUTCOME
         return await session.answer_permission(params)
+
+    async def _on_elicitation(self, params: CreateElicitationRequest) -> CreateElicitationResponse:
+        request = check_request(params, self.advertised if self.elicitation_policy else None)
+        policy = self.elicitation_policy
+        assert policy is not None  # check_request refuses every mode without a policy
+        if not isinstance(request.session_id, str):
+            return await run_policy(policy, ElicitationRequest(None, request))
+        session = self.sessions.get(request.session_id)
+        if session is None:
+            log.warning("elicitation for unknown session %s: cancelled", request.session_id)
+            return CANCEL
+        return await session.answer_elicitation(request, policy)

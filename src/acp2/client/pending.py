@@ -1,14 +1,16 @@
-"""The permission requests of one session that still wait for their answer.
+"""The permission and elicitation requests of one session that still wait for an answer.
 
-Each request is answered exactly once: with the permission policy's choice, or with
-outcome ``cancelled`` when the session cancels its foreground work (PL-16; requests
+Each request is answered exactly once: with the policy's choice, or with its method's
+cancellation result (permission: outcome ``cancelled``; elicitation: action ``cancel``)
+when the session cancels its foreground work (PL-16; requests
 about tool calls the agent lists as background work stay, D-15), when the connection goes
 away, or when the agent withdraws the request with ``$/cancel_request`` (PR-10, D-03).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import Any, Generic, TypeVar
 
 import anyio
 
@@ -32,20 +34,22 @@ __all__ = ["PendingPermissions"]
 
 #: Runs a coroutine function with its arguments in the background (a task group's).
 StartSoon = Callable[..., None]
+R = TypeVar("R")
 
 
-class _Pending:
-    """One permission request waiting for its answer."""
+class _Pending(Generic[R]):
+    """One request waiting for its answer; ``cancelled`` is the answer a cancel gives."""
 
-    __slots__ = ("event", "params", "response", "scope")
+    __slots__ = ("cancelled", "event", "params", "response", "scope")
 
-    def __init__(self, params: RequestPermissionRequest) -> None:
+    def __init__(self, params: Any, cancelled: R) -> None:
         self.params = params
+        self.cancelled = cancelled
         self.event = anyio.Event()
         self.scope = anyio.CancelScope()
-        self.response: RequestPermissionResponse | None = None
+        self.response: R | None = None
 
-    def resolve(self, response: RequestPermissionResponse) -> None:
+    def resolve(self, response: R) -> None:
         if self.response is None:
             self.response = response
             self.event.set()
@@ -53,7 +57,8 @@ class _Pending:
 
 
 class PendingPermissions:
-    """The permission requests of one session waiting for an answer (``len()``: how many).
+    """The requests to the user of one session waiting for an answer (``len()``: how
+    many): permission requests, and elicitations (:meth:`open_with`).
 
     ``start_soon`` runs the policy in the connection's task group, so a slow policy never
     holds up the reader.
@@ -61,19 +66,31 @@ class PendingPermissions:
 
     def __init__(self, start_soon: StartSoon) -> None:
         self._start_soon = start_soon
-        self._waiting: set[_Pending] = set()
+        self._waiting: set[_Pending[Any]] = set()
 
     def __len__(self) -> int:
         return len(self._waiting)
 
-    def open(self, request: PermissionRequest, policy: PermissionPolicy) -> _Pending:
+    def open(
+        self, request: PermissionRequest, policy: PermissionPolicy
+    ) -> _Pending[RequestPermissionResponse]:
         """Register ``request`` and start ``policy`` on it; :meth:`answer` waits for it."""
-        pending = _Pending(request.params)
+        pending = _Pending(request.params, CANCELLED_OUTCOME)
         self._waiting.add(pending)
         self._start_soon(_decide, pending, policy, request)
         return pending
 
-    async def answer(self, pending: _Pending) -> RequestPermissionResponse:
+    def open_with(
+        self, params: Any, cancelled: R, decide: Callable[[], Awaitable[R]]
+    ) -> _Pending[R]:
+        """Register a request (``params``) answered by ``decide()``, or by ``cancelled``
+        when it is cancelled; :meth:`answer` waits for it."""
+        pending = _Pending(params, cancelled)
+        self._waiting.add(pending)
+        self._start_soon(_run, pending, decide)
+        return pending
+
+    async def answer(self, pending: _Pending[R]) -> R:
         """The answer to the request :meth:`open` registered, once there is one."""
         try:
             await pending.event.wait()
@@ -82,8 +99,8 @@ class PendingPermissions:
             # closing. Answer with the method's own cancellation result, outcome
             # `cancelled`, rather than -32800 (PR-10, D-03, D-15). Nothing is awaited
             # after this point, and the request's own cancel scope ends with this return.
-            pending.resolve(CANCELLED_OUTCOME)
-            return CANCELLED_OUTCOME
+            pending.resolve(pending.cancelled)
+            return pending.cancelled
         finally:
             self._waiting.discard(pending)
         assert pending.response is not None
@@ -92,7 +109,7 @@ class PendingPermissions:
     def cancel_all(self) -> None:
         """Answer every waiting request ``cancelled`` (the connection is gone)."""
         for pending in list(self._waiting):
-            pending.resolve(CANCELLED_OUTCOME)
+            pending.resolve(pending.cancelled)
 
     def cancel_foreground(self, state: SessionState) -> None:
         """Answer ``cancelled`` every waiting request but those about a tool call the
@@ -100,10 +117,19 @@ class PendingPermissions:
         background = _background_tool_calls(state)
         for pending in list(self._waiting):
             if _subject_tool_call(pending.params) not in background:
-                pending.resolve(CANCELLED_OUTCOME)
+                pending.resolve(pending.cancelled)
 
 
-async def _decide(pending: _Pending, policy: PermissionPolicy, request: PermissionRequest) -> None:
+async def _run(pending: _Pending[R], decide: Callable[[], Awaitable[R]]) -> None:
+    with pending.scope:
+        pending.resolve(await decide())
+
+
+async def _decide(
+    pending: _Pending[RequestPermissionResponse],
+    policy: PermissionPolicy,
+    request: PermissionRequest,
+) -> None:
     with pending.scope:
         choice = await run_policy(policy, request)
         pending.resolve(to_response(choice, request.params.options))
@@ -116,7 +142,11 @@ def _background_tool_calls(state: SessionState) -> set[str]:
     }
 
 
-def _subject_tool_call(params: RequestPermissionRequest) -> str | None:
+def _subject_tool_call(params: Any) -> str | None:
+    if not isinstance(params, RequestPermissionRequest):
+        # An elicitation names its tool call directly (``toolCallId``).
+        call_id = getattr(params, "tool_call_id", None)
+        return call_id if isinstance(call_id, str) else None
     subject = params.subject
     if isinstance(subject, ToolCallPermissionSubject):
         return subject.tool_call.tool_call_id

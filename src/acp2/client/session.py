@@ -18,9 +18,11 @@ import contextlib
 import logging
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from acp2.client.checks import check_prompt
+from acp2.client.elicitation import CANCEL, ElicitationPolicy, ElicitationRequest, run_policy
 from acp2.client.link import AgentLink, raw_update
 from acp2.client.pending import PendingPermissions
 from acp2.client.permissions import PermissionRequest
@@ -32,6 +34,9 @@ from acp2.schema import (
     CancelSessionNotification,
     CloseSessionRequest,
     ConfigOptionUpdate,
+    CreateElicitationResponse,
+    ElicitationFormMode,
+    ElicitationUrlMode,
     PromptRequest,
     ReplayComplete,
     RequestPermissionRequest,
@@ -388,6 +393,20 @@ class ClientSession:
         request = PermissionRequest(self, params)
         pending = self._permissions.open(request, self.client.permission_policy)
         self._wake()  # waiters see the request's tool call patch and the pending request
+        return await self._permissions.answer(pending)
+
+    async def answer_elicitation(
+        self, params: ElicitationFormMode | ElicitationUrlMode, policy: ElicitationPolicy
+    ) -> CreateElicitationResponse:
+        """Internal (:class:`~acp2.client.link.SessionFeed`): serve one session-scoped
+        ``elicitation/create`` with ``policy``: answered exactly once, action ``cancel``
+        on :meth:`cancel` (unless about a background tool call), close, a lost
+        connection or the agent's ``$/cancel_request`` (EL-14)."""
+        request = ElicitationRequest(self, params)
+        cancelled: CreateElicitationResponse = CANCEL
+        decide = partial(run_policy, policy, request)
+        pending = self._permissions.open_with(params, cancelled, decide)
+        self._wake()
         return await self._permissions.answer(pending)
 
     # -- closing ---------------------------------------------------------------------------
