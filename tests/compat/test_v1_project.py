@@ -98,7 +98,7 @@ def test_replacing_or_patching_a_message_v1_already_shows_is_dropped_and_counted
     assert p.dropped["agent_thought.replace"] == 1
 
 
-def test_state_updates_notices_compactions_and_unknown_kinds_are_not_sent() -> None:
+def test_state_updates_notices_compactions_subagents_and_unknown_kinds_are_not_sent() -> None:
     p = V1Projector("s1")
     updates = [
         v2.StateUpdate(state="running"),
@@ -106,6 +106,7 @@ def test_state_updates_notices_compactions_and_unknown_kinds_are_not_sent() -> N
         v2.Notice(severity="info", title="t"),
         v2.CompactionUpdate(compaction_id="c", status="completed"),
         v2.CompactionSummaryChunk(compaction_id="c", content=_TEXT),
+        v2.SubagentUpdate(session_id="child", title="Research"),
         msgspec.Raw(b'{"sessionUpdate":"_x"}'),
     ]
     assert _feed(p, *updates) == []
@@ -114,6 +115,7 @@ def test_state_updates_notices_compactions_and_unknown_kinds_are_not_sent() -> N
         "notice": 1,
         "compaction_update": 1,
         "compaction_summary_chunk": 1,
+        "subagent_update": 1,
         "update.unknown": 1,
     }
 

@@ -14,9 +14,10 @@ from msgspec import UNSET, Raw, UnsetType
 
 from acp2.schema._base import LENIENT, SKIP_INVALID, Model
 from acp2.schema.commands import AvailableCommandsUpdate
-from acp2.schema.common import CompactionId, MetaField, SessionId, UInt
+from acp2.schema.common import AbsolutePath, CompactionId, MetaField, SessionId, UInt
 from acp2.schema.config import ConfigOptionUpdate
 from acp2.schema.content import ContentBlock
+from acp2.schema.jsonrpc import Error
 from acp2.schema.messages import (
     AgentMessage,
     AgentMessageChunk,
@@ -26,7 +27,7 @@ from acp2.schema.messages import (
     UserMessageChunk,
 )
 from acp2.schema.plan import PlanUpdate
-from acp2.schema.states import StateUpdate
+from acp2.schema.states import BackgroundWork, StateUpdate
 from acp2.schema.terminal import TerminalOutputChunk, TerminalUpdate
 from acp2.schema.tools import ToolCallContentChunk, ToolCallUpdate
 
@@ -39,6 +40,10 @@ __all__ = [
     "ReplayComplete",
     "SessionInfoUpdate",
     "SessionUpdate",
+    "SubagentCancelCapabilities",
+    "SubagentCapabilities",
+    "SubagentState",
+    "SubagentUpdate",
     "UpdateSessionNotification",
     "UsageUpdate",
 ]
@@ -126,6 +131,54 @@ class ReplayComplete(
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
+class SubagentCancelCapabilities(Model, gc=False, kw_only=True):
+    """Marker (Preview): the client may cancel this child's current work."""
+
+    meta: MetaField = msgspec.field(default=UNSET, name="_meta")
+
+
+class SubagentCapabilities(Model, gc=False, kw_only=True):
+    """What a client may do to one child session (Preview); unset permits nothing."""
+
+    cancel: Annotated[SubagentCancelCapabilities | UnsetType | None, LENIENT] = UNSET
+    meta: MetaField = msgspec.field(default=UNSET, name="_meta")
+
+
+class SubagentState(Model, gc=False, kw_only=True):
+    """A child's foreground state mirrored on its parent: the fields of ``state_update``
+    without the ``sessionUpdate`` tag."""
+
+    state: str
+    stop_reason: Annotated[str | UnsetType | None, LENIENT] = UNSET
+    error: Annotated[Error | UnsetType | None, LENIENT] = UNSET
+    background: Annotated[list[BackgroundWork] | UnsetType | None, LENIENT] = UNSET
+    meta: MetaField = msgspec.field(default=UNSET, name="_meta")
+
+
+class SubagentUpdate(
+    Model, tag_field="sessionUpdate", tag="subagent_update", gc=False, kw_only=True
+):
+    """Session update ``subagent_update`` (Preview, subagents made baseline v2): the
+    session created and owns the child ``session_id``, or patches that association.
+
+    Modelled from the TypeScript SDK 2.4.0's unstable v2 schema (the Preview made it
+    baseline; no stable vendored schema has it, so both drafts see their ``other``
+    fallback). Only ``session_id`` is required; every other field is a patch: omitted
+    leaves the stored value, ``None`` clears it (``state: None`` removes the report without
+    meaning idle), a value replaces it. The first one for an unknown id announces the child
+    before any message bearing its id; the child's own updates then arrive under its id.
+    """
+
+    session_id: SessionId
+    title: Annotated[str | UnsetType | None, LENIENT] = UNSET
+    description: Annotated[str | UnsetType | None, LENIENT] = UNSET
+    capabilities: Annotated[SubagentCapabilities | UnsetType | None, LENIENT] = UNSET
+    state: Annotated[SubagentState | UnsetType | None, LENIENT] = UNSET
+    cwd: Annotated[AbsolutePath | UnsetType | None, LENIENT] = UNSET
+    additional_directories: Annotated[list[AbsolutePath] | UnsetType | None, LENIENT] = UNSET
+    meta: MetaField = msgspec.field(default=UNSET, name="_meta")
+
+
 #: One ``session/update`` payload; an unknown ``sessionUpdate`` is kept as ``msgspec.Raw``.
 SessionUpdate: TypeAlias = (
     UserMessageChunk
@@ -148,11 +201,13 @@ SessionUpdate: TypeAlias = (
     | CompactionUpdate
     | CompactionSummaryChunk
     | ReplayComplete
+    | SubagentUpdate
     | Raw
 )
 
 #: Every ``sessionUpdate`` tag modelled here (``notice`` and the two ``compaction_*`` are
-#: Nov-only, ``replay_complete`` is the Preview's and in no vendored schema).
+#: Nov-only, ``replay_complete`` and ``subagent_update`` are the Preview's and in no
+#: stable vendored schema).
 SESSION_UPDATE_KINDS: Final[tuple[str, ...]] = tuple(
     str(cls.__struct_config__.tag) for cls in get_args(SessionUpdate) if cls is not Raw
 )

@@ -15,6 +15,7 @@ from __future__ import annotations
 from acp2.state._patch import patch_meta
 from acp2.state.entities import (
     FINAL_TOOL_STATUSES,
+    ChildSession,
     CompactionState,
     MessageKind,
     MessageState,
@@ -31,6 +32,7 @@ from acp2.state.tools import apply_permission_subject, apply_tool_call, mark_can
 __all__ = [
     "FINAL_TOOL_STATUSES",
     "MAX_NOTICES",
+    "ChildSession",
     "CompactionState",
     "Entry",
     "MessageKind",

@@ -18,6 +18,7 @@ from acp2.schema.content import TextContent
 
 __all__ = [
     "FINAL_TOOL_STATUSES",
+    "ChildSession",
     "CompactionState",
     "MessageKind",
     "MessageState",
@@ -236,3 +237,22 @@ class UsageState:
     used: int
     size: int
     cost: Any = None
+
+
+@dataclass(slots=True)
+class ChildSession:
+    """One child session the parent created and owns (Preview ``subagent_update``), as
+    patched by every update for its id: the parent's display metadata, the mirrored
+    foreground ``state`` snapshot (``None``: not reported, which is not idle), what the
+    client may do to it (``capabilities``; ``None`` permits nothing), and where it runs
+    (``cwd`` / ``additional_directories``; ``None`` inherits the parent's). The child's own
+    updates arrive under its id, not here."""
+
+    session_id: str
+    title: str | None = None
+    description: str | None = None
+    capabilities: Any = None
+    state: Any = None
+    cwd: str | None = None
+    additional_directories: list[str] | None = None
+    meta: dict[str, Any] | None = None

@@ -37,11 +37,12 @@ from acp2.schema.updates import (
     Notice,
     ReplayComplete,
     SessionInfoUpdate,
+    SubagentUpdate,
     UpdateSessionNotification,
     UsageUpdate,
 )
 from acp2.state._patch import patch_meta
-from acp2.state.entities import FOLD_CHUNKS, UsageState
+from acp2.state.entities import FOLD_CHUNKS, ChildSession, UsageState
 from acp2.state.session import SessionState
 from acp2.state.tools import (
     append_terminal_output,
@@ -213,6 +214,28 @@ def _replay_complete(state: SessionState, update: ReplayComplete) -> None:
     state.replays += 1
 
 
+def _subagent_update(state: SessionState, update: SubagentUpdate) -> None:
+    child = state.subagents.get(update.session_id)
+    if child is None:
+        child = state.subagents[update.session_id] = ChildSession(update.session_id)
+    for name in _SUBAGENT_FIELDS:
+        value = getattr(update, name)
+        if value is not UNSET:
+            setattr(child, name, value)
+    child.meta = patch_meta(child.meta, update.meta)
+
+
+#: The patched fields of ``subagent_update`` (omitted keeps, ``None`` clears).
+_SUBAGENT_FIELDS: Final = (
+    "title",
+    "description",
+    "capabilities",
+    "state",
+    "cwd",
+    "additional_directories",
+)
+
+
 def _unknown(state: SessionState, update: Raw) -> None:
     state.unknown.append(update)
 
@@ -244,6 +267,7 @@ _HANDLERS: Final[dict[type, _Handler]] = {
     CompactionUpdate: _compaction_update,
     CompactionSummaryChunk: _compaction_chunk,
     ReplayComplete: _replay_complete,
+    SubagentUpdate: _subagent_update,
     Raw: _unknown,
     UpdateSessionNotification: _notification,
 }

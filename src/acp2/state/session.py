@@ -9,6 +9,7 @@ from typing import Any, Final
 from msgspec import Raw
 
 from acp2.state.entities import (
+    ChildSession,
     CompactionState,
     MessageState,
     PlanState,
@@ -34,19 +35,21 @@ def _notices() -> deque[Any]:
 class SessionState:
     """The reduced state of one session, updated in place by :func:`acp2.state.reduce`.
 
-    Keyed stores (``messages`` by ``(kind, messageId)``, ``tool_calls``, ``terminals``,
-    ``plans``, ``compactions``) hold the entities; ``timeline`` holds messages, tool calls,
-    plans and compactions once each, in the order they were first seen. Terminals are not
-    in the timeline: tool calls reference them by id, in either order (TM-02).
+        Keyed stores (``messages`` by ``(kind, messageId)``, ``tool_calls``, ``terminals``,
+        ``plans``, ``compactions``) hold the entities; ``timeline`` holds messages, tool calls,
+        plans and compactions once each, in the order they were first seen. Terminals are not
+        in the timeline: tool calls reference them by id, in either order (TM-02).
 
-    ``foreground`` is the last reported state, kept verbatim: ``idle``, ``running``,
-    ``requires_action`` or an unknown string, which counts as busy (PL-11). A new session
-    is ``idle`` until told otherwise (D-14). ``stop_reason`` / ``error`` describe the last
-    foreground work that ended; ``background`` is None until an agent reports it (PL-25).
-    ``work`` counts pieces of foreground work started, ``completed`` those that ended
-    (a repeated ``idle`` is not a new completion, PL-24). ``replays`` counts the
-    ``replay_complete`` markers received (each ends one resume's replay). Unknown updates
-    are kept raw in ``unknown``, in arrival order (EX-07).
+        ``foreground`` is the last reported state, kept verbatim: ``idle``, ``running``,
+        ``requires_action`` or an unknown string, which counts as busy (PL-11). A new session
+        is ``idle`` until told otherwise (D-14). ``stop_reason`` / ``error`` describe the last
+        foreground work that ended; ``background`` is None until an agent reports it (PL-25).
+        ``work`` counts pieces of foreground work started, ``completed`` those that ended
+        (a repeated ``idle`` is not a new completion, PL-24). ``replays`` counts the
+        ``replay_complete`` markers received (each ends one resume's replay). ``subagents`` holds
+    the child sessions this session announced (Preview ``subagent_update``), by id, in the
+    order they were announced. Unknown updates
+        are kept raw in ``unknown``, in arrival order (EX-07).
     """
 
     session_id: str | None = None
@@ -56,6 +59,7 @@ class SessionState:
     terminals: dict[str, TerminalState] = field(default_factory=dict)
     plans: dict[str, PlanState] = field(default_factory=dict)
     compactions: dict[str, CompactionState] = field(default_factory=dict)
+    subagents: dict[str, ChildSession] = field(default_factory=dict)
     usage: UsageState | None = None
     config_options: list[Any] = field(default_factory=list)
     available_commands: list[Any] = field(default_factory=list)
