@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from helpers.schedule import FILE_SECONDS, deal
+
 # Imported here so that a bad ACP2_TEST_TIMEOUT_SCALE stops the run at start-up.
 from helpers.timeouts import SCALE, SCALE_ENV, TIMEOUT
 
@@ -47,6 +49,26 @@ def session_dirs() -> None:
     """Create the helpers' session directories once per test run."""
     for path in SESSION_DIRS:
         os.makedirs(path, exist_ok=True)
+
+
+TESTS_DIR = Path(__file__).parent
+
+
+def _test_file(item: pytest.Item) -> str:
+    try:
+        return item.path.relative_to(TESTS_DIR).as_posix()
+    except ValueError:  # a test collected from outside tests/
+        return str(item.path)
+
+
+@pytest.hookimpl(trylast=True)  # after deselection, so the blocks are the ones xdist sends
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On an xdist worker, order the tests so every worker starts with its share of the
+    slow files (helpers/schedule.py). Every worker computes the same order, as xdist
+    requires; a run without workers keeps file order."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None:
+        items[:] = deal(items, int(workerinput["workercount"]), _test_file, FILE_SECONDS)
 
 
 def pytest_report_header() -> str:
