@@ -13,6 +13,7 @@ from acp2.schema.common import ForegroundState
 from acp2.schema.methods import SESSION_CANCEL, SESSION_PROMPT, SESSION_REQUEST_PERMISSION
 
 __all__ = [
+    "Answered",
     "Turn",
     "is_state",
     "run_turn",
@@ -63,8 +64,26 @@ def permission_request_for(session_id: str) -> Callable[[Frame], bool]:
     return match
 
 
+class Answered:
+    """``result`` / ``error`` of a prompt's answer frame (``self.response``, or None), for
+    the v2 :class:`Turn` and the v1 turn alike."""
+
+    response: Frame | None
+
+    @property
+    def result(self) -> dict[str, Any] | None:
+        """The prompt result object, or None (no answer, an error, or not an object)."""
+        value = self.response.value.get("result") if self.response else None
+        return value if isinstance(value, dict) else None
+
+    @property
+    def error(self) -> Any:
+        """The prompt's error object, or None."""
+        return self.response.value.get("error") if self.response else None
+
+
 @dataclass
-class Turn:
+class Turn(Answered):
     """What one prompt produced: our request id, its response, the idle, every frame."""
 
     session_id: str
@@ -73,17 +92,6 @@ class Turn:
     response: Frame | None
     idle: Frame | None
     frames: list[Frame]
-
-    @property
-    def result(self) -> dict[str, Any] | None:
-        """The prompt result object, or None (no response, an error, or not an object)."""
-        value = self.response.value.get("result") if self.response else None
-        return value if isinstance(value, dict) else None
-
-    @property
-    def error(self) -> Any:
-        """The prompt's error object, or None."""
-        return self.response.value.get("error") if self.response else None
 
     def updates(self) -> list[tuple[Frame, dict[str, Any]]]:
         """Every ``session/update`` of this session during the turn, in order."""

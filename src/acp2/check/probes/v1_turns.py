@@ -15,7 +15,7 @@ from typing import Any
 from acp2.check.driver import AgentLink
 from acp2.check.frames import Frame, same_id
 from acp2.check.probes.base import Probe, ProbeSpec
-from acp2.check.probes.turns import send_prompt, text_block, update_for
+from acp2.check.probes.turns import Answered, send_prompt, text_block, update_for
 from acp2.check.versions import V1_STOP_REASONS
 from acp2.schema.methods import SESSION_CANCEL
 
@@ -23,7 +23,7 @@ __all__ = ["V1_TURN_PROBES", "V1Turn", "run_v1_turn"]
 
 
 @dataclass
-class V1Turn:
+class V1Turn(Answered):
     """One v1 prompt: its request id, its answer, the updates before it and after it."""
 
     session_id: str
@@ -33,17 +33,6 @@ class V1Turn:
     frames: list[Frame]
     #: True when the checker sent ``session/cancel`` before the answer came.
     cancelled: bool = False
-
-    @property
-    def result(self) -> dict[str, Any] | None:
-        """The prompt result object, or None (no answer, an error, or not an object)."""
-        value = self.response.value.get("result") if self.response else None
-        return value if isinstance(value, dict) else None
-
-    @property
-    def error(self) -> Any:
-        """The prompt's error object, or None."""
-        return self.response.value.get("error") if self.response else None
 
     @property
     def stop_reason(self) -> Any:
