@@ -17,6 +17,7 @@ from typing import Any, Final
 import msgspec
 from msgspec import UNSET, Raw, UnsetType
 
+from acp2.bridge.peek import first_line
 from acp2.compat.v1.negotiate import NegotiationError, Version, request_version, result_version
 from acp2.errors import ConnectionClosed
 from acp2.rpc.framing import DEFAULT_MAX_MESSAGE_SIZE
@@ -98,22 +99,13 @@ async def read_hello(client: Transport) -> Hello | None:
     """The client's first ``initialize`` (see the module); ``None`` at the end of its
     stream or past the message size limit."""
     buffer = bytearray()
-    while True:
-        cut = buffer.find(_NEWLINE)
-        if cut < 0:
-            if len(buffer) > DEFAULT_MAX_MESSAGE_SIZE:
-                return None
-            chunk = await client.receive()
-            if not chunk:
-                return None
-            buffer += chunk
-            continue
-        line, rest = bytes(buffer[:cut]), bytes(buffer[cut + 1 :])
-        buffer = bytearray(rest)
+    while (line := await first_line(client, buffer)) is not None:
+        del buffer[: len(line) + 1]
         if line.strip():
-            hello = await _judge(client, line, rest)
+            hello = await _judge(client, line, bytes(buffer))
             if hello is not None:
                 return hello
+    return None
 
 
 async def _judge(client: Transport, line: bytes, rest: bytes) -> Hello | None:

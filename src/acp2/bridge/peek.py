@@ -25,7 +25,7 @@ from acp2.rpc.framing import DEFAULT_MAX_MESSAGE_SIZE
 from acp2.schema.methods import INITIALIZE
 from acp2.transport.base import DirectReceive, DirectSend, Transport
 
-__all__ = ["ReplayTransport", "peek_version", "replay"]
+__all__ = ["ReplayTransport", "first_line", "peek_version", "replay"]
 
 
 class _Envelope(msgspec.Struct):
@@ -91,7 +91,7 @@ def replay(inner: Transport, head: bytes) -> ReplayTransport:
     return ReplayTransport(inner, head)
 
 
-async def _first_line(transport: Transport, buffer: bytearray) -> bytes | None:
+async def first_line(transport: Transport, buffer: bytearray) -> bytes | None:
     """Read until ``buffer`` holds a newline; the line (without it), or ``None`` at the
     end of the stream or past the message size limit (let the v2 path judge those)."""
     while b"\n" not in buffer:
@@ -124,7 +124,7 @@ async def peek_version(transport: Transport) -> tuple[Version, Transport]:
     read) and a transport that replays everything read (see the module)."""
     buffer = bytearray()
     while True:
-        line = await _first_line(transport, buffer)
+        line = await first_line(transport, buffer)
         if line is None or not line.strip():
             return 2, replay(transport, bytes(buffer))
         rid, found = _version_of(line)
