@@ -96,12 +96,12 @@ class Preanswered:
         self.inner = inner
         self._result = result
         self._answer = b""
-        self._ready = anyio.Event()
+        self._answered = anyio.Event()
         self._delivered = False
 
     async def send(self, data: bytes) -> None:
         """Send ``data``, less the first ``initialize`` request (answered locally)."""
-        if not self._ready.is_set():
+        if not self._answered.is_set():
             data = self._take_initialize(data)
             if not data:
                 return
@@ -119,13 +119,13 @@ class Preanswered:
         rid = _encoder.encode(envelope.id)
         self._answer = b'{"jsonrpc":"2.0","id":' + rid + b',"result":' + bytes(self._result)
         self._answer += b"}\n"
-        self._ready.set()
+        self._answered.set()
         return b"" if cut < 0 else data[cut + 1 :]
 
     async def receive(self) -> bytes:
         """The local answer first (once the request was sent), then the agent's bytes."""
         if not self._delivered:
-            await self._ready.wait()
+            await self._answered.wait()
             self._delivered = True
             return self._answer
         return await self.inner.receive()
