@@ -21,6 +21,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import anyio
+
+from .wire import read_log
+
 INTEROP_DIR = Path(__file__).resolve().parent
 TS_DIR = INTEROP_DIR / "ts"
 PY_DIR = INTEROP_DIR / "py"
@@ -70,6 +74,25 @@ def ts_v1_agent_argv(ts_sdk: Path) -> list[str]:
 def tap_argv(log: Path, agent_argv: Sequence[str]) -> list[str]:
     """``agent_argv`` wrapped in the wire tap, which logs every line to ``log``."""
     return [sys.executable, str(TAP), "--log", str(log), "--", *agent_argv]
+
+
+async def agent_answers(
+    agent_argv: Sequence[str], log: Path, lines: Sequence[str], answers: int
+) -> list[dict[str, Any]]:
+    """Write ``lines`` to the agent (through the tap, logging to ``log``), read until it
+    wrote ``answers`` lines, close its stdin, require a clean exit, and return every
+    message the agent sent, as the tap logged them."""
+    with anyio.fail_after(60):
+        async with await anyio.open_process(tap_argv(log, agent_argv)) as agent:
+            assert agent.stdin is not None
+            assert agent.stdout is not None
+            await agent.stdin.send(("\n".join(lines) + "\n").encode())
+            received = b""
+            while received.count(b"\n") < answers:
+                received += await agent.stdout.receive()
+            await agent.stdin.aclose()
+            assert await agent.wait() == 0
+    return [f.message for f in read_log(log) if f.sender == "agent"]
 
 
 def ts_client_argv(

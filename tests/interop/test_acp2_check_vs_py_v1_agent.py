@@ -23,11 +23,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
-from .peers import py_agent_argv, tap_argv
-from .wire import read_log
+from .peers import agent_answers, py_agent_argv
 
 pytestmark = pytest.mark.interop
 
@@ -82,19 +80,7 @@ async def test_the_sdk_answers_no_malformed_input_and_answers_1_to_every_version
         json.dumps({**initialize, "id": 1, "params": {"protocolVersion": 2, "info": info}}),
         json.dumps({**initialize, "id": 2, "params": {"protocolVersion": 65535}}),
     ]
-    argv = tap_argv(log, py_agent_argv(py_sdk_v1, "v1"))
-    with anyio.fail_after(60):
-        async with await anyio.open_process(argv) as agent:
-            assert agent.stdin is not None
-            assert agent.stdout is not None
-            await agent.stdin.send(("\n".join(lines) + "\n").encode())
-            received = b""
-            while received.count(b"\n") < 2:  # the two initialize answers
-                received += await agent.stdout.receive()
-            await agent.stdin.aclose()
-            assert await agent.wait() == 0
-
-    answers = [f.message for f in read_log(log) if f.sender == "agent"]
+    answers = await agent_answers(py_agent_argv(py_sdk_v1, "v1"), log, lines, 2)
     assert [a["id"] for a in answers] == [1, 2], answers
     for answer in answers:
         assert answer["result"]["protocolVersion"] == 1
