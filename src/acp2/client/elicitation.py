@@ -14,7 +14,6 @@ answered ``-32602``, as is a mode that was not advertised or is unknown (EL-01, 
 
 from __future__ import annotations
 
-import inspect
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 import msgspec
 from msgspec import UNSET
 
+from acp2.client.permissions import call_policy
 from acp2.errors import InvalidParams
 from acp2.schema import (
     ClientCapabilities,
@@ -176,14 +176,7 @@ async def run_policy(
 ) -> CreateElicitationResponse:
     """Call ``policy`` (sync or async) and turn its answer into the response; a policy
     that raises, or answers something else, declines (logged)."""
-    try:
-        answer = policy(request)
-        if inspect.isawaitable(answer):
-            answer = await answer
-    except Exception:
-        log.exception("elicitation policy failed: declining")
-        return DECLINE
-    return to_response(answer)
+    return to_response(await call_policy(policy, request, "elicitation"))
 
 
 def to_response(answer: Any) -> CreateElicitationResponse:

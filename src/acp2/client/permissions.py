@@ -198,11 +198,19 @@ def to_response(choice: Choice, offered: Sequence[PermissionOption]) -> RequestP
 
 async def run_policy(policy: PermissionPolicy, request: PermissionRequest) -> Choice:
     """Call ``policy`` (sync or async); a policy that raises declines (logged)."""
+    choice: Choice = await call_policy(policy, request, "permission")
+    return choice
+
+
+async def call_policy(policy: Callable[[Any], Any], request: Any, kind: str) -> Any:
+    """Call a sync or async user policy (permission, elicitation) with ``request``; one
+    that raises answers ``None``, which every policy kind reads as "decline" (logged as
+    ``"<kind> policy failed"``)."""
     try:
         result = policy(request)
         if inspect.isawaitable(result):
             result = await result
     except Exception:
-        log.exception("permission policy failed: declining")
+        log.exception("%s policy failed: declining", kind)
         return None
     return result
