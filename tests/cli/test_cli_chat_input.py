@@ -168,4 +168,7 @@ def test_long_tool_output_is_collapsed_and_ctrl_o_expands_it(chat: Any) -> None:
     chat.expect("tool output expanded")
     chat.expect(r"output line 1(?!\d)")
     chat.expect("output line 30")
+    # The expansion is printed above the prompt while the line editor is out of raw mode,
+    # and a Ctrl-D sent then can be lost (seen once in CI): leave once the prompt is back.
+    chat.expect("❯")
     assert leave(chat)[0] == 0
