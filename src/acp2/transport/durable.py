@@ -1,0 +1,248 @@
+"""Durable streams, sans-IO: numbered messages kept until acknowledged, resent after a
+reconnect, duplicates dropped on arrival.
+
+The remote transport RFD ("Streamable HTTP & WebSocket Transport") leaves resumption to v2
+and no published draft fixes a wire for it, so acp2 defines one, in ``Acp2-`` headers and
+envelope fields that no ACP message uses (docs/remote.md, "Durable streams"):
+
+* Each direction of a durable link numbers its messages 1, 2, 3, ... (the *seq*). The
+  sender keeps every message in a :class:`Retained` window until the other side
+  acknowledges it; the receiver keeps the last seq it took in a :class:`Received` and drops
+  anything at or below it (a resend after a reconnect).
+* On a WebSocket a durable link carries envelopes (:func:`encode_data`,
+  :func:`encode_ack`, :func:`decode_frame`): ``{"seq":N,"msg":<the JSON-RPC message>}`` and
+  ``{"ack":N}``. Over SSE the seq is the event ``id:``; a POST carries its own seq in the
+  ``Acp2-Seq`` header.
+* A reconnecting side says the last seq it received (``Acp2-Last-Seq`` /
+  ``Last-Event-ID``); the other side resends :meth:`Retained.after` that seq. When the window
+  no longer holds the next message (:class:`CursorTooOld`), the link cannot be resumed and
+  the client falls back to ``session/resume`` with replay, which the session history serves.
+
+Retention is bounded by count and by age (:class:`Retention`); both are advertised to the
+client so it knows how long a drop it can ride out.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import msgspec
+
+__all__ = [
+    "ACK_EVERY",
+    "DURABLE_HEADER",
+    "LAST_SEQ_HEADER",
+    "SEQ_HEADER",
+    "CursorTooOld",
+    "Frame",
+    "FrameError",
+    "Received",
+    "Retained",
+    "Retention",
+    "SeqGap",
+    "decode_frame",
+    "encode_ack",
+    "encode_data",
+]
+
+#: Request header asking for a durable link (value ``1``); the answer repeats it with the
+#: retention (``messages=N; seconds=S``) when the server grants it.
+DURABLE_HEADER = "acp2-durable"
+#: Header carrying the last seq a reconnecting side received from the other.
+LAST_SEQ_HEADER = "acp2-last-seq"
+#: Header carrying the seq of the message in a POST body.
+SEQ_HEADER = "acp2-seq"
+#: A receiver acknowledges at least every this many messages (and when the link goes quiet).
+ACK_EVERY = 64
+
+
+class CursorTooOld(Exception):
+    """The window no longer holds the messages after the given seq: resume is impossible."""
+
+
+class SeqGap(Exception):
+    """A message arrived whose seq skips ahead of the next expected one."""
+
+
+class FrameError(ValueError):
+    """A durable envelope that is not one of the two frame shapes."""
+
+
+@dataclass(frozen=True, slots=True)
+class Retention:
+    """How much a sender keeps for resends: at most ``messages`` messages, each for at most
+    ``seconds`` seconds after it was sent. ``header()`` renders it for the answer header."""
+
+    messages: int = 10_000
+    seconds: float = 300.0
+
+    def header(self) -> str:
+        """The retention as ``messages=N; seconds=S`` (seconds rounded down)."""
+        return f"messages={self.messages}; seconds={int(self.seconds)}"
+
+    @classmethod
+    def parse(cls, value: str) -> Retention:
+        """Read :meth:`header`'s format back; missing or bad parts keep the defaults."""
+        parts: dict[str, str] = {}
+        for item in value.split(";"):
+            key, _, raw = item.strip().partition("=")
+            parts[key.strip()] = raw.strip()
+        default = cls()
+        return cls(
+            messages=_int(parts.get("messages"), default.messages),
+            seconds=float(_int(parts.get("seconds"), int(default.seconds))),
+        )
+
+
+def _int(text: str | None, default: int) -> int:
+    try:
+        return max(1, int(text)) if text is not None else default
+    except ValueError:
+        return default
+
+
+class Retained:
+    """The sending side of one direction: assigns seqs, keeps what is not yet acknowledged.
+
+    Messages past the count bound or older than the age bound are dropped from the window
+    even when unacknowledged: a peer that stays away that long resumes through the session
+    history instead (:class:`CursorTooOld`). ``clock`` is injectable for tests.
+    """
+
+    __slots__ = ("_clock", "_items", "acked", "last", "retention")
+
+    def __init__(
+        self, retention: Retention | None = None, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.retention = retention or Retention()
+        self._clock = clock
+        self._items: deque[tuple[int, float, bytes]] = deque()
+        #: The seq of the newest message added (0: none yet).
+        self.last = 0
+        #: The highest seq the peer acknowledged.
+        self.acked = 0
+
+    def add(self, message: bytes) -> int:
+        """Keep ``message`` under the next seq and return that seq."""
+        self.last += 1
+        self._items.append((self.last, self._clock(), message))
+        self._trim()
+        return self.last
+
+    def ack(self, upto: int) -> None:
+        """Forget every message with seq ``<= upto`` (values above :attr:`last` are capped)."""
+        upto = min(upto, self.last)
+        if upto <= self.acked:
+            return
+        self.acked = upto
+        items = self._items
+        while items and items[0][0] <= upto:
+            items.popleft()
+
+    def after(self, seq: int) -> list[tuple[int, bytes]]:
+        """Every kept message with seq ``> seq``, in order, for a resend.
+
+        ``seq`` is what the peer says it received last; it also acknowledges everything up
+        to it. Raises :class:`CursorTooOld` when a message after ``seq`` is no longer kept,
+        and :class:`ValueError` when ``seq`` is negative or beyond :attr:`last` (the peer
+        claims messages that were never sent).
+        """
+        if seq < 0 or seq > self.last:
+            raise ValueError(f"seq {seq} outside 0..{self.last}")
+        self.ack(seq)
+        self._trim()
+        items = self._items
+        first = items[0][0] if items else self.last + 1
+        if first > seq + 1:
+            raise CursorTooOld(f"messages after {seq} are no longer kept (oldest is {first})")
+        return [(s, m) for s, _, m in items if s > seq]
+
+    def pending(self) -> int:
+        """How many messages are kept (sent, not acknowledged, not expired)."""
+        return len(self._items)
+
+    def _trim(self) -> None:
+        items = self._items
+        while len(items) > self.retention.messages:
+            items.popleft()
+        horizon = self._clock() - self.retention.seconds
+        while items and items[0][1] < horizon:
+            items.popleft()
+
+
+class Received:
+    """The receiving side of one direction: the last seq taken, and when to acknowledge."""
+
+    __slots__ = ("_unacked", "last")
+
+    def __init__(self) -> None:
+        #: The seq of the last message taken (0: none yet).
+        self.last = 0
+        self._unacked = 0
+
+    def accept(self, seq: int) -> bool:
+        """True when ``seq`` is the next message (take it), False for a duplicate (drop it).
+
+        Raises :class:`SeqGap` when ``seq`` skips ahead: a message was lost, which a durable
+        link must not hide.
+        """
+        if seq <= self.last:
+            return False
+        if seq != self.last + 1:
+            raise SeqGap(f"expected seq {self.last + 1}, got {seq}")
+        self.last = seq
+        self._unacked += 1
+        return True
+
+    def ack_due(self) -> bool:
+        """True once :data:`ACK_EVERY` messages arrived since the last :meth:`acked`."""
+        return self._unacked >= ACK_EVERY
+
+    def acked(self) -> int:
+        """Note that an acknowledgement is being sent; return the seq it carries."""
+        self._unacked = 0
+        return self.last
+
+
+class Frame(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One durable WebSocket frame: data (``seq`` + ``msg``) or an acknowledgement (``ack``)."""
+
+    seq: int | None = None
+    #: The message bytes; empty when absent (msgspec cannot put Raw in a union).
+    msg: msgspec.Raw = msgspec.Raw(b"")
+    ack: int | None = None
+
+
+_decoder = msgspec.json.Decoder(Frame)
+
+
+def encode_data(seq: int, message: bytes) -> bytes:
+    """The data frame carrying ``message`` (one JSON-RPC message, JSON bytes) as ``seq``."""
+    return b'{"seq":%d,"msg":%s}' % (seq, message.strip())
+
+
+def encode_ack(seq: int) -> bytes:
+    """The frame acknowledging every message up to ``seq``."""
+    return b'{"ack":%d}' % seq
+
+
+def decode_frame(data: bytes | str) -> Frame:
+    """Decode a durable frame; raises :class:`FrameError` for anything else.
+
+    A data frame has a positive ``seq`` and a ``msg`` (any JSON value: the JSON-RPC layer
+    judges it), and no ``ack``; an acknowledgement has a non-negative ``ack`` only.
+    """
+    try:
+        frame = _decoder.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise FrameError(f"not a durable frame: {exc}") from None
+    if frame.ack is not None:
+        if frame.seq is not None or len(frame.msg) or frame.ack < 0:
+            raise FrameError("an ack frame carries a non-negative ack only")
+        return frame
+    if frame.seq is None or not len(frame.msg) or frame.seq < 1:
+        raise FrameError("a data frame carries a positive seq and a msg")
+    return frame

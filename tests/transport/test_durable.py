@@ -1,0 +1,147 @@
+"""The sans-IO durable stream pieces (acp2.transport.durable): seqs, windows, envelopes."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+
+from acp2.transport.durable import (
+    ACK_EVERY,
+    CursorTooOld,
+    FrameError,
+    Received,
+    Retained,
+    Retention,
+    SeqGap,
+    decode_frame,
+    encode_ack,
+    encode_data,
+)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_messages_are_numbered_from_one_and_resent_after_the_last_seq_received() -> None:
+    window = Retained()
+    seqs = [window.add(b"m%d" % i) for i in range(1, 6)]
+    assert seqs == [1, 2, 3, 4, 5]
+    assert window.after(3) == [(4, b"m4"), (5, b"m5")]
+    assert window.after(5) == []
+
+
+def test_a_resend_request_acknowledges_what_came_before_it() -> None:
+    window = Retained()
+    for i in range(10):
+        window.add(b"%d" % i)
+    window.after(7)
+    assert window.pending() == 3
+    assert window.acked == 7
+
+
+def test_acknowledged_messages_are_forgotten_and_cannot_be_resent() -> None:
+    window = Retained()
+    for i in range(4):
+        window.add(b"%d" % i)
+    window.ack(3)
+    assert window.pending() == 1
+    assert window.after(3) == [(4, b"3")]
+    with pytest.raises(CursorTooOld):
+        window.after(1)
+
+
+def test_the_count_bound_drops_the_oldest_and_a_resume_from_before_it_is_too_old() -> None:
+    window = Retained(Retention(messages=3))
+    for i in range(1, 7):
+        window.add(b"%d" % i)
+    assert window.after(3) == [(4, b"4"), (5, b"5"), (6, b"6")]
+    window2 = Retained(Retention(messages=3))
+    for i in range(1, 7):
+        window2.add(b"%d" % i)
+    with pytest.raises(CursorTooOld):
+        window2.after(2)
+
+
+def test_the_age_bound_expires_unacknowledged_messages() -> None:
+    clock = Clock()
+    window = Retained(Retention(seconds=10), clock=clock)
+    window.add(b"old")
+    clock.now = 11
+    window.add(b"new")
+    with pytest.raises(CursorTooOld):
+        window.after(0)
+    assert window.after(1) == [(2, b"new")]
+
+
+def test_a_claimed_seq_beyond_what_was_sent_is_refused() -> None:
+    window = Retained()
+    window.add(b"x")
+    with pytest.raises(ValueError, match="outside"):
+        window.after(2)
+    with pytest.raises(ValueError, match="outside"):
+        window.after(-1)
+
+
+def test_the_receiver_takes_the_next_seq_drops_duplicates_and_refuses_a_gap() -> None:
+    inbox = Received()
+    assert inbox.accept(1)
+    assert inbox.accept(2)
+    assert not inbox.accept(2)
+    assert not inbox.accept(1)
+    with pytest.raises(SeqGap):
+        inbox.accept(4)
+    assert inbox.last == 2
+
+
+def test_the_receiver_asks_for_an_ack_every_so_many_messages() -> None:
+    inbox = Received()
+    for seq in range(1, ACK_EVERY):
+        inbox.accept(seq)
+    assert not inbox.ack_due()
+    inbox.accept(ACK_EVERY)
+    assert inbox.ack_due()
+    assert inbox.acked() == ACK_EVERY
+    assert not inbox.ack_due()
+
+
+def test_a_data_frame_round_trips_with_the_message_bytes_untouched() -> None:
+    message = b'{"jsonrpc":"2.0","method":"session/update","params":{"x":[1,2]}}'
+    frame = decode_frame(encode_data(7, message + b"\n"))
+    assert frame.seq == 7
+    assert bytes(frame.msg) == message
+    assert decode_frame(encode_ack(5)).ack == 5
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"not json",
+        b"[]",
+        b'{"seq":0,"msg":{}}',
+        b'{"seq":1}',
+        b'{"msg":{}}',
+        b'{"ack":-1}',
+        b'{"ack":1,"seq":2,"msg":{}}',
+        b'{"seq":"1","msg":{}}',
+    ],
+)
+def test_anything_but_the_two_frame_shapes_is_a_frame_error(raw: bytes) -> None:
+    with pytest.raises(FrameError):
+        decode_frame(raw)
+
+
+def test_retention_renders_and_parses_its_header() -> None:
+    retention = Retention(messages=500, seconds=60)
+    assert Retention.parse(retention.header()) == retention
+    assert Retention.parse("garbage") == Retention()
+    assert Retention.parse("messages=x; seconds=5").seconds == 5
+
+
+def test_frames_decode_from_text_too() -> None:
+    assert isinstance(decode_frame('{"ack":0}').ack, int)
+    assert msgspec.json.decode(encode_data(1, b"{}")) == {"seq": 1, "msg": {}}
