@@ -111,7 +111,9 @@ async def test_an_unreadable_version_is_answered_invalid_params_and_the_next_lin
     assert (hello.version, hello.request_id) == (1, 3)
 
 
-async def test_a_v2_shaped_request_for_version_1_counts_as_a_v2_client() -> None:
+async def test_a_request_for_version_1_counts_as_v1_whatever_else_its_params_carry() -> None:
+    # The same rule as acp2.bridge.peek (acp2 agent): acp2 check's version probe carries
+    # both versions' fields and asks for 1.
     a, b = memory_pair()
     with anyio.fail_after(TIMEOUT):
         await Wire(a).send(
@@ -119,7 +121,7 @@ async def test_a_v2_shaped_request_for_version_1_counts_as_a_v2_client() -> None
         )
         hello = await read_hello(b)
     assert hello is not None
-    assert hello.version == 2
+    assert hello.version == 1
 
 
 # -- choosing the direction ---------------------------------------------------------------

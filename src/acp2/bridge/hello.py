@@ -1,7 +1,8 @@
 """The opening of a bridged connection: the client's ``initialize``, the agent's answer.
 
 :func:`read_hello` reads the client's first ``initialize`` and the version it speaks
-(v2-shaped params asking for 1, as ``acp2 check``'s probe sends, count as v2; an
+(a request for 1 is v1 whatever else its params carry -- the rule of
+:mod:`acp2.bridge.peek`, so ``acp2 agent`` and ``acp2 bridge`` judge a client alike; an
 unreadable version is answered ``-32602`` and the next line read; other first requests
 are answered ``-32600``, as nothing can happen before ``initialize``; other lines are
 answered or dropped by JSON-RPC's rules). :func:`probe` sends a line to the agent and
@@ -51,12 +52,7 @@ class _Envelope(msgspec.Struct):
     result: Raw | UnsetType = UNSET
 
 
-class _Shape(msgspec.Struct):
-    info: Any = UNSET
-
-
 _envelope: Final = msgspec.json.Decoder(_Envelope)
-_shape: Final = msgspec.json.Decoder(_Shape)
 _encoder: Final = msgspec.json.Encoder()
 
 
@@ -126,8 +122,6 @@ async def _judge(client: Transport, line: bytes, rest: bytes) -> Hello | None:
     except NegotiationError as exc:
         await _send_error(client, envelope.id, exc.code, str(exc))
         return None
-    if version == 1 and _shape.decode(params).info is not UNSET:
-        version = 2  # v2's shape asking for 1 (a v2 client probing): answered 2
     return Hello(line, rest, version, envelope.id)
 
 
