@@ -22,6 +22,9 @@ class CheckOptions:
     processes run at once (None: the CPU count); ``grace`` is how long the checker keeps
     listening for frames that must *not* come (after an idle, after notifications; it
     grows for a slow-starting agent).
+    ``auth`` is the ``methodId`` to log in with after each ``initialize`` (v2
+    ``auth/login``, v1 ``authenticate``); without it, a ``session/new`` refused with
+    ``-32000`` skips the session rows and says which methods the agent offers.
     ``cwd`` is the session directory (absolute; a fresh temporary directory when None).
     """
 
@@ -36,3 +39,5 @@ class CheckOptions:
     only: frozenset[str] | None = None
     jobs: int | None = None
     grace: float = 0.5
+    #: An advertised auth method to log in with after every ``initialize`` (``--auth``).
+    auth: str | None = None

@@ -85,6 +85,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="a prompt that makes the agent ask for permission (rows are skipped if it never "
         "does; the checker always answers with a reject option)",
     )
+    add(
+        "--auth",
+        metavar="METHOD_ID",
+        help="log in with this advertised auth method after each initialize (auth/login; "
+        "v1: authenticate); the method's credentials come from the environment",
+    )
     add("--cwd", metavar="DIR", help="session directory (default: a fresh temporary directory)")
     add(
         "--only",
@@ -144,6 +150,7 @@ def main(args: argparse.Namespace) -> int:
         cwd=args.cwd,
         only=frozenset(args.only) if args.only else None,
         jobs=args.jobs,
+        auth=args.auth,
     )
     try:
         report = anyio.run(run_check, options)

@@ -24,7 +24,9 @@ from acp2.check.requirements import V1, V1_KEYS
 from acp2.check.results import Findings, Status
 from acp2.check.timing import Timing
 from acp2.check.versions import CLIENT_INFO, initialize_params
-from acp2.schema.methods import INITIALIZE, SESSION_LIST, SESSION_NEW
+from acp2.compat.v1.methods import AUTHENTICATE
+from acp2.schema.jsonrpc import AUTH_REQUIRED
+from acp2.schema.methods import AUTH_LOGIN, INITIALIZE, SESSION_LIST, SESSION_NEW
 
 __all__ = [
     "CLIENT_INFO",
@@ -55,6 +57,8 @@ class Shared:
     #: The protocol version the run judges: 1 when the agent answered the first
     #: ``initialize`` (asking for 2) in v1's shape, else 2.
     version: int = 2
+    #: The ``methodId`` of every auth method the agent advertised.
+    auth_methods: list[str] = field(default_factory=list)
 
     @property
     def draft(self) -> str:
@@ -144,9 +148,22 @@ class Probe:
         caps = result.get("agentCapabilities" if self.shared.version == 1 else "capabilities")
         caps = caps if isinstance(caps, dict) else {}
         link.capabilities = caps
+        self.shared.auth_methods = _method_ids(result.get("authMethods"))
         if self.shared.version == 2 and has_capability(caps, "session"):
             link.ping_call = (SESSION_LIST.name, {})
+        if self.shared.options.auth is not None:
+            await self.log_in(link, self.shared.options.auth)
         return caps
+
+    async def log_in(self, link: AgentLink, method_id: str) -> None:
+        """Log in with ``method_id`` (v2 ``auth/login``, v1 ``authenticate``), as
+        ``--auth`` asks. Raises :class:`Abort` when the agent refuses."""
+        method = AUTHENTICATE.name if self.shared.version == 1 else AUTH_LOGIN.name
+        link.step(f"{method} {method_id}")
+        frame = await link.call(method, {"methodId": method_id})
+        if frame is None or "result" not in frame.value:
+            error = frame.value.get("error") if frame else "no answer"
+            raise Abort(f"{method} with {method_id!r} failed: {error}{link.exit_note()}")
 
     def require_session(self, caps: dict[str, Any], keys: Iterable[str]) -> None:
         """Skip ``keys`` and stop the probe unless ``capabilities.session`` is advertised."""
@@ -167,10 +184,34 @@ class Probe:
         sid = result.get("sessionId") if isinstance(result, dict) else None
         if not isinstance(sid, str):
             error = frame.value.get("error") if frame else None
+            if isinstance(error, dict) and error.get("code") == AUTH_REQUIRED:
+                why = self._auth_hint(error)
+                self.skip("SS-03", why)
+                raise Abort(why)
             why = f"session/new failed: {error or 'no answer'}{link.exit_note()}"
             self.fail("SS-03", why, [frame] if frame else [])  # session is advertised (IN-09)
             raise Abort(why)
         return sid
+
+    def _auth_hint(self, error: dict[str, Any]) -> str:
+        """The SKIP reason for a ``session/new`` refused with ``-32000``: not the agent's
+        fault -- the checker has not logged in."""
+        methods = ", ".join(self.shared.auth_methods) or "none advertised"
+        tried = self.shared.options.auth
+        done = f" even after logging in with {tried!r}" if tried else ""
+        return (
+            f"the agent needs authentication{done} ({error.get('message', 'auth required')}); "
+            f"rerun with --auth METHOD_ID (advertised: {methods}) and the credentials that "
+            "method reads, e.g. an API key in the environment"
+        )
+
+
+def _method_ids(methods: Any) -> list[str]:
+    """The ``methodId`` (v1: also ``id``) of each advertised auth method."""
+    if not isinstance(methods, list):
+        return []
+    ids = (m.get("methodId", m.get("id")) for m in methods if isinstance(m, dict))
+    return [i for i in ids if isinstance(i, str)]
 
 
 def has_capability(caps: dict[str, Any], path: str) -> bool:
