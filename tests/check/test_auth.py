@@ -6,7 +6,6 @@ from __future__ import annotations
 import sys
 
 import pytest
-
 from check_support import AGENTS, check, checker_errors, failing
 
 pytestmark = pytest.mark.anyio
