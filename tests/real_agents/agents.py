@@ -26,6 +26,8 @@ __all__ = [
     "RUN_TIMEOUT",
     "Agent",
     "Run",
+    "claude",
+    "codex",
     "fast_agent",
     "gemini",
     "need_run_options",
@@ -87,6 +89,44 @@ def fast_agent(command: list[str], base_url: str, root: Path, *, shell: bool = F
     }
     argv = [*command, "acp", "--model", "generic.fake-model", *(["--shell"] if shell else [])]
     return Agent("fast-agent", argv, env)
+
+
+def codex(adapters: Path, base_url: str, root: Path) -> Agent:
+    """Codex through ``codex-acp`` (ACP v2), its model provider the fake Responses API at
+    ``base_url`` (``.../v1``): a ``config.toml`` in a private ``CODEX_HOME`` names it, so no
+    login is needed and nothing else is contacted (WebSockets to the model are off)."""
+    home = _home(root)
+    codex_home = home / ".codex"
+    codex_home.mkdir(exist_ok=True)
+    config = (
+        'model = "gpt-fake"\nmodel_provider = "fake"\n[model_providers.fake]\n'
+        f'name = "fake"\nbase_url = "{base_url}"\nenv_key = "OPENAI_API_KEY"\n'
+        'wire_api = "responses"\nsupports_websockets = false\n'
+    )
+    (codex_home / "config.toml").write_text(config)
+    env = isolated_env(root / "acp2-data") | {
+        "HOME": str(home),
+        "CODEX_HOME": str(codex_home),
+        "OPENAI_API_KEY": "fake-key",
+    }
+    argv = ["node", str(adapters / "node_modules/@agentclientprotocol/codex-acp/dist/index.js")]
+    return Agent("codex-acp", argv, env)
+
+
+def claude(adapters: Path, base_url: str, root: Path) -> Agent:
+    """Claude Code through ``claude-agent-acp`` (ACP v2) against the fake Messages API at
+    ``base_url``. ``IS_SANDBOX=1``: Claude Code refuses its permission bypass as root
+    otherwise (this machine's tests run as root); non-essential traffic and updates off."""
+    env = isolated_env(root / "acp2-data") | {
+        "HOME": str(_home(root)),
+        "ANTHROPIC_API_KEY": "fake-key",
+        "ANTHROPIC_BASE_URL": base_url,
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "IS_SANDBOX": "1",
+    }
+    js = adapters / "node_modules/@agentclientprotocol/claude-agent-acp/dist/index.js"
+    return Agent("claude-agent-acp", ["node", str(js)], env)
 
 
 @functools.cache

@@ -58,3 +58,13 @@ def fast_agent_cmd() -> list[str]:
         return install.fast_agent()
     except install.AgentUnavailable as exc:
         skip_or_fail(f"fast-agent unavailable: {exc}")
+
+
+@pytest.fixture(scope="session")
+def v2_adapters() -> Path:
+    """The folder of the installed ACP v2 adapters (codex-acp 2.6.0, claude-agent-acp
+    0.101.0; ``npm ci`` on first use)."""
+    try:
+        return install.v2_adapters()
+    except install.AgentUnavailable as exc:
+        skip_or_fail(f"the v2 adapters are unavailable: {exc}")

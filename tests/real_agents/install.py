@@ -1,8 +1,12 @@
-"""Install the pinned real v1 agents of the slow tier, once per lockfile.
+"""Install the pinned real agents of the slow tier, once per lockfile.
 
 - :func:`gemini_cli` runs ``npm ci`` on ``npm/package-lock.json`` (``@google/gemini-cli``
   0.61.0) into ``<cache root>/agents-npm-<sha256 of the lockfile>`` and returns the
   ``bundle/gemini.js`` to run with ``node``.
+- :func:`v2_adapters` runs ``npm ci`` on ``npm-v2/package-lock.json`` (the ACP v2
+  adapters ``@agentclientprotocol/codex-acp`` 2.6.0 and ``claude-agent-acp`` 0.101.0, with
+  the vendor CLIs they drive) into ``<cache root>/agents-npm-v2-<sha256>`` and returns
+  that folder.
 - :func:`fast_agent` makes a venv from ``py/requirements-fast-agent.txt``
   (``fast-agent-mcp`` 0.10.48 and its dependencies, hash-locked) in
   ``<cache root>/agents-py-<sha256>-cp<XY>`` and returns the argv that runs the
@@ -38,12 +42,14 @@ __all__ = [
     "fast_agent",
     "find_python",
     "gemini_cli",
+    "v2_adapters",
 ]
 
 HERE = Path(__file__).resolve().parent
 NPM_DIR = HERE / "npm"
 NPM_LOCK = NPM_DIR / "package-lock.json"
 NPM_FILES = ("package.json", "package-lock.json", ".npmrc")
+NPM_V2_DIR = HERE / "npm-v2"
 FAST_AGENT_LOCK = HERE / "py" / "requirements-fast-agent.txt"
 #: The CPython the fast-agent lockfile's compiled wheels are for.
 FAST_AGENT_PYTHON = (3, 12)
@@ -113,6 +119,16 @@ def gemini_cli() -> Path:
     return _ensure(target, _gemini_js, _npm_ci)
 
 
+def v2_adapters() -> Path:
+    """The folder holding the installed v2 adapters' ``node_modules``; raises
+    ``AgentUnavailable`` as :func:`gemini_cli` does."""
+    version = node_version_or_none()
+    if version is None or version[0] < MIN_NODE_MAJOR or shutil.which("npm") is None:
+        raise AgentUnavailable(f"the v2 adapters need Node.js >= {MIN_NODE_MAJOR} and npm")
+    target = cache_root() / f"agents-npm-v2-{_digest(NPM_V2_DIR / 'package-lock.json')}"
+    return _ensure(target, lambda folder: folder, lambda folder: _npm_ci(folder, NPM_V2_DIR))
+
+
 def node_version_or_none() -> tuple[int, ...] | None:
     """The version of ``node`` on PATH, or None when there is no working one."""
     try:
@@ -125,9 +141,9 @@ def _gemini_js(folder: Path) -> Path:
     return folder / "node_modules" / "@google" / "gemini-cli" / "bundle" / "gemini.js"
 
 
-def _npm_ci(folder: Path) -> None:
+def _npm_ci(folder: Path, source: Path = NPM_DIR) -> None:
     for name in NPM_FILES:
-        shutil.copy2(NPM_DIR / name, folder / name)
+        shutil.copy2(source / name, folder / name)
     npm = shutil.which("npm") or "npm"
     argv = [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"]
     _run(argv, "npm ci", cwd=folder)

@@ -1,0 +1,220 @@
+"""Fake vendor model APIs on 127.0.0.1 for the v2 adapters: OpenAI's Responses API (Codex,
+through ``codex-acp``) and Anthropic's Messages API (Claude Code, through
+``claude-agent-acp``). Real HTTP and SSE, no script: each model request is answered by
+what its latest user text asks, so ``acp2 check`` (many agents at once, its own prompts)
+can run against them.
+
+* A text containing :data:`HOLD_MARK` (``acp2 check``'s default cancel prompt counts
+  slowly) streams one delta and keeps the response open until the client goes away, which
+  is what a cancel does (``disconnected`` is set).
+* Anything else gets :data:`REPLY` as one text delta. Every response and message has an
+  id of its own (the adapters use them as ``messageId``).
+
+Every request is kept in ``requests`` (path, body), in arrival order.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+
+from helpers.http_fake import serve_on_loopback
+
+__all__ = ["HOLD_MARK", "REPLY", "FakeVendor", "serve_anthropic", "serve_openai"]
+
+HOLD_MARK = "Count slowly"
+REPLY = "Hello there."
+#: Longest time the server thread keeps a held stream open.
+SERVER_WAIT = 60.0
+
+
+class FakeVendor:
+    """The server's state, shared by its request threads."""
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.disconnected = threading.Event()
+        self.port = 0
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+
+    @property
+    def url(self) -> str:
+        """The server's base URL."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def new_id(self, prefix: str) -> str:
+        """A fresh id (``msg_7``, ``resp_8``, ...)."""
+        with self._lock:
+            return f"{prefix}_{next(self._ids)}"
+
+
+def _texts(node: Any) -> Iterator[str]:
+    """Every string under a ``text`` key of a request body, depth first."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "text" and isinstance(value, str):
+                yield value
+            else:
+                yield from _texts(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _texts(item)
+
+
+def _last_user_text(messages: Any) -> str:
+    users = [m for m in messages or [] if isinstance(m, dict) and m.get("role") == "user"]
+    return " ".join(_texts(users[-1])) if users else ""
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """What both APIs share: the body, the SSE writer, the hold."""
+
+    fake: FakeVendor
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            body = json.loads(self.rfile.read(length) or b"{}")
+        except ValueError:
+            body = {}
+        self.fake.requests.append((self.path, body))
+        try:
+            self.answer(body)
+        except (BrokenPipeError, ConnectionResetError):
+            self.fake.disconnected.set()
+        finally:
+            self.close_connection = True
+
+    def do_GET(self) -> None:
+        self.send_error(404, f"no route {self.path}")
+
+    def answer(self, body: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def send_json(self, body: Any) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def start_events(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+
+    def event(self, type: str, **fields: Any) -> None:
+        """One SSE event named ``type``, its data ``{"type": type, **fields}``."""
+        data = json.dumps({"type": type, **fields})
+        self.wfile.write(f"event: {type}\ndata: {data}\n\n".encode())
+        self.wfile.flush()
+
+    def hold(self) -> None:
+        """Keep the stream open until the client closes it (its whole request is read, so
+        the next read returns only then)."""
+        self.connection.settimeout(SERVER_WAIT)
+        if self.rfile.read(1) == b"":
+            self.fake.disconnected.set()
+
+
+class _Responses(_Handler):
+    """``POST .../responses`` with ``stream: true``, as Codex sends it."""
+
+    def answer(self, body: dict[str, Any]) -> None:
+        if not self.path.rstrip("/").endswith("/responses"):
+            self.send_error(404, f"no route {self.path}")
+            return
+        holding = HOLD_MARK in _last_user_text(body.get("input"))
+        rid, mid = self.fake.new_id("resp"), self.fake.new_id("msg")
+        response = {"id": rid, "object": "response", "status": "in_progress", "output": []}
+        self.start_events()
+        self.event("response.created", response=response)
+        item = {"type": "message", "id": mid, "role": "assistant", "content": []}
+        self.event("response.output_item.added", output_index=0, item=item)
+        where = {"item_id": mid, "output_index": 0, "content_index": 0}
+        delta = "1\n" if holding else REPLY
+        self.event("response.output_text.delta", **where, delta=delta)
+        if holding:
+            self.hold()
+            return
+        part = {"type": "output_text", "text": REPLY, "annotations": []}
+        done_item = item | {"status": "completed", "content": [part]}
+        self.event("response.output_item.done", output_index=0, item=done_item)
+        usage = {
+            "input_tokens": 10,
+            "output_tokens": 3,
+            "total_tokens": 13,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": 0},
+        }
+        completed = response | {"status": "completed", "usage": usage}
+        self.event("response.completed", response=completed)
+
+
+class _Messages(_Handler):
+    """``POST /v1/messages`` (streamed or not) and ``count_tokens``, as Claude Code sends."""
+
+    def answer(self, body: dict[str, Any]) -> None:
+        if "count_tokens" in self.path:
+            self.send_json({"input_tokens": 10})
+            return
+        if not self.path.split("?")[0].rstrip("/").endswith("/v1/messages"):
+            self.send_error(404, f"no route {self.path}")
+            return
+        holding = HOLD_MARK in _last_user_text(body.get("messages"))
+        message = {
+            "id": self.fake.new_id("msg"),
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model", "fake"),
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 1},
+        }
+        if not body.get("stream"):
+            text = [{"type": "text", "text": REPLY}]
+            self.send_json(message | {"content": text, "stop_reason": "end_turn"})
+            return
+        self._stream(message, holding)
+
+    def _stream(self, message: dict[str, Any], holding: bool) -> None:
+        self.start_events()
+        self.event("message_start", message=message)
+        block = {"type": "text", "text": ""}
+        self.event("content_block_start", index=0, content_block=block)
+        delta = {"type": "text_delta", "text": "1\n" if holding else REPLY}
+        self.event("content_block_delta", index=0, delta=delta)
+        if holding:
+            self.hold()
+            return
+        self.event("content_block_stop", index=0)
+        end = {"stop_reason": "end_turn", "stop_sequence": None}
+        self.event("message_delta", delta=end, usage={"output_tokens": 3})
+        self.event("message_stop")
+
+
+@contextmanager
+def serve_openai() -> Iterator[FakeVendor]:
+    """A fake Responses API (base URL ``<url>/v1``) for the block."""
+    with serve_on_loopback(FakeVendor(), _Responses) as fake:
+        yield fake
+
+
+@contextmanager
+def serve_anthropic() -> Iterator[FakeVendor]:
+    """A fake Messages API (base URL ``<url>``) for the block."""
+    with serve_on_loopback(FakeVendor(), _Messages) as fake:
+        yield fake
