@@ -12,10 +12,13 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, TextIO
+from typing import TYPE_CHECKING, Protocol, TextIO
 
 from acp2.client import ClientConnection, ClientSession, PermissionPolicy
 from acp2.client.permissions import PermissionMode
+
+if TYPE_CHECKING:
+    from acp2.ui.login import Ask, LoginOutcome
 
 __all__ = ["EXIT_AGENT_FAILED", "ChatOptions", "run_chat"]
 
@@ -121,31 +124,116 @@ async def run_chat(
     options: ChatOptions, *, stdin: TextIO | None = None, stdout: TextIO | None = None
 ) -> int:
     """Start the agent, open (or resume, replaying it) a session and chat; return the
-    exit status. Errors of the agent are shown by the front-end, never raised."""
-    from acp2.client import connect
+    exit status. Errors of the agent are shown by the front-end, never raised.
+
+    On a terminal, a session refused with ``-32000`` offers the agent's auth methods
+    (:mod:`acp2.ui.login`); after a terminal login the agent is started again, once."""
     from acp2.errors import Acp2Error
     from acp2.ui.logs import safe_stderr_logging
 
     safe_stderr_logging()  # warnings quote the agent: never raw on the terminal
-    frontend = make_frontend(options, stdin or sys.stdin, stdout or sys.stdout)
+    stdin, stdout = stdin or sys.stdin, stdout or sys.stdout
+    frontend = make_frontend(options, stdin, stdout)
     for line in options.intro:
         frontend.note(line)
+    asks = _login_asker(options, stdin, stdout)
     try:
-        async with connect(
-            list(options.agent_command),
-            cwd=options.cwd,
-            permissions=frontend.policy(),
-            files=options.files,
-            terminals=options.terminals,
-        ) as client:
-            frontend.note(agent_line(client))
-            if options.resume:
-                session = await client.resume(options.resume, replay=True)
-            else:
-                session = await client.new_session()
-            return await frontend.run(session, replayed=bool(options.resume))
+        for attempt in range(2):
+            status = await _connect_and_chat(options, frontend, asks, last=attempt == 1)
+            if status is not None:
+                return status
+        return EXIT_AGENT_FAILED  # not reached: the last attempt never asks to reconnect
     except (Acp2Error, OSError, TimeoutError) as exc:
         from acp2.sanitize import prose
 
         frontend.error(prose(str(exc)) or type(exc).__name__)
         return EXIT_AGENT_FAILED
+
+
+async def _connect_and_chat(
+    options: ChatOptions, frontend: Frontend, asks: Ask | None, *, last: bool
+) -> int | None:
+    """One connection: the chat's exit status, or None to start the agent again (a
+    terminal login succeeded)."""
+    from acp2.client import connect
+    from acp2.client.terminal_login import terminal_login_capabilities
+    from acp2.errors import AuthRequired
+
+    async with connect(
+        list(options.agent_command),
+        cwd=options.cwd,
+        permissions=frontend.policy(),
+        files=options.files,
+        terminals=options.terminals,
+        capabilities=terminal_login_capabilities() if asks is not None else None,
+    ) as client:
+        frontend.note(agent_line(client))
+        while True:
+            try:
+                session = await _open_session(client, options)
+            except AuthRequired:
+                if asks is None:
+                    _say_how_to_log_in(client, options, frontend)
+                    raise
+                outcome = await _log_in(client, options, frontend, asks)
+                if outcome == "retry":
+                    asks = None  # logged in here: a second refusal is the agent's error
+                    continue
+                if outcome == "reconnect" and not last:
+                    return None
+                raise
+            return await frontend.run(session, replayed=bool(options.resume))
+
+
+def _say_how_to_log_in(client: ClientConnection, options: ChatOptions, frontend: Frontend) -> None:
+    from acp2.errors import Acp2Error
+    from acp2.ui.login import describe_methods, usable
+
+    methods = usable(client.auth_methods)
+    if not methods:
+        return
+    frontend.note("the agent needs a login; run acp2 chat on a terminal to log in with:")
+    try:
+        lines = describe_methods(methods, options.agent_command)
+    except Acp2Error:  # a terminal method whose arguments were refused
+        return
+    for text in lines:
+        frontend.note(text)
+
+
+async def _open_session(client: ClientConnection, options: ChatOptions) -> ClientSession:
+    if options.resume:
+        return await client.resume(options.resume, replay=True)
+    return await client.new_session()
+
+
+async def _log_in(
+    client: ClientConnection, options: ChatOptions, frontend: Frontend, asks: Ask
+) -> LoginOutcome:
+    from acp2.ui.login import offer_login
+
+    return await offer_login(
+        client, options.agent_command, ask=asks, note=frontend.note, cwd=options.cwd
+    )
+
+
+def _login_asker(options: ChatOptions, stdin: TextIO, stdout: TextIO) -> Ask | None:
+    """How to ask which login to use: a line read from the terminal, before the chat's
+    own input starts; None when the chat is not on a terminal (no login offered)."""
+    interactive = options.interactive
+    if interactive is None:
+        interactive = is_interactive(stdin, stdout)
+    if not interactive:
+        return None
+
+    async def ask(question: str) -> str:
+        import anyio
+
+        def read() -> str:
+            stdout.write(question)
+            stdout.flush()
+            return stdin.readline()
+
+        return await anyio.to_thread.run_sync(read, abandon_on_cancel=True)
+
+    return ask
