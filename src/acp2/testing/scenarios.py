@@ -42,6 +42,11 @@ scenarios (the first word of the prompt selects one):
                   terminal with output and an exit status, then usage; if rejected
                   the tool call fails and nothing is changed
   permission      one permission request; the reply says what was chosen
+  form            a form elicitation (name, a colour choice, an age, a yes/no); the
+                  reply says the answer (or declined / cancelled; without the client's
+                  elicitation capability it says so)
+  link <url>      a URL elicitation for url (default https://example.com/login);
+                  on accept it sends elicitation/complete and says so
   wait            runs until cancelled (then ends idle with stopReason cancelled)
   fail            the handler raises: an agent message explains, idle with "error"
   stop <reason>   ends at once with that stop reason (e.g. max_tokens, _custom)
@@ -147,6 +152,58 @@ async def permission(turn: Turn, arg: str) -> str:
     return "end_turn"
 
 
+#: The form of the ``form`` scenario: one field of each kind a chat must handle.
+FORM = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "title": "Your name", "minLength": 1},
+        "colour": {
+            "type": "string",
+            "title": "Colour",
+            "oneOf": [{"const": "r", "title": "red"}, {"const": "g", "title": "green"}],
+        },
+        "age": {"type": "integer", "title": "Age", "minimum": 0, "maximum": 150},
+        "subscribe": {"type": "boolean", "title": "Subscribe", "default": False},
+    },
+    "required": ["name", "colour"],
+}
+
+
+async def form(turn: Turn, arg: str) -> str:
+    """Ask for :data:`FORM` and report the answer."""
+    from acp2.agent import ElicitationUnsupported
+
+    try:
+        answer = await turn.elicit(arg or "Tell me about you", schema=FORM)
+    except ElicitationUnsupported:
+        await turn.say("The client does not take forms.")
+        return "end_turn"
+    if answer.action != "accept":
+        await turn.say(f"The form was {'declined' if answer.action == 'decline' else 'cancelled'}.")
+        return "end_turn"
+    fields = ", ".join(f"{k}={v}" for k, v in sorted((answer.content or {}).items()))
+    await turn.say(f"Form: {fields}")
+    return "end_turn"
+
+
+async def link(turn: Turn, arg: str) -> str:
+    """Ask the user to open a link; complete it once accepted."""
+    from acp2.agent import ElicitationUnsupported
+
+    url = arg or "https://example.com/login"
+    try:
+        answer = await turn.elicit_url("Please sign in", url=url)
+    except ElicitationUnsupported:
+        await turn.say("The client does not take links.")
+        return "end_turn"
+    if answer.action == "accept" and answer.elicitation_id is not None:
+        await turn.complete_elicitation(answer.elicitation_id)
+        await turn.say("Link accepted and completed.")
+    else:
+        await turn.say(f"Link {answer.action}.")
+    return "end_turn"
+
+
 async def wait(turn: Turn, arg: str) -> str:
     """Work until cancelled."""
     await turn.say("Waiting until cancelled...")
@@ -204,6 +261,8 @@ SCENARIOS: dict[str, Scenario] = {
     "plan": plan,
     "tools": tools,
     "permission": permission,
+    "form": form,
+    "link": link,
     "wait": wait,
     "fail": fail,
     "stop": stop,

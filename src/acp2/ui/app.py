@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, TextIO
 
 from acp2.client import ClientConnection, ClientSession, PermissionPolicy
+from acp2.client.elicitation import ElicitationPolicy
 from acp2.client.permissions import PermissionMode
 
 if TYPE_CHECKING:
@@ -56,6 +57,10 @@ class Frontend(Protocol):
 
     def policy(self) -> PermissionPolicy:
         """The permission policy to connect with."""
+        ...
+
+    def elicitation_policy(self) -> ElicitationPolicy:
+        """The elicitation policy to connect with (forms and links, EL-05)."""
         ...
 
     def note(self, text: str) -> None:
@@ -166,6 +171,7 @@ async def _connect_and_chat(
         files=options.files,
         terminals=options.terminals,
         capabilities=terminal_login_capabilities() if asks is not None else None,
+        elicitation=frontend.elicitation_policy(),
     ) as client:
         frontend.note(agent_line(client))
         while True:

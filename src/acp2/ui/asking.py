@@ -12,6 +12,8 @@ decision is made at once and shown as one line with the command it concerns.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
 import anyio
@@ -53,6 +55,27 @@ class Asker:
             return option
         async with self._lock:
             return await self._ask(request, shown)
+
+    @asynccontextmanager
+    async def screen(self) -> AsyncIterator[bool]:
+        """Have the screen for a question (an elicitation form): one at a time, the live
+        region paused meanwhile. Yields False when no turn is running (the main prompt
+        owns the terminal then: do not ask)."""
+        async with self._lock:
+            chat = self.chat
+            live = chat.live
+            if live is None:
+                yield False
+                return
+            self.busy = True
+            live.stop()
+            try:
+                chat.print_settled(messages_done=True)
+                yield True
+            finally:
+                self.busy = False
+                if chat.live is live:
+                    live.start()
 
     async def _ask(self, request: PermissionRequest, shown: Asked) -> PermissionOption | None:
         chat = self.chat

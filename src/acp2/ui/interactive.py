@@ -32,6 +32,7 @@ from rich.text import Text
 
 from acp2 import sanitize
 from acp2.client import ClientSession, PermissionPolicy
+from acp2.client.elicitation import ElicitationPolicy
 from acp2.client.permissions import PermissionMode
 from acp2.errors import Acp2Error, LocalProtocolError, RequestError
 from acp2.schema import supports
@@ -93,6 +94,13 @@ class InteractiveChat(ChatView):
     def policy(self) -> PermissionPolicy:
         """The permission policy to connect with (answers through this chat)."""
         return self.asker.policy
+
+    def elicitation_policy(self) -> ElicitationPolicy:
+        """The elicitation policy to connect with: forms and links asked on this terminal
+        (:mod:`acp2.ui.elicit_ask`)."""
+        from acp2.ui.elicit_ask import interactive_policy
+
+        return interactive_policy(self.asker)
 
     def error(self, message: str) -> None:
         """Show an error that ends the chat."""

@@ -14,7 +14,15 @@ from typing import Any, Final, TextIO
 import anyio
 
 from acp2 import sanitize
-from acp2.client import ClientSession, PermissionPolicy, PermissionRequest, allow_all, deny_all
+from acp2.client import (
+    ClientSession,
+    ElicitationRequest,
+    PermissionPolicy,
+    PermissionRequest,
+    allow_all,
+    deny_all,
+)
+from acp2.client.elicitation import ElicitationAnswer, ElicitationPolicy
 from acp2.client.permissions import PermissionMode
 from acp2.errors import RequestError
 from acp2.schema import PermissionOption
@@ -66,6 +74,32 @@ class TranscriptChat:
     def policy(self) -> PermissionPolicy:
         """The permission policy to connect with (it logs every decision)."""
         return self._decide
+
+    def elicitation_policy(self) -> ElicitationPolicy:
+        """The elicitation policy: with ``ask``, every form field is read from the next
+        input line (as a permission choice is); otherwise each request is declined and
+        the transcript says so."""
+        from acp2.ui.elicit_ask import ask
+
+        async def policy(request: ElicitationRequest) -> ElicitationAnswer:
+            self.flush(messages_done=True)
+            if self.permission == "ask":
+                return await ask(request, self._read_answer, self.write)
+            self.write(f"[elicitation] {sanitize.line(request.message)} -> declined")
+            return None
+
+        return policy
+
+    async def _read_answer(self, prompt: str, default: str) -> str | None:
+        shown = f" [{default}]" if default else ""
+        self.out.write(f"{prompt.rstrip()}{shown} ")
+        self.out.flush()
+        answer = await self.reader.readline()
+        if not answer:
+            return None
+        self.write(sanitize.line(answer.rstrip("\n")))
+        text = answer.strip()
+        return text or default
 
     async def _decide(self, request: PermissionRequest) -> PermissionOption | None:
         self.flush(messages_done=True)
