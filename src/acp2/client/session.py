@@ -43,6 +43,7 @@ from acp2.schema import (
     RequestPermissionResponse,
     SetSessionConfigOptionRequest,
     StateUpdate,
+    SubagentUpdate,
     TextContent,
 )
 from acp2.schema.methods import (
@@ -125,6 +126,9 @@ class ClientSession:
         self._failure: BaseException | None = None
         #: Snapshot kinds already received (they win over a new/resume response, SS-25).
         self._seeded: set[type] = set()
+        #: The child sessions this session announced (Preview subagents), by id, in order
+        #: (:mod:`acp2.client.children`).
+        self.children: dict[str, ClientSession] = {}
 
     def __repr__(self) -> str:
         return f"ClientSession(id={self.id!r}, foreground={self.state.foreground!r})"
@@ -260,6 +264,10 @@ class ClientSession:
         reduce(self.state, update)
         if kind in _SEED_KINDS:
             self._seeded.add(kind)
+        elif kind is SubagentUpdate:
+            from acp2.client.children import adopt  # here: children imports this module
+
+            adopt(self, update, self._link)
         works = self._works
         if works:
             finished = False
@@ -422,7 +430,12 @@ class ClientSession:
                 await self._link.call(SESSION_CLOSE, CloseSessionRequest(session_id=self.id))
         self.closed = True
         self._link.detach(self)
-        self.fail(LocalProtocolError(f"session {self.id} was closed"))
+        gone = LocalProtocolError(f"session {self.id} was closed")
+        if self.children:
+            from acp2.client.children import release
+
+            release(self, gone, self._link)
+        self.fail(gone)
 
     def _check_open(self) -> None:
         if self.closed:
