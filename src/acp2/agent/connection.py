@@ -229,9 +229,10 @@ class AgentConnection:
         return earlier
 
     async def on_cancel(self, params: CancelSessionNotification) -> None:
-        """Cancel the session's foreground work and withdraw held prompts (PL-18)."""
+        """Cancel the session's foreground work and withdraw held prompts (PL-18); a child
+        session only when it was announced cancellable (else ignored: a notification)."""
         session = self.sessions.find(params.session_id)
-        if session is not None:
+        if session is not None and (session.parent is None or session.cancellable):
             session.cancel()
 
     async def start_work(self, session: AgentSession, handler: WorkHandler) -> None:

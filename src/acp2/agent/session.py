@@ -29,13 +29,18 @@ if TYPE_CHECKING:
     from acp2.agent.turn import Turn
     from acp2.schema import SessionConfigOption
 
-__all__ = ["AgentSession", "MessageKind", "SessionShared", "WorkStarter"]
+__all__ = ["AgentSession", "ChildSpawner", "MessageKind", "SessionShared", "WorkStarter"]
 
 #: The kinds of message id a session makes (the id's prefix).
 MessageKind = Literal["user", "agent", "thought"]
 
 #: How a session starts agent-initiated work: the connection serving it provides this.
 WorkStarter = Callable[["AgentSession", Callable[["Turn"], Awaitable[str | None]]], Awaitable[None]]
+#: How a session spawns a child (parent, title, description, cancellable): its manager
+#: provides this.
+ChildSpawner = Callable[
+    ["AgentSession", "str | None", "str | None", bool], Awaitable["AgentSession"]
+]
 
 
 @dataclass(slots=True)
@@ -70,6 +75,7 @@ class AgentSession:
         *,
         shared: SessionShared | None = None,
         start_work: WorkStarter | None = None,
+        spawn: ChildSpawner | None = None,
     ) -> None:
         self.id = session_id
         self.cwd = cwd
@@ -81,6 +87,15 @@ class AgentSession:
         self.machine = ForegroundMachine()
         self.closed = False
         self._starter = start_work
+        self._spawner = spawn
+        #: The session that spawned this one (a child session, Preview subagents), or None.
+        self.parent: AgentSession | None = None
+        #: The child sessions this session spawned, in order.
+        self.children: list[AgentSession] = []
+        #: Whether the client may cancel this child's work (its advertised capability).
+        self.cancellable = True
+        #: Called with every state this session reports (a child mirrors it on its parent).
+        self.mirror: Callable[[StateUpdate], None] | None = None
         self._queue = PromptQueue()
         self._waiters: dict[Ticket, anyio.Event] = {}
         self._current: object | None = None
@@ -123,6 +138,25 @@ class AgentSession:
             raise LocalProtocolError("the session is not attached to a connection")
         await self._starter(self, handler)
 
+    async def spawn_child(
+        self,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        cancellable: bool = False,
+    ) -> AgentSession:
+        """Create a child session of this one (Preview subagents) and announce it to the
+        client (``subagent_update``: ``title``, ``description``, ``capabilities.cancel``
+        when ``cancellable``). Run work in it with :meth:`start_work`; its updates go out
+        under its own id, its states are mirrored on this session's announcement. The
+        client may not prompt, close or configure it. Closing this session closes it.
+        Raises ``LocalProtocolError`` when the session is not on a connection or already
+        has :data:`acp2.agent.children.MAX_CHILDREN` children.
+        """
+        if self._spawner is None:
+            raise LocalProtocolError("the session is not attached to a connection")
+        return await self._spawner(self, title, description, cancellable)
+
     # -- foreground state ---------------------------------------------------------
 
     def report(self, event: Event, **fields: Any) -> None:
@@ -133,7 +167,10 @@ class AgentSession:
         before = self.machine.state
         after = self.machine.apply(event)
         if after != before or event == "stop":
-            self.emitter.emit(StateUpdate(state=after, **fields))
+            update = StateUpdate(state=after, **fields)
+            self.emitter.emit(update)
+            if self.mirror is not None:
+                self.mirror(update)
 
     # -- prompt slots (the queue decides; this side waits and wakes) ----------------
 

@@ -12,6 +12,7 @@ from acp2.agent.checks import (
     check_roots,
     same_dir,
 )
+from acp2.agent.children import MAX_CHILDREN, announcement, mirrored
 from acp2.agent.config import current_options, set_option
 from acp2.agent.emitter import Emitter
 from acp2.agent.listing import list_page
@@ -19,7 +20,7 @@ from acp2.agent.replay import fold_rows, render
 from acp2.agent.routes import Route, route
 from acp2.agent.runtime import AgentRuntime
 from acp2.agent.session import AgentSession, WorkStarter
-from acp2.errors import InvalidParams, ResourceNotFound
+from acp2.errors import InvalidParams, LocalProtocolError, ResourceNotFound
 from acp2.schema import (
     AvailableCommandsUpdate,
     CloseSessionRequest,
@@ -119,10 +120,14 @@ class SessionManager:
         return self._live.get(session_id)
 
     def live(self, session_id: str) -> AgentSession:
-        """The live session with this id; raises -32002 with ``data.sessionId`` (SS-26)."""
+        """The live session with this id, for a client's change (prompt, config); raises
+        -32002 with ``data.sessionId`` (SS-26), ``-32602`` for a child session (the client
+        may not change a child)."""
         session = self._live.get(session_id)
         if session is None:
             raise ResourceNotFound(f"Unknown session: {session_id}", {"sessionId": session_id})
+        if session.parent is not None:
+            raise InvalidParams(f"{session_id} is a child session: the client may not change it")
         return session
 
     def all(self) -> list[AgentSession]:
@@ -256,10 +261,37 @@ class SessionManager:
         emitter = Emitter(session_id, self.connection, self.store)
         shared = self.runtime.shared(session_id)
         session = AgentSession(
-            session_id, cwd, dirs, mcp, emitter, shared=shared, start_work=self._start_work
+            session_id,
+            cwd,
+            dirs,
+            mcp,
+            emitter,
+            shared=shared,
+            start_work=self._start_work,
+            spawn=self._spawn_child,
         )
         self._live[session_id] = session
         return session
+
+    async def _spawn_child(
+        self, parent: AgentSession, title: str | None, description: str | None, cancellable: bool
+    ) -> AgentSession:
+        """Create and announce a child of ``parent`` (:mod:`acp2.agent.children`)."""
+        if len(parent.children) >= MAX_CHILDREN:
+            raise LocalProtocolError(f"a session may spawn at most {MAX_CHILDREN} children")
+        if parent.closed or self._live.get(parent.id) is not parent:
+            raise LocalProtocolError(f"session {parent.id} is closed")
+        child_id = f"sess_{secrets.token_hex(12)}"
+        dirs = list(parent.additional_directories)
+        self.store.create_session(child_id, parent.cwd, dirs)
+        self.store.acquire(child_id)
+        child = self._open(child_id, parent.cwd, dirs, [])
+        child.parent = parent
+        child.cancellable = cancellable
+        parent.children.append(child)
+        await parent.send(announcement(child_id, title, description, cancellable))
+        child.mirror = lambda update: parent.emitter.emit(mirrored(child_id, update))
+        return child
 
     def _fill_session_response(
         self, session: AgentSession, response: NewSessionResponse | ResumeSessionResponse
@@ -298,16 +330,27 @@ class SessionManager:
     async def on_close(self, params: CloseSessionRequest) -> CloseSessionResponse:
         """Cancel the work, end it idle ``cancelled``, answer, then go silent (SS-22, D-16).
 
-        An unknown or already closed session succeeds (Nov).
+        An unknown or already closed session succeeds (Nov); a child session is refused
+        (``-32602``: it ends with its parent).
         """
+        await self.on_close_checked(params.session_id)
         await self.close(params.session_id)
         return CloseSessionResponse()
 
+    async def on_close_checked(self, session_id: str) -> None:
+        """``session/close`` / ``session/delete`` from the client: refused for a child."""
+        session = self._live.get(session_id)
+        if session is not None and session.parent is not None:
+            raise InvalidParams(f"{session_id} is a child session: close its parent instead")
+
     async def close(self, session_id: str) -> None:
-        """Close a live session: cancel its work, wait for its idle, stop sending for it."""
+        """Close a live session and its children: cancel their work, wait for their
+        idle, stop sending for them."""
         session = self._live.get(session_id)
         if session is None:
             return
+        for child in list(session.children):
+            await self.close(child.id)
         session.begin_close()
         await session.wait_idle()
         session.mark_closed()
@@ -316,7 +359,9 @@ class SessionManager:
             self.store.release(session_id)
 
     async def on_delete(self, params: DeleteSessionRequest) -> DeleteSessionResponse:
-        """Delete a session and its history; unknown ids succeed silently (SS-23)."""
+        """Delete a session and its history; unknown ids succeed silently (SS-23); a
+        child session is refused (``-32602``)."""
+        await self.on_close_checked(params.session_id)
         await self.close(params.session_id)
         self.store.delete_session(params.session_id)
         self.runtime.forget(params.session_id)

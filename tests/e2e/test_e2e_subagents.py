@@ -1,0 +1,116 @@
+"""Subagents end to end (Preview, "subagent_update"): an acp2 agent's handler spawns a
+child session and runs work in it; acp2's client gets the child as a session of its own,
+its states mirrored on the parent; the client cannot prompt or close the child and can
+cancel it only when it was announced cancellable."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import pytest
+
+from acp2.agent import Agent, Turn
+from acp2.agent.store import HistoryStore
+from acp2.client import ClientSession
+from acp2.errors import InvalidParams, LocalProtocolError
+from acp2.schema import CloseSessionRequest, PromptRequest, TextContent
+from acp2.schema.methods import SESSION_CLOSE, SESSION_PROMPT
+from helpers.inprocess import served
+
+pytestmark = pytest.mark.anyio
+
+TIMEOUT = 10
+
+
+@pytest.fixture
+def cwd(tmp_path: Any) -> str:
+    return str(tmp_path)
+
+
+def agent() -> Agent:
+    async def handle(turn: Turn) -> str:
+        cancellable = turn.text == "wait"
+        child = await turn.session.spawn_child(
+            title="Researcher", description="looks things up", cancellable=cancellable
+        )
+
+        async def research(sub: Turn) -> str:
+            await sub.say("child says hi")
+            if cancellable:
+                await anyio.sleep_forever()
+            return "end_turn"
+
+        await child.start_work(research)
+        await child.wait_idle()
+        await turn.say("parent done")
+        return "end_turn"
+
+    return Agent("subagents", store=HistoryStore(":memory:"), prompt_handler=handle)
+
+
+async def until(session: ClientSession, predicate: Any) -> None:
+    while not predicate():
+        await session._wait_change()
+
+
+async def test_a_spawned_child_streams_under_its_own_id_and_its_state_is_mirrored(cwd: str) -> None:
+    with anyio.fail_after(TIMEOUT):
+        async with served(agent(), cwd=cwd) as client:
+            parent = await client.new_session()
+            work = await parent.prompt("go")
+            assert await work.wait() == "end_turn"
+            assert work.text == "parent done"
+            (child,) = parent.children.values()
+            assert child.entry.title == "Researcher"
+            assert child.entry.description == "looks things up"
+            await until(child, lambda: child.state.foreground == "idle")
+            assert [m.text for m in child.state.messages.values()] == ["child says hi"]
+            assert child.entry.state.state == "idle"
+            assert child.entry.state.stop_reason == "end_turn"
+            assert not child.may_cancel
+
+
+async def test_the_agent_refuses_a_prompt_or_a_close_for_a_child(cwd: str) -> None:
+    with anyio.fail_after(TIMEOUT):
+        async with served(agent(), cwd=cwd) as client:
+            parent = await client.new_session()
+            await (await parent.prompt("go")).wait()
+            (child_id,) = parent.children
+            link = client._link
+            prompt = PromptRequest(session_id=child_id, prompt=[TextContent(text="hi")])
+            with pytest.raises(InvalidParams):
+                await link.call(SESSION_PROMPT, prompt)
+            with pytest.raises(InvalidParams):
+                await link.call(SESSION_CLOSE, CloseSessionRequest(session_id=child_id))
+            with pytest.raises(LocalProtocolError):
+                await parent.children[child_id].prompt("hi")
+
+
+async def test_a_cancellable_child_is_cancelled_by_the_client_and_its_parent_goes_on(
+    cwd: str,
+) -> None:
+    with anyio.fail_after(TIMEOUT):
+        async with served(agent(), cwd=cwd) as client:
+            parent = await client.new_session()
+            work = await parent.prompt("wait")
+            await until(parent, lambda: bool(parent.children))
+            (child,) = parent.children.values()
+            await until(child, lambda: child.may_cancel and child.state.foreground == "running")
+            await child.cancel()
+            assert (
+                child.state.stop_reason == "cancelled"
+                or child.entry.state.stop_reason == "cancelled"
+            )
+            assert await work.wait() == "end_turn"
+            assert work.text == "parent done"
+
+
+async def test_closing_the_parent_closes_its_children(cwd: str) -> None:
+    with anyio.fail_after(TIMEOUT):
+        async with served(agent(), cwd=cwd) as client:
+            parent = await client.new_session()
+            await (await parent.prompt("go")).wait()
+            (child_id,) = parent.children
+            await parent.close()
+            assert child_id not in client._link.sessions
