@@ -42,6 +42,9 @@ logger = logging.getLogger("acp2.bridge")
 
 #: How long the agent may take to answer ``initialize`` once the client has closed its end.
 INITIALIZE_GRACE: Final = 5.0
+#: Updates kept per session id the client has not seen opened yet, and how many such ids.
+MAX_UNOPENED_UPDATES: Final = 256
+MAX_UNOPENED_SESSIONS: Final = 8
 
 
 class FrontBridge:
@@ -215,7 +218,7 @@ class FrontBridge:
         v1 client reading slower than the agent writes) returns something to await."""
         session = self.sessions.get(params.session_id)
         if session is None:
-            self._unopened.setdefault(params.session_id, []).append(params)
+            self._hold(params)
         elif session.backlog is not None:
             session.backlog.append(params)
         else:
@@ -223,6 +226,23 @@ class FrontBridge:
             if self.v1.congested:
                 return self.v1.drain()
         return None
+
+    def _hold(self, params: v2.UpdateSessionNotification) -> None:
+        """Keep an update of a session not answered yet, bounded: at most
+        :data:`MAX_UNOPENED_UPDATES` per id and :data:`MAX_UNOPENED_SESSIONS` ids (the
+        oldest id goes). Updates of ids that are never opened -- a child session (v1 has
+        no subagents), or a hostile agent's -- are dropped and counted, never kept
+        without bound."""
+        held = self._unopened.get(params.session_id)
+        if held is None:
+            if len(self._unopened) >= MAX_UNOPENED_SESSIONS:
+                oldest = next(iter(self._unopened))
+                self._drops["unopened_session_update"] += len(self._unopened.pop(oldest))
+            held = self._unopened[params.session_id] = []
+        if len(held) >= MAX_UNOPENED_UPDATES:
+            self._drops["unopened_session_update"] += 1
+            return
+        held.append(params)
 
     def _send(self, session: BridgeSession, params: v2.UpdateSessionNotification) -> None:
         if session.projector.verbatim(params):
