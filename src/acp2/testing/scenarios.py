@@ -47,6 +47,8 @@ scenarios (the first word of the prompt selects one):
                   elicitation capability it says so)
   link <url>      a URL elicitation for url (default https://example.com/login);
                   on accept it sends elicitation/complete and says so
+  subagent <text> a child session "helper" says the text (Preview subagents); then the
+                  parent says "helper done"
   wait            runs until cancelled (then ends idle with stopReason cancelled)
   fail            the handler raises: an agent message explains, idle with "error"
   stop <reason>   ends at once with that stop reason (e.g. max_tokens, _custom)
@@ -204,6 +206,20 @@ async def link(turn: Turn, arg: str) -> str:
     return "end_turn"
 
 
+async def subagent(turn: Turn, arg: str) -> str:
+    """Run a child session that says ``arg``, then report."""
+    child = await turn.session.spawn_child(title="helper", description="a test subagent")
+
+    async def helper(sub: Turn) -> str:
+        await sub.say(arg or "hello from the helper")
+        return "end_turn"
+
+    await child.start_work(helper)
+    await child.wait_idle()
+    await turn.say("helper done")
+    return "end_turn"
+
+
 async def wait(turn: Turn, arg: str) -> str:
     """Work until cancelled."""
     await turn.say("Waiting until cancelled...")
@@ -263,6 +279,7 @@ SCENARIOS: dict[str, Scenario] = {
     "permission": permission,
     "form": form,
     "link": link,
+    "subagent": subagent,
     "wait": wait,
     "fail": fail,
     "stop": stop,

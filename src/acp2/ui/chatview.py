@@ -28,6 +28,7 @@ from acp2.ui.live import LiveRegion
 from acp2.ui.prompt import ExitGuard
 from acp2.ui.settle import NoticeTracker, Settler
 from acp2.ui.style import elapsed_text, usage_text
+from acp2.ui.subagents import SubagentTracker
 
 __all__ = ["COLLAPSED_LINES", "EXPANDED_LINES", "ChatView", "status_extras"]
 
@@ -64,6 +65,7 @@ class ChatView:
     session: Any
     settler: Settler
     notices: NoticeTracker
+    subagents: SubagentTracker
     guard: ExitGuard
     agent_command: Sequence[str]
     region: LiveRegion | None
@@ -73,6 +75,8 @@ class ChatView:
     ) -> None:
         """Print the entries that settled (all of them with ``final``) and new notices."""
         shown = view or self.view
+        for text in self.subagents.take(self.session):  # children first: they ran inside
+            self.console.print(Text(text, style="dim"))
         for entry in self.settler.take(final=final, messages_done=messages_done):
             block = entry_block(entry, self.session.state, shown)
             if block is not None:

@@ -46,6 +46,7 @@ from acp2.ui.live import FPS, LiveRegion, PausableLive
 from acp2.ui.prompt import ChatCompleter, ExitGuard, chat_key_bindings, make_prompt_session
 from acp2.ui.settle import NoticeTracker, Settler
 from acp2.ui.slash import SlashCommands
+from acp2.ui.subagents import SubagentTracker
 from acp2.ui.turnkeys import TurnKeys, quiet_input
 
 __all__ = ["InteractiveChat"]
@@ -74,6 +75,7 @@ class InteractiveChat(ChatView):
         self.session: Any = None
         self.settler = Settler(SessionState())
         self.notices = NoticeTracker(self.settler.state)
+        self.subagents = SubagentTracker()
         self.live: PausableLive | None = None
         self.region: LiveRegion | None = None
         self.quit = False

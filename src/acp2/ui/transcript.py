@@ -32,6 +32,7 @@ from acp2.ui.describe import Seen
 from acp2.ui.lines import LineReader
 from acp2.ui.permission import asked, choice_text, parse_choice, request_text
 from acp2.ui.settle import NoticeTracker, Settler
+from acp2.ui.subagents import SubagentTracker
 
 __all__ = ["FLUSH_HZ", "TranscriptChat"]
 
@@ -55,6 +56,7 @@ class TranscriptChat:
         self.session: Any = None
         self.settler = Settler(SessionState())
         self.notices = NoticeTracker(self.settler.state)
+        self.subagents = SubagentTracker()
         self.stops: list[str | None] = []
         self.seen = Seen()
 
@@ -171,6 +173,8 @@ class TranscriptChat:
     ) -> None:
         """Print the entries that settled (every one with ``final``) and new notices."""
         state = self.settler.state
+        for text in self.subagents.take(self.session):  # children first: they ran inside
+            self.write(text)
         for entry in self.settler.take(final=final, messages_done=messages_done):
             text = plain.entry_text(entry, state, show_user=show_user, seen=self.seen)
             if text is not None:
