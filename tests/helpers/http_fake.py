@@ -3,6 +3,7 @@ endpoints: tests/coder/fake_openai.py, tests/real_agents/fake_gemini.py)."""
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,3 +29,13 @@ def serve_on_loopback(fake: F, handler: type[BaseHTTPRequestHandler]) -> Iterato
     finally:
         server.shutdown()
         server.server_close()
+
+
+def send_json(handler: BaseHTTPRequestHandler, body: Any) -> None:
+    """Answer ``handler``'s request with ``body`` as a 200 JSON response."""
+    data = json.dumps(body).encode()
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from helpers.http_fake import serve_on_loopback
+from helpers.http_fake import send_json, serve_on_loopback
 
 __all__ = ["FakeGemini", "Turn", "call", "serve", "text"]
 
@@ -117,12 +117,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
     def _json(self, body: Any) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_json(self, body)
 
     def _stream(self, turn: Turn) -> None:
         self.send_response(200)

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from helpers.http_fake import serve_on_loopback
+from helpers.http_fake import send_json, serve_on_loopback
 
 __all__ = ["HOLD_MARK", "REPLY", "FakeVendor", "serve_anthropic", "serve_openai"]
 
@@ -102,12 +102,7 @@ class _Handler(BaseHTTPRequestHandler):
         raise NotImplementedError
 
     def send_json(self, body: Any) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_json(self, body)
 
     def start_events(self) -> None:
         self.send_response(200)
