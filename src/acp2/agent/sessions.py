@@ -36,7 +36,6 @@ from acp2.schema import (
     SessionConfigOption,
     SetSessionConfigOptionRequest,
     SetSessionConfigOptionResponse,
-    StateUpdate,
 )
 from acp2.schema.methods import (
     SESSION_CLOSE,
@@ -109,7 +108,8 @@ class SessionManager:
         try:
             await self.connection.wait_closed()
         finally:
-            for session_id in list(self._live):
+            for session_id, session in list(self._live.items()):
+                session.background.abandon()  # their owners learn the work is cancelled
                 self.store.release(session_id)
 
     # -- lookups ----------------------------------------------------------------------
@@ -175,7 +175,7 @@ class SessionManager:
         dirs = check_roots(self.agent, params.cwd, params.additional_directories)
         mcp = check_mcp(self.agent, params.mcp_servers)
         session = await self._reattach(record, replay, dirs, mcp)
-        session.emitter.emit(StateUpdate(state=session.state))
+        session.emitter.emit(session.snapshot())
         response = ResumeSessionResponse()
         self._fill_session_response(session, response)
         # Everything the resume owes goes before its response (acp-tck RESUME-202).
@@ -256,7 +256,14 @@ class SessionManager:
         emitter = Emitter(session_id, self.connection, self.store)
         shared = self.runtime.shared(session_id)
         session = AgentSession(
-            session_id, cwd, dirs, mcp, emitter, shared=shared, start_work=self._start_work
+            session_id,
+            cwd,
+            dirs,
+            mcp,
+            emitter,
+            shared=shared,
+            start_work=self._start_work,
+            spawn=self.task_group.start_soon,
         )
         self._live[session_id] = session
         return session
@@ -304,12 +311,14 @@ class SessionManager:
         return CloseSessionResponse()
 
     async def close(self, session_id: str) -> None:
-        """Close a live session: cancel its work, wait for its idle, stop sending for it."""
+        """Close a live session: cancel its work, wait for its idle, stop its background
+        work (D-16: final statuses, then a snapshot without them), stop sending for it."""
         session = self._live.get(session_id)
         if session is None:
             return
         session.begin_close()
         await session.wait_idle()
+        await session.background.stop()
         session.mark_closed()
         if self._live.get(session_id) is session:
             del self._live[session_id]
