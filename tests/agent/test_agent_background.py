@@ -122,7 +122,8 @@ async def test_pl25_a_detached_tool_call_outlives_its_turn_and_is_listed_until_i
         last = await h.wait_for(lambda: [s for s in _states(h, sid) if s.get("background") == []])
         final = _at(h, lambda u: u.get("status") == "completed")
         assert final < _at(h, lambda u: u is last[0])  # final status before it is dropped
-        assert last[0]["state"] == "idle" and "stopReason" not in last[0]
+        assert last[0]["state"] == "idle"
+        assert "stopReason" not in last[0]
         assert _updates(h, sid, "tool_call_update")[-1]["capabilities"] == {}
         # Once reported, every later state update carries the list (PL-25).
         await h.turn(sid, "plain")
@@ -153,7 +154,8 @@ async def test_tc13_tool_call_cancel_reaches_the_handle_and_the_call_ends_cancel
         # Cancelling one item does not change the foreground state (no running, no new idle
         # with a stop reason): only the snapshot that drops it.
         after = _states(h, sid)[states_before:]
-        assert [s["state"] for s in after] == ["idle"] and "stopReason" not in after[0]
+        assert [s["state"] for s in after] == ["idle"]
+        assert "stopReason" not in after[0]
     assert watch.seen == ["callback", "body cancelled, requested=True"]
     assert not _problems(h), _problems(h)
 
@@ -242,7 +244,9 @@ async def test_d15_session_cancel_leaves_background_work_running() -> None:
         assert idle["stopReason"] == "cancelled"
         assert idle["background"] == [{"type": "tool_call", "toolCallId": watch.handles[0].item_id}]
         assert watch.handles[0].cancel_requested is False
-        assert not [u for u in _updates(h, sid, "tool_call_update") if u.get("status") == "cancelled"]
+        assert not [
+            u for u in _updates(h, sid, "tool_call_update") if u.get("status") == "cancelled"
+        ]
     assert not _problems(h), _problems(h)
 
 
@@ -295,7 +299,9 @@ async def test_detach_refuses_finished_or_already_detached_items() -> None:
     async with agent_harness(agent, initialize=True, validate=False) as h:
         sid = await h.new_session()
         await h.turn(sid, "go")
-    assert len(errors) == 2 and "already ended" in errors[0] and "already detached" in errors[1]
+    assert len(errors) == 2
+    assert "already ended" in errors[0]
+    assert "already detached" in errors[1]
     assert not _problems(h), _problems(h)
 
 

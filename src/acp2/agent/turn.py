@@ -173,10 +173,11 @@ class Turn:
     ) -> ToolCallHandle:
         """Report a new tool call (status ``pending``) and return its handle.
 
-        The handle can outlive this turn: ``await handle.detach(body)`` moves it to the
-        background (:class:`~acp2.agent.background.Cancellable`). ``content`` (one item or a list, as for :meth:`ToolCallHandle.add_content`, e.g. a
+        ``content`` (one item or a list, as for :meth:`ToolCallHandle.add_content`, e.g. a
         diff preview) goes out with the first update, so no second ``tool_call_update`` is
         needed for it. Arguments that do not fit raise ``TypeError``; nothing is sent.
+        The handle can outlive this turn: ``await handle.detach(body)`` moves it to the
+        background (:class:`~acp2.agent.background.Cancellable`).
         """
         arguments.text(title, "tool_call() title")
         call_id = tool_call_id or self._next_id("call")
