@@ -44,6 +44,7 @@ SCENARIOS = (
     "ext",
     "kinds",
     "fail",
+    "background",
 )
 
 
