@@ -54,3 +54,18 @@ def test_leaving_with_background_work_says_it_stops(chat: Any) -> None:
     status, tail = leave(chat)
     assert status == 0
     assert "leaving stops the work still running: 2 in background" in tail
+
+
+def test_bg_and_cancel_bg_typed_during_a_turn_run_at_once(chat: Any) -> None:
+    chat.sendline("background")
+    wait_idle(chat)
+    chat.sendline("wait")
+    chat.expect("ctrl-c to cancel")
+    chat.send("/cancel-bg 1\r")  # runs beside the turn, not after it
+    chat.expect("tool call “Watch the tests” ended")
+    chat.send("/bg\r")
+    chat.expect("1 terminal “make build”")
+    chat.send("/cancel\r")
+    chat.expect("⊘ cancelled")
+    chat.expect("❯")
+    assert leave(chat)[0] == 0

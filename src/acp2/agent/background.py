@@ -30,9 +30,9 @@ __all__ = [
     "CLOSE_GRACE",
     "BackgroundBody",
     "BackgroundOwner",
-    "BackgroundWork",
     "Cancellable",
     "ItemKind",
+    "SessionBackground",
     "Spawner",
 ]
 
@@ -52,7 +52,7 @@ class BackgroundOwner(Protocol):
     """What a handle needs of its session (an :class:`~acp2.agent.session.AgentSession`)."""
 
     @property
-    def background(self) -> BackgroundWork:
+    def background(self) -> SessionBackground:
         """The session's background work on its connection."""
 
 
@@ -202,6 +202,15 @@ class Cancellable:
         if self._scope is not None:
             self._scope.cancel()
 
+    async def wait_body(self) -> None:
+        """Internal: return once the detached body (if any) has ended."""
+        if self._body_done is not None:
+            await self._body_done.wait()
+
+    async def end_cancelled(self) -> None:
+        """Internal (``session/close``): end the item after a cancel request."""
+        await self._finalize(failed=False)
+
     def _ended(self) -> None:
         """Internal: the item sent its final update; it leaves the background."""
         if self._session is not None:
@@ -222,7 +231,7 @@ def _call(callback: Callable[[], None]) -> None:
         log.exception("a cancel-request callback failed")
 
 
-class BackgroundWork:
+class SessionBackground:
     """The background work and cancellable items of one session on one connection.
 
     ``spawn`` starts detached bodies (the connection's task group); ``changed`` is called
@@ -299,7 +308,6 @@ class BackgroundWork:
             handle.request_cancel()
         with anyio.move_on_after(CLOSE_GRACE):
             for handle in listed:
-                if handle._body_done is not None:
-                    await handle._body_done.wait()
+                await handle.wait_body()
         for handle in self.items():
-            await handle._finalize(failed=False)
+            await handle.end_cancelled()

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
-from acp2.agent.background import BackgroundWork, Spawner
+from acp2.agent.background import SessionBackground, Spawner
 from acp2.agent.emitter import Emitter
 from acp2.agent.queue import PromptQueue, Ticket
 from acp2.errors import LocalProtocolError, RequestCancelled
@@ -63,7 +63,7 @@ class AgentSession:
     shares (:class:`SessionShared`, kept by :mod:`acp2.agent.runtime`); ``start_work`` is
     given by the connection that serves the session, ``spawn`` too (it runs detached
     background bodies). ``background`` is the session's
-    :class:`~acp2.agent.background.BackgroundWork` on this connection.
+    :class:`~acp2.agent.background.SessionBackground` on this connection.
     """
 
     def __init__(
@@ -94,7 +94,7 @@ class AgentSession:
         self._scope: anyio.CancelScope | None = None
         self._work_done = anyio.Event()
         self._work_done.set()
-        self.background = BackgroundWork(spawn, self._background_changed)
+        self.background = SessionBackground(spawn, self._background_changed)
         self.background.reported = self.shared.reports_background
 
     @property

@@ -294,6 +294,15 @@ class InteractiveChat(ChatView):
             async for _ in signals:
                 self.request_cancel()
 
+    def run_at_once(self, name: str, arg: str) -> None:
+        """Run the built-in ``name`` during the turn, beside it (``/bg``, ``/cancel-bg``);
+        queued instead when no turn runs."""
+        group = self._turn_group
+        if group is None:
+            self.queue.append(f"/{name} {arg}".strip())
+        else:
+            group.start_soon(self.slash.run, name, arg)
+
     def request_cancel(self) -> None:
         """Ctrl-C during a turn: cancel it; a second one while cancelling quits."""
         group = self._turn_group
