@@ -315,3 +315,35 @@ async def test_resume_on_another_connection_keeps_reporting_background() -> None
         snapshot = _states(h2, sid)[-1]
     # The first connection's work was cancelled with it; the list is still reported.
     assert snapshot == {"sessionUpdate": "state_update", "state": "idle", "background": []}
+
+
+async def test_tc13_a_foreground_call_that_allows_cancel_is_cancelled_alone() -> None:
+    agent = make_agent()
+    ids: list[str] = []
+
+    @agent.prompt
+    async def handle(turn: Turn) -> str:
+        call = await turn.tool_call("Slow search", kind="search")
+        ids.append(call.tool_call_id)
+        await call.allow_cancel()
+        await call.wait_cancel_requested()
+        await call.cancel()
+        await turn.say("searched less")
+        return "end_turn"
+
+    async with agent_harness(agent, initialize=True, validate=False) as h:
+        sid = await h.new_session()
+        await h.prompt(sid, "go")
+        await h.wait_for(lambda: any(u.get("capabilities") for u in h.updates(sid)))
+        await h.call("tool_call/cancel", {"sessionId": sid, "toolCallId": ids[0]})
+        idle = await h.wait_idle(sid)
+        assert idle["stopReason"] == "end_turn"  # the foreground work went on
+        assert "background" not in idle  # nothing was detached: nothing reported
+        states = [s["state"] for s in _states(h, sid)]
+        assert states == ["running", "idle"]
+        final = _updates(h, sid, "tool_call_update")[-1]
+        assert final == {
+            "sessionUpdate": "tool_call_update", "toolCallId": ids[0], "status": "cancelled",
+            "capabilities": {},
+        }  # fmt: skip
+    assert not _problems(h), _problems(h)
