@@ -269,3 +269,37 @@ async def test_two_prompts_sent_together_to_a_v1_agent_each_end_with_their_own_t
         texts = {text: work.text for text, work in works.items()}
     assert stops == {"first": "cancelled", "second": "end_turn"}
     assert texts == {"first": "re first", "second": "re second"}
+
+
+@pytest.mark.anyio
+async def test_v1_agents_have_no_background_work_and_cancel_calls_raise_clearly(
+    tmp_path: Path,
+) -> None:
+    """RFD v2 Background Work: a v1 agent never advertises ``cancel``, so the client's
+    ``cancel_tool_call`` / ``cancel_terminal`` raise locally (nothing sent); a v2 client
+    that sends ``tool_call/cancel`` anyway gets ``-32602`` from the bridge (TC-13)."""
+    from acp2.errors import LocalProtocolError
+    from acp2.schema import CancelTerminalRequest, CancelToolCallRequest
+    from acp2.schema.methods import TERMINAL_CANCEL, TOOL_CALL_CANCEL
+
+    call = v1.ToolCall(tool_call_id="call-1", title="Run the tests")
+    note = v1.SessionNotification(session_id=SESSION, update=call)
+    arrived = anyio.Event()
+    async with bridged(tmp_path) as (agent, session):
+        session.add_listener(lambda update, raw: arrived.set())
+        await agent.notify(v1m.SESSION_UPDATE, note)
+        await arrived.wait()
+        with pytest.raises(LocalProtocolError, match=r"capabilities\.cancel"):
+            await session.cancel_tool_call("call-1")
+        with pytest.raises(LocalProtocolError, match="no terminal"):
+            await session.cancel_terminal("term-1")
+        raw = session.client.connection
+        with pytest.raises(InvalidParams, match="ACP v1"):
+            await raw.call(
+                TOOL_CALL_CANCEL, CancelToolCallRequest(session_id=SESSION, tool_call_id="call-1")
+            )
+        with pytest.raises(InvalidParams, match="ACP v1"):
+            await raw.call(
+                TERMINAL_CANCEL, CancelTerminalRequest(session_id=SESSION, terminal_id="t")
+            )
+        assert session.state.background is None  # never reported: unknown, not "none"

@@ -277,6 +277,33 @@ def _fail(report: dict[str, Any]) -> None:
     assert last_stop(report) == "error"
 
 
+def _background(report: dict[str, Any]) -> None:
+    """RFD "v2 Background Work": the turn's idle lists items the agent announced first
+    (advertising ``cancel``); each cancel is accepted with ``{}``, and the item's final
+    update comes before the snapshot that no longer lists it."""
+    listed = report["extra"]["listed"]
+    assert listed, "the turn's idle listed no background work"
+    assert [c["result"] for c in report["extra"]["cancelled"]] == [{}] * len(listed)
+    seen = updates(report)
+    for item in listed:
+        key, value = ("terminalId", item["terminalId"]) if item["type"] == "terminal" else (
+            "toolCallId", item["toolCallId"])  # fmt: skip
+        mine = [i for i, u in enumerate(seen) if u.get(key) == value]
+        assert any(seen[i].get("capabilities", {}).get("cancel") == {} for i in mine)
+        final = next(
+            i for i in mine if seen[i].get("status") == "cancelled" or "exitStatus" in seen[i]
+        )
+        dropped = next(
+            i
+            for i, u in enumerate(seen)
+            if u.get("sessionUpdate") == "state_update"
+            and isinstance(u.get("background"), list)
+            and item not in u["background"]
+            and i > mine[0]
+        )
+        assert final < dropped, f"{value}: dropped from the list before its final update"
+
+
 CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {
     "echo": _echo,
     "stream": _stream,
@@ -291,6 +318,7 @@ CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {
     "ext": _ext,
     "kinds": _kinds,
     "fail": _fail,
+    "background": _background,
 }
 
 

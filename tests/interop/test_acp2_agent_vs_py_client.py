@@ -100,6 +100,40 @@ def test_py_sdk_accepts_every_update_kind_of_acp2_test_agent(
     assert_accepted(report, log)
 
 
+def test_py_sdk_takes_acp2_test_agents_background_work_frames(
+    py_sdk_v2: Path, tmp_path: Path
+) -> None:
+    """RFD "v2 Background Work": the SDK (alpha.5 models) takes every frame of acp2's
+    detached items, dropping only the fields it does not know (``background``,
+    ``capabilities``); every frame is valid under both drafts. (The SDK has no
+    ``tool_call/cancel``: the cancels are exercised with the TypeScript client.)"""
+    log = tmp_path / "wire.jsonl"
+    report = run_py_client(
+        py_sdk_v2, "echo", ACP2_TEST_AGENT, tap_log=log, cwd=tmp_path, prompt="background"
+    )
+
+    check_common(report)
+    assert last_stop(report) == "end_turn"
+    listed = [u.get("background") for u in updates(report, "state_update")]
+    assert [item["type"] for item in listed[-1]] == ["tool_call", "terminal"]
+    # Alpha.5 predates background work: its models drop both fields, nothing else.
+    dropped = [
+        {"sessionId": u["sessionId"], "update": _pre_background(u["update"])}
+        for u in wire_updates(report)
+    ]
+    assert report["sdkUpdates"] == dropped
+    assert schema_validation.check_log(log).problems == []
+    assert report["agentExit"] == {"code": 0, "signal": None}
+
+
+def _pre_background(update: dict[str, Any]) -> dict[str, Any]:
+    """``update`` as alpha.5 hands it over: no ``background``, no ``capabilities``."""
+    seen = alpha5_view(update)
+    seen.pop("background", None)
+    seen.pop("capabilities", None)
+    return seen
+
+
 def test_py_client_drives_acp2_coding_agent_through_a_full_turn(
     py_sdk_v2: Path, tmp_path: Path
 ) -> None:

@@ -103,6 +103,24 @@ def test_ts_client_drives_acp2_test_agent(ts_sdk: Path, tmp_path: Path, scenario
     assert_accepted(report, log)
 
 
+def test_ts_client_cancels_acp2_test_agents_background_work(ts_sdk: Path, tmp_path: Path) -> None:
+    """RFD "v2 Background Work" (TC-13, TM-10): the SDK takes every frame as sent, and its
+    ``tool_call/cancel`` / ``terminal/cancel`` each end one item. Aug has neither method,
+    so the wire is validated under Nov, and its session updates under Aug too."""
+    log = tmp_path / "wire.jsonl"
+    report = run_ts_client(ts_sdk, "background", ACP2_TEST_AGENT, tap_log=log, cwd=tmp_path)
+
+    check_report(report)
+    assert [item["type"] for item in report["extra"]["listed"]] == ["tool_call", "terminal"]
+    assert report["sdkUpdates"] == wire_updates(report)
+    assert schema_validation.check_log(log, ("nov",)).problems == []
+    only_updates = tmp_path / "updates.jsonl"
+    lines = log.read_text().splitlines()
+    only_updates.write_text("".join(f"{line}\n" for line in lines if "session/update" in line))
+    assert schema_validation.check_log(only_updates, ("aug",)).problems == []
+    assert report["agentExit"]["code"] == 0
+
+
 def test_ts_client_streams_10000_chunks_from_acp2_test_agent(ts_sdk: Path, tmp_path: Path) -> None:
     log = tmp_path / "wire.jsonl"
     count = 10_000

@@ -49,7 +49,12 @@ def test_slash_offers_the_chat_commands_then_every_agent_command() -> None:
 
 def test_completion_narrows_by_prefix() -> None:
     assert [text for text, _ in completions("/ex")] == ["/explain"]
-    assert [text for text, _ in completions("/c")] == ["/clear", "/cancel", "/cost"]
+    assert [text for text, _ in completions("/c")] == [
+        "/clear",
+        "/cancel",
+        "/cancel-bg ",
+        "/cost",
+    ]
 
 
 @pytest.mark.parametrize("text", ["echo", "hello /ec", "/echo hello", ""])

@@ -31,6 +31,10 @@ from acp2.errors import AuthRequired, InvalidParams, InvalidRequest, MethodNotFo
 from acp2.rpc import Connection
 from acp2.schema import (
     CancelSessionNotification,
+    CancelTerminalRequest,
+    CancelTerminalResponse,
+    CancelToolCallRequest,
+    CancelToolCallResponse,
     ClientCapabilities,
     CompleteElicitationNotification,
     CreateElicitationRequest,
@@ -45,7 +49,6 @@ from acp2.schema import (
     PromptResponse,
     RequestPermissionRequest,
     RequestPermissionResponse,
-    StateUpdate,
     UserMessage,
 )
 from acp2.schema.methods import (
@@ -57,6 +60,8 @@ from acp2.schema.methods import (
     SESSION_CANCEL,
     SESSION_PROMPT,
     SESSION_REQUEST_PERMISSION,
+    TERMINAL_CANCEL,
+    TOOL_CALL_CANCEL,
 )
 from acp2.transport.base import Transport
 
@@ -115,6 +120,8 @@ class AgentConnection:
         routes += [Route(r.spec, guard(r.handler)) for r in self.sessions.routes()]
         routes.append(route(SESSION_PROMPT, guard(self.on_prompt)))
         routes.append(route(SESSION_CANCEL, self.on_cancel))
+        routes.append(route(TOOL_CALL_CANCEL, guard(self.on_cancel_tool_call)))
+        routes.append(route(TERMINAL_CANCEL, guard(self.on_cancel_terminal)))
         return routes
 
     def register(self) -> None:
@@ -223,7 +230,7 @@ class AgentConnection:
 
         async def snapshot() -> None:
             """Send the current state (started after the response is queued)."""
-            session.emitter.emit(StateUpdate(state=session.state))
+            session.emitter.emit(session.snapshot())
 
         self.task_group.start_soon(snapshot)
         return earlier
@@ -234,6 +241,21 @@ class AgentConnection:
         session = self.sessions.find(params.session_id)
         if session is not None and (session.parent is None or session.cancellable):
             session.cancel()
+
+    async def on_cancel_tool_call(self, params: CancelToolCallRequest) -> CancelToolCallResponse:
+        """Accept ``tool_call/cancel`` for a call that advertises ``cancel`` (TC-13): its
+        owner is told, and the call's final update confirms it later. ``-32602`` for an
+        unknown, final or not cancellable call; the foreground state does not change."""
+        session = self.sessions.live(params.session_id)
+        session.background.request_cancel("tool_call", params.tool_call_id)
+        return CancelToolCallResponse()
+
+    async def on_cancel_terminal(self, params: CancelTerminalRequest) -> CancelTerminalResponse:
+        """Accept ``terminal/cancel`` for a terminal that advertises ``cancel`` (TM-10);
+        its exit status confirms it later. ``-32602`` as for tool calls."""
+        session = self.sessions.live(params.session_id)
+        session.background.request_cancel("terminal", params.terminal_id)
+        return CancelTerminalResponse()
 
     async def start_work(self, session: AgentSession, handler: WorkHandler) -> None:
         """Start agent-initiated foreground work (no prompt, no user message; PL-24)."""

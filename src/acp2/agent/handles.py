@@ -1,20 +1,31 @@
-"""Handles for the entities a turn reports: tool calls and display-only terminals."""
+"""Handles for the entities a turn reports: tool calls and display-only terminals.
+
+Both can be detached to the background and advertise ``cancel``
+(:class:`~acp2.agent.background.Cancellable`, RFD "v2 Background Work").
+"""
 
 from __future__ import annotations
 
 import base64
-from typing import Any
+from typing import Any, Literal
 
 from msgspec import UNSET
 
 from acp2.agent import arguments
+from acp2.agent.background import BackgroundOwner, Cancellable
 from acp2.agent.emitter import Emitter
 from acp2.schema import (
+    BackgroundTerminal,
+    BackgroundToolCall,
     Terminal,
+    TerminalCancelCapabilities,
+    TerminalCapabilities,
     TerminalExitStatus,
     TerminalOutput,
     TerminalOutputChunk,
     TerminalUpdate,
+    ToolCallCancelCapabilities,
+    ToolCallCapabilities,
     ToolCallContentChunk,
     ToolCallUpdate,
 )
@@ -25,21 +36,38 @@ __all__ = ["FINAL_STATUSES", "TerminalHandle", "ToolCallHandle"]
 FINAL_STATUSES = frozenset({"completed", "failed", "cancelled"})
 
 
-class ToolCallHandle:
+class ToolCallHandle(Cancellable):
     """A tool call reported by the agent; each method sends one ``tool_call_update``.
 
     Patch rules apply (TC-03): a keyword left out is unchanged, ``None`` clears it.
+    ``session`` (given by :meth:`Turn.tool_call <acp2.agent.Turn.tool_call>`) lets the
+    call be detached and cancelled (:class:`~acp2.agent.background.Cancellable`); the
+    final update of a call that advertised ``cancel`` withdraws it.
     """
 
-    def __init__(self, emitter: Emitter, tool_call_id: str) -> None:
+    kind: Literal["tool_call"] = "tool_call"
+
+    def __init__(
+        self, emitter: Emitter, tool_call_id: str, session: BackgroundOwner | None = None
+    ) -> None:
         self.tool_call_id = tool_call_id
         self.status = "pending"
         self._emitter = emitter
+        self._init_cancellable(session)
+
+    @property
+    def item_id(self) -> str:
+        """The tool call id."""
+        return self.tool_call_id
 
     @property
     def finished(self) -> bool:
         """True once the call reached ``completed``, ``failed`` or ``cancelled``."""
         return self.status in FINAL_STATUSES
+
+    def listing(self) -> BackgroundToolCall:
+        """The call as a ``background`` entry."""
+        return BackgroundToolCall(tool_call_id=self.tool_call_id)
 
     async def update(self, **fields: Any) -> None:
         """Send a patch: any ToolCallUpdate field (title, kind, status, content, ...).
@@ -49,12 +77,30 @@ class ToolCallHandle:
         raises ``TypeError`` and nothing is sent.
         """
         patch = _patch(fields)
+        was_finished = self.finished
         status = patch.get("status")
         if isinstance(status, str):
             self.status = status
         elif "status" in patch:
             self.status = "pending"
+        ending = self.finished and not was_finished
+        if ending and self._final_capabilities() and "capabilities" not in patch:
+            patch["capabilities"] = ToolCallCapabilities()  # cancel no longer advertised
         await self._emitter.emit_async(ToolCallUpdate(tool_call_id=self.tool_call_id, **patch))
+        if ending:
+            self._ended()  # after its final update: the next snapshot drops it (PL-25)
+
+    async def _announce_cancel(self, advertised: bool) -> None:
+        cancel = ToolCallCancelCapabilities() if advertised else UNSET
+        await self.update(capabilities=ToolCallCapabilities(cancel=cancel))
+
+    async def _finalize(self, *, failed: bool) -> None:
+        if failed:
+            await self.fail()
+        elif self.cancel_requested:
+            await self.cancel()
+        else:
+            await self.complete()
 
     async def start(self) -> None:
         """Mark the call ``in_progress`` (after any permission, PL-13)."""
@@ -108,17 +154,49 @@ def _patch(fields: dict[str, Any]) -> dict[str, Any]:
     return patch
 
 
-class TerminalHandle:
+class TerminalHandle(Cancellable):
     """A display-only terminal owned by the agent (TM-01).
 
     Output is sent as base64 ``terminal_output_chunk`` updates, in order; the exit status
-    as a ``terminal_update`` patch.
+    as a ``terminal_update`` patch. With a ``session`` (given by :meth:`Turn.terminal
+    <acp2.agent.Turn.terminal>`) the terminal can be detached and cancelled
+    (:class:`~acp2.agent.background.Cancellable`); a cancel request means "stop the
+    process", confirmed by :meth:`exit` -- it does not release the terminal.
     """
 
-    def __init__(self, emitter: Emitter, terminal_id: str) -> None:
+    kind: Literal["terminal"] = "terminal"
+
+    def __init__(
+        self, emitter: Emitter, terminal_id: str, session: BackgroundOwner | None = None
+    ) -> None:
         self.terminal_id = terminal_id
         self.exited = False
         self._emitter = emitter
+        self._init_cancellable(session)
+
+    @property
+    def item_id(self) -> str:
+        """The terminal id."""
+        return self.terminal_id
+
+    @property
+    def finished(self) -> bool:
+        """True once the terminal reported its exit."""
+        return self.exited
+
+    def listing(self) -> BackgroundTerminal:
+        """The terminal as a ``background`` entry."""
+        return BackgroundTerminal(terminal_id=self.terminal_id)
+
+    async def _announce_cancel(self, advertised: bool) -> None:
+        cancel = TerminalCancelCapabilities() if advertised else UNSET
+        update = TerminalUpdate(
+            terminal_id=self.terminal_id, capabilities=TerminalCapabilities(cancel=cancel)
+        )
+        await self._emitter.emit_async(update)
+
+    async def _finalize(self, *, failed: bool) -> None:
+        await self.exit()
 
     async def start(self, *, command: str | None, cwd: str | None) -> None:
         """Announce the terminal with its command and absolute cwd (TM-04)."""
@@ -154,16 +232,22 @@ class TerminalHandle:
         )
 
     async def exit(self, exit_code: int | None = None, signal: str | None = None) -> None:
-        """Report the exit status; the terminal counts as finished (TM-07)."""
+        """Report the exit status; the terminal counts as finished (TM-07). A terminal
+        that advertised ``cancel`` withdraws it in the same update, and a background one
+        leaves the background after it."""
         status = TerminalExitStatus()
         if exit_code is not None:
             status.exit_code = exit_code
         if signal is not None:
             status.signal = signal
+        ending = not self.exited
         self.exited = True
-        await self._emitter.emit_async(
-            TerminalUpdate(terminal_id=self.terminal_id, exit_status=status)
-        )
+        update = TerminalUpdate(terminal_id=self.terminal_id, exit_status=status)
+        if ending and self._final_capabilities():
+            update.capabilities = TerminalCapabilities()
+        await self._emitter.emit_async(update)
+        if ending:
+            self._ended()
 
 
 def _output_bytes(data: bytes | str, what: str) -> bytes:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
+from acp2.agent.background import SessionBackground, Spawner
 from acp2.agent.emitter import Emitter
 from acp2.agent.queue import PromptQueue, Ticket
 from acp2.errors import LocalProtocolError, RequestCancelled
@@ -51,6 +52,9 @@ class SessionShared:
 
     data: dict[str, Any] = field(default_factory=dict)
     config_options: list[SessionConfigOption] | None = None
+    #: True once a state update of the session carried ``background`` (PL-25: from then
+    #: on every one does, also on a connection that resumes it later).
+    reports_background: bool = False
 
 
 class AgentSession:
@@ -62,7 +66,9 @@ class AgentSession:
     dict; not stored on disk), ``config_options`` and ``state`` (``idle`` / ``running`` /
     ``requires_action``). ``shared`` is the state every connection serving this session id
     shares (:class:`SessionShared`, kept by :mod:`acp2.agent.runtime`); ``start_work`` is
-    given by the connection that serves the session.
+    given by the connection that serves the session, ``spawn`` too (it runs detached
+    background bodies). ``background`` is the session's
+    :class:`~acp2.agent.background.SessionBackground` on this connection.
     """
 
     def __init__(
@@ -75,7 +81,8 @@ class AgentSession:
         *,
         shared: SessionShared | None = None,
         start_work: WorkStarter | None = None,
-        spawn: ChildSpawner | None = None,
+        spawn: Spawner | None = None,
+        spawn_child: ChildSpawner | None = None,
     ) -> None:
         self.id = session_id
         self.cwd = cwd
@@ -87,7 +94,7 @@ class AgentSession:
         self.machine = ForegroundMachine()
         self.closed = False
         self._starter = start_work
-        self._spawner = spawn
+        self._child_spawner = spawn_child
         #: The session that spawned this one (a child session, Preview subagents), or None.
         self.parent: AgentSession | None = None
         #: The child sessions this session spawned, in order.
@@ -102,6 +109,8 @@ class AgentSession:
         self._scope: anyio.CancelScope | None = None
         self._work_done = anyio.Event()
         self._work_done.set()
+        self.background = SessionBackground(spawn, self._background_changed)
+        self.background.reported = self.shared.reports_background
 
     @property
     def state(self) -> ForegroundState:
@@ -153,9 +162,9 @@ class AgentSession:
         Raises ``LocalProtocolError`` when the session is not on a connection or already
         has :data:`acp2.agent.children.MAX_CHILDREN` children.
         """
-        if self._spawner is None:
+        if self._child_spawner is None:
             raise LocalProtocolError("the session is not attached to a connection")
-        return await self._spawner(self, title, description, cancellable)
+        return await self._child_spawner(self, title, description, cancellable)
 
     # -- foreground state ---------------------------------------------------------
 
@@ -167,10 +176,28 @@ class AgentSession:
         before = self.machine.state
         after = self.machine.apply(event)
         if after != before or event == "stop":
-            update = StateUpdate(state=after, **fields)
+            update = StateUpdate(state=after, background=self._listing(), **fields)
             self.emitter.emit(update)
             if self.mirror is not None:
                 self.mirror(update)
+
+    def snapshot(self) -> StateUpdate:
+        """The session's state as a ``state_update`` (with ``background`` once reported)."""
+        return StateUpdate(state=self.machine.state, background=self._listing())
+
+    def _listing(self) -> Any:
+        listing = self.background.listing()
+        if self.background.reported:
+            self.shared.reports_background = True
+        return listing
+
+    def _background_changed(self) -> None:
+        """Send a snapshot with the new background list -- except between a prompt's
+        insertion and its ``running``, which carries the list anyway: an ``idle`` there
+        would look like the end of the new work to a client."""
+        if self._current is not None and not self.machine.busy:
+            return
+        self.emitter.emit(self.snapshot())
 
     # -- prompt slots (the queue decides; this side waits and wakes) ----------------
 

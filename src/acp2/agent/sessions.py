@@ -37,7 +37,6 @@ from acp2.schema import (
     SessionConfigOption,
     SetSessionConfigOptionRequest,
     SetSessionConfigOptionResponse,
-    StateUpdate,
 )
 from acp2.schema.methods import (
     SESSION_CLOSE,
@@ -110,7 +109,8 @@ class SessionManager:
         try:
             await self.connection.wait_closed()
         finally:
-            for session_id in list(self._live):
+            for session_id, session in list(self._live.items()):
+                session.background.abandon()  # their owners learn the work is cancelled
                 self.store.release(session_id)
 
     # -- lookups ----------------------------------------------------------------------
@@ -180,7 +180,7 @@ class SessionManager:
         dirs = check_roots(self.agent, params.cwd, params.additional_directories)
         mcp = check_mcp(self.agent, params.mcp_servers)
         session = await self._reattach(record, replay, dirs, mcp)
-        session.emitter.emit(StateUpdate(state=session.state))
+        session.emitter.emit(session.snapshot())
         response = ResumeSessionResponse()
         self._fill_session_response(session, response)
         # Everything the resume owes goes before its response (acp-tck RESUME-202).
@@ -268,7 +268,8 @@ class SessionManager:
             emitter,
             shared=shared,
             start_work=self._start_work,
-            spawn=self._spawn_child,
+            spawn=self.task_group.start_soon,
+            spawn_child=self._spawn_child,
         )
         self._live[session_id] = session
         return session
@@ -344,8 +345,9 @@ class SessionManager:
             raise InvalidParams(f"{session_id} is a child session: close its parent instead")
 
     async def close(self, session_id: str) -> None:
-        """Close a live session and its children: cancel their work, wait for their
-        idle, stop sending for them."""
+        """Close a live session and its children: cancel the work, wait for its idle,
+        stop its background work (D-16: final statuses, then a snapshot without them),
+        stop sending for it."""
         session = self._live.get(session_id)
         if session is None:
             return
@@ -353,6 +355,7 @@ class SessionManager:
             await self.close(child.id)
         session.begin_close()
         await session.wait_idle()
+        await session.background.stop()
         session.mark_closed()
         if self._live.get(session_id) is session:
             del self._live[session_id]

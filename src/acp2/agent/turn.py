@@ -176,10 +176,12 @@ class Turn:
         ``content`` (one item or a list, as for :meth:`ToolCallHandle.add_content`, e.g. a
         diff preview) goes out with the first update, so no second ``tool_call_update`` is
         needed for it. Arguments that do not fit raise ``TypeError``; nothing is sent.
+        The handle can outlive this turn: ``await handle.detach(body)`` moves it to the
+        background (:class:`~acp2.agent.background.Cancellable`).
         """
         arguments.text(title, "tool_call() title")
         call_id = tool_call_id or self._next_id("call")
-        handle = ToolCallHandle(self._emitter, call_id)
+        handle = ToolCallHandle(self._emitter, call_id, self.session)
         self._tool_calls[call_id] = handle
         await handle.update(
             title=title,
@@ -195,8 +197,9 @@ class Turn:
     async def terminal(
         self, command: str | None = None, *, cwd: str | None = None
     ) -> TerminalHandle:
-        """Open a display-only terminal (TM-01: the agent owns its id) and return its handle."""
-        handle = TerminalHandle(self._emitter, self._next_id("term"))
+        """Open a display-only terminal (TM-01: the agent owns its id) and return its handle
+        (detach it to keep a process running after the turn, as for tool calls)."""
+        handle = TerminalHandle(self._emitter, self._next_id("term"), self.session)
         self._terminals[handle.terminal_id] = handle
         await handle.start(command=command, cwd=cwd or self.session.cwd)
         return handle
@@ -205,8 +208,9 @@ class Turn:
         return f"{prefix}_{secrets.token_hex(6)}"
 
     def unfinished_tool_calls(self) -> list[ToolCallHandle]:
-        """Tool calls of this turn that have not reached a final status."""
-        return [h for h in self._tool_calls.values() if not h.finished]
+        """Tool calls of this turn that have not reached a final status, but for those
+        detached to the background (they outlive the turn, D-15)."""
+        return [h for h in self._tool_calls.values() if not h.finished and not h.detached]
 
     # -- permissions ------------------------------------------------------------------
 

@@ -159,6 +159,8 @@ class BackBridge:
         client.on(v2m.SESSION_PROMPT, self._prompt)
         client.on(v2m.SESSION_CANCEL, self._cancel)
         client.on(v2m.SESSION_SET_CONFIG_OPTION, self._set_config_option)
+        client.on(v2m.TOOL_CALL_CANCEL, _no_background)
+        client.on(v2m.TERMINAL_CANCEL, _no_background)
 
     # -- v2 requests from the client -------------------------------------------------------
 
@@ -431,3 +433,9 @@ async def serve_back_transports(
     agent = Connection(agent_transport, name="v1 agent (bridge)")
     async with agent:
         await serve_back(agent, client_side_transport, result, files=files, terminals=terminals)
+
+
+async def _no_background(_params: Any) -> Any:
+    """``tool_call/cancel`` / ``terminal/cancel``: a v1 agent has no background work and
+    never advertises ``cancel``, so every item is "not cancellable" (-32602, TC-13)."""
+    raise InvalidParams("The agent speaks ACP v1: nothing it runs can be cancelled alone")

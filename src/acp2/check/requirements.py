@@ -69,7 +69,7 @@ SPEC_URL: Final = "https://agentclientprotocol.com/protocol/v2/migration"
 #: expects, then what ``nov`` expects (texts from the requirement list, acp2.check.catalog).
 DIFFERENCES: Final = {
     diff: catalog.load().text(diff)
-    for diff in ("D-01", "D-05", "D-09", "D-10", "D-14", "D-15", "D-25")
+    for diff in ("D-01", "D-05", "D-09", "D-10", "D-14", "D-15", "D-25", "D-34")
 }
 #: What an agent does to work with clients of both drafts.
 BOTH_DRAFTS_ADVICE: Final = (
@@ -367,6 +367,23 @@ _ROWS: Final[tuple[Requirement, ...]] = (
         "on cancel the agent sends $/cancel_request for its permission",
         NOV,
         "D-15",
+    ),
+    # -- background work (Nov, Preview) ---------------------------------------------
+    Requirement(
+        "TC-13:unknown",
+        "TC-13",
+        M,
+        "tool_call/cancel of an unknown call gets an error; the link stays up",
+        NOV,
+        "D-34",
+    ),
+    Requirement(
+        "TM-10:unknown",
+        "TM-10",
+        M,
+        "terminal/cancel of an unknown terminal gets an error; the link stays up",
+        NOV,
+        "D-34",
     ),
     # -- shutdown ---------------------------------------------------------------------
     Requirement("TR-06", "TR-06", S, "the agent exits promptly when stdin closes while idle"),

@@ -32,6 +32,8 @@ from acp2.schema import (
     AgentMessageChunk,
     AvailableCommandsUpdate,
     CancelSessionNotification,
+    CancelTerminalRequest,
+    CancelToolCallRequest,
     CloseSessionRequest,
     ConfigOptionUpdate,
     CreateElicitationResponse,
@@ -51,11 +53,14 @@ from acp2.schema.methods import (
     SESSION_CLOSE,
     SESSION_PROMPT,
     SESSION_SET_CONFIG_OPTION,
+    TERMINAL_CANCEL,
+    TOOL_CALL_CANCEL,
 )
 from acp2.state import (
     ReplayMerge,
     SessionState,
     apply_permission_subject,
+    cancel_advertised,
     mark_cancelled,
     reduce,
     reduce_agent_text,
@@ -375,6 +380,28 @@ class ClientSession:
         while wait and (self.state.busy or any(w.accepted for w in self._works)):
             await self._wait_change()
 
+    async def cancel_tool_call(self, tool_call_id: str) -> None:
+        """Ask the agent to cancel one tool call with ``tool_call/cancel`` (TC-13), e.g.
+        background work listed in ``state.background``; the foreground is not touched.
+
+        Returns once the agent accepted; the call's final ``tool_call_update`` (normally
+        ``cancelled``) confirms it later. Raises ``LocalProtocolError`` (sending nothing)
+        unless the call currently advertises ``capabilities.cancel`` -- ACP v1 agents and
+        Aug-draft agents never do -- and the agent's ``RequestError`` if it refuses."""
+        self._check_open()
+        _check_cancellable(self.state.tool_calls.get(tool_call_id), "tool call", tool_call_id)
+        params = CancelToolCallRequest(session_id=self.id, tool_call_id=tool_call_id)
+        await self._link.call(TOOL_CALL_CANCEL, params)
+
+    async def cancel_terminal(self, terminal_id: str) -> None:
+        """Ask the agent to stop one terminal's process with ``terminal/cancel`` (TM-10);
+        its ``exitStatus`` confirms it later, the terminal is not released. Raises as
+        :meth:`cancel_tool_call` does."""
+        self._check_open()
+        _check_cancellable(self.state.terminals.get(terminal_id), "terminal", terminal_id)
+        params = CancelTerminalRequest(session_id=self.id, terminal_id=terminal_id)
+        await self._link.call(TERMINAL_CANCEL, params)
+
     async def set_config_option(self, config_id: str, value: str | bool) -> None:
         """Set the config option ``config_id`` with ``session/set_config_option``: a select
         option to the value id ``value`` (a ``str``), a boolean option to ``value`` (a
@@ -442,3 +469,14 @@ class ClientSession:
             raise LocalProtocolError(f"session {self.id} is closed")
         if self._failure is not None:
             raise self._failure
+
+
+def _check_cancellable(entity: Any, what: str, item_id: str) -> None:
+    """Raise ``LocalProtocolError`` unless ``entity`` advertises ``cancel`` (TC-13)."""
+    if entity is None:
+        raise LocalProtocolError(f"no {what} {item_id!r} in this session")
+    if not cancel_advertised(entity):
+        raise LocalProtocolError(
+            f"the {what} {item_id!r} cannot be cancelled: it has ended or does not "
+            "advertise capabilities.cancel (ACP v1 agents never do)"
+        )

@@ -258,6 +258,7 @@ from acp2.schema.session import (
     SessionInfo,
 )
 from acp2.schema.states import (
+    BackgroundSubagent,
     BackgroundTerminal,
     BackgroundToolCall,
     BackgroundWork,
@@ -371,6 +372,7 @@ __all__ = [
     "AvailableCommand",
     "AvailableCommandInput",
     "AvailableCommandsUpdate",
+    "BackgroundSubagent",
     "BackgroundTerminal",
     "BackgroundToolCall",
     "BackgroundWork",

@@ -14,10 +14,16 @@ import msgspec
 from msgspec import UNSET, Raw, UnsetType
 
 from acp2.schema._base import LENIENT, Model
-from acp2.schema.common import MetaField, TerminalId, ToolCallId
+from acp2.schema.common import MetaField, SessionId, TerminalId, ToolCallId
 from acp2.schema.jsonrpc import Error
 
-__all__ = ["BackgroundTerminal", "BackgroundToolCall", "BackgroundWork", "StateUpdate"]
+__all__ = [
+    "BackgroundSubagent",
+    "BackgroundTerminal",
+    "BackgroundToolCall",
+    "BackgroundWork",
+    "StateUpdate",
+]
 
 
 class BackgroundTerminal(Model, tag_field="type", tag="terminal", gc=False, kw_only=True):
@@ -34,9 +40,19 @@ class BackgroundToolCall(Model, tag_field="type", tag="tool_call", gc=False, kw_
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
-#: Work running outside the foreground (Nov); an unknown ``type`` is kept as ``msgspec.Raw``
-#: and still counts as running work.
-BackgroundWork: TypeAlias = BackgroundTerminal | BackgroundToolCall | Raw
+class BackgroundSubagent(Model, tag_field="type", tag="subagent", gc=False, kw_only=True):
+    """Background work item ``{type:"subagent", sessionId}`` (Preview): a detached child
+    session that still runs. No vendored stable schema has it: modelled from the SDK 2.4.0
+    unstable schema, which the generated Preview schema promotes (the Preview made
+    subagents a v2 baseline). acp2 agents never send it; clients accept it."""
+
+    session_id: SessionId
+    meta: MetaField = msgspec.field(default=UNSET, name="_meta")
+
+
+#: Work running outside the foreground (Nov, Preview); an unknown ``type`` is kept as
+#: ``msgspec.Raw`` and still counts as running work.
+BackgroundWork: TypeAlias = BackgroundTerminal | BackgroundToolCall | BackgroundSubagent | Raw
 
 
 class StateUpdate(Model, tag_field="sessionUpdate", tag="state_update", gc=False, kw_only=True):

@@ -13,6 +13,7 @@ compactions; terminals; usage; config options; commands; session info; foregroun
 from __future__ import annotations
 
 from acp2.state._patch import patch_meta
+from acp2.state.background import BackgroundItem, background_items, cancel_advertised
 from acp2.state.entities import (
     FINAL_TOOL_STATUSES,
     ChildSession,
@@ -32,6 +33,7 @@ from acp2.state.tools import apply_permission_subject, apply_tool_call, mark_can
 __all__ = [
     "FINAL_TOOL_STATUSES",
     "MAX_NOTICES",
+    "BackgroundItem",
     "ChildSession",
     "CompactionState",
     "Entry",
@@ -45,6 +47,8 @@ __all__ = [
     "UsageState",
     "apply_permission_subject",
     "apply_tool_call",
+    "background_items",
+    "cancel_advertised",
     "entity_key",
     "mark_cancelled",
     "patch_meta",

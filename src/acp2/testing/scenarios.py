@@ -5,12 +5,13 @@ The first word of the prompt text selects a scenario; the rest is its argument.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Callable
 
 import anyio
 from msgspec import Raw
 
-from acp2.agent import Agent, Turn
+from acp2.agent import Agent, TerminalHandle, ToolCallHandle, Turn
 from acp2.schema import (
     AvailableCommand,
     Content,
@@ -50,6 +51,10 @@ scenarios (the first word of the prompt selects one):
   subagent <text> a child session "helper" says the text (Preview subagents); then the
                   parent says "helper done"
   wait            runs until cancelled (then ends idle with stopReason cancelled)
+  background [n]  detaches a tool call ("Watch the tests") and the terminal of another
+                  one ("make build") to the background, both cancellable; ends the turn;
+                  they run until cancelled (tool_call/cancel, terminal/cancel), the
+                  session closes, or n seconds passed (then they complete / exit 0)
   fail            the handler raises: an agent message explains, idle with "error"
   stop <reason>   ends at once with that stop reason (e.g. max_tokens, _custom)
   ext             an unknown "_acp2/custom" update and a _meta that must pass through
@@ -227,6 +232,34 @@ async def wait(turn: Turn, arg: str) -> str:
     return "end_turn"  # pragma: no cover - never reached
 
 
+async def background(turn: Turn, arg: str) -> str:
+    """Detach a tool call and a terminal; each runs until cancelled or ``arg`` seconds."""
+    seconds = float(arg) if arg else math.inf
+    call = await turn.tool_call("Watch the tests", kind="execute", name="watch")
+    await call.start()
+
+    async def watching(handle: ToolCallHandle) -> None:
+        """The watcher: nothing to do but wait (the runtime ends the call after it)."""
+        await anyio.sleep(seconds)
+
+    await call.detach(watching)
+    # Process-backed work is listed as its terminal only: its tool call returns at once.
+    build = await turn.tool_call("Start the build", kind="execute", name="build")
+    term = await turn.terminal("make build")
+    await build.show_terminal(term)
+    await build.complete()
+
+    async def tailing(handle: TerminalHandle) -> None:
+        """The process: one line of output, then wait, then exit 0."""
+        await handle.write("building...\n")
+        await anyio.sleep(seconds)
+        await handle.exit(0)
+
+    await term.detach(tailing)
+    await turn.say("Started 2 background items.")
+    return "end_turn"
+
+
 async def fail(turn: Turn, arg: str) -> str:
     """Raise from the handler."""
     await turn.say("About to fail.")
@@ -281,6 +314,7 @@ SCENARIOS: dict[str, Scenario] = {
     "link": link,
     "subagent": subagent,
     "wait": wait,
+    "background": background,
     "fail": fail,
     "stop": stop,
     "ext": ext,

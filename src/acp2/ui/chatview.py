@@ -21,7 +21,7 @@ from rich.text import Text
 
 from acp2 import sanitize
 from acp2.state import MessageState, ToolCallState
-from acp2.ui import describe, options
+from acp2.ui import background, describe, options
 from acp2.ui.blocks import View, entry_block, notice_block
 from acp2.ui.commands import resume_command
 from acp2.ui.live import LiveRegion
@@ -47,8 +47,11 @@ def collapsed_view(**kw: Any) -> View:
 
 
 def status_extras(state: Any) -> list[str]:
-    """The model name and the session title, when known."""
+    """The background work count, the model name and the session title, when known."""
     parts = []
+    running = background.status_part(state)
+    if running is not None:
+        parts.append(running)
     model = options.find_select(state.config_options, "model")
     if model is not None:
         parts.append(sanitize.line(options.current_name(model)))

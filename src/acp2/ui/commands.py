@@ -47,6 +47,8 @@ BUILTINS: Final[tuple[Builtin, ...]] = (
     Builtin("sessions", "list this folder's sessions and pick one to resume"),
     Builtin("resume", "resume a session by id", hint="SESSION_ID"),
     Builtin("cancel", "cancel the running work"),
+    Builtin("bg", "list the work running in the background"),
+    Builtin("cancel-bg", "cancel one background item (numbered by /bg)", hint="N"),
     Builtin("model", "show or choose the model", hint="[MODEL]", needs="model"),
     Builtin("mode", "show or choose the mode", hint="[MODE]", needs="mode"),
     Builtin("cost", "context tokens used and the session's cost"),

@@ -22,6 +22,7 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any, TextIO
 
 import anyio
@@ -35,9 +36,9 @@ from acp2.client import ClientSession, PermissionPolicy
 from acp2.client.elicitation import ElicitationPolicy
 from acp2.client.permissions import PermissionMode
 from acp2.errors import Acp2Error, LocalProtocolError, RequestError
-from acp2.schema import supports
+from acp2.schema import StateUpdate, supports
 from acp2.state import SessionState
-from acp2.ui import attach, options
+from acp2.ui import attach, background, options
 from acp2.ui.asking import Asker
 from acp2.ui.chatview import ChatView, collapsed_view, status_extras
 from acp2.ui.commands import agent_commands, parse_line
@@ -140,6 +141,9 @@ class InteractiveChat(ChatView):
                 if text is None:
                     break
                 await self.handle(text)
+        running = background.status_part(self.session.state)
+        if running is not None:  # the agent stops them when the connection ends
+            self.note(f"leaving stops the work still running: {running}")
         self.print_resume_hint()
         return 130 if self.quit else 0
 
@@ -151,6 +155,14 @@ class InteractiveChat(ChatView):
             prompts.history.append_string(text)
             return text
         default, self._default = self._default, ""
+        # Background work may start or end while the prompt waits: redraw its status line.
+        unlisten = self.session.add_listener(partial(_redraw_on_state, prompts))
+        try:
+            return await self._typed_line(prompts, default)
+        finally:
+            unlisten()
+
+    async def _typed_line(self, prompts: PromptSession[str], default: str) -> str | None:
         guard = self.guard
         while True:
             try:
@@ -292,6 +304,15 @@ class InteractiveChat(ChatView):
             async for _ in signals:
                 self.request_cancel()
 
+    def run_at_once(self, name: str, arg: str) -> None:
+        """Run the built-in ``name`` during the turn, beside it (``/bg``, ``/cancel-bg``);
+        queued instead when no turn runs."""
+        group = self._turn_group
+        if group is None:
+            self.queue.append(f"/{name} {arg}".strip())
+        else:
+            group.start_soon(self.slash.run, name, arg)
+
     def request_cancel(self) -> None:
         """Ctrl-C during a turn: cancel it; a second one while cancelling quits."""
         group = self._turn_group
@@ -311,3 +332,9 @@ class InteractiveChat(ChatView):
         # If the agent is gone, the turn's own wait reports it; one report is enough.
         with contextlib.suppress(Acp2Error):
             await self.session.cancel()
+
+
+def _redraw_on_state(prompts: PromptSession[str], update: Any, raw: bytes) -> None:
+    """Redraw the prompt (its status line) when a ``state_update`` arrives."""
+    if type(update) is StateUpdate and prompts.app.is_running:
+        prompts.app.invalidate()

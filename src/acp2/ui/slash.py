@@ -7,20 +7,25 @@ it lacks) is shown as one line, never raised, so the chat goes on.
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
+import anyio
 from prompt_toolkit import PromptSession
 from rich.text import Text
 
 from acp2 import sanitize
 from acp2.errors import Acp2Error
-from acp2.ui import commands, options
+from acp2.state import background_items
+from acp2.ui import background, commands, options
 from acp2.ui.style import cost_text, tokens_text
 
 if TYPE_CHECKING:
     from acp2.ui.interactive import InteractiveChat
 
-__all__ = ["KEYS_HELP", "SlashCommands"]
+__all__ = ["CANCEL_BG_WAIT", "KEYS_HELP", "SlashCommands"]
+
+#: How long ``/cancel-bg`` waits for the agent to confirm the item ended (seconds).
+CANCEL_BG_WAIT: Final = 5.0
 
 #: The keys ``/help`` lists.
 KEYS_HELP = (
@@ -51,7 +56,7 @@ class SlashCommands:
 
     async def run(self, name: str, arg: str) -> None:
         """Run the built-in ``name`` with ``arg``; agent errors become one line."""
-        handler = getattr(self, f"do_{name}")
+        handler = getattr(self, f"do_{name.replace('-', '_')}")
         try:
             await handler(arg)
         except Acp2Error as exc:
@@ -81,6 +86,49 @@ class SlashCommands:
     async def do_cancel(self, arg: str) -> None:
         """Nothing runs between turns (during a turn, /cancel is handled at once)."""
         self.say("nothing to cancel: the agent is idle")
+
+    async def do_bg(self, arg: str) -> None:
+        """List the background work the agent reports, numbered for ``/cancel-bg``."""
+        for line in background.listing(self.session.state):
+            self.chat.console.print(line)
+
+    async def do_cancel_bg(self, arg: str) -> None:
+        """Cancel background item ``arg`` (``tool_call/cancel`` / ``terminal/cancel``)
+        and wait a little for the agent to confirm that it ended."""
+        item, label = background.pick(self.session.state, arg)
+        if item is None or item.item_id is None:
+            self.say(label, style="yellow")
+            return
+        if item.kind == "tool_call":
+            await self.session.cancel_tool_call(item.item_id)
+        else:
+            await self.session.cancel_terminal(item.item_id)
+        self.say(f"cancelling {label}…")
+        if await self._ended(item.item_id):
+            self.say(f"{label} ended", style="")
+        else:
+            self.say(f"{label} is still running: the agent accepted the cancel", style="yellow")
+
+    async def _ended(self, item_id: str) -> bool:
+        """Wait (at most :data:`CANCEL_BG_WAIT`) until ``item_id`` left the background."""
+        session = self.session
+        changed = anyio.Event()
+
+        def listed() -> bool:
+            return any(i.item_id == item_id for i in background_items(session.state))
+
+        def wake(update: Any, raw: bytes) -> None:
+            changed.set()
+
+        remove = session.add_listener(wake)
+        try:
+            with anyio.move_on_after(CANCEL_BG_WAIT):
+                while listed():
+                    await changed.wait()
+                    changed = anyio.Event()
+        finally:
+            remove()
+        return not listed()
 
     async def do_cost(self, arg: str) -> None:
         """The context tokens used of the window, and the cost, as last reported."""

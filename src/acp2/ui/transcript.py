@@ -173,8 +173,8 @@ class TranscriptChat:
     ) -> None:
         """Print the entries that settled (every one with ``final``) and new notices."""
         state = self.settler.state
-        for text in self.subagents.take(self.session):  # children first: they ran inside
-            self.write(text)
+        for child_line in self.subagents.take(self.session):  # children first: ran inside
+            self.write(child_line)
         for entry in self.settler.take(final=final, messages_done=messages_done):
             text = plain.entry_text(entry, state, show_user=show_user, seen=self.seen)
             if text is not None:

@@ -5,7 +5,8 @@ itself (through a duplicate of its file descriptor, so the selector never confus
 with prompt_toolkit's reader), only while the live region is on screen: a permission
 prompt pauses the region, and with it this reader. Bytes go to a
 :class:`~acp2.ui.lineedit.LineEditor`; the line being typed and the queued prompts are drawn
-in the live region. ``/cancel`` takes effect at once; every other line is queued and
+in the live region. ``/cancel`` takes effect at once (and ``/bg``, ``/cancel-bg``: they
+do not touch the turn); every other line is queued and
 sent, in order, once the agent is idle. Bracketed paste is switched on meanwhile, so a
 pasted text with newlines stays one prompt.
 """
@@ -26,7 +27,11 @@ from acp2.ui.live import PausableLive
 if TYPE_CHECKING:
     from acp2.ui.interactive import InteractiveChat
 
-__all__ = ["BRACKETED_PASTE_OFF", "BRACKETED_PASTE_ON", "TurnKeys", "quiet_input"]
+__all__ = ["AT_ONCE", "BRACKETED_PASTE_OFF", "BRACKETED_PASTE_ON", "TurnKeys", "quiet_input"]
+
+#: Built-ins typed during a turn that run at once instead of waiting in the queue
+#: (background work runs beside the turn; ``/cancel`` has its own path).
+AT_ONCE = frozenset({"bg", "cancel-bg"})
 
 BRACKETED_PASTE_ON = "\x1b[?2004h"
 BRACKETED_PASTE_OFF = "\x1b[?2004l"
@@ -134,6 +139,8 @@ class TurnKeys:
             parsed = parse_line(text.strip(), names)
             if parsed.kind == "builtin" and parsed.name == "cancel":
                 chat.request_cancel()
+            elif parsed.kind == "builtin" and parsed.name in AT_ONCE:
+                chat.run_at_once(parsed.name, parsed.arg)
             else:
                 chat.queue.append(text.strip())
 

@@ -18,6 +18,7 @@ as a dual-version agent does). ``--break RULE`` breaks exactly one rule:
   stdout-logs            prints log lines to stdout
   dies-on-invalid-json   exits on a line that is not JSON
   empty-batch-array      answers ``[]`` with an array holding the -32600 error
+  accepts-unknown-cancel answers tool_call/cancel and terminal/cancel for any id with {}
 
 Prompt scenarios (first word): ``echo <text>``, ``wait`` (until cancelled), ``permission``.
 """
@@ -299,6 +300,8 @@ def on_request(msg: dict[str, Any]) -> list[Any]:
         return [error(id, -32601, f"Method not found: {method}")]
     if method == "session/prompt":
         return on_prompt(id, params)
+    if BROKEN == "accepts-unknown-cancel" and method in ("tool_call/cancel", "terminal/cancel"):
+        return [{"jsonrpc": "2.0", "id": id, "result": {}}]
     handler = HANDLERS.get(method)
     if handler is None:
         return [error(id, -32601, f"Method not found: {method}")]

@@ -68,6 +68,7 @@ const SCENARIOS = [
   "ext",
   "kinds",
   "fail",
+  "background",
 ];
 
 function parseCommandLine(argv) {
@@ -333,6 +334,27 @@ const RUNNERS = {
     await waitFor(isState(sid, "running"), "running", from);
     report.extra.closeResult = await c.call("session/close", { sessionId: sid });
     report.extra.unknownCloseResult = await c.call("session/close", { sessionId: "sess_unknown_acp2" });
+  },
+  // RFD "v2 Background Work": the idle lists the items; each is cancelled alone
+  // (tool_call/cancel, terminal/cancel) and must leave a later snapshot's list.
+  async background(c, sid) {
+    const { idle } = await c.turn(sid, promptOf("background"));
+    const listed = idle.update.background ?? [];
+    report.extra.listed = listed;
+    report.extra.cancelled = [];
+    for (const item of listed) {
+      const terminal = item.type === "terminal";
+      const id = terminal ? item.terminalId : item.toolCallId;
+      const from = report.events.length;
+      const params = terminal ? { sessionId: sid, terminalId: id } : { sessionId: sid, toolCallId: id };
+      const result = await c.call(terminal ? "terminal/cancel" : "tool_call/cancel", params);
+      report.extra.cancelled.push({ id, result });
+      const gone = (e) =>
+        isState(sid, "idle")(e) &&
+        Array.isArray(e.update.background) &&
+        !e.update.background.some((b) => (b.terminalId ?? b.toolCallId) === id);
+      await waitFor(gone, `${id} to leave the background`, from);
+    }
   },
   async ext(c, sid) {
     await c.turn(sid, "ext");

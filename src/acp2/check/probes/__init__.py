@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from acp2.check.probes.background import BACKGROUND_PROBES
 from acp2.check.probes.base import ProbeSpec
 from acp2.check.probes.cancel import CANCEL_PROBES
 from acp2.check.probes.content import CONTENT_PROBES
@@ -31,6 +32,7 @@ PROBES: Final[dict[str, ProbeSpec]] = {
         *CONTENT_PROBES,
         *HANDSHAKE_PROBES,
         *JSONRPC_PROBES,
+        *BACKGROUND_PROBES,
         *MALFORMED_PROBES,
         *SHUTDOWN_PROBES,
     )
