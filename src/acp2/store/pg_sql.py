@@ -137,11 +137,27 @@ RENEW_LEASES: Final = f"UPDATE acp2_leases SET expires_at = {NOW} + %s WHERE own
 DROP_LEASE: Final = "DELETE FROM acp2_leases WHERE session_id = %s AND owner = %s"
 
 
+#: Seconds to wait for a connection, unless the URL says (libpq's default is forever,
+#: and a flush runs on the event loop).
+CONNECT_TIMEOUT: Final = 10
+#: Bounds a wait for another connection's lock (a hung node's transaction), unless the
+#: URL's options set one; the error is retried (acp2.store.postgres).
+_LOCK_TIMEOUT: Final = (
+    "SELECT set_config('lock_timeout', '5s', false) WHERE current_setting('lock_timeout') = '0'"
+)
+
+
 def connect(url: str) -> psycopg.Connection[Any]:
-    """A new autocommit connection to ``url`` (transactions are explicit)."""
+    """A new autocommit connection to ``url`` (transactions are explicit), with bounded
+    waits for the connection (:data:`CONNECT_TIMEOUT`) and for locks (5 s)."""
     import psycopg  # here, not at the top: this module is imported before the check
 
-    return psycopg.connect(url, autocommit=True)
+    options: dict[str, Any] = {}
+    if "connect_timeout" not in url:
+        options["connect_timeout"] = CONNECT_TIMEOUT
+    db = psycopg.connect(url, autocommit=True, **options)
+    db.execute(_LOCK_TIMEOUT)
+    return db
 
 
 def create_schema(db: psycopg.Connection[Any]) -> None:
