@@ -15,16 +15,13 @@ from typing import TYPE_CHECKING
 from acp2.agent.session import SessionShared
 from acp2.agent.store import HistoryStore, default_store_path
 from acp2.store import SessionStore, is_database_url
+from acp2.store.base import StoreSpec
 from acp2.store.leasing import default_lease_ttl
 
 if TYPE_CHECKING:
     from acp2.agent.settings import AgentSettings as Agent
 
-__all__ = ["AgentRuntime", "StoreSpec", "open_store", "runtime_for"]
-
-#: What ``Agent(store=...)`` accepts: a store, a SQLite path, a ``postgresql://`` URL, or
-#: None for the default SQLite file.
-StoreSpec = SessionStore | str | os.PathLike[str] | None
+__all__ = ["AgentRuntime", "open_store", "runtime_for"]
 
 
 def open_store(spec: StoreSpec, name: str) -> SessionStore:

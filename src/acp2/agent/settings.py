@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from acp2.agent.runtime import StoreSpec
     from acp2.agent.session import AgentSession
     from acp2.agent.turn import Turn
     from acp2.schema import AvailableCommand, SessionConfigOption
+    from acp2.store.base import StoreSpec
 
 __all__ = ["AgentSettings", "AuthMethodSpec", "PromptHandler"]
 

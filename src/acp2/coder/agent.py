@@ -28,7 +28,7 @@ from acp2.schema import EmbeddedResource, ResourceLink, TextContent
 
 if TYPE_CHECKING:
     from acp2.agent import AgentSession, Turn
-    from acp2.agent.runtime import StoreSpec
+    from acp2.store.base import StoreSpec
 
 __all__ = ["CONVERSATION_KEY", "CoderSettings", "build_coder_agent", "prompt_text"]
 

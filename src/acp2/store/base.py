@@ -15,6 +15,7 @@ for ``postgresql://`` URLs). Every implementation keeps the same promises:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -27,6 +28,7 @@ __all__ = [
     "PromptEntry",
     "SessionRecord",
     "SessionStore",
+    "StoreSpec",
     "now_text",
     "trim_interval",
 ]
@@ -150,3 +152,8 @@ class SessionStore(Protocol):
     def on_disk(self) -> bool:
         """True when :meth:`row_batches` reads through a connection of its own, so its
         batches may be fetched in a worker thread."""
+
+
+#: What ``Agent(store=...)`` accepts: a store, a SQLite path, a ``postgresql://`` URL, or
+#: None for the default SQLite file (``acp2.agent.runtime.open_store``).
+StoreSpec = SessionStore | str | os.PathLike[str] | None

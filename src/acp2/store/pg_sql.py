@@ -52,6 +52,10 @@ CREATE TABLE IF NOT EXISTS acp2_updates (
     body BYTEA NOT NULL,
     PRIMARY KEY (session_id, seq)
 );
+CREATE TABLE IF NOT EXISTS acp2_next_seq (
+    session_id TEXT PRIMARY KEY,
+    next BIGINT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS acp2_leases (
     session_id TEXT PRIMARY KEY,
     owner TEXT NOT NULL,
@@ -71,19 +75,29 @@ CREATE TABLE IF NOT EXISTS acp2_prompt_keys (
 """
 ).strip()
 
+#: A session's next sequence number, taken in the flush's statement itself: the upsert
+#: locks the counter row, so a second writer of the session waits for the first to commit
+#: and then counts on from its number (no collision, no retry, nothing cached).
+_NEXT_SEQ: Final = (
+    " ON CONFLICT (session_id) DO UPDATE SET next = acp2_next_seq.next + 1"
+    " RETURNING session_id, next - 1 AS seq"
+)
+
 #: One flush in one statement (one round trip, its own transaction): the batch rows, each
-#: numbered ``MAX(seq) + 1`` by the database inside the insert; the keyed prompts' ledger
-#: entries with them (both or neither); ``updated_at`` and titles of the sessions touched.
-#: A duplicate key cannot reach the ledger insert (the store looks a key up before it
-#: queues it); if one did, failing the flush would requeue it forever, so it is ignored.
-#: Two writers of one session (a lease lapsed while its owner lived) may compute the same
-#: number: the second fails on the primary key, changes nothing, and is run again.
+#: numbered by :data:`_NEXT_SEQ`; the keyed prompts' ledger entries with them (both or
+#: neither); ``updated_at`` and titles of the sessions touched. A duplicate key cannot
+#: reach the ledger insert (the store looks a key up before it queues it); if one did,
+#: failing the flush would requeue it forever, so it is ignored.
 FLUSH: Final = f"""
-WITH rows AS (
+WITH seq AS (
+    INSERT INTO acp2_next_seq (session_id, next)
+    SELECT s, 1 FROM unnest(%(ids)s::text[]) AS s
+    {_NEXT_SEQ}
+), rows AS (
     INSERT INTO acp2_updates (session_id, seq, body)
-    SELECT r.s, (SELECT COALESCE(MAX(u.seq), -1) + 1 FROM acp2_updates u
-                 WHERE u.session_id = r.s), r.b
+    SELECT r.s, seq.seq, r.b
     FROM unnest(%(ids)s::text[], %(bodies)s::bytea[]) AS r(s, b)
+    JOIN seq ON seq.session_id = r.s
 ), keys AS (
     INSERT INTO acp2_prompt_keys (session_id, key, created, digest, message_id, response)
     SELECT k.s, k.k, {NOW}, k.d, k.m, k.r
@@ -97,13 +111,18 @@ FROM unnest(%(touched)s::text[], %(retitle)s::boolean[], %(titles)s::text[])
     AS t(id, retitle, title)
 WHERE x.id = t.id
 """
+
 #: The common flush (one session's rows, no title, no key) as :data:`FLUSH` without the
 #: arrays, which cost the client and the planner about twice as much as the statement.
-FLUSH_ROW: Final = (
-    "WITH rows AS (INSERT INTO acp2_updates (session_id, seq, body) VALUES (%(id)s,"
-    " (SELECT COALESCE(MAX(seq), -1) + 1 FROM acp2_updates WHERE session_id = %(id)s),"
-    " %(body)s)) UPDATE acp2_sessions SET updated_at = %(now)s WHERE id = %(id)s"
+FLUSH_ROW: Final = f"""
+WITH seq AS (
+    INSERT INTO acp2_next_seq (session_id, next) VALUES (%(id)s, 1)
+    {_NEXT_SEQ}
+), rows AS (
+    INSERT INTO acp2_updates (session_id, seq, body) SELECT %(id)s, seq, %(body)s FROM seq
 )
+UPDATE acp2_sessions SET updated_at = %(now)s WHERE id = %(id)s
+"""
 SESSION_COLUMNS: Final = "id, cwd, additional_directories, title, created_at, updated_at, data"
 INSERT_SESSION: Final = (
     "INSERT INTO acp2_sessions (id, cwd, additional_directories, created_at, updated_at)"

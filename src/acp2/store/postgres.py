@@ -4,10 +4,11 @@
 session in one database that several agent processes on several nodes share. The
 semantics are those of the SQLite store (:mod:`acp2.store.base`): updates are committed
 by :meth:`PostgresStore.flush` before they are sent, in one transaction with the keyed
-prompts' ledger entries; each row's sequence number is ``MAX(seq) + 1`` computed in the
-insert (a collision with another writer is run again); a session is served by one owner at a time,
-through a lease whose expiry a heartbeat pushes ahead, so when a node dies another takes
-the session over once the lease has lapsed (:mod:`acp2.store.pg_lease`).
+prompts' ledger entries; each row's sequence number is taken from a per-session counter
+row in the same statement (a second writer waits for the first's commit); a session is
+served by one owner at a time, through a lease whose expiry a heartbeat pushes ahead, so
+when a node dies another takes the session over once the lease has lapsed
+(:mod:`acp2.store.pg_lease`).
 
 psycopg 3's synchronous API, on purpose: the runtime's flush-before-send is synchronous
 (it runs right before the bytes are written), and one flush is one statement -- one
@@ -45,8 +46,6 @@ log = logging.getLogger("acp2.agent")
 RETRY_BACKOFF = (0.05, 0.1, 0.2)
 #: Serialization failure, deadlock, lock not available: worth running again.
 _TRANSIENT = frozenset({"40001", "40P01", "55P03"})
-#: ... and for a flush a sequence number another writer took first (see pg_sql.FLUSH).
-_RETRIED_FLUSH = _TRANSIENT | {"23505"}
 
 T = TypeVar("T")
 Db = psycopg.Connection[Any]
@@ -174,6 +173,7 @@ class PostgresStore(QueuedStore):
             self.leases.check(db, session_id)
             db.execute("UPDATE acp2_sessions SET deleted = TRUE WHERE id = %s", (session_id,))
             db.execute("DELETE FROM acp2_updates WHERE session_id = %s", (session_id,))
+            db.execute("DELETE FROM acp2_next_seq WHERE session_id = %s", (session_id,))
             db.execute("DELETE FROM acp2_prompt_keys WHERE session_id = %s", (session_id,))
 
     def list_sessions(
@@ -214,13 +214,13 @@ class PostgresStore(QueuedStore):
         if len(pending) == 1 and not keys and not titles and touched.keys() <= pending.keys():
             ((session_id, bodies),) = pending.items()
             row = {"id": session_id, "body": b"\n".join(bodies), "now": now_text()}
-            self._run(lambda db: db.execute(sql.FLUSH_ROW, row), _RETRIED_FLUSH)
+            self._run(lambda db: db.execute(sql.FLUSH_ROW, row))
             return
         params = _flush_params(work)
         if not trim:
-            self._run(lambda db: db.execute(sql.FLUSH, params), _RETRIED_FLUSH)
+            self._run(lambda db: db.execute(sql.FLUSH, params))
             return
-        self._run(lambda db: self._commit_and_trim(db, params, trim), _RETRIED_FLUSH)
+        self._run(lambda db: self._commit_and_trim(db, params, trim))
 
     def _commit_and_trim(self, db: Db, params: dict[str, Any], trim: list[str]) -> None:
         with db.transaction(), db.cursor() as cur:
