@@ -11,11 +11,12 @@ when a node dies another takes the session over once the lease has lapsed
 (:mod:`acp2.store.pg_lease`).
 
 psycopg 3's synchronous API, on purpose: the runtime's flush-before-send is synchronous
-(it runs right before the bytes are written), and one flush is one statement -- one
-round trip to the server, cheaper than a hop to an async driver's event loop task. Transient errors
-(a serialization failure, a deadlock, a lost connection) are retried after a pause, on a
-new connection when the old one broke. A commit whose answer was lost with its connection
-is retried too, so such a loss may store that flush's batch twice; it never loses one.
+(it runs right before the bytes are written), and one flush is one statement -- one round
+trip to the server, cheaper than a hop to an async driver's event loop task. Transient
+errors (a serialization failure, a deadlock, a lock wait past its timeout, a lost
+connection) are retried after a pause, on a new connection when the old one broke. A
+commit whose answer was lost with its connection is retried too, so such a loss may store
+that flush's batch twice; it never loses one.
 """
 
 from __future__ import annotations
