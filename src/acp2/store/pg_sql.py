@@ -16,7 +16,10 @@ if TYPE_CHECKING:
 __all__ = ["MISSING_DRIVER", "SCHEMA", "connect", "create_schema"]
 
 #: The error of a postgresql:// store without psycopg.
-MISSING_DRIVER: Final = "a postgresql:// store needs psycopg 3: pip install 'acp2[postgres]'"
+MISSING_DRIVER: Final = (
+    "a postgresql:// store needs psycopg 3: install acp2's postgres extra"
+    " (pip install -e '.[postgres]' in the checkout, or pip install 'psycopg[binary]')"
+)
 
 #: The advisory-lock class of acp2 (the first key of the two-key form), so our locks
 #: never meet another application's.
