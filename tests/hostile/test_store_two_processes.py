@@ -224,7 +224,7 @@ async def test_another_node_takes_a_session_over_only_once_the_dead_owners_lease
     # Two nodes (one machine here, told apart by ACP2_NODE_NAME): node b cannot check
     # node a's pid, so only the lease's expiry can hand the session over. While a lives,
     # its heartbeat keeps the lease for longer than several ttls.
-    ttl, store, counter = 1.5, store_backend.spec, Counter()
+    ttl, store, counter = 2.0, store_backend.spec, Counter()
     with anyio.fail_after(TIMEOUT * 3):
         async with (
             agent_on(store, tmp_path, _node("a", ttl)) as (a, process_a),
@@ -232,7 +232,7 @@ async def test_another_node_takes_a_session_over_only_once_the_dead_owners_lease
         ):
             session = await a.new_session(tmp_path, on_update=counter)
             await turn(session, "stream 200")
-            await anyio.sleep(2 * ttl)  # the heartbeat renews; without it the lease lapses
+            await anyio.sleep(1.5 * ttl)  # the heartbeat renews; without it the lease lapses
             with pytest.raises(RequestError) as refused:
                 await b.resume(session.id, cwd=tmp_path)
             os.kill(process_a.pid, signal.SIGKILL)
