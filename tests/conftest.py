@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
+from helpers.postgres import Cluster, find_binaries
 from helpers.schedule import FILE_SECONDS, deal
+from helpers.stores import Backend, sqlite_backend
 
 # Imported here so that a bad ACP2_TEST_TIMEOUT_SCALE stops the run at start-up.
 from helpers.timeouts import SCALE, SCALE_ENV, TIMEOUT
@@ -90,3 +92,43 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
         report.outcome = "failed"
         report.longrepr = f"skipped, but {NO_SKIPS_ENV}=1 forbids skipping: {reason}"
+
+
+# -- PostgreSQL (the scale-out store): one throwaway cluster per worker ---------------------
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[Cluster]:
+    """A PostgreSQL cluster of this test process (one per xdist worker), in a temporary
+    folder, stopped at the end. Skips (a failure under ACP2_NO_SKIPS=1, as in CI) when
+    PostgreSQL or psycopg is not installed."""
+    binaries = find_binaries()
+    if binaries is None:
+        pytest.skip(
+            "PostgreSQL is not installed (no initdb/pg_ctl/postgres on PATH or in"
+            " /usr/lib/postgresql/*/bin; scripts/ensure-system-packages.sh installs it)"
+        )
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        pytest.skip("psycopg is not installed: pip install -e '.[postgres]'")
+    cluster = Cluster(binaries)
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_cluster: Cluster) -> str:
+    """The URL of a new, empty database of its own for this test."""
+    return postgres_cluster.create_database()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+    """Each store backend in turn, on a new database (tests/helpers/stores.py)."""
+    if request.param == "sqlite":
+        return sqlite_backend(tmp_path)
+    return Backend("postgres", request.getfixturevalue("postgres_url"))

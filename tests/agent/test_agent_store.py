@@ -21,29 +21,27 @@ from acp2.agent.emitter import BIG_UPDATE, Emitter
 from acp2.agent.store import HistoryWriteError, SessionInUse, default_store_path
 from acp2.schema import AgentMessageChunk, TextContent, UserMessage
 from acp2.schema.codec import encode
+from acp2.store import SessionStore
+from helpers.stores import Backend
 
 pytestmark = pytest.mark.anyio
 
 _HEAD = b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":'
 
 
-def _committed(path: Path, session_id: str) -> list[Any]:
+def _committed(backend: Backend, session_id: str) -> list[Any]:
     """The update rows another process would see now (only committed transactions)."""
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        rows = db.execute(
-            "SELECT body FROM updates WHERE session_id = ? ORDER BY seq", (session_id,)
-        ).fetchall()
-    finally:
-        db.close()
+    rows = backend.execute(
+        f"SELECT body FROM {backend.table('updates')} WHERE session_id = '{session_id}'"
+        " ORDER BY seq"
+    )
     return [json.loads(body) for r in rows for body in bytes(r[0]).split(b"\n")]
 
 
 async def test_every_recorded_update_is_committed_before_the_client_receives_it(
-    tmp_path: Path,
+    store_backend: Backend,
 ) -> None:
-    path = tmp_path / "h.sqlite3"
-    agent = make_agent(store=str(path))
+    agent = make_agent(store=store_backend.spec)
 
     @agent.prompt
     async def handle(turn: Turn) -> str:
@@ -63,7 +61,7 @@ async def test_every_recorded_update_is_committed_before_the_client_receives_it(
                 message = json.loads(frame)
                 update = message["params"]["update"]
                 if update["sessionUpdate"] != "state_update":
-                    if update not in _committed(path, message["params"]["sessionId"]):
+                    if update not in _committed(store_backend, message["params"]["sessionId"]):
                         missing.append(update)
                     checked.append(update["sessionUpdate"])
             original(direction, frame)  # type: ignore[arg-type]
@@ -132,8 +130,8 @@ async def test_a_disconnect_during_a_permission_wait_ends_serving_without_errors
 # -- the store itself ---------------------------------------------------------------------
 
 
-def test_sessions_are_listed_newest_first_and_deleted_ones_never() -> None:
-    store = HistoryStore(":memory:")
+def test_sessions_are_listed_newest_first_and_deleted_ones_never(store_backend: Backend) -> None:
+    store = store_backend.open()
     store.create_session("a", "/p", [])
     store.create_session("b", "/p", ["/x"])
     store.create_session("c", "/q", [])
@@ -149,23 +147,23 @@ def test_sessions_are_listed_newest_first_and_deleted_ones_never() -> None:
     assert store.get_session("b") is None
     assert list(store.updates("b")) == []
     assert [r.id for r in store.list_sessions(cwd="/q")] == ["c"]
+    store.close()
 
 
-def test_sequence_numbers_continue_after_reopening_the_file(tmp_path: Path) -> None:
-    path = tmp_path / "s.sqlite3"
-    first = HistoryStore(path)
+def test_sequence_numbers_continue_after_reopening_the_database(store_backend: Backend) -> None:
+    first = store_backend.open()
     first.create_session("s", "/p", [])
     first.append("s", b'{"n":1}')
     first.append("s", b'{"n":2}')
     first.close()
-    second = HistoryStore(path)
+    second = store_backend.open()
     second.append("s", b'{"n":3}')
     assert list(second.updates("s")) == [b'{"n":1}', b'{"n":2}', b'{"n":3}']
     second.close()
 
 
-def test_titles_and_extra_roots_are_stored_with_the_session() -> None:
-    store = HistoryStore(":memory:")
+def test_titles_and_extra_roots_are_stored_with_the_session(store_backend: Backend) -> None:
+    store = store_backend.open()
     store.create_session("s", "/p", [])
     store.set_title("s", "Hello")
     store.flush()
@@ -179,6 +177,11 @@ def test_titles_and_extra_roots_are_stored_with_the_session() -> None:
     assert record is not None
     assert record.title is None
     assert record.additional_directories == ["/x"]
+    store.update_session("s", title="Named", data={"k": 1})
+    record = store.get_session("s")
+    assert record is not None
+    assert (record.title, record.data) == ("Named", {"k": 1})
+    store.close()
 
 
 def test_the_default_store_path_honours_acp2_data_dir_and_xdg(
@@ -194,11 +197,12 @@ def test_the_default_store_path_honours_acp2_data_dir_and_xdg(
 # -- two writers, failures, leases (issue 10, section 7) ----------------------------------
 
 
-def test_two_stores_writing_one_session_in_turns_keep_every_update(tmp_path: Path) -> None:
+def test_two_stores_writing_one_session_in_turns_keep_every_update(
+    store_backend: Backend,
+) -> None:
     # Before: each store cached its next sequence number, so the second write of the
     # first store hit UNIQUE(session_id, seq) and its updates were lost.
-    path = tmp_path / "s.sqlite3"
-    a, b = HistoryStore(path), HistoryStore(path)
+    a, b = store_backend.open(), store_backend.open()
     a.create_session("s", "/p", [])
     for i in range(6):
         writer = a if i % 2 == 0 else b
@@ -209,32 +213,22 @@ def test_two_stores_writing_one_session_in_turns_keep_every_update(tmp_path: Pat
     b.close()
 
 
-def _failing_inserts(path: Path) -> sqlite3.Connection:
-    db = sqlite3.connect(path, isolation_level=None)
-    db.execute(
-        "CREATE TRIGGER fail BEFORE INSERT ON updates BEGIN SELECT RAISE(ABORT, 'full'); END"
-    )
-    return db
-
-
 def test_a_failed_flush_keeps_its_updates_and_fails_the_next_append_until_it_succeeds(
-    tmp_path: Path,
+    store_backend: Backend,
 ) -> None:
-    path = tmp_path / "s.sqlite3"
-    store = HistoryStore(path)
+    store = store_backend.open()
     store.create_session("s", "/p", [])
-    other = _failing_inserts(path)
+    store_backend.fail_inserts()
     store.append("s", b'{"n":1}')
     with pytest.raises(HistoryWriteError):
         store.flush()
     assert store.failure is not None
     with pytest.raises(HistoryWriteError):
         store.append("s", b'{"n":2}')  # the turn fails instead of going on unrecorded
-    other.execute("DROP TRIGGER fail")
+    store_backend.heal()
     store.append("s", b'{"n":3}')  # retries the kept update first, then queues this one
     assert store.failure is None
     assert list(store.updates("s")) == [b'{"n":1}', b'{"n":3}']
-    other.close()
     store.close()
 
 
@@ -264,10 +258,9 @@ def test_a_locked_database_is_retried_after_a_pause(
 
 
 def test_a_lease_of_another_live_owner_is_refused_and_a_lapsed_one_taken_over(
-    tmp_path: Path,
+    store_backend: Backend,
 ) -> None:
-    path = tmp_path / "s.sqlite3"
-    first, second = HistoryStore(path), HistoryStore(path)
+    first, second = store_backend.open(), store_backend.open()
     first.create_session("s", "/p", [])
     first.acquire("s")
     with pytest.raises(SessionInUse) as refused:
@@ -276,7 +269,7 @@ def test_a_lease_of_another_live_owner_is_refused_and_a_lapsed_one_taken_over(
     assert refused.value.data == {"sessionId": "s", "pid": os.getpid(), "host": ANY}
     with pytest.raises(SessionInUse):
         second.delete_session("s")
-    first._db.execute("UPDATE leases SET expires_at = 0")  # the owner stopped renewing
+    store_backend.expire_leases()  # the owner stopped renewing
     second.acquire("s")
     with pytest.raises(SessionInUse):
         first.acquire("s")
@@ -285,10 +278,9 @@ def test_a_lease_of_another_live_owner_is_refused_and_a_lapsed_one_taken_over(
 
 
 def test_a_lease_held_twice_ends_at_the_last_release_and_closing_releases_all(
-    tmp_path: Path,
+    store_backend: Backend,
 ) -> None:
-    path = tmp_path / "s.sqlite3"
-    store, other = HistoryStore(path), HistoryStore(path)
+    store, other = store_backend.open(), store_backend.open()
     for sid in ("s", "t"):
         store.create_session(sid, "/p", [])
     store.acquire("s")
@@ -304,14 +296,14 @@ def test_a_lease_held_twice_ends_at_the_last_release_and_closing_releases_all(
     other.close()
 
 
-def test_the_heartbeat_pushes_the_expiry_ahead(tmp_path: Path) -> None:
-    path = tmp_path / "s.sqlite3"
-    store = HistoryStore(path, lease_ttl=1000.0)
+def test_the_heartbeat_pushes_the_expiry_ahead(store_backend: Backend) -> None:
+    store: Any = store_backend.open(lease_ttl=1000.0)
     store.create_session("s", "/p", [])
     store.acquire("s")
-    store._db.execute("UPDATE leases SET expires_at = 1")
+    leases = store_backend.table("leases")
+    store_backend.execute(f"UPDATE {leases} SET expires_at = 1")
     store.leases.renew(store._db)
-    (expires,) = store._db.execute("SELECT expires_at FROM leases").fetchone()
+    ((expires,),) = store_backend.execute(f"SELECT expires_at FROM {leases}")
     assert expires > time.time() + 900
     store.close()
 
@@ -371,20 +363,26 @@ def test_a_database_of_the_old_schema_is_migrated_to_rowids_and_still_replays(
     again.close()
 
 
-def test_a_big_row_is_written_in_place_byte_for_byte_with_its_batch(tmp_path: Path) -> None:
-    for path in (":memory:", str(tmp_path / "h.sqlite3")):
-        store = HistoryStore(path)
-        store.create_session("s", "/w", [])
-        big = bytes(range(256)).replace(b"\n", b" ") * 8192  # 2 MiB, every byte but \n
-        frame = b"head" + big + b"}}"
-        store.append("s", b'{"n":0}')
-        store.append("s", memoryview(frame)[4:-2])  # a view into a frame, as the emitter does
-        store.append("s", b'{"n":2}')
-        store.flush()
-        store.append("s", b'{"n":3}')
-        store.flush()
-        assert list(store.updates("s")) == [b'{"n":0}', big, b'{"n":2}', b'{"n":3}']
-        store.close()
+def _store_a_big_row(store: SessionStore) -> None:
+    store.create_session("s", "/w", [])
+    big = bytes(range(256)).replace(b"\n", b" ") * 8192  # 2 MiB, every byte but \n
+    frame = b"head" + big + b"}}"
+    store.append("s", b'{"n":0}')
+    store.append("s", memoryview(frame)[4:-2])  # a view into a frame, as the emitter does
+    store.append("s", b'{"n":2}')
+    store.flush()
+    store.append("s", b'{"n":3}')
+    store.flush()
+    assert list(store.updates("s")) == [b'{"n":0}', big, b'{"n":2}', b'{"n":3}']
+    store.close()
+
+
+def test_a_big_row_is_stored_byte_for_byte_with_its_batch(store_backend: Backend) -> None:
+    _store_a_big_row(store_backend.open())
+
+
+def test_a_big_row_is_written_in_place_in_a_database_in_memory_too() -> None:
+    _store_a_big_row(HistoryStore(":memory:"))
 
 
 class _Frames:

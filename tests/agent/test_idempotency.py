@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -14,6 +13,8 @@ from acp2.agent import HistoryStore, Turn
 from acp2.agent.ledger import PromptEntry, prompt_digest
 from acp2.errors import RequestError
 from acp2.schema import TextContent
+from acp2.store import SessionStore
+from helpers.stores import Backend
 
 pytestmark = pytest.mark.anyio
 
@@ -23,7 +24,7 @@ def _keyed(session_id: str, text: str, key: str) -> dict[str, Any]:
     return {"sessionId": session_id, "prompt": blocks, "idempotencyKey": key}
 
 
-def _counting_agent(store: HistoryStore, calls: list[str], gate: anyio.Event | None = None) -> Any:
+def _counting_agent(store: SessionStore, calls: list[str], gate: anyio.Event | None = None) -> Any:
     agent = make_agent(store=store)
 
     @agent.prompt
@@ -37,7 +38,7 @@ def _counting_agent(store: HistoryStore, calls: list[str], gate: anyio.Event | N
     return agent
 
 
-def _user_messages(store: HistoryStore, session_id: str) -> list[bytes]:
+def _user_messages(store: SessionStore, session_id: str) -> list[bytes]:
     return [
         b for b in store.updates(session_id) if b.startswith(b'{"sessionUpdate":"user_message"')
     ]
@@ -127,14 +128,17 @@ async def test_two_attempts_of_one_key_sent_while_the_session_is_busy_insert_it_
     assert len(_user_messages(store, sid)) == 2
 
 
-async def test_the_key_survives_an_agent_restart_on_the_same_store(tmp_path: Path) -> None:
-    path = tmp_path / "history.sqlite3"
+async def test_the_key_survives_an_agent_restart_on_the_same_store(
+    store_backend: Backend,
+) -> None:
     calls: list[str] = []
-    async with agent_harness(_counting_agent(HistoryStore(path), calls), initialize=True) as h:
+    first_store = store_backend.open()
+    async with agent_harness(_counting_agent(first_store, calls), initialize=True) as h:
         sid = await h.new_session()
         first = await h.call("session/prompt", _keyed(sid, "hello", "k1"))
         await h.wait_idle(sid)
-    store = HistoryStore(path)
+    first_store.close()
+    store = store_backend.open()
     async with agent_harness(_counting_agent(store, calls), initialize=True) as h:
         await h.call("session/resume", {"sessionId": sid, "cwd": "/tmp/acp2-agent-tests"})
         again = await h.call("session/prompt", _keyed(sid, "hello", "k1"))
@@ -154,13 +158,14 @@ async def test_a_prompt_without_a_key_is_inserted_every_time() -> None:
     assert calls == ["same", "same"]
 
 
-def test_the_ledger_commits_a_key_with_the_flush_of_its_user_message(tmp_path: Path) -> None:
-    path = tmp_path / "history.sqlite3"
-    store = HistoryStore(path)
+def test_the_ledger_commits_a_key_with_the_flush_of_its_user_message(
+    store_backend: Backend,
+) -> None:
+    store = store_backend.open()
     store.create_session("s1", "/tmp", [])
     store.append("s1", b'{"sessionUpdate":"user_message","messageId":"user_1","content":[]}')
     store.remember_prompt(_entry("s1", "k1"))
-    other = HistoryStore(path)
+    other = store_backend.open()
     assert other.find_prompt("s1", "k1") is None  # queued, not committed: neither is stored
     assert store.find_prompt("s1", "k1") == _entry("s1", "k1")  # this store sees its queue
     store.flush()
@@ -168,8 +173,8 @@ def test_the_ledger_commits_a_key_with_the_flush_of_its_user_message(tmp_path: P
     assert len(_user_messages(other, "s1")) == 1
 
 
-def test_the_ledger_keeps_only_the_newest_keys_of_each_session() -> None:
-    store = HistoryStore(":memory:")
+def test_the_ledger_keeps_only_the_newest_keys_of_each_session(store_backend: Backend) -> None:
+    store: Any = store_backend.open()
     store.keys_per_session = 3
     for n in range(5):
         store.remember_prompt(_entry("s1", f"k{n}"))
@@ -185,8 +190,8 @@ def test_the_ledger_keeps_only_the_newest_keys_of_each_session() -> None:
     assert store.find_prompt("s2", "k4") is not None
 
 
-def test_deleting_a_session_forgets_its_keys() -> None:
-    store = HistoryStore(":memory:")
+def test_deleting_a_session_forgets_its_keys(store_backend: Backend) -> None:
+    store = store_backend.open()
     store.create_session("s1", "/tmp", [])
     store.remember_prompt(_entry("s1", "k1"))
     store.flush()

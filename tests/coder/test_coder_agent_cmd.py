@@ -152,3 +152,17 @@ async def test_the_openai_agent_talks_to_a_local_server_over_stdio(tmp_path: Pat
     assert text_of(work.updates) == "Hello from the local model."
     assert fake.requests[0]["model"] == "local"
     assert "authorization" not in fake.headers[0]  # no key configured: none sent
+
+
+def test_a_store_that_cannot_be_opened_is_a_configuration_error_at_start() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "acp2", "agent", "--store", "postgresql://u@/db?host=/nowhere"],
+        capture_output=True,
+        text=True,
+        timeout=timeouts.RUN_TIMEOUT,
+        env=clean_env(),
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("acp2 agent: cannot open the session store: ")
+    assert "\n" not in done.stderr.rstrip("\n")  # one line, whatever the server said

@@ -36,6 +36,7 @@ FILE_SECONDS: dict[str, float] = {
     "interop/test_acp2_client_vs_py_agent.py": 49,
     "cli/test_cli_errors.py": 48,
     "test_real_agents_tier.py": 36,
+    "hostile/test_store_two_processes.py": 50,  # x2 since both store backends (estimate)
     "hostile/test_flooding_agent.py": 33,
     "interop/test_acp2_check_vs_ts_agent.py": 33,
     "client/test_cli_run.py": 32,
@@ -53,6 +54,7 @@ FILE_SECONDS: dict[str, float] = {
     "cli/test_cli_chat_transcript.py": 22,
     "interop/test_acp2_client_vs_ts_agent.py": 22,
     "hostile/test_command_orphans.py": 21,
+    "client/test_prompt_retry.py": 20,  # x2 since both store backends (estimate)
     "cli/test_cli_chat_input.py": 19,
     "interop/test_bridge_py_v1_client_vs_ts_agent.py": 19,
     "hostile/test_permission_spoofing.py": 18,

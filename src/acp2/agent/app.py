@@ -27,7 +27,7 @@ from acp2.agent.runtime import runtime_for
 from acp2.agent.settings import AgentSettings, AuthMethodSpec, PromptHandler
 
 if TYPE_CHECKING:
-    from acp2.agent.store import HistoryStore
+    from acp2.store.base import SessionStore
     from acp2.transport.base import Transport
 
 __all__ = ["Agent", "AuthMethodSpec", "PromptHandler"]
@@ -42,8 +42,9 @@ class Agent(AgentSettings):
     ``prompt_image`` / ``prompt_audio`` / ``prompt_embedded_context`` advertise the prompt
     content the agent accepts (text and resource links always are); ``mcp_stdio`` /
     ``mcp_http`` the MCP transports it connects to; ``store`` is the history database
-    (a path, ``":memory:"``, a :class:`HistoryStore`, or None for the default file under
-    the user's data directory); ``list_page_size`` the number of sessions per
+    (a SQLite path, ``":memory:"``, a ``postgresql://`` URL, a store such as
+    :class:`HistoryStore`, or None for the default file under the user's data directory;
+    :func:`acp2.agent.runtime.open_store`); ``list_page_size`` the number of sessions per
     ``session/list`` page. Compares by identity: each Agent object has its own runtime
     state (:func:`acp2.agent.runtime.runtime_for`).
     """
@@ -80,7 +81,7 @@ class Agent(AgentSettings):
         the life of this Agent, shared by every connection that opens or resumes it."""
         return runtime_for(self).shared(session_id).data
 
-    def history(self) -> HistoryStore:
+    def history(self) -> SessionStore:
         """Return the history store, opening it on first use."""
         return runtime_for(self).store
 

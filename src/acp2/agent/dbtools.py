@@ -4,7 +4,9 @@ the ``updates`` table (its schema, the migration of old files, big rows written 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Generator, Sequence
+from collections.abc import Sequence
+
+from acp2.store.base import Batches, Body
 
 __all__ = [
     "BIG_ROW",
@@ -18,12 +20,6 @@ __all__ = [
     "migrate_updates",
     "row_batches",
 ]
-
-#: Batches of stored rows, as ``HistoryStore.row_batches`` yields them.
-Batches = Generator[list[bytes], None, None]
-
-#: One queued update body: bytes, or a view into the frame that carries it on the wire.
-Body = bytes | memoryview
 
 #: Rows at least this big are written in place (:func:`insert_in_place`), not bound.
 BIG_ROW = 1024 * 1024

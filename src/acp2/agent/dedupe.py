@@ -26,7 +26,7 @@ from acp2.schema import PromptRequest, PromptResponse
 from acp2.schema.codec import decode, encode
 
 if TYPE_CHECKING:
-    from acp2.agent.store import HistoryStore
+    from acp2.store.base import SessionStore
 
 __all__ = ["EXIT_AFTER_INSERT", "KeyedPrompt", "exit_after_insert_for_tests"]
 
@@ -41,13 +41,13 @@ _EXIT_STATUS: Final = 75
 class KeyedPrompt:
     """One ``session/prompt`` that carries an ``idempotencyKey``."""
 
-    store: HistoryStore
+    store: SessionStore
     session_id: str
     key: str
     digest: str
 
     @classmethod
-    def of(cls, store: HistoryStore, params: PromptRequest) -> KeyedPrompt | None:
+    def of(cls, store: SessionStore, params: PromptRequest) -> KeyedPrompt | None:
         """The keyed view of ``params``, or None for a prompt without a key."""
         if params.idempotency_key is UNSET:
             return None
@@ -70,7 +70,7 @@ class KeyedPrompt:
         self.store.remember_prompt(entry)
 
 
-def exit_after_insert_for_tests(store: HistoryStore) -> None:
+def exit_after_insert_for_tests(store: SessionStore) -> None:
     """Test hook (see the module doc): commit, then exit before the response is sent."""
     if os.environ.get(EXIT_AFTER_INSERT) == "1":
         store.flush()

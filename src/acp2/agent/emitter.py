@@ -13,12 +13,12 @@ from typing import Any, Protocol
 from msgspec import UNSET, Raw
 
 from acp2.agent.dbtools import Body
-from acp2.agent.store import HistoryStore
 from acp2.errors import ConnectionClosed
 from acp2.rpc.messages import SESSION_UPDATE_PREFIX, encode_notification
 from acp2.schema import Notice, SessionInfoUpdate, StateUpdate
 from acp2.schema.codec import decode_any, encode
 from acp2.schema.methods import SESSION_UPDATE
+from acp2.store.base import SessionStore
 
 __all__ = ["NOT_RECORDED", "Emitter", "FrameSink"]
 
@@ -50,7 +50,7 @@ class Emitter:
 
     __slots__ = ("_head", "_sink", "_store", "closed", "session_id")
 
-    def __init__(self, session_id: str, sink: FrameSink, store: HistoryStore | None) -> None:
+    def __init__(self, session_id: str, sink: FrameSink, store: SessionStore | None) -> None:
         self.session_id = session_id
         self._sink = sink
         self._store = store

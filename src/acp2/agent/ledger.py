@@ -20,11 +20,11 @@ import hashlib
 import sqlite3
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Final
 
 from acp2.errors import InvalidParams
 from acp2.schema.codec import encode
+from acp2.store.base import KEYS_PER_SESSION, PromptEntry, trim_interval
 
 __all__ = [
     "KEYS_PER_SESSION",
@@ -38,9 +38,6 @@ __all__ = [
     "trim_interval",
     "trim_sessions",
 ]
-
-#: How many prompt keys each session keeps (the newest); older ones are forgotten.
-KEYS_PER_SESSION: Final = 1000
 
 #: One B-tree, keyed by what a lookup asks: a second index (an insertion counter) would
 #: make every keyed prompt's commit write one more page. ``created`` (Unix time) orders
@@ -69,25 +66,6 @@ _TRIM = (
     "DELETE FROM prompt_keys WHERE session_id = ? AND created < (SELECT created"
     " FROM prompt_keys WHERE session_id = ? ORDER BY created DESC LIMIT 1 OFFSET ?)"
 )
-
-
-def trim_interval(keep: int) -> int:
-    """After how many new keys of a session the store cuts it back to ``keep`` keys: a
-    tenth of ``keep``, so a session holds at most ``keep + keep // 10`` keys."""
-    return max(1, keep // 10)
-
-
-@dataclass(frozen=True, slots=True)
-class PromptEntry:
-    """One keyed prompt as the ledger keeps it: which session and key, the prompt's
-    :func:`prompt_digest`, the ``messageId`` it was inserted with and the encoded
-    ``PromptResponse`` it was answered with (sent again, as is, to a retry)."""
-
-    session_id: str
-    key: str
-    digest: str
-    message_id: str
-    response: bytes
 
 
 def prompt_digest(prompt: object) -> str:

@@ -6,9 +6,9 @@ import os
 from typing import TYPE_CHECKING
 
 from acp2.agent.checks import decode_cursor, encode_cursor
-from acp2.agent.store import HistoryStore, SessionRecord
 from acp2.errors import InvalidParams
 from acp2.schema import ListSessionsRequest, ListSessionsResponse, SessionInfo
+from acp2.store.base import SessionRecord, SessionStore
 
 if TYPE_CHECKING:
     from acp2.agent.settings import AgentSettings as Agent
@@ -17,7 +17,7 @@ __all__ = ["list_page"]
 
 
 def list_page(
-    agent: Agent, store: HistoryStore, params: ListSessionsRequest
+    agent: Agent, store: SessionStore, params: ListSessionsRequest
 ) -> ListSessionsResponse:
     """The page of stored sessions ``params`` asks for, most recently updated first,
     optionally filtered by exact ``cwd``; ``nextCursor`` is set when more follow. Raises

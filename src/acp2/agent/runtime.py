@@ -14,33 +14,47 @@ from typing import TYPE_CHECKING
 
 from acp2.agent.session import SessionShared
 from acp2.agent.store import HistoryStore, default_store_path
+from acp2.store import SessionStore, is_database_url
+from acp2.store.base import StoreSpec
+from acp2.store.leasing import default_lease_ttl
 
 if TYPE_CHECKING:
     from acp2.agent.settings import AgentSettings as Agent
 
-__all__ = ["AgentRuntime", "runtime_for"]
+__all__ = ["AgentRuntime", "open_store", "runtime_for"]
+
+
+def open_store(spec: StoreSpec, name: str) -> SessionStore:
+    """The store ``spec`` names: itself if it is a store; a ``postgresql://`` URL opens
+    :class:`acp2.store.postgres.PostgresStore` (:class:`ImportError` saying which extra to
+    install when psycopg is missing); a path opens a SQLite :class:`HistoryStore`; None
+    the default file of the agent ``name``. Leases opened here last ``$ACP2_LEASE_TTL``
+    seconds (default 30)."""
+    if is_database_url(spec):
+        from acp2.store.postgres import PostgresStore  # psycopg only when asked for
+
+        assert isinstance(spec, str)
+        return PostgresStore(spec, lease_ttl=default_lease_ttl())
+    if spec is None or isinstance(spec, (str, os.PathLike)):
+        return HistoryStore(spec or default_store_path(name), lease_ttl=default_lease_ttl())
+    return spec
 
 
 class AgentRuntime:
     """The history store and the per-session shared state (:class:`SessionShared`) of one
     Agent."""
 
-    def __init__(self, store: HistoryStore | str | os.PathLike[str] | None, name: str) -> None:
+    def __init__(self, store: StoreSpec, name: str) -> None:
         self._store_spec = store
         self._name = name
-        self._store: HistoryStore | None = None
+        self._store: SessionStore | None = None
         self._sessions: dict[str, SessionShared] = {}
 
     @property
-    def store(self) -> HistoryStore:
-        """The history store, opened on first use (the configured one, a path, or the
-        default file under the user's data directory)."""
+    def store(self) -> SessionStore:
+        """The history store, opened on first use (:func:`open_store`)."""
         if self._store is None:
-            spec = self._store_spec
-            if isinstance(spec, HistoryStore):
-                self._store = spec
-            else:
-                self._store = HistoryStore(spec or default_store_path(self._name))
+            self._store = open_store(self._store_spec, self._name)
         return self._store
 
     def shared(self, session_id: str) -> SessionShared:

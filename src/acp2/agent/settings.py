@@ -7,16 +7,15 @@ module that imports them.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from acp2.agent.session import AgentSession
-    from acp2.agent.store import HistoryStore
     from acp2.agent.turn import Turn
     from acp2.schema import AvailableCommand, SessionConfigOption
+    from acp2.store.base import StoreSpec
 
 __all__ = ["AgentSettings", "AuthMethodSpec", "PromptHandler"]
 
@@ -51,7 +50,7 @@ class AgentSettings:
     mcp_http: bool = False
     additional_directories: bool = True
     delete: bool = True
-    store: HistoryStore | str | os.PathLike[str] | None = None
+    store: StoreSpec = None
     list_page_size: int = 50
     commands: Sequence[AvailableCommand] = ()
     config_options: Callable[[AgentSession], list[SessionConfigOption]] | None = None

@@ -31,11 +31,8 @@ import json
 import logging
 import os
 import sqlite3
-import threading
 import time
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -53,17 +50,17 @@ from acp2.agent.dbtools import (
 )
 from acp2.agent.lease import LEASE_SCHEMA, LEASE_TTL, LeaseKeeper, SessionInUse
 from acp2.agent.ledger import (
-    KEYS_PER_SESSION,
     LEDGER_SCHEMA,
     PromptEntry,
     find_entry,
     forget_session,
     insert_entries,
-    trim_interval,
     trim_sessions,
 )
 from acp2.agent.private import COMPANIONS, prepare_private_file, tighten
 from acp2.errors import HistoryWriteError
+from acp2.store.base import SessionRecord, now_text
+from acp2.store.queued import Queued, QueuedStore
 
 __all__ = [
     "HistoryStore",
@@ -124,33 +121,20 @@ def default_store_path(app_name: str) -> Path:
     return root / f"{safe}.sqlite3"
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-@dataclass
-class SessionRecord:
-    """One stored session: what ``session/list`` reports and ``session/resume`` restores."""
-
-    id: str
-    cwd: str
-    additional_directories: list[str]
-    title: str | None
-    created_at: str
-    updated_at: str
-    data: dict[str, Any] = field(default_factory=dict)
-
-
-class HistoryStore:
-    """SQLite-backed session history (``":memory:"`` for tests).
+class HistoryStore(QueuedStore):
+    """SQLite-backed session history (``":memory:"`` for tests): the default
+    :class:`~acp2.store.base.SessionStore`.
 
     Appended updates are held in memory until :meth:`flush`, which commits them all in
     one transaction; the runtime flushes right before writing them to the peer.
     """
 
+    write_errors = (sqlite3.Error,)
+
     def __init__(
         self, path: str | os.PathLike[str] = ":memory:", *, lease_ttl: float = LEASE_TTL
     ) -> None:
+        super().__init__()
         self.path = str(path)
         on_disk = self.path not in (":memory:", "")
         if on_disk:
@@ -170,19 +154,6 @@ class HistoryStore:
         if on_disk:
             for suffix in COMPANIONS:
                 tighten(Path(f"{self.path}{suffix}"))
-        #: Queued update bodies by session; a flush stores each session's batch as one row.
-        self._pending: dict[str, list[Body]] = {}
-        self._touched: dict[str, str] = {}
-        self._titles: dict[str, str | None] = {}
-        #: Keyed prompts queued with their user message (acp2.agent.ledger).
-        self._keys: dict[tuple[str, str], PromptEntry] = {}
-        #: How many prompt keys a session keeps (the newest).
-        self.keys_per_session = KEYS_PER_SESSION
-        #: Keys committed per session since its last retention cut (by this process).
-        self._new_keys: dict[str, int] = {}
-        self._lock = threading.Lock()
-        #: The error of the last flush, while its updates wait for a retry.
-        self.failure: BaseException | None = None
         self.leases = LeaseKeeper(self._db, self.path, lease_ttl)
 
     def close(self) -> None:
@@ -229,7 +200,7 @@ class HistoryStore:
         self, session_id: str, cwd: str, additional_directories: Sequence[str]
     ) -> SessionRecord:
         """Insert a new session and return its record."""
-        now = _now()
+        now = now_text()
         dirs = list(additional_directories)
         self._db.execute(
             "INSERT INTO sessions (id, cwd, additional_directories, created_at, updated_at)"
@@ -258,7 +229,7 @@ class HistoryStore:
     ) -> None:
         """Change a session's title, extra roots or author data, and bump ``updated_at``."""
         sets = ["updated_at = ?"]
-        args: list[Any] = [_now()]
+        args: list[Any] = [now_text()]
         if title is not None or clear_title:
             sets.append("title = ?")
             args.append(title)
@@ -309,64 +280,15 @@ class HistoryStore:
 
     # -- updates ------------------------------------------------------------------
 
-    def append(self, session_id: str, body: Body) -> None:
-        """Queue one encoded ``update`` object for ``session_id`` (committed by flush).
-
-        ``body`` must be compact JSON (no raw newline, as on the wire): a flush stores all
-        the bodies queued for a session as one newline-joined row -- one SQLite row per
-        write instead of one per update. While an earlier flush has failed, the queued
-        updates are retried first and :class:`HistoryWriteError` is raised if that fails
-        again (the caller's work fails instead of going on unrecorded). ``body`` may be a
-        view into the frame that sends the update: it is kept until the flush.
-        """
-        if self.failure is not None:
-            self._recover()
-        batch = self._pending.get(session_id)
-        if batch is None:
-            batch = self._pending[session_id] = []
-        batch.append(body)
-
-    def remember_prompt(self, entry: PromptEntry) -> None:
-        """Queue a keyed prompt's ledger entry; the next flush commits it in the same
-        transaction as the user message appended with it (:mod:`acp2.agent.ledger`)."""
-        self._keys[(entry.session_id, entry.key)] = entry
-
-    def find_prompt(self, session_id: str, key: str) -> PromptEntry | None:
-        """The ledger entry of ``key`` in ``session_id`` (queued or stored), or None."""
-        queued = self._keys.get((session_id, key))
-        if queued is not None:
-            return queued
+    def find_stored_prompt(self, session_id: str, key: str) -> PromptEntry | None:
+        """The committed ledger entry of ``key`` in ``session_id``, or None."""
         found: PromptEntry | None = self._retrying(lambda: find_entry(self._db, session_id, key))
         return found
 
-    def set_title(self, session_id: str, title: str | None) -> None:
-        """Queue a new title (None clears it) for ``session_id``, committed by flush."""
-        self._titles[session_id] = title
-        self._touched[session_id] = ""
-
-    def flush(self) -> None:
-        """Commit every queued update in one transaction. Cheap when nothing is queued.
-
-        A locked database is retried (:data:`RETRY_BACKOFF`); on failure the updates stay
-        queued, :attr:`failure` is set and :class:`HistoryWriteError` is raised.
-        """
-        if not self._pending and not self._titles and not self._keys:
-            return
-        with self._lock:
-            pending, self._pending = self._pending, {}
-            touched, self._touched = self._touched, {}
-            titles, self._titles = self._titles, {}
-            keys, self._keys = self._keys, {}
-            try:
-                self._retrying(lambda: self._commit(pending, touched, titles, keys))
-            except sqlite3.Error as exc:
-                self._requeue(pending, touched, titles)
-                self._keys = {**keys, **self._keys}
-                self.failure = exc
-                count = sum(len(b) for b in pending.values())
-                log.error("history write failed, %d updates kept for a retry: %s", count, exc)
-                raise HistoryWriteError(f"Could not write the session history: {exc}") from exc
-            self.failure = None
+    def commit(self, work: Queued, trim: list[str]) -> None:
+        """Commit ``work`` in one ``BEGIN IMMEDIATE`` transaction; a locked database is
+        retried (:data:`RETRY_BACKOFF`)."""
+        self._retrying(lambda: self._commit(*work, trim))
 
     def _commit(
         self,
@@ -374,15 +296,16 @@ class HistoryStore:
         touched: dict[str, str],
         titles: dict[str, str | None],
         keys: dict[tuple[str, str], PromptEntry],
+        trim: list[str],
     ) -> None:
         touched = {**touched, **dict.fromkeys(pending, "")}
-        now = _now()
+        now = now_text()
         with self._transaction():
             if pending:
                 self._insert(pending)
             if keys:  # with the user messages they belong to: both or neither (ledger)
                 insert_entries(self._db, keys.values())
-                trim_sessions(self._db, self._due_for_trim(keys), self.keys_per_session)
+                trim_sessions(self._db, trim, self.keys_per_session)
             self._db.executemany(
                 "UPDATE sessions SET updated_at = ? WHERE id = ?", [(now, s) for s in touched]
             )
@@ -391,16 +314,6 @@ class HistoryStore:
                     "UPDATE sessions SET title = ? WHERE id = ?",
                     [(title, s) for s, title in titles.items()],
                 )
-
-    def _due_for_trim(self, keys: dict[tuple[str, str], PromptEntry]) -> list[str]:
-        """The sessions whose ledger is due for its retention cut (counting ``keys``)."""
-        due, every, counts = [], trim_interval(self.keys_per_session), self._new_keys
-        for session_id, _ in keys:
-            counts[session_id] = counts.get(session_id, 0) + 1
-            if counts[session_id] >= every:
-                counts[session_id] = 0
-                due.append(session_id)
-        return due
 
     def _insert(self, pending: dict[str, list[Body]]) -> None:
         """One row per session: bound in one ``executemany``, or written in place when it
@@ -415,23 +328,6 @@ class HistoryStore:
                 insert_in_place(self._db, session_id, bodies)
         self._db.executemany(_INSERT, small)
 
-    def _requeue(
-        self,
-        pending: dict[str, list[Body]],
-        touched: dict[str, str],
-        titles: dict[str, str | None],
-    ) -> None:
-        for session_id, bodies in pending.items():
-            self._pending[session_id] = bodies + self._pending.get(session_id, [])
-        self._touched = {**touched, **self._touched}
-        self._titles = {**titles, **self._titles}
-
-    def _recover(self) -> None:
-        """Retry the updates a failed flush kept; raises HistoryWriteError if it fails."""
-        self.flush()
-        if not self._pending:
-            self.failure = None
-
     def _retrying(self, work: Any) -> Any:
         """Run ``work()``; retry it after a pause while the database is busy or locked."""
         for pause in (*RETRY_BACKOFF, None):
@@ -443,12 +339,6 @@ class HistoryStore:
                 log.warning("history database busy, retrying in %.2f s", pause)
                 time.sleep(pause)
         return None
-
-    def updates(self, session_id: str) -> Iterator[bytes]:
-        """Yield the stored update bodies of a session, oldest first."""
-        for rows in self.row_batches(session_id):
-            for body in rows:
-                yield from body.split(b"\n")  # a row holds one flush's batch
 
     @property
     def on_disk(self) -> bool:

@@ -87,7 +87,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     for flag, kind, default, metavar, text in _NUMBERS:
         parser.add_argument(flag, type=kind, default=default, metavar=metavar, help=text)
     parser.add_argument(
-        "--store", metavar="PATH", help="SQLite file of session history (default: per-user)"
+        "--store",
+        metavar="PATH|URL",
+        help="session history: a SQLite file, or a postgresql:// URL shared by several"
+        " agent processes or nodes (default: a per-user SQLite file)",
     )
     _add_command_flags(parser)
     return parser
@@ -163,6 +166,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"acp2 agent: {problem}", file=sys.stderr)
         return 2
     from acp2.coder.lifetime import serve_until_stopped
+    from acp2.sanitize import line
 
     agent = build_coder_agent(
         kind,
@@ -175,6 +179,11 @@ def main(args: argparse.Namespace) -> int:
         store=args.store,
         **model_options(args, kind),
     )
+    try:
+        agent.history()  # now: a bad path, URL or missing driver is a configuration error
+    except Exception as exc:  # the database server's words: sanitized
+        print(f"acp2 agent: cannot open the session store: {line(str(exc))}", file=sys.stderr)
+        return 2
     return serve_until_stopped(agent)
 
 

@@ -21,8 +21,9 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--store",
-        metavar="PATH",
-        help="SQLite file for session history (default: in memory, lost on exit)",
+        metavar="PATH|URL",
+        help="session history: a SQLite file or a postgresql:// URL (default: in memory,"
+        " lost on exit)",
     )
 
 

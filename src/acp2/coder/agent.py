@@ -11,7 +11,6 @@ permission answers given with "always" (see :class:`~acp2.coder.loop.Conversatio
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -28,7 +27,8 @@ from acp2.coder.tools.sandbox import DEFAULT_PROTECTED
 from acp2.schema import EmbeddedResource, ResourceLink, TextContent
 
 if TYPE_CHECKING:
-    from acp2.agent import AgentSession, HistoryStore, Turn
+    from acp2.agent import AgentSession, Turn
+    from acp2.store.base import StoreSpec
 
 __all__ = ["CONVERSATION_KEY", "CoderSettings", "build_coder_agent", "prompt_text"]
 
@@ -57,7 +57,7 @@ def build_coder_agent(
     model: ChatModel | str = "scripted",
     *,
     settings: CoderSettings | None = None,
-    store: HistoryStore | str | os.PathLike[str] | None = None,
+    store: StoreSpec = None,
     name: str = "acp2-coder",
     **model_options: Any,
 ) -> Agent:

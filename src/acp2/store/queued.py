@@ -1,0 +1,158 @@
+"""The write queue every backend shares: updates, titles and ledger entries wait in
+memory until :meth:`QueuedStore.flush` commits them in one transaction.
+
+A backend subclasses :class:`QueuedStore` and brings :meth:`QueuedStore.commit` (one
+transaction: the rows, the ledger entries, ``updated_at`` and titles), the lookup of a
+stored key and the error types that count as a failed write. A failed flush keeps its
+work queued, logs an error and makes the next :meth:`QueuedStore.append` retry it first,
+raising :class:`HistoryWriteError` (failing the turn) until a flush succeeds: updates are
+never dropped silently.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator
+from typing import ClassVar
+
+from acp2.errors import HistoryWriteError
+from acp2.store.base import KEYS_PER_SESSION, Batches, Body, PromptEntry, trim_interval
+
+__all__ = ["Queued", "QueuedStore"]
+
+log = logging.getLogger("acp2.agent")
+
+#: What one flush commits: bodies by session, touched sessions, titles, ledger entries.
+Queued = tuple[
+    dict[str, list[Body]],
+    dict[str, str],
+    dict[str, str | None],
+    dict[tuple[str, str], PromptEntry],
+]
+
+
+class QueuedStore:
+    """The queue half of a :class:`~acp2.store.base.SessionStore` (see the module doc)."""
+
+    #: The exceptions of the backend that mean "this write failed" (kept for a retry).
+    write_errors: ClassVar[tuple[type[BaseException], ...]] = ()
+
+    def __init__(self) -> None:
+        #: Queued update bodies by session; a flush stores each session's batch as one row.
+        self._pending: dict[str, list[Body]] = {}
+        self._touched: dict[str, str] = {}
+        self._titles: dict[str, str | None] = {}
+        #: Keyed prompts queued with their user message (acp2.agent.ledger).
+        self._keys: dict[tuple[str, str], PromptEntry] = {}
+        #: How many prompt keys a session keeps (the newest).
+        self.keys_per_session = KEYS_PER_SESSION
+        #: Keys committed per session since its last retention cut (by this process).
+        self._new_keys: dict[str, int] = {}
+        self._lock = threading.Lock()
+        #: The error of the last flush, while its updates wait for a retry.
+        self.failure: BaseException | None = None
+
+    # -- what a backend brings ------------------------------------------------------
+
+    def commit(self, work: Queued, trim: list[str]) -> None:
+        """Commit ``work`` in one transaction, retrying what the backend may retry, and
+        cut the ledger of the sessions in ``trim`` back to :attr:`keys_per_session`."""
+        raise NotImplementedError
+
+    def find_stored_prompt(self, session_id: str, key: str) -> PromptEntry | None:
+        """The committed ledger entry of ``key`` in ``session_id``, or None."""
+        raise NotImplementedError
+
+    def row_batches(self, session_id: str, rows: int = 64) -> Batches:
+        """The session's stored rows in batches (see :class:`~acp2.store.base.SessionStore`)."""
+        raise NotImplementedError
+
+    # -- the queue --------------------------------------------------------------------
+
+    def append(self, session_id: str, body: Body) -> None:
+        """Queue one encoded ``update`` object for ``session_id`` (committed by flush).
+
+        ``body`` must be compact JSON (no raw newline, as on the wire): a flush stores all
+        the bodies queued for a session as one newline-joined row -- one row per write
+        instead of one per update. While an earlier flush has failed, the queued updates
+        are retried first and :class:`HistoryWriteError` is raised if that fails again
+        (the caller's work fails instead of going on unrecorded). ``body`` may be a view
+        into the frame that sends the update: it is kept until the flush.
+        """
+        if self.failure is not None:
+            self._recover()
+        batch = self._pending.get(session_id)
+        if batch is None:
+            batch = self._pending[session_id] = []
+        batch.append(body)
+
+    def remember_prompt(self, entry: PromptEntry) -> None:
+        """Queue a keyed prompt's ledger entry; the next flush commits it in the same
+        transaction as the user message appended with it (:mod:`acp2.agent.ledger`)."""
+        self._keys[(entry.session_id, entry.key)] = entry
+
+    def find_prompt(self, session_id: str, key: str) -> PromptEntry | None:
+        """The ledger entry of ``key`` in ``session_id`` (queued or stored), or None."""
+        queued = self._keys.get((session_id, key))
+        if queued is not None:
+            return queued
+        return self.find_stored_prompt(session_id, key)
+
+    def set_title(self, session_id: str, title: str | None) -> None:
+        """Queue a new title (None clears it) for ``session_id``, committed by flush."""
+        self._titles[session_id] = title
+        self._touched[session_id] = ""
+
+    def flush(self) -> None:
+        """Commit every queued update in one transaction. Cheap when nothing is queued.
+
+        On failure the updates stay queued, :attr:`failure` is set and
+        :class:`HistoryWriteError` is raised.
+        """
+        if not self._pending and not self._titles and not self._keys:
+            return
+        with self._lock:
+            work: Queued = (self._pending, self._touched, self._titles, self._keys)
+            self._pending, self._touched, self._titles, self._keys = {}, {}, {}, {}
+            try:
+                self.commit(work, self._due_for_trim(work[3]))
+            except self.write_errors as exc:
+                self._requeue(work)
+                self.failure = exc
+                count = sum(len(b) for b in work[0].values())
+                log.error("history write failed, %d updates kept for a retry: %s", count, exc)
+                raise HistoryWriteError(f"Could not write the session history: {exc}") from exc
+            self.failure = None
+
+    def _due_for_trim(self, keys: dict[tuple[str, str], PromptEntry]) -> list[str]:
+        """The sessions whose ledger is due for its retention cut (counting ``keys``)."""
+        if not keys:
+            return []
+        due, every, counts = [], trim_interval(self.keys_per_session), self._new_keys
+        for session_id, _ in keys:
+            counts[session_id] = counts.get(session_id, 0) + 1
+            if counts[session_id] >= every:
+                counts[session_id] = 0
+                due.append(session_id)
+        return due
+
+    def _requeue(self, work: Queued) -> None:
+        pending, touched, titles, keys = work
+        for session_id, bodies in pending.items():
+            self._pending[session_id] = bodies + self._pending.get(session_id, [])
+        self._touched = {**touched, **self._touched}
+        self._titles = {**titles, **self._titles}
+        self._keys = {**keys, **self._keys}
+
+    def _recover(self) -> None:
+        """Retry the updates a failed flush kept; raises HistoryWriteError if it fails."""
+        self.flush()
+        if not self._pending:
+            self.failure = None
+
+    def updates(self, session_id: str) -> Iterator[bytes]:
+        """Yield the stored update bodies of a session, oldest first."""
+        for rows in self.row_batches(session_id):
+            for body in rows:
+                yield from body.split(b"\n")  # a row holds one flush's batch
