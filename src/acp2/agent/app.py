@@ -44,8 +44,11 @@ class Agent(AgentSettings):
     ``mcp_http`` the MCP transports it connects to; ``store`` is the history database
     (a path, ``":memory:"``, a :class:`HistoryStore`, or None for the default file under
     the user's data directory); ``list_page_size`` the number of sessions per
-    ``session/list`` page. Compares by identity: each Agent object has its own runtime
-    state (:func:`acp2.agent.runtime.runtime_for`).
+    ``session/list`` page. ``attach`` lets other connections attach to a live session
+    (``_acp2/session/attach``, :mod:`acp2.agent.attach`) and ``may_attach`` decides who
+    may (default: connections of the principal that made the session live). Compares by
+    identity: each Agent object has its own runtime state
+    (:func:`acp2.agent.runtime.runtime_for`).
     """
 
     def prompt(self, handler: PromptHandler) -> PromptHandler:

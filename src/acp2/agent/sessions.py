@@ -6,6 +6,7 @@ from __future__ import annotations
 import secrets
 from typing import TYPE_CHECKING, Any
 
+from acp2.agent.attach import Member, SessionHub
 from acp2.agent.checks import (
     check_mcp,
     check_replay,
@@ -13,13 +14,13 @@ from acp2.agent.checks import (
     same_dir,
 )
 from acp2.agent.config import current_options, set_option
-from acp2.agent.emitter import Emitter
+from acp2.agent.emitter import Emitter, HeldFrames
 from acp2.agent.listing import list_page
 from acp2.agent.replay import fold_rows, render
 from acp2.agent.routes import Route, route
 from acp2.agent.runtime import AgentRuntime
 from acp2.agent.session import AgentSession, WorkStarter
-from acp2.errors import InvalidParams, ResourceNotFound
+from acp2.errors import InvalidParams, InvalidRequest, ResourceNotFound
 from acp2.schema import (
     AvailableCommandsUpdate,
     CloseSessionRequest,
@@ -49,11 +50,15 @@ from acp2.schema.methods import (
 from acp2.state import SessionState
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from anyio.abc import TaskGroup
 
     from acp2.agent.settings import AgentSettings as Agent
     from acp2.agent.store import SessionRecord
     from acp2.rpc import Connection
+    from acp2.schema import ClientCapabilities
+    from acp2.schema.extensions import AttachRole
 
 __all__ = ["PAGE_SIZE", "SessionManager"]
 
@@ -65,8 +70,10 @@ class SessionManager:
     """The sessions live on one connection, and the session-management handlers.
 
     ``runtime`` is the Agent's state shared across connections (history store, session
-    data); ``start_work`` starts agent-initiated work on this connection (given to each
-    session it opens).
+    data, the hub of each live session); ``start_work`` starts agent-initiated work on
+    this connection (given to each session it opens); ``principal`` is who the server
+    says this connection is (:mod:`acp2.agent.attach`), ``capabilities`` returns what its
+    client advertised.
     """
 
     def __init__(
@@ -77,6 +84,8 @@ class SessionManager:
         task_group: TaskGroup,
         *,
         start_work: WorkStarter,
+        principal: object = None,
+        capabilities: Callable[[], ClientCapabilities | None] = lambda: None,
     ) -> None:
         self.agent = agent
         self.runtime = runtime
@@ -84,6 +93,8 @@ class SessionManager:
         self.connection = connection
         self.task_group = task_group
         self._start_work = start_work
+        self.principal = principal
+        self.capabilities = capabilities
         self._live: dict[str, AgentSession] = {}
 
     def routes(self) -> list[Route]:
@@ -105,12 +116,46 @@ class SessionManager:
         self.task_group.start_soon(self._release_at_end)
 
     async def _release_at_end(self) -> None:
-        """When the connection ends, give up the leases of its sessions (acp2.agent.lease)."""
+        """When the connection ends, leave its sessions (see :meth:`leave_all`)."""
         try:
             await self.connection.wait_closed()
         finally:
-            for session_id in list(self._live):
-                self.store.release(session_id)
+            self.leave_all()
+
+    def leave_all(self) -> None:
+        """Detach this connection from every session it holds and give up their leases
+        (acp2.agent.lease); work the other clients still watch goes on (idempotent)."""
+        for session_id in list(self._live):
+            self._leave(session_id)
+
+    def _leave(self, session_id: str) -> None:
+        session = self._live.pop(session_id, None)
+        if session is None:
+            return
+        self.store.release(session_id)
+        hub = self.runtime.hubs.get(session_id)
+        if hub is not None and hub.session is session and hub.leave(self.connection):
+            del self.runtime.hubs[session_id]
+
+    def hub(self, session: AgentSession) -> SessionHub | None:
+        """The hub of ``session`` (None once nobody holds it)."""
+        hub = self.runtime.hubs.get(session.id)
+        return hub if hub is not None and hub.session is session else None
+
+    def role(self, session_id: str) -> AttachRole:
+        """How this connection holds ``session_id``: ``controller`` unless it attached
+        as an observer."""
+        hub = self.runtime.hubs.get(session_id)
+        member = hub.member(self.connection) if hub is not None else None
+        return member.role if member is not None else "controller"
+
+    def require_controller(self, session_id: str, action: str) -> None:
+        """Raise -32600 (``data.role``) when this connection only observes the session."""
+        if self.role(session_id) == "observer":
+            raise InvalidRequest(
+                f"This client is attached to the session as an observer: it may not {action}",
+                {"sessionId": session_id, "role": "observer"},
+            )
 
     # -- lookups ----------------------------------------------------------------------
 
@@ -175,12 +220,22 @@ class SessionManager:
         dirs = check_roots(self.agent, params.cwd, params.additional_directories)
         mcp = check_mcp(self.agent, params.mcp_servers)
         session = await self._reattach(record, replay, dirs, mcp)
-        session.emitter.emit(StateUpdate(state=session.state))
+        to_client = self.to_client(session)
+        to_client.emit(StateUpdate(state=session.state))
         response = ResumeSessionResponse()
         self._fill_session_response(session, response)
         # Everything the resume owes goes before its response (acp-tck RESUME-202).
-        self._send_commands(session)
+        self.send_commands(session, to_client)
         return response
+
+    def to_client(self, session: AgentSession) -> Emitter:
+        """The emitter for what only this connection's client is owed (a snapshot): the
+        session's own while nobody else is attached, else one writing to this connection
+        alone."""
+        hub = self.hub(session)
+        if hub is None or len(hub.members) == 1:
+            return session.emitter
+        return Emitter(session.id, self.connection, None)
 
     async def _reattach(
         self, record: SessionRecord, replay: bool, dirs: list[str], mcp: list[Any]
@@ -188,6 +243,10 @@ class SessionManager:
         """The live session for ``record`` (opened unless this connection serves it),
         its history replayed first when asked."""
         live = self._live.get(record.id)
+        elsewhere = self.runtime.hubs.get(record.id) if live is None else None
+        if elsewhere is not None:
+            # Live on another connection of this Agent: join it as a controller.
+            return await self.join(elsewhere, "controller", replay)
         if live is not None and replay:
             # Live updates wait behind the replay (RFD session-replay-complete). The fold
             # reads the history as stored now, with no await in between, so every live
@@ -259,22 +318,45 @@ class SessionManager:
             session_id, cwd, dirs, mcp, emitter, shared=shared, start_work=self._start_work
         )
         self._live[session_id] = session
+        hub = self.runtime.hubs[session_id] = SessionHub(session, self.principal)
+        hub.join(self._member("controller", self.connection))
+        return session
+
+    def _member(self, role: AttachRole, sink: Any) -> Member:
+        return Member(self.connection, role, self.principal, self.capabilities, sink)
+
+    async def join(self, hub: SessionHub, role: AttachRole, replay: bool) -> AgentSession:
+        """Attach this connection to the live session of ``hub`` as ``role``; with
+        ``replay``, first send it the history (then ``replay_complete``) while its live
+        frames wait, so each update reaches it once: in the replay or after the marker."""
+        session = hub.session
+        member = self._member(role, HeldFrames(self.connection) if replay else self.connection)
+        self.store.acquire(session.id)  # one more hold of this process's lease
+        self._live[session.id] = session
+        hub.join(member)
+        try:
+            if replay:
+                # No await between the hold (join) and reading the history (_fold).
+                await self._replay(session, await self._fold(session.id))
+        finally:
+            hub.release(member, self.connection)
         return session
 
     def _fill_session_response(
         self, session: AgentSession, response: NewSessionResponse | ResumeSessionResponse
     ) -> None:
-        options = self._options(session)
+        options = self.current_options(session)
         if options is not None:
             response.config_options = options
         if self.agent.commands:
             response.available_commands = list(self.agent.commands)
 
-    def _send_commands(self, session: AgentSession) -> None:
+    def send_commands(self, session: AgentSession, to: Emitter | None = None) -> None:
+        """Send the commands snapshot with ``to`` (default: the session's emitter)."""
         # D-19: Aug clients only read the update, so it is sent besides the response's list.
         if self.agent.commands:
             commands = list(self.agent.commands)
-            session.emitter.emit(AvailableCommandsUpdate(available_commands=commands))
+            (to or session.emitter).emit(AvailableCommandsUpdate(available_commands=commands))
 
     def _announce_commands(self, session: AgentSession) -> None:
         # session/new: the client learns the session id from the response, so the update
@@ -283,7 +365,7 @@ class SessionManager:
 
             async def announce() -> None:
                 """Send the commands (started after the response is queued)."""
-                self._send_commands(session)
+                self.send_commands(session)
 
             self.task_group.start_soon(announce)
 
@@ -308,12 +390,15 @@ class SessionManager:
         session = self._live.get(session_id)
         if session is None:
             return
+        hub = self.hub(session)
+        if hub is not None and len(hub.members) > 1:
+            self._leave(session_id)  # the others go on watching: this client detaches
+            return
         session.begin_close()
         await session.wait_idle()
         session.mark_closed()
         if self._live.get(session_id) is session:
-            del self._live[session_id]
-            self.store.release(session_id)
+            self._leave(session_id)
 
     async def on_delete(self, params: DeleteSessionRequest) -> DeleteSessionResponse:
         """Delete a session and its history; unknown ids succeed silently (SS-23)."""
@@ -324,7 +409,8 @@ class SessionManager:
 
     # -- config options -----------------------------------------------------------------
 
-    def _options(self, session: AgentSession) -> list[SessionConfigOption] | None:
+    def current_options(self, session: AgentSession) -> list[SessionConfigOption] | None:
+        """The session's config options with their current values (None: it has none)."""
         return current_options(self.agent, session)
 
     async def on_set_config(
@@ -332,6 +418,7 @@ class SessionManager:
     ) -> SetSessionConfigOptionResponse:
         """Change one option; reject unknown ids and invalid values unchanged (CO-06, CO-09)."""
         session = self.live(params.session_id)
+        self.require_controller(session.id, "change its config options")
         options = set_option(self.agent, session, params)
         if self.agent.on_config_change is not None:
             await self.agent.on_config_change(session, params.config_id, params.value)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from acp2.agent.attach import AttachPolicy
     from acp2.agent.session import AgentSession
     from acp2.agent.store import HistoryStore
     from acp2.agent.turn import Turn
@@ -61,3 +62,5 @@ class AgentSettings:
     ext_requests: dict[str, Callable[[Any], Awaitable[Any]]] = field(default_factory=dict)
     ext_notifications: dict[str, Callable[[Any], Awaitable[None]]] = field(default_factory=dict)
     on_session_start: Callable[[AgentSession], Awaitable[None]] | None = None
+    attach: bool = True
+    may_attach: AttachPolicy | None = None
