@@ -33,10 +33,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
+import msgspec
+from msgspec import UNSET
 
+from acp2.agent.elicit import advertises
 from acp2.agent.fanout import Dropped, Fanout
 from acp2.agent.race import Question
 from acp2.errors import ConnectionClosed
+from acp2.schema import ElicitationCapabilities
 from acp2.schema.extensions import AttachRole
 
 if TYPE_CHECKING:
@@ -46,7 +50,15 @@ if TYPE_CHECKING:
     from acp2.schema import ClientCapabilities
     from acp2.schema.methods import MethodSpec
 
-__all__ = ["AttachPolicy", "AttachQuery", "Member", "SessionHub", "allowed", "same_principal"]
+__all__ = [
+    "AttachPolicy",
+    "AttachQuery",
+    "Member",
+    "SessionHub",
+    "allowed",
+    "same_principal",
+    "with_modes",
+]
 
 R = TypeVar("R")
 
@@ -78,6 +90,23 @@ async def allowed(policy: AttachPolicy | None, query: AttachQuery) -> bool:
     if inspect.isawaitable(verdict):
         verdict = await verdict
     return verdict is True
+
+
+def with_modes(
+    base: ClientCapabilities | None, every: list[ClientCapabilities | None]
+) -> ClientCapabilities | None:
+    """``base`` advertising each elicitation mode any of ``every`` advertises."""
+    form = next((m for m in every if advertises(m, "form")), None)
+    url = next((m for m in every if advertises(m, "url")), None)
+    if base is None or (
+        (advertises(base, "form") or form is None) and (advertises(base, "url") or url is None)
+    ):
+        return base
+    modes = ElicitationCapabilities(
+        form=form.elicitation.form if form is not None else UNSET,  # type: ignore[union-attr]
+        url=url.elicitation.url if url is not None else UNSET,  # type: ignore[union-attr]
+    )
+    return msgspec.structs.replace(base, elicitation=modes)
 
 
 @dataclass(eq=False, slots=True)
@@ -173,11 +202,15 @@ class SessionHub:
 
     def capabilities(self, preferred: Connection) -> ClientCapabilities | None:
         """The client capabilities a turn started by ``preferred`` goes by: that
-        client's while it is an attached controller, else the first controller's."""
+        client's while it is an attached controller, else the first controller's -- with
+        every elicitation mode some controller advertised (each request goes only to the
+        controllers that advertised its mode)."""
         controllers = self.controllers()
         chosen = next((m for m in controllers if m.connection is preferred), None)
         chosen = chosen or (controllers[0] if controllers else None)
-        return chosen.capabilities() if chosen is not None else None
+        if chosen is None:
+            return None
+        return with_modes(chosen.capabilities(), [m.capabilities() for m in controllers])
 
     async def ask(
         self,
@@ -186,20 +219,20 @@ class SessionHub:
         fallback: R,
         fits: Callable[[Member], bool] = lambda member: True,
     ) -> R:
-        """Ask every fitting controller; the first explicit answer (:mod:`acp2.agent.race`).
-
-        With a single client the request simply goes to it, as it always did (its
-        connection closing raises ``ConnectionClosed``).
+        """Ask every fitting controller, also those that attach while it is open; return
+        the first explicit answer (:mod:`acp2.agent.race`). With a single client that is
+        simply its answer (its connection closing raises ``ConnectionClosed``).
         """
         controllers = [m for m in self.controllers() if fits(m)]
-        if len(self.members) == 1 and len(controllers) == 1:
-            return await controllers[0].connection.call(spec, params)
+
+        def nobody_left() -> bool:
+            return all(m.connection.closed for m in self.members)
 
         def fits_connection(connection: Connection) -> bool:
             member = self.member(connection)
             return member is not None and member.role == "controller" and fits(member)
 
-        question = Question(spec, params, fallback, fits_connection)
+        question = Question(spec, params, fallback, fits_connection, nobody_left)
         self._questions.add(question)
         try:
             return await question.run([m.connection for m in controllers])

@@ -9,9 +9,11 @@ The rules, for a session several clients are attached to (:mod:`acp2.agent.attac
   withdrawn: their tasks are cancelled, so the connection sends ``$/cancel_request`` and
   drops the late answer.
 * When every asked controller has answered and none explicitly, the first implicit answer
-  counts (a policy's decline is still a decline); when there were only error answers, the
-  first error is raised; a controller whose connection closed gave no answer. With nobody
-  left to answer, the question's ``fallback`` is the answer (``cancelled``).
+  counts (a policy's decline is still a decline); when there were only error answers (or
+  malformed results), the first is raised; a controller whose connection closed gave no
+  answer. With nobody left to answer, the question's ``fallback`` is the answer (``cancelled``) -- unless no
+  client at all is left (``nobody_left()``): then ``ConnectionClosed`` is raised, as a
+  request to a lone client whose connection closed always did.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import anyio
 
-from acp2.errors import ConnectionClosed, RequestError
+from acp2.errors import ConnectionClosed, RemoteProtocolError, RequestError
 from acp2.schema.extensions import is_implicit
 
 if TYPE_CHECKING:
@@ -38,7 +40,7 @@ R = TypeVar("R")
 class Question(Generic[R]):
     """``spec(params)`` asked of several connections; :meth:`run` returns the answer that
     counts. ``fits(connection)`` says whether a controller may be asked (e.g. it advertised
-    the elicitation mode)."""
+    the elicitation mode); ``nobody_left()`` whether every client of the session is gone."""
 
     def __init__(
         self,
@@ -46,17 +48,20 @@ class Question(Generic[R]):
         params: Any,
         fallback: R,
         fits: Callable[[Connection], bool],
+        nobody_left: Callable[[], bool],
     ) -> None:
         self.spec = spec
         self.params = params
         self.fallback = fallback
         self.fits = fits
+        self.nobody_left = nobody_left
+        self._gone: ConnectionClosed | None = None
         self._tg: TaskGroup | None = None
         self._open = 0
         self._done = anyio.Event()
         self._explicit: R | None = None
         self._implicit: R | None = None
-        self._error: RequestError | None = None
+        self._error: RequestError | RemoteProtocolError | None = None
 
     async def run(self, connections: list[Connection]) -> R:
         """Ask each of ``connections`` (and any :meth:`ask` adds), wait for the answer
@@ -83,10 +88,10 @@ class Question(Generic[R]):
     async def _one(self, connection: Connection) -> None:
         try:
             answer = await connection.call(self.spec, self.params)
-        except RequestError as exc:
+        except (RequestError, RemoteProtocolError) as exc:  # an error, or a malformed result
             self._error = self._error or exc
-        except ConnectionClosed:
-            pass  # that client is gone: no answer from it
+        except ConnectionClosed as exc:
+            self._gone = exc  # that client is gone: no answer from it
         else:
             if not is_implicit(answer):
                 self._explicit = answer
@@ -105,4 +110,6 @@ class Question(Generic[R]):
             return self._implicit
         if self._error is not None:
             raise self._error
+        if self._gone is not None and self.nobody_left():
+            raise self._gone
         return self.fallback

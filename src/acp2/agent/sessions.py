@@ -6,7 +6,7 @@ from __future__ import annotations
 import secrets
 from typing import TYPE_CHECKING, Any
 
-from acp2.agent.attach import Member, SessionHub
+from acp2.agent.attach import AttachQuery, Member, SessionHub, allowed
 from acp2.agent.checks import (
     check_mcp,
     check_replay,
@@ -20,7 +20,7 @@ from acp2.agent.replay import fold_rows, render
 from acp2.agent.routes import Route, route
 from acp2.agent.runtime import AgentRuntime
 from acp2.agent.session import AgentSession, WorkStarter
-from acp2.errors import InvalidParams, InvalidRequest, ResourceNotFound
+from acp2.errors import InvalidParams, InvalidRequest, ResourceNotFound, SessionInUse
 from acp2.schema import (
     AvailableCommandsUpdate,
     CloseSessionRequest,
@@ -246,6 +246,11 @@ class SessionManager:
         elsewhere = self.runtime.hubs.get(record.id) if live is None else None
         if elsewhere is not None:
             # Live on another connection of this Agent: join it as a controller.
+            query = AttachQuery(record.id, "controller", self.principal, elsewhere.owner)
+            if not await allowed(self.agent.may_attach, query):
+                raise SessionInUse(
+                    "The session is in use by another client", {"sessionId": record.id}
+                )
             return await self.join(elsewhere, "controller", replay)
         if live is not None and replay:
             # Live updates wait behind the replay (RFD session-replay-complete). The fold

@@ -62,6 +62,7 @@ from acp2.state import (
 
 if TYPE_CHECKING:
     from acp2.client.connection import ClientConnection
+    from acp2.schema.extensions import AttachRole
 
 __all__ = ["ClientSession", "UpdateListener", "new_idempotency_key"]
 
@@ -85,8 +86,9 @@ class ClientSession:
     ``id`` is the agent's session id, ``cwd`` its working directory, ``state`` the
     reduced :class:`~acp2.state.SessionState` (read-only for callers), ``client`` the
     connection, ``closed`` True after :meth:`close`, ``replaying`` True while the updates
-    handed to the listeners are a resume's replayed history (False for everything live).
-    Create one with ``new_session`` or ``resume``.
+    handed to the listeners are a resume's replayed history (False for everything live),
+    ``role`` ``"controller"`` or, for a session attached to watch, ``"observer"``.
+    Create one with ``new_session``, ``resume`` or ``attach``.
     """
 
     def __init__(
@@ -103,6 +105,8 @@ class ClientSession:
         self.cwd = cwd
         self.state = SessionState(session_id=session_id) if state is None else state
         self.closed = False
+        #: How this client holds the session (``ClientConnection.attach``).
+        self.role: AttachRole = "controller"
         #: True while the updates being delivered are a resume's replayed history (see
         #: :meth:`ClientConnection.resume <acp2.client.ClientConnection.resume>`).
         self.replaying = False
