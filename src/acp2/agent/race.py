@@ -11,9 +11,10 @@ The rules, for a session several clients are attached to (:mod:`acp2.agent.attac
 * When every asked controller has answered and none explicitly, the first implicit answer
   counts (a policy's decline is still a decline); when there were only error answers (or
   malformed results), the first is raised; a controller whose connection closed gave no
-  answer. With nobody left to answer, the question's ``fallback`` is the answer (``cancelled``) -- unless no
-  client at all is left (``nobody_left()``): then ``ConnectionClosed`` is raised, as a
-  request to a lone client whose connection closed always did.
+  answer. With nobody left to answer, the question's ``fallback`` is the answer
+  (``cancelled``) -- unless no client at all is left (``nobody_left()``): then
+  ``ConnectionClosed`` is raised, as a request to a lone client whose connection closed
+  always did.
 """
 
 from __future__ import annotations
