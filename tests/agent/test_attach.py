@@ -12,6 +12,7 @@ from attach_harness import ATTACH, attach, clients
 
 from acp2.agent import Agent, Turn
 from acp2.agent.attach import AttachQuery
+from acp2.agent.runtime import runtime_for
 from acp2.errors import (
     InvalidParams,
     InvalidRequest,
@@ -263,3 +264,27 @@ async def test_a_resume_on_another_connection_joins_the_live_session() -> None:
         theirs = await other.wait_idle(sid)
     assert states == ["running"]  # the one session, busy: not a second idle one
     assert mine == theirs
+
+
+async def test_a_session_another_client_holds_cannot_be_deleted_under_it() -> None:
+    async with clients(_agent(), None, None) as (owner, watcher):
+        sid = await owner.new_session()
+        await attach(watcher, sid)
+        with pytest.raises(SessionInUse):
+            await owner.call("session/delete", {"sessionId": sid})
+        await watcher.call("session/close", {"sessionId": sid})
+        await owner.call("session/delete", {"sessionId": sid})
+        with pytest.raises(ResourceNotFound):
+            await owner.prompt(sid, "gone")
+
+
+async def test_a_failed_session_start_leaves_no_session_to_attach_to() -> None:
+    async def refuse(session: Any) -> None:
+        raise RuntimeError("no sessions today")
+
+    agent = _agent(on_session_start=refuse)
+    async with clients(agent, None) as (owner,):
+        with pytest.raises(Exception, match="no sessions today"):
+            await owner.new_session()
+    assert not agent.history().leases.held()
+    assert not runtime_for(agent).hubs

@@ -6,7 +6,7 @@ from __future__ import annotations
 import secrets
 from typing import TYPE_CHECKING, Any
 
-from acp2.agent.attach import AttachQuery, Member, SessionHub, allowed
+from acp2.agent.attach import AttachQuery, SessionHub, allowed
 from acp2.agent.checks import (
     check_mcp,
     check_replay,
@@ -16,11 +16,12 @@ from acp2.agent.checks import (
 from acp2.agent.config import current_options, set_option
 from acp2.agent.emitter import Emitter, HeldFrames
 from acp2.agent.listing import list_page
+from acp2.agent.membership import Membership
 from acp2.agent.replay import fold_rows, render
 from acp2.agent.routes import Route, route
 from acp2.agent.runtime import AgentRuntime
 from acp2.agent.session import AgentSession, WorkStarter
-from acp2.errors import InvalidParams, InvalidRequest, ResourceNotFound, SessionInUse
+from acp2.errors import InvalidParams, ResourceNotFound, SessionInUse
 from acp2.schema import (
     AvailableCommandsUpdate,
     CloseSessionRequest,
@@ -66,7 +67,7 @@ __all__ = ["PAGE_SIZE", "SessionManager"]
 PAGE_SIZE = 50
 
 
-class SessionManager:
+class SessionManager(Membership):
     """The sessions live on one connection, and the session-management handlers.
 
     ``runtime`` is the Agent's state shared across connections (history store, session
@@ -122,41 +123,6 @@ class SessionManager:
         finally:
             self.leave_all()
 
-    def leave_all(self) -> None:
-        """Detach this connection from every session it holds and give up their leases
-        (acp2.agent.lease); work the other clients still watch goes on (idempotent)."""
-        for session_id in list(self._live):
-            self._leave(session_id)
-
-    def _leave(self, session_id: str) -> None:
-        session = self._live.pop(session_id, None)
-        if session is None:
-            return
-        self.store.release(session_id)
-        hub = self.runtime.hubs.get(session_id)
-        if hub is not None and hub.session is session and hub.leave(self.connection):
-            del self.runtime.hubs[session_id]
-
-    def hub(self, session: AgentSession) -> SessionHub | None:
-        """The hub of ``session`` (None once nobody holds it)."""
-        hub = self.runtime.hubs.get(session.id)
-        return hub if hub is not None and hub.session is session else None
-
-    def role(self, session_id: str) -> AttachRole:
-        """How this connection holds ``session_id``: ``controller`` unless it attached
-        as an observer."""
-        hub = self.runtime.hubs.get(session_id)
-        member = hub.member(self.connection) if hub is not None else None
-        return member.role if member is not None else "controller"
-
-    def require_controller(self, session_id: str, action: str) -> None:
-        """Raise -32600 (``data.role``) when this connection only observes the session."""
-        if self.role(session_id) == "observer":
-            raise InvalidRequest(
-                f"This client is attached to the session as an observer: it may not {action}",
-                {"sessionId": session_id, "role": "observer"},
-            )
-
     # -- lookups ----------------------------------------------------------------------
 
     def find(self, session_id: str) -> AgentSession | None:
@@ -191,8 +157,7 @@ class SessionManager:
                 await self.agent.on_session_start(session)
             except BaseException:
                 # The client gets an error, so there is no session: leave no trace of it.
-                del self._live[session_id]
-                self.store.release(session_id)
+                self._leave(session_id)
                 self.store.delete_session(session_id)
                 raise
         self._announce_commands(session)
@@ -227,15 +192,6 @@ class SessionManager:
         # Everything the resume owes goes before its response (acp-tck RESUME-202).
         self.send_commands(session, to_client)
         return response
-
-    def to_client(self, session: AgentSession) -> Emitter:
-        """The emitter for what only this connection's client is owed (a snapshot): the
-        session's own while nobody else is attached, else one writing to this connection
-        alone."""
-        hub = self.hub(session)
-        if hub is None or len(hub.members) == 1:
-            return session.emitter
-        return Emitter(session.id, self.connection, None)
 
     async def _reattach(
         self, record: SessionRecord, replay: bool, dirs: list[str], mcp: list[Any]
@@ -323,19 +279,15 @@ class SessionManager:
             session_id, cwd, dirs, mcp, emitter, shared=shared, start_work=self._start_work
         )
         self._live[session_id] = session
-        hub = self.runtime.hubs[session_id] = SessionHub(session, self.principal)
-        hub.join(self._member("controller", self.connection))
+        self.host(session)
         return session
-
-    def _member(self, role: AttachRole, sink: Any) -> Member:
-        return Member(self.connection, role, self.principal, self.capabilities, sink)
 
     async def join(self, hub: SessionHub, role: AttachRole, replay: bool) -> AgentSession:
         """Attach this connection to the live session of ``hub`` as ``role``; with
         ``replay``, first send it the history (then ``replay_complete``) while its live
         frames wait, so each update reaches it once: in the replay or after the marker."""
         session = hub.session
-        member = self._member(role, HeldFrames(self.connection) if replay else self.connection)
+        member = self.member(role, HeldFrames(self.connection) if replay else self.connection)
         self.store.acquire(session.id)  # one more hold of this process's lease
         self._live[session.id] = session
         hub.join(member)
@@ -406,7 +358,16 @@ class SessionManager:
             self._leave(session_id)
 
     async def on_delete(self, params: DeleteSessionRequest) -> DeleteSessionResponse:
-        """Delete a session and its history; unknown ids succeed silently (SS-23)."""
+        """Delete a session and its history; unknown ids succeed silently (SS-23).
+
+        A session another client of this Agent holds is refused (``-32010``): its
+        history is theirs too.
+        """
+        hub = self.runtime.hubs.get(params.session_id)
+        if hub is not None and any(m.connection is not self.connection for m in hub.members):
+            raise SessionInUse(
+                "Other clients are attached to the session", {"sessionId": params.session_id}
+            )
         await self.close(params.session_id)
         self.store.delete_session(params.session_id)
         self.runtime.forget(params.session_id)
