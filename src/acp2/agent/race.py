@@ -95,7 +95,8 @@ class Question(Generic[R]):
             self._gone = exc  # that client is gone: no answer from it
         else:
             if not is_implicit(answer):
-                self._explicit = answer
+                if self._explicit is None:  # two answers in one loop pass: the first wins
+                    self._explicit = answer
                 self._done.set()
             elif self._implicit is None:
                 self._implicit = answer
