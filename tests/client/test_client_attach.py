@@ -117,12 +117,16 @@ async def test_an_observer_session_holds_the_history_and_follows_the_live_turn()
     assert watched.state.stop_reason == mine.state.stop_reason == "end_turn"
 
 
-async def test_an_observers_prompt_is_refused_by_the_agent() -> None:
+async def test_an_observers_prompt_is_refused_by_the_agent_and_its_cancel_locally() -> None:
     async with two_clients() as (owner, other):
         mine = await owner.new_session()
         watched = await other.attach(mine.id)
         with pytest.raises(InvalidRequest, match="observer"):
             await watched.prompt("echo mine")
+        work = await mine.prompt("wait")
+        with pytest.raises(LocalProtocolError, match="observer"):
+            await watched.cancel()
+        assert await work.cancel() == "cancelled"
 
 
 async def _after_the_owners_deny_all(request: PermissionRequest) -> Any:

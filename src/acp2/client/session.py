@@ -361,9 +361,15 @@ class ClientSession:
         ``cancelled`` (PL-15) and answer every pending permission request ``cancelled``
         (PL-16), except those about tool calls the agent lists as background work (D-15).
         Then, with ``wait``, return once every accepted work has reported its idle
-        and the session is idle (PL-18). Raises ``ConnectionClosed`` if the agent goes away.
+        and the session is idle (PL-18). Raises ``ConnectionClosed`` if the agent goes away,
+        and ``LocalProtocolError`` (sending nothing) for a session attached as an observer:
+        the agent ignores an observer's cancel, and a notification has no error answer.
         """
         self._check_open()
+        if self.role == "observer":
+            raise LocalProtocolError(
+                f"session {self.id} is attached as an observer: it cannot cancel"
+            )
         self._link.notify_nowait(SESSION_CANCEL, CancelSessionNotification(session_id=self.id))
         mark_cancelled(self.state)
         self._permissions.cancel_foreground(self.state)
