@@ -65,7 +65,9 @@ async def test_in07_in09_capabilities_advertise_exactly_the_configured_features(
 
 
 async def test_in07_unconfigured_optional_features_are_omitted_not_false() -> None:
-    agent = make_agent(prompt_embedded_context=False, delete=False, additional_directories=False)
+    agent = make_agent(
+        prompt_embedded_context=False, delete=False, additional_directories=False, attach=False
+    )
     async with agent_harness(agent) as h:
         session = (await h.initialize())["capabilities"]["session"]
     assert session == {"prompt": {}, "mcp": {}}

@@ -29,7 +29,7 @@ from .test_acp2_client_vs_ts_agent import (
     states,
     valid_wire,
 )
-from .wire import session_updates
+from .wire import selected, session_updates
 
 pytestmark = pytest.mark.interop
 
@@ -89,7 +89,7 @@ async def test_client_tools(
     (asked,) = agent_requests(frames, "session/request_permission")
     (option,) = [o for o in asked["params"]["options"] if o["kind"] == kind]
     (answer,) = client_answers(frames, asked["id"])
-    assert answer["result"] == {"outcome": {"outcome": "selected", "optionId": option["optionId"]}}
+    assert answer["result"] == selected(option["optionId"], implicit=policy is deny_all)
     # The agent reports requires_action just before it asks.
     assert states(frames) == ["running", "requires_action", "running", "idle"]
 

@@ -28,6 +28,7 @@ from .v1_expectations import (
     stop_reasons,
     valid_v1_wire,
 )
+from .wire import selected
 
 pytestmark = pytest.mark.interop
 
@@ -84,7 +85,7 @@ async def test_client_answers_a_v1_agents_permission_request(
             if status == "completed":
                 assert any(isinstance(c, Diff) for c in call.content)
 
-    check_selected(valid_v1_wire(log), kind)
+    check_selected(valid_v1_wire(log), kind, implicit=policy is deny_all)
 
 
 @pytest.mark.anyio
@@ -167,7 +168,7 @@ def test_acp2_run_answers_a_v1_agents_permission(
     frames = valid_v1_wire(log)
     (asked,) = agent_requests(frames, "session/request_permission")
     (answer,) = client_answers(frames, asked["id"])
-    assert answer["result"] == {"outcome": {"outcome": "selected", "optionId": option}}
+    assert answer["result"] == selected(option, implicit=permission == "deny")
 
 
 def test_acp2_run_cancels_a_v1_turn(py_sdk_v1: Path, tmp_path: Path) -> None:

@@ -96,7 +96,7 @@ async def test_client_answers_a_ts_v1_agents_permission_request(
             assert (call.status, call.kind, call.title) == (status, "edit", "Edit hello.txt")
             assert any(isinstance(c, Diff) for c in call.content) == (status == "completed")
 
-    check_selected(valid_v1_wire(log), kind)
+    check_selected(valid_v1_wire(log), kind, implicit=policy is deny_all)
 
 
 def keep_only_kept_txt(request: PermissionRequest) -> PermissionOption | None:

@@ -32,7 +32,7 @@ from helpers.timeouts import SCENARIO_TIMEOUT
 
 from .test_acp2_client_vs_ts_agent import agent_requests, client_answers, index, is_sent
 from .v1_schema import validate_v1_log
-from .wire import Frame, read_log
+from .wire import Frame, read_log, selected
 
 Report = dict[str, Any]
 
@@ -303,12 +303,13 @@ async def cancel_during_permission(agent: Sequence[str], cwd: Path, log: Path) -
     assert stop_reasons(frames) == ["cancelled"]
 
 
-def check_selected(frames: list[Frame], kind: str) -> None:
-    """The one permission request on the wire was answered with its ``kind`` option."""
+def check_selected(frames: list[Frame], kind: str, *, implicit: bool = False) -> None:
+    """The one permission request on the wire was answered with its ``kind`` option
+    (marked implicit when a policy gave it without asking, :func:`wire.selected`)."""
     (asked,) = agent_requests(frames, "session/request_permission")
     (option,) = [o for o in asked["params"]["options"] if o["kind"] == kind]
     (answer,) = client_answers(frames, asked["id"])
-    assert answer["result"] == {"outcome": {"outcome": "selected", "optionId": option["optionId"]}}
+    assert answer["result"] == selected(option["optionId"], implicit=implicit)
 
 
 def acp2_run(

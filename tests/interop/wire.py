@@ -100,3 +100,13 @@ def session_updates(frames: Iterable[Frame]) -> list[dict[str, Any]]:
 def methods(frames: Iterable[Frame], sender: Sender | None = None) -> list[str]:
     """The method of every request and notification, in order."""
     return [m["method"] for m in messages(frames, sender) if "method" in m]
+
+
+def selected(option_id: str, *, implicit: bool = False) -> dict[str, Any]:
+    """The result of a permission answer that selected ``option_id``; ``implicit`` for one
+    an acp2 policy gave without asking anyone (``deny_all``), which says so in ``_meta``
+    (acp2.schema.extensions)."""
+    result: dict[str, Any] = {"outcome": {"outcome": "selected", "optionId": option_id}}
+    if implicit:
+        result["_meta"] = {"acp2": {"implicit": True}}
+    return result

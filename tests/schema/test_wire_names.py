@@ -1,7 +1,8 @@
 """Wire method names are written in the method tables only (one table per protocol).
 
 Every ``.py`` under src/acp2 is parsed; a string constant equal to a v2 or v1 wire
-method name outside ``schema/methods.py`` and ``compat/v1/`` fails the test. Docstrings
+method name outside ``schema/methods.py``, ``schema/extensions.py`` (acp2's own ``_``
+methods) and ``compat/v1/`` fails the test. Docstrings
 may mention names (the first statement of a module, class or function is skipped), and
 so may comments (the ast has none).
 """
@@ -14,12 +15,13 @@ from pathlib import Path
 
 import acp2
 from acp2.compat.v1.methods import METHODS as V1_METHODS
+from acp2.schema.extensions import EXTENSIONS
 from acp2.schema.methods import METHODS
 
 SRC = Path(acp2.__file__).parent
-NAMES = frozenset(METHODS) | frozenset(V1_METHODS)
-#: Where the names are written: the v2 table and everything of v1.
-TABLES = ("schema/methods.py", "compat/v1/")
+NAMES = frozenset(METHODS) | frozenset(V1_METHODS) | frozenset(EXTENSIONS)
+#: Where the names are written: the v2 table, acp2's extension table and everything of v1.
+TABLES = ("schema/methods.py", "schema/extensions.py", "compat/v1/")
 
 _SCOPES = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -92,3 +94,4 @@ def test_both_tables_contribute_names() -> None:
     assert "session/prompt" in NAMES  # v2 (and v1)
     assert "session/load" in NAMES - METHODS.keys()  # v1 only
     assert "auth/login" in NAMES - V1_METHODS.keys()  # v2 only
+    assert "_acp2/session/attach" in NAMES - METHODS.keys()  # acp2's extension

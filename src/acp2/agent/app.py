@@ -45,8 +45,11 @@ class Agent(AgentSettings):
     (a SQLite path, ``":memory:"``, a ``postgresql://`` URL, a store such as
     :class:`HistoryStore`, or None for the default file under the user's data directory;
     :func:`acp2.agent.runtime.open_store`); ``list_page_size`` the number of sessions per
-    ``session/list`` page. Compares by identity: each Agent object has its own runtime
-    state (:func:`acp2.agent.runtime.runtime_for`).
+    ``session/list`` page. ``attach`` lets other connections attach to a live session
+    (``_acp2/session/attach``, :mod:`acp2.agent.attach`) and ``may_attach`` decides who
+    may (default: connections of the principal that made the session live). Compares by
+    identity: each Agent object has its own runtime state
+    (:func:`acp2.agent.runtime.runtime_for`).
     """
 
     def prompt(self, handler: PromptHandler) -> PromptHandler:
@@ -85,11 +88,14 @@ class Agent(AgentSettings):
         """Return the history store, opening it on first use."""
         return runtime_for(self).store
 
-    async def serve(self, transport: Transport) -> None:
+    async def serve(self, transport: Transport, *, principal: object = None) -> None:
         """Serve one client connection on ``transport`` until it closes.
 
         A client whose ``initialize`` asks for protocol version 1 is served through the
-        v1 front bridge (:mod:`acp2.bridge.front`); any other is served as v2."""
+        v1 front bridge (:mod:`acp2.bridge.front`); any other is served as v2.
+        ``principal`` is who the server says the client is: it decides which live
+        sessions the connection may attach to (:mod:`acp2.agent.attach`; v1 clients
+        cannot attach)."""
         from acp2.agent.connection import serve_connection
         from acp2.bridge.peek import peek_version
 
@@ -100,7 +106,7 @@ class Agent(AgentSettings):
 
             await serve_v1_client(self, transport)
         else:
-            await serve_connection(self, transport)
+            await serve_connection(self, transport, principal=principal)
 
     async def serve_stdio(self) -> None:
         """Serve ACP on this process's stdin/stdout until stdin closes."""

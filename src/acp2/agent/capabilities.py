@@ -30,6 +30,7 @@ from acp2.schema import (
     SessionDeleteCapabilities,
     TextContent,
 )
+from acp2.schema.extensions import attach_capability
 
 if TYPE_CHECKING:
     from acp2.agent.settings import AgentSettings as Agent
@@ -46,6 +47,20 @@ def build_initialize_response(agent: Agent) -> InitializeResponse:
     The version is always 2: a v2 agent answers its newest version whatever was asked
     (Aug IN-04), so a client asking for 1 or 65535 still gets a usable answer.
     """
+    info = Implementation(name=agent.name, version=agent.version)
+    if agent.title is not None:
+        info.title = agent.title
+    response = InitializeResponse(
+        protocol_version=PROTOCOL_VERSION,
+        info=info,
+        capabilities=AgentCapabilities(session=_session_capabilities(agent)),
+    )
+    if agent.auth_methods:
+        response.auth_methods = [_auth_method(m) for m in agent.auth_methods]
+    return response
+
+
+def _session_capabilities(agent: Agent) -> SessionCapabilities:
     prompt = PromptCapabilities()
     if agent.prompt_image:
         prompt.image = PromptImageCapabilities()
@@ -63,17 +78,9 @@ def build_initialize_response(agent: Agent) -> InitializeResponse:
         session.delete = SessionDeleteCapabilities()
     if agent.additional_directories:
         session.additional_directories = SessionAdditionalDirectoriesCapabilities()
-    info = Implementation(name=agent.name, version=agent.version)
-    if agent.title is not None:
-        info.title = agent.title
-    response = InitializeResponse(
-        protocol_version=PROTOCOL_VERSION,
-        info=info,
-        capabilities=AgentCapabilities(session=session),
-    )
-    if agent.auth_methods:
-        response.auth_methods = [_auth_method(m) for m in agent.auth_methods]
-    return response
+    if agent.attach:
+        session.meta = attach_capability()  # acp2's extension (acp2.schema.extensions)
+    return session
 
 
 def _auth_method(spec: Any) -> AuthMethodAgent:

@@ -11,16 +11,20 @@ method table (:mod:`acp2.schema.methods`).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from functools import partial
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import anyio
 from anyio.abc import TaskGroup
 from msgspec import Raw
 
+from acp2.agent.attaching import attach
 from acp2.agent.capabilities import build_initialize_response, check_prompt
 from acp2.agent.context import TurnContext
 from acp2.agent.dedupe import KeyedPrompt, exit_after_insert_for_tests
+from acp2.agent.elicit import advertises
 from acp2.agent.routes import Route, route
 from acp2.agent.runner import WorkHandler, run_turn
 from acp2.agent.runtime import AgentRuntime, runtime_for
@@ -30,6 +34,7 @@ from acp2.agent.turn import Turn
 from acp2.errors import AuthRequired, InvalidParams, InvalidRequest, MethodNotFound
 from acp2.rpc import Connection
 from acp2.schema import (
+    CancelledPermissionOutcome,
     CancelSessionNotification,
     CancelTerminalRequest,
     CancelTerminalResponse,
@@ -39,6 +44,8 @@ from acp2.schema import (
     CompleteElicitationNotification,
     CreateElicitationRequest,
     CreateElicitationResponse,
+    ElicitationCancelAction,
+    ElicitationUrlMode,
     InitializeRequest,
     InitializeResponse,
     LoginAuthRequest,
@@ -51,6 +58,7 @@ from acp2.schema import (
     RequestPermissionResponse,
     UserMessage,
 )
+from acp2.schema.extensions import SESSION_ATTACH
 from acp2.schema.methods import (
     AUTH_LOGIN,
     AUTH_LOGOUT,
@@ -70,18 +78,31 @@ if TYPE_CHECKING:
 
 __all__ = ["AgentConnection", "serve_connection"]
 
+log = logging.getLogger("acp2.agent")
+
+#: The answer to a permission request nobody is left to answer.
+CANCELLED_PERMISSION = RequestPermissionResponse(outcome=CancelledPermissionOutcome())
+
 P = TypeVar("P")
 R = TypeVar("R")
 
 
-async def serve_connection(agent: Agent, transport: Transport) -> None:
-    """Serve ``agent`` on one transport until the peer goes away; cancel its work then."""
+async def serve_connection(agent: Agent, transport: Transport, *, principal: object = None) -> None:
+    """Serve ``agent`` on one transport until the peer goes away; cancel its work then.
+
+    ``principal`` is who the server says the client is (e.g. from its bearer token):
+    by default a connection may attach only to sessions made live by a connection of an
+    equal principal (:mod:`acp2.agent.attach`). Work of a session other clients still
+    hold is not cancelled: this call returns once it has ended.
+    """
     runtime = runtime_for(agent)
     store = runtime.store
     async with Connection(transport, name="client") as conn, anyio.create_task_group() as tg:
         conn.add_flush_hook(store.flush)
-        AgentConnection(agent, conn, tg, runtime).register()
+        served = AgentConnection(agent, conn, tg, runtime, principal=principal)
+        served.register()
         await conn.wait_closed()
+        served.sessions.leave_connection()  # shields the work other clients still watch
         tg.cancel_scope.cancel()
     store.flush()
 
@@ -96,6 +117,8 @@ class AgentConnection:
         connection: Connection,
         task_group: TaskGroup,
         runtime: AgentRuntime | None = None,
+        *,
+        principal: object = None,
     ) -> None:
         self.agent = agent
         self.connection = connection
@@ -105,7 +128,13 @@ class AgentConnection:
         self.client_capabilities: ClientCapabilities | None = None
         self.logged_in = not agent.auth_methods
         self.sessions = SessionManager(
-            agent, self.runtime, connection, task_group, start_work=self.start_work
+            agent,
+            self.runtime,
+            connection,
+            task_group,
+            start_work=self.start_work,
+            principal=principal,
+            capabilities=lambda: self.client_capabilities,
         )
 
     # -- wiring -------------------------------------------------------------------
@@ -122,6 +151,8 @@ class AgentConnection:
         routes.append(route(SESSION_CANCEL, self.on_cancel))
         routes.append(route(TOOL_CALL_CANCEL, guard(self.on_cancel_tool_call)))
         routes.append(route(TERMINAL_CANCEL, guard(self.on_cancel_terminal)))
+        if self.agent.attach:
+            routes.append(route(SESSION_ATTACH, guard(partial(attach, self.sessions))))
         return routes
 
     def register(self) -> None:
@@ -200,6 +231,7 @@ class AgentConnection:
         ``user_message`` with the same ``messageId``, then ``running`` (PL-03, PL-04, PL-06).
         """
         session = self.sessions.live(params.session_id)
+        self.sessions.require_controller(session.id, "prompt")
         check_prompt(self.agent, params.prompt)
         keyed = KeyedPrompt.of(self.runtime.store, params)
         if keyed is not None and (earlier := keyed.earlier()) is not None:
@@ -239,8 +271,13 @@ class AgentConnection:
         """Cancel the session's foreground work and withdraw held prompts (PL-18); a child
         session only when it was announced cancellable (else ignored: a notification)."""
         session = self.sessions.find(params.session_id)
-        if session is not None and (session.parent is None or session.cancellable):
-            session.cancel()
+        if session is None or (session.parent is not None and not session.cancellable):
+            return  # a child announced not cancellable: a notification has no refusal
+        if self.sessions.role(session.id) == "observer":
+            # A notification has no answer to refuse it with: it is ignored (logged).
+            log.info("session/cancel from an observer of %s ignored", session.id)
+            return
+        session.cancel()
 
     async def on_cancel_tool_call(self, params: CancelToolCallRequest) -> CancelToolCallResponse:
         """Accept ``tool_call/cancel`` for a call that advertises ``cancel`` (TC-13): its
@@ -263,17 +300,43 @@ class AgentConnection:
         self._begin(session, Turn(self._context(session), [], None), None, handler)
 
     async def ask_permission(self, request: RequestPermissionRequest) -> RequestPermissionResponse:
-        """Send ``request`` to the client and return its answer."""
-        return await self.connection.call(SESSION_REQUEST_PERMISSION, request)
+        """Send ``request`` to the session's controllers; the answer that counts
+        (:meth:`acp2.agent.attach.SessionHub.ask`: with one client, simply its answer)."""
+        hub = self.runtime.hubs.get(request.session_id)
+        if hub is None:
+            return await self.connection.call(SESSION_REQUEST_PERMISSION, request)
+        return await hub.ask(SESSION_REQUEST_PERMISSION, request, CANCELLED_PERMISSION)
 
     async def elicit(self, request: CreateElicitationRequest) -> CreateElicitationResponse:
-        """Send ``elicitation/create`` to the client and return its answer."""
-        return await self.connection.call(ELICITATION_CREATE, request)
+        """Send ``elicitation/create`` to the session's controllers that advertised its
+        mode; the answer that counts (``cancel`` when there is nobody to ask)."""
+        session_id = getattr(request, "session_id", None)
+        hub = self.runtime.hubs.get(session_id) if isinstance(session_id, str) else None
+        if hub is None:
+            return await self.connection.call(ELICITATION_CREATE, request)
+        mode: Literal["form", "url"] = "url" if isinstance(request, ElicitationUrlMode) else "form"
+        return await hub.ask(
+            ELICITATION_CREATE,
+            request,
+            ElicitationCancelAction(),
+            lambda member: advertises(member.capabilities(), mode),
+        )
 
-    async def complete_elicitation(self, elicitation_id: str) -> None:
-        """Tell the client the URL elicitation ``elicitation_id`` finished (EL-11)."""
-        params = CompleteElicitationNotification(elicitation_id=elicitation_id)
-        await self.connection.notify(ELICITATION_COMPLETE, params)
+    def _completer(self, session: AgentSession) -> Callable[[str], Awaitable[None]]:
+        async def complete(elicitation_id: str) -> None:
+            """Tell the controllers the URL elicitation finished (EL-11)."""
+            params = CompleteElicitationNotification(elicitation_id=elicitation_id)
+            hub = self.sessions.hub(session)
+            if hub is None:
+                await self.connection.notify(ELICITATION_COMPLETE, params)
+            else:
+                await hub.notify_controllers(ELICITATION_COMPLETE, params)
+
+        return complete
+
+    def _capabilities(self, session: AgentSession) -> ClientCapabilities | None:
+        hub = self.sessions.hub(session)
+        return self.client_capabilities if hub is None else hub.capabilities(self.connection)
 
     def _context(self, session: AgentSession) -> TurnContext:
         return TurnContext(
@@ -281,8 +344,8 @@ class AgentConnection:
             session.emitter,
             self.ask_permission,
             self.elicit,
-            self.complete_elicitation,
-            lambda: self.client_capabilities,
+            self._completer(session),
+            lambda: self._capabilities(session),
         )
 
     def _begin(
@@ -290,6 +353,11 @@ class AgentConnection:
     ) -> None:
         """Make ``turn`` the session's current work and start it in its own task."""
         session.begin(turn)
-        self.task_group.start_soon(run_turn, session, turn, user_frame, body)
+        hub = self.sessions.hub(session)
+        if hub is None:
+            self.task_group.start_soon(run_turn, session, turn, user_frame, body)
+        else:  # in a scope the hub shields when this client leaves before the others
+            work = partial(run_turn, session, turn, user_frame, body)
+            self.task_group.start_soon(hub.host, self.connection, work)
         # The response and the turn's first updates then share one write (ledger 10).
         self.connection.coalesce_output()

@@ -37,6 +37,7 @@ __all__ = [
     "ElicitationResult",
     "ElicitationUnsupported",
     "Elicitor",
+    "advertises",
     "elicit",
     "form_request",
     "url_request",
@@ -91,10 +92,15 @@ class ElicitationContentError(RemoteProtocolError):
 
 def check_mode(capabilities: ClientCapabilities | None, mode: Literal["form", "url"]) -> None:
     """Raise :class:`ElicitationUnsupported` unless the client advertised ``mode`` (EL-01)."""
+    if not advertises(capabilities, mode):
+        raise ElicitationUnsupported(f"the client did not advertise {mode} elicitation")
+
+
+def advertises(capabilities: ClientCapabilities | None, mode: Literal["form", "url"]) -> bool:
+    """True when ``capabilities`` advertise the elicitation ``mode`` (EL-01)."""
     elicitation = getattr(capabilities, "elicitation", None)
     advertised = getattr(elicitation, "form" if mode == "form" else "url", None)
-    if not isinstance(advertised, msgspec.Struct):
-        raise ElicitationUnsupported(f"the client did not advertise {mode} elicitation")
+    return isinstance(advertised, msgspec.Struct)
 
 
 def form_request(

@@ -20,7 +20,7 @@ from acp2.schema.codec import decode_any, encode
 from acp2.schema.methods import SESSION_UPDATE
 from acp2.store.base import SessionStore
 
-__all__ = ["NOT_RECORDED", "Emitter", "FrameSink"]
+__all__ = ["NOT_RECORDED", "Emitter", "FrameSink", "HeldFrames"]
 
 #: Update kinds that are not part of the conversation history (never replayed).
 NOT_RECORDED = frozenset({b"state_update", b"notice"})
@@ -117,29 +117,34 @@ class Emitter:
         except ConnectionClosed:
             pass
 
+    def retarget(self, sink: FrameSink) -> None:
+        """Send to ``sink`` from now on (the clients attached to the session changed,
+        :mod:`acp2.agent.attach`); frames kept by :meth:`hold` go there at the release."""
+        held = self._sink
+        if isinstance(held, HeldFrames):
+            held.sink = sink
+        else:
+            self._sink = sink
+
     def hold(self) -> None:
         """Keep every frame sent from now on until :meth:`release` (a resume's replay is
         running: live updates wait behind it, RFD session-replay-complete). They are still
         recorded in history as they are emitted."""
         held = self._sink
-        if isinstance(held, _HeldFrames):
+        if isinstance(held, HeldFrames):
             held.depth += 1  # two replays at once: held until both are done
         else:
-            self._sink = _HeldFrames(held)
+            self._sink = HeldFrames(held)
 
     def release(self) -> None:
         """Undo one :meth:`hold`; after the last, send the kept frames in order."""
         held = self._sink
-        if isinstance(held, _HeldFrames):
+        if isinstance(held, HeldFrames):
             held.depth -= 1
             if held.depth:
                 return
             self._sink = held.sink
-            for frame in held.frames:
-                try:  # noqa: SIM105 - same as emit
-                    held.sink.send_frame_nowait(frame)
-                except ConnectionClosed:
-                    pass
+            held.flush()
 
     async def emit_async(self, update: Any) -> None:
         """:meth:`emit`, then ``drain()`` when the connection says so (backpressure).
@@ -153,8 +158,9 @@ class Emitter:
             await self._sink.drain()
 
 
-class _HeldFrames:
-    """A :class:`FrameSink` that keeps the frames (backpressure is the real sink's)."""
+class HeldFrames:
+    """A :class:`FrameSink` that keeps the frames (backpressure is the real sink's) until
+    :meth:`flush` sends them to the real one."""
 
     __slots__ = ("depth", "frames", "sink")
 
@@ -166,6 +172,15 @@ class _HeldFrames:
     def send_frame_nowait(self, frame: bytes) -> None:
         """Keep ``frame`` for the release."""
         self.frames.append(frame)
+
+    def flush(self) -> None:
+        """Send the kept frames to the real sink, in order (dropped if it is closed)."""
+        frames, self.frames = self.frames, []
+        for frame in frames:
+            try:  # noqa: SIM105 - same as emit
+                self.sink.send_frame_nowait(frame)
+            except ConnectionClosed:
+                pass
 
     async def drain(self) -> None:
         """The real sink's drain."""

@@ -2,7 +2,8 @@
 
 The ``Agent`` is configuration only. The state that outlives one connection -- the opened
 history store, each session's author dict (``AgentSession.data``) and its current config
-option values -- lives here, in an :class:`AgentRuntime` per Agent object, found with
+option values, and the :class:`~acp2.agent.attach.SessionHub` of each live session (the
+connections attached to it) -- lives here, in an :class:`AgentRuntime` per Agent object, found with
 :func:`runtime_for` (held weakly: it goes away with its Agent).
 """
 
@@ -19,6 +20,7 @@ from acp2.store.base import StoreSpec
 from acp2.store.leasing import default_lease_ttl
 
 if TYPE_CHECKING:
+    from acp2.agent.attach import SessionHub
     from acp2.agent.settings import AgentSettings as Agent
 
 __all__ = ["AgentRuntime", "open_store", "runtime_for"]
@@ -49,6 +51,8 @@ class AgentRuntime:
         self._name = name
         self._store: SessionStore | None = None
         self._sessions: dict[str, SessionShared] = {}
+        #: The live sessions of this Agent by id: the connections attached to each.
+        self.hubs: dict[str, SessionHub] = {}
 
     @property
     def store(self) -> SessionStore:

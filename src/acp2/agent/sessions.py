@@ -6,6 +6,7 @@ from __future__ import annotations
 import secrets
 from typing import TYPE_CHECKING, Any
 
+from acp2.agent.attach import AttachQuery, SessionHub, allowed
 from acp2.agent.checks import (
     check_mcp,
     check_replay,
@@ -14,13 +15,14 @@ from acp2.agent.checks import (
 )
 from acp2.agent.children import MAX_CHILDREN, announcement, mirrored
 from acp2.agent.config import current_options, set_option
-from acp2.agent.emitter import Emitter
+from acp2.agent.emitter import Emitter, HeldFrames
 from acp2.agent.listing import list_page
+from acp2.agent.membership import Membership
 from acp2.agent.replay import fold_rows, render
 from acp2.agent.routes import Route, route
 from acp2.agent.runtime import AgentRuntime
 from acp2.agent.session import AgentSession, WorkStarter
-from acp2.errors import InvalidParams, LocalProtocolError, ResourceNotFound
+from acp2.errors import InvalidParams, LocalProtocolError, ResourceNotFound, SessionInUse
 from acp2.schema import (
     AvailableCommandsUpdate,
     CloseSessionRequest,
@@ -49,11 +51,15 @@ from acp2.schema.methods import (
 from acp2.state import SessionState
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from anyio.abc import TaskGroup
 
     from acp2.agent.settings import AgentSettings as Agent
     from acp2.agent.store import SessionRecord
     from acp2.rpc import Connection
+    from acp2.schema import ClientCapabilities
+    from acp2.schema.extensions import AttachRole
 
 __all__ = ["PAGE_SIZE", "SessionManager"]
 
@@ -61,12 +67,14 @@ __all__ = ["PAGE_SIZE", "SessionManager"]
 PAGE_SIZE = 50
 
 
-class SessionManager:
+class SessionManager(Membership):
     """The sessions live on one connection, and the session-management handlers.
 
     ``runtime`` is the Agent's state shared across connections (history store, session
-    data); ``start_work`` starts agent-initiated work on this connection (given to each
-    session it opens).
+    data, the hub of each live session); ``start_work`` starts agent-initiated work on
+    this connection (given to each session it opens); ``principal`` is who the server
+    says this connection is (:mod:`acp2.agent.attach`), ``capabilities`` returns what its
+    client advertised.
     """
 
     def __init__(
@@ -77,6 +85,8 @@ class SessionManager:
         task_group: TaskGroup,
         *,
         start_work: WorkStarter,
+        principal: object = None,
+        capabilities: Callable[[], ClientCapabilities | None] = lambda: None,
     ) -> None:
         self.agent = agent
         self.runtime = runtime
@@ -84,6 +94,8 @@ class SessionManager:
         self.connection = connection
         self.task_group = task_group
         self._start_work = start_work
+        self.principal = principal
+        self.capabilities = capabilities
         self._live: dict[str, AgentSession] = {}
 
     def routes(self) -> list[Route]:
@@ -105,13 +117,20 @@ class SessionManager:
         self.task_group.start_soon(self._release_at_end)
 
     async def _release_at_end(self) -> None:
-        """When the connection ends, give up the leases of its sessions (acp2.agent.lease)."""
+        """When the connection ends, leave its sessions (see :meth:`leave_all`)."""
         try:
             await self.connection.wait_closed()
         finally:
-            for session_id, session in list(self._live.items()):
-                session.background.abandon()  # their owners learn the work is cancelled
-                self.store.release(session_id)
+            self.leave_connection()
+
+    def leave_connection(self) -> None:
+        """The connection ended: tell the owners of background work nobody else watches
+        that it is cancelled, then leave every session (:meth:`leave_all`; idempotent)."""
+        for session in list(self._live.values()):
+            hub = self.hub(session)
+            if hub is None or len(hub.members) <= 1:
+                session.background.abandon()
+        self.leave_all()
 
     # -- lookups ----------------------------------------------------------------------
 
@@ -151,8 +170,7 @@ class SessionManager:
                 await self.agent.on_session_start(session)
             except BaseException:
                 # The client gets an error, so there is no session: leave no trace of it.
-                del self._live[session_id]
-                self.store.release(session_id)
+                self._leave(session_id)
                 self.store.delete_session(session_id)
                 raise
         self._announce_commands(session)
@@ -180,11 +198,12 @@ class SessionManager:
         dirs = check_roots(self.agent, params.cwd, params.additional_directories)
         mcp = check_mcp(self.agent, params.mcp_servers)
         session = await self._reattach(record, replay, dirs, mcp)
-        session.emitter.emit(session.snapshot())
+        to_client = self.to_client(session)
+        to_client.emit(session.snapshot())
         response = ResumeSessionResponse()
         self._fill_session_response(session, response)
         # Everything the resume owes goes before its response (acp-tck RESUME-202).
-        self._send_commands(session)
+        self.send_commands(session, to_client)
         return response
 
     async def _reattach(
@@ -193,6 +212,15 @@ class SessionManager:
         """The live session for ``record`` (opened unless this connection serves it),
         its history replayed first when asked."""
         live = self._live.get(record.id)
+        elsewhere = self.runtime.hubs.get(record.id) if live is None else None
+        if elsewhere is not None:
+            # Live on another connection of this Agent: join it as a controller.
+            query = AttachQuery(record.id, "controller", self.principal, elsewhere.owner)
+            if not await allowed(self.agent.may_attach, query):
+                raise SessionInUse(
+                    "The session is in use by another client", {"sessionId": record.id}
+                )
+            return await self.join(elsewhere, "controller", replay)
         if live is not None and replay:
             # Live updates wait behind the replay (RFD session-replay-complete). The fold
             # reads the history as stored now, with no await in between, so every live
@@ -272,6 +300,24 @@ class SessionManager:
             spawn_child=self._spawn_child,
         )
         self._live[session_id] = session
+        self.host(session)
+        return session
+
+    async def join(self, hub: SessionHub, role: AttachRole, replay: bool) -> AgentSession:
+        """Attach this connection to the live session of ``hub`` as ``role``; with
+        ``replay``, first send it the history (then ``replay_complete``) while its live
+        frames wait, so each update reaches it once: in the replay or after the marker."""
+        session = hub.session
+        member = self.member(role, HeldFrames(self.connection) if replay else self.connection)
+        self.store.acquire(session.id)  # one more hold of this process's lease
+        self._live[session.id] = session
+        hub.join(member)
+        try:
+            if replay:
+                # No await between the hold (join) and reading the history (_fold).
+                await self._replay(session, await self._fold(session.id))
+        finally:
+            hub.release(member, self.connection)
         return session
 
     async def _spawn_child(
@@ -297,17 +343,18 @@ class SessionManager:
     def _fill_session_response(
         self, session: AgentSession, response: NewSessionResponse | ResumeSessionResponse
     ) -> None:
-        options = self._options(session)
+        options = self.current_options(session)
         if options is not None:
             response.config_options = options
         if self.agent.commands:
             response.available_commands = list(self.agent.commands)
 
-    def _send_commands(self, session: AgentSession) -> None:
+    def send_commands(self, session: AgentSession, to: Emitter | None = None) -> None:
+        """Send the commands snapshot with ``to`` (default: the session's emitter)."""
         # D-19: Aug clients only read the update, so it is sent besides the response's list.
         if self.agent.commands:
             commands = list(self.agent.commands)
-            session.emitter.emit(AvailableCommandsUpdate(available_commands=commands))
+            (to or session.emitter).emit(AvailableCommandsUpdate(available_commands=commands))
 
     def _announce_commands(self, session: AgentSession) -> None:
         # session/new: the client learns the session id from the response, so the update
@@ -316,7 +363,7 @@ class SessionManager:
 
             async def announce() -> None:
                 """Send the commands (started after the response is queued)."""
-                self._send_commands(session)
+                self.send_commands(session)
 
             self.task_group.start_soon(announce)
 
@@ -351,6 +398,10 @@ class SessionManager:
         session = self._live.get(session_id)
         if session is None:
             return
+        hub = self.hub(session)
+        if hub is not None and len(hub.members) > 1:
+            self._leave(session_id)  # the others go on watching: this client detaches
+            return
         for child in list(session.children):
             await self.close(child.id)
         session.begin_close()
@@ -358,13 +409,21 @@ class SessionManager:
         await session.background.stop()
         session.mark_closed()
         if self._live.get(session_id) is session:
-            del self._live[session_id]
-            self.store.release(session_id)
+            self._leave(session_id)
 
     async def on_delete(self, params: DeleteSessionRequest) -> DeleteSessionResponse:
         """Delete a session and its history; unknown ids succeed silently (SS-23); a
-        child session is refused (``-32602``)."""
+        child session is refused (``-32602``).
+
+        A session another client of this Agent holds is refused (``-32010``): its
+        history is theirs too.
+        """
         await self.on_close_checked(params.session_id)
+        hub = self.runtime.hubs.get(params.session_id)
+        if hub is not None and any(m.connection is not self.connection for m in hub.members):
+            raise SessionInUse(
+                "Other clients are attached to the session", {"sessionId": params.session_id}
+            )
         await self.close(params.session_id)
         self.store.delete_session(params.session_id)
         self.runtime.forget(params.session_id)
@@ -372,7 +431,8 @@ class SessionManager:
 
     # -- config options -----------------------------------------------------------------
 
-    def _options(self, session: AgentSession) -> list[SessionConfigOption] | None:
+    def current_options(self, session: AgentSession) -> list[SessionConfigOption] | None:
+        """The session's config options with their current values (None: it has none)."""
         return current_options(self.agent, session)
 
     async def on_set_config(
@@ -380,6 +440,7 @@ class SessionManager:
     ) -> SetSessionConfigOptionResponse:
         """Change one option; reject unknown ids and invalid values unchanged (CO-06, CO-09)."""
         session = self.live(params.session_id)
+        self.require_controller(session.id, "change its config options")
         options = set_option(self.agent, session, params)
         if self.agent.on_config_change is not None:
             await self.agent.on_config_change(session, params.config_id, params.value)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from acp2.agent.attach import AttachPolicy
     from acp2.agent.session import AgentSession
     from acp2.agent.turn import Turn
     from acp2.schema import AvailableCommand, SessionConfigOption
@@ -60,3 +61,5 @@ class AgentSettings:
     ext_requests: dict[str, Callable[[Any], Awaitable[Any]]] = field(default_factory=dict)
     ext_notifications: dict[str, Callable[[Any], Awaitable[None]]] = field(default_factory=dict)
     on_session_start: Callable[[AgentSession], Awaitable[None]] | None = None
+    attach: bool = True
+    may_attach: AttachPolicy | None = None

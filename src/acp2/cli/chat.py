@@ -10,14 +10,14 @@ plans, usage; the agent's forms are asked field by field (checked as typed, defa
 prefilled) and its links shown in full before you agree to open them; a session refused
 for want of a login offers the agent's login methods. ``/`` completes the chat's own
 commands (``/help``, ``/clear``, ``/sessions``, ``/resume ID``, ``/cancel``, ``/model``,
-``/mode``, ``/cost``, ``/quit``) and the agent's; a built-in wins over an agent command of the same name, which stays
-reachable as ``//name``. ``@path`` attaches a file of the session folder. Lines typed
-while the agent works are queued and sent in order once it is idle. Esc-Enter inserts a
-newline; Ctrl-C cancels the running work, and pressed twice on an empty line quits, as
-does Ctrl-D; leaving prints the ``acp2 chat --resume`` command that comes back. Without a
-terminal (or with ``--plain``) it reads one prompt per input line and prints a plain
-transcript; then the exit status is 0 when every turn ended with ``end_turn``, 1
-otherwise, 3 when the agent failed.
+``/mode``, ``/cost``, ``/quit``) and the agent's; a built-in wins over an agent command
+of the same name, which stays reachable as ``//name``. ``@path`` attaches a file of the
+session folder. Lines typed while the agent works are queued and sent in order once it
+is idle. Esc-Enter inserts a newline; Ctrl-C cancels the running work, and pressed twice
+on an empty line quits, as does Ctrl-D; leaving prints the ``acp2 chat --resume``
+command that comes back. Without a terminal (or with ``--plain``) it reads one prompt
+per input line and prints a plain transcript; then the exit status is 0 when every turn
+ended with ``end_turn``, 1 otherwise, 3 when the agent failed.
 """
 
 from __future__ import annotations

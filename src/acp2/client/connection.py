@@ -31,7 +31,7 @@ from acp2.client.checks import (
 from acp2.client.link import AgentLink
 from acp2.client.permissions import PermissionPolicy
 from acp2.client.session import ClientSession, UpdateListener
-from acp2.errors import AgentClosed, ResourceNotFound
+from acp2.errors import AgentClosed, LocalProtocolError, ResourceNotFound
 from acp2.rpc import Connection
 from acp2.schema import (
     DeleteSessionRequest,
@@ -45,6 +45,12 @@ from acp2.schema import (
     ResumeSessionRequest,
     ResumeSessionResponse,
     SessionInfo,
+)
+from acp2.schema.extensions import (
+    SESSION_ATTACH,
+    AttachRole,
+    AttachSessionRequest,
+    supports_attach,
 )
 from acp2.schema.methods import (
     AUTH_LOGIN,
@@ -215,6 +221,49 @@ class ClientConnection:
         session.end_replay(complete=True)
         self._link.attach(session)  # again: of concurrent resumes of one id, the last answered wins
         return _seeded(session, response)
+
+    async def attach(
+        self,
+        session_id: str,
+        *,
+        role: AttachRole = "observer",
+        on_update: UpdateListener | None = None,
+    ) -> ClientSession:
+        """Attach to a session another client of the same agent is serving, as ``role``:
+        ``"observer"`` (watch only: the agent refuses its prompts) or ``"controller"``
+        (may prompt, cancel and answer permission requests) -- ``_acp2/session/attach``.
+
+        Before this returns, the session's whole history is replayed into ``state``
+        (``replaying`` is True meanwhile) with the agent's state snapshot, so ``state``
+        is the live session's; from then on every update arrives live. ``close()``
+        detaches; the session goes on for its other clients. Raises
+        ``LocalProtocolError`` when the agent does not advertise attaching, and the
+        agent's ``-32002`` for a session that is not live there or not this client's to
+        watch.
+        """
+        if not supports_attach(session_capabilities(self.agent_capabilities)):
+            raise LocalProtocolError("The agent does not advertise _acp2/session/attach")
+        session = ClientSession(self, self._link, session_id, "")
+        session.role = role
+        previous = self.sessions.get(session_id)
+        if on_update is not None:
+            session.add_listener(on_update)
+        self._link.attach(session)  # the snapshot arrives before the response
+        answered = _aio.new_waiter()
+        session.begin_replay(answered)
+        params = AttachSessionRequest(session_id=session_id, role=role)
+        try:
+            response = await self._link.call(SESSION_ATTACH, params, waiter=answered)
+        except BaseException:
+            session.end_replay(complete=False)
+            self._link.detach(session)
+            if previous is not None:
+                self._link.attach(previous)
+            raise
+        session.end_replay(complete=True)
+        session.cwd = response.cwd
+        session.seed(response.available_commands, response.config_options)
+        return session
 
     async def list_sessions(self, *, cwd: PathLike | None = None) -> list[SessionInfo]:
         """Every session the agent lists (all pages), optionally only those in ``cwd``.

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 import msgspec
 from msgspec import UNSET
 
-from acp2.client.permissions import call_policy
+from acp2.client.permissions import call_policy, marked, unattended
 from acp2.errors import InvalidParams
 from acp2.schema import (
     ClientCapabilities,
@@ -127,6 +127,7 @@ class ElicitationRequest:
         return {name: value for name, value in found.items() if value not in (UNSET, None)}
 
 
+@unattended
 def decline_all(request: ElicitationRequest) -> ElicitationAnswer:
     """Policy: decline every elicitation (what a client without a policy would answer)."""
     return None
@@ -176,7 +177,7 @@ async def run_policy(
 ) -> CreateElicitationResponse:
     """Call ``policy`` (sync or async) and turn its answer into the response; a policy
     that raises, or answers something else, declines (logged)."""
-    return to_response(await call_policy(policy, request, "elicitation"))
+    return marked(to_response(await call_policy(policy, request, "elicitation")), policy)
 
 
 def to_response(answer: Any) -> CreateElicitationResponse:

@@ -18,6 +18,7 @@ from acp2.client.permissions import (
     CANCELLED_OUTCOME,
     PermissionPolicy,
     PermissionRequest,
+    marked,
     run_policy,
     to_response,
 )
@@ -132,7 +133,7 @@ async def _decide(
 ) -> None:
     with pending.scope:
         choice = await run_policy(policy, request)
-        pending.resolve(to_response(choice, request.params.options))
+        pending.resolve(marked(to_response(choice, request.params.options), policy))
 
 
 def _background_tool_calls(state: SessionState) -> set[str]:

@@ -5,6 +5,11 @@ awaits to) the chosen :class:`~acp2.schema.PermissionOption`, its ``optionId``, 
 ``None`` to decline (answered with outcome ``cancelled``: never approval, PR-08).
 Ready-made policies: :func:`allow_all`, :func:`deny_all` and :func:`interactive`.
 An option id that was not offered, or a policy that raises, is answered ``cancelled``.
+
+A policy marked with :func:`unattended` (``deny_all``, and the elicitation
+``decline_all``) answers without asking anyone: its answers carry
+``_meta.acp2.implicit``, so on a session several clients control, a person's answer on
+another client wins over it (:mod:`acp2.schema.extensions`).
 """
 
 from __future__ import annotations
@@ -16,11 +21,12 @@ import sys
 import threading
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Literal, TextIO, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, Literal, TextIO, TypeAlias, TypeVar
 
 import anyio
 import anyio.from_thread
 import anyio.lowlevel
+import msgspec
 
 from acp2.schema import (
     CancelledPermissionOutcome,
@@ -32,6 +38,7 @@ from acp2.schema import (
     SelectedPermissionOutcome,
     ToolCallPermissionSubject,
 )
+from acp2.schema.extensions import implicit_meta
 from acp2.state import ToolCallState
 
 if TYPE_CHECKING:
@@ -45,6 +52,9 @@ __all__ = [
     "allow_all",
     "deny_all",
     "interactive",
+    "is_unattended",
+    "marked",
+    "unattended",
 ]
 
 log = logging.getLogger("acp2.client")
@@ -61,6 +71,36 @@ PERMISSION_MODES: Final[tuple[PermissionMode, ...]] = ("allow", "deny", "ask")
 
 #: The option kinds :func:`allow_all` and :func:`deny_all` pick, in order of preference.
 ALLOW_KINDS: Final[tuple[PermissionOptionKind, ...]] = ("allow_once", "allow_always")
+
+F = TypeVar("F", bound=Callable[..., Any])
+S = TypeVar("S")
+
+#: The attribute :func:`unattended` sets on a policy.
+_UNATTENDED: Final = "_acp2_unattended"
+
+
+def unattended(policy: F) -> F:
+    """Mark ``policy`` as answering without asking a person (e.g. a fixed decline):
+    its answers are sent marked implicit, and lose to any explicit answer another
+    controller of the same session gives. Returns ``policy`` itself."""
+    setattr(policy, _UNATTENDED, True)
+    return policy
+
+
+def is_unattended(policy: object) -> bool:
+    """True for a policy marked with :func:`unattended`."""
+    return getattr(policy, _UNATTENDED, False) is True
+
+
+def marked(response: S, policy: object) -> S:
+    """``response`` as sent for ``policy``: a copy marked implicit when the policy is
+    :func:`unattended`, else ``response`` itself."""
+    if not is_unattended(policy) or not isinstance(response, msgspec.Struct):
+        return response
+    copy: S = msgspec.structs.replace(response, meta=implicit_meta())
+    return copy
+
+
 REJECT_KINDS: Final[tuple[PermissionOptionKind, ...]] = ("reject_once", "reject_always")
 
 
@@ -124,6 +164,7 @@ def allow_all(request: PermissionRequest) -> PermissionOption | None:
     return request.option_of_kind(*ALLOW_KINDS)
 
 
+@unattended
 def deny_all(request: PermissionRequest) -> PermissionOption | None:
     """Policy: pick ``reject_once`` (else ``reject_always``); else decline (``cancelled``)."""
     return request.option_of_kind(*REJECT_KINDS)

@@ -68,6 +68,7 @@ from acp2.state import (
 
 if TYPE_CHECKING:
     from acp2.client.connection import ClientConnection
+    from acp2.schema.extensions import AttachRole
 
 __all__ = ["ClientSession", "UpdateListener", "new_idempotency_key"]
 
@@ -91,8 +92,9 @@ class ClientSession:
     ``id`` is the agent's session id, ``cwd`` its working directory, ``state`` the
     reduced :class:`~acp2.state.SessionState` (read-only for callers), ``client`` the
     connection, ``closed`` True after :meth:`close`, ``replaying`` True while the updates
-    handed to the listeners are a resume's replayed history (False for everything live).
-    Create one with ``new_session`` or ``resume``.
+    handed to the listeners are a resume's replayed history (False for everything live),
+    ``role`` ``"controller"`` or, for a session attached to watch, ``"observer"``.
+    Create one with ``new_session``, ``resume`` or ``attach``.
     """
 
     def __init__(
@@ -109,6 +111,8 @@ class ClientSession:
         self.cwd = cwd
         self.state = SessionState(session_id=session_id) if state is None else state
         self.closed = False
+        #: How this client holds the session (``ClientConnection.attach``).
+        self.role: AttachRole = "controller"
         #: True while the updates being delivered are a resume's replayed history (see
         #: :meth:`ClientConnection.resume <acp2.client.ClientConnection.resume>`).
         self.replaying = False
@@ -370,9 +374,15 @@ class ClientSession:
         ``cancelled`` (PL-15) and answer every pending permission request ``cancelled``
         (PL-16), except those about tool calls the agent lists as background work (D-15).
         Then, with ``wait``, return once every accepted work has reported its idle
-        and the session is idle (PL-18). Raises ``ConnectionClosed`` if the agent goes away.
+        and the session is idle (PL-18). Raises ``ConnectionClosed`` if the agent goes away,
+        and ``LocalProtocolError`` (sending nothing) for a session attached as an observer:
+        the agent ignores an observer's cancel, and a notification has no error answer.
         """
         self._check_open()
+        if self.role == "observer":
+            raise LocalProtocolError(
+                f"session {self.id} is attached as an observer: it cannot cancel"
+            )
         self._link.notify_nowait(SESSION_CANCEL, CancelSessionNotification(session_id=self.id))
         mark_cancelled(self.state)
         self._permissions.cancel_foreground(self.state)

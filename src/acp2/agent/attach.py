@@ -1,0 +1,246 @@
+"""Several clients on one live session: the :class:`SessionHub` and who may attach.
+
+Every session an Agent serves has one hub (kept by :mod:`acp2.agent.runtime`) listing the
+connections attached to it: the one that created or resumed it, and any that attached
+with ``_acp2/session/attach`` (:mod:`acp2.schema.extensions`), each as ``controller``
+(prompt, cancel, answer) or ``observer`` (watch only). All of them share one
+:class:`~acp2.agent.session.AgentSession` -- one prompt queue, one foreground state, one
+history -- and its emitter writes to all of them (:mod:`acp2.agent.fanout`).
+
+* Permission and elicitation requests go to every controller; the first explicit answer
+  wins and the others are withdrawn (:mod:`acp2.agent.race`).
+* A client that leaves (``session/close``, or its connection ends) is detached; the
+  session and its running work go on while any client holds it. The work runs in the task
+  group of the connection that started it, so when that connection ends while others
+  remain, the work's scope is shielded from that connection's shutdown and the connection
+  waits for it (:meth:`SessionHub.leave`). When the last client leaves, the work is
+  cancelled, as a session with one client always was.
+* Each attached connection holds the session's lease once (:mod:`acp2.agent.lease`
+  counts holds per process), so it is released with the last.
+
+Who may attach is the Agent's ``may_attach`` hook (:class:`AttachQuery`); by default a
+connection may attach only to a session made live by a connection of the same
+*principal* (the value the server gives each connection, e.g. from its bearer token;
+every stdio or in-memory connection has the principal None).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import anyio
+import msgspec
+from msgspec import UNSET
+
+from acp2.agent.elicit import advertises
+from acp2.agent.fanout import Dropped, Fanout
+from acp2.agent.race import Question
+from acp2.errors import ConnectionClosed
+from acp2.schema import ElicitationCapabilities
+from acp2.schema.extensions import AttachRole
+
+if TYPE_CHECKING:
+    from acp2.agent.emitter import FrameSink, HeldFrames
+    from acp2.agent.session import AgentSession
+    from acp2.rpc import Connection
+    from acp2.schema import ClientCapabilities
+    from acp2.schema.methods import MethodSpec
+
+__all__ = [
+    "AttachPolicy",
+    "AttachQuery",
+    "Member",
+    "SessionHub",
+    "allowed",
+    "same_principal",
+    "with_modes",
+]
+
+R = TypeVar("R")
+
+
+@dataclass(frozen=True, slots=True)
+class AttachQuery:
+    """What ``may_attach`` is asked: may a connection of ``principal`` attach to
+    ``session_id`` as ``role``? ``owner`` is the principal of the connection that made
+    the session live in this process."""
+
+    session_id: str
+    role: AttachRole
+    principal: object
+    owner: object
+
+
+#: The Agent's ``may_attach`` hook: True to allow (sync or async).
+AttachPolicy = Callable[[AttachQuery], bool | Awaitable[bool]]
+
+
+def same_principal(query: AttachQuery) -> bool:
+    """The default ``may_attach``: only a connection of the session owner's principal."""
+    return query.principal == query.owner
+
+
+async def allowed(policy: AttachPolicy | None, query: AttachQuery) -> bool:
+    """Ask ``policy`` (the default rule when None); anything but ``True`` refuses."""
+    verdict = (policy or same_principal)(query)
+    if inspect.isawaitable(verdict):
+        verdict = await verdict
+    return verdict is True
+
+
+def with_modes(
+    base: ClientCapabilities | None, every: list[ClientCapabilities | None]
+) -> ClientCapabilities | None:
+    """``base`` advertising each elicitation mode any of ``every`` advertises."""
+    form = next((m for m in every if advertises(m, "form")), None)
+    url = next((m for m in every if advertises(m, "url")), None)
+    if base is None or (
+        (advertises(base, "form") or form is None) and (advertises(base, "url") or url is None)
+    ):
+        return base
+    modes = ElicitationCapabilities(
+        form=form.elicitation.form if form is not None else UNSET,  # type: ignore[union-attr]
+        url=url.elicitation.url if url is not None else UNSET,  # type: ignore[union-attr]
+    )
+    return msgspec.structs.replace(base, elicitation=modes)
+
+
+@dataclass(eq=False, slots=True)
+class Member:
+    """One connection attached to a session. ``sink`` is where its frames go: the
+    connection, or a :class:`~acp2.agent.emitter.HeldFrames` while its snapshot is sent."""
+
+    connection: Connection
+    role: AttachRole
+    principal: object
+    capabilities: Callable[[], ClientCapabilities | None]
+    sink: FrameSink
+
+
+class SessionHub:
+    """The connections attached to one live session, and what they share."""
+
+    def __init__(self, session: AgentSession, owner: object) -> None:
+        self.session = session
+        self.owner = owner
+        self.members: list[Member] = []
+        self._questions: set[Question[Any]] = set()
+        #: The connection whose task group runs the current work, and the work's scope.
+        self._host: Connection | None = None
+        self._scope: anyio.CancelScope | None = None
+
+    # -- membership -------------------------------------------------------------------
+
+    def member(self, connection: Connection) -> Member | None:
+        """The membership of ``connection``, or None."""
+        return next((m for m in self.members if m.connection is connection), None)
+
+    def join(self, member: Member) -> None:
+        """Attach ``member``; a controller is also asked every question still open."""
+        self.members.append(member)
+        self._retarget()
+        if member.role == "controller":
+            for question in list(self._questions):
+                question.ask(member.connection)
+
+    def release(self, member: Member, sink: FrameSink) -> None:
+        """Send ``member``'s kept frames and write to ``sink`` (its connection) from now on."""
+        held = member.sink
+        member.sink = sink
+        self._retarget()
+        if held is not sink:
+            held_frames: HeldFrames = held  # type: ignore[assignment]
+            held_frames.sink = sink
+            held_frames.flush()
+
+    def leave(self, connection: Connection) -> bool:
+        """Detach ``connection``; True when nobody holds the session any more.
+
+        Work this connection's task group runs goes on for the others: its scope is
+        shielded from this connection's shutdown. After the last client, work running
+        elsewhere is cancelled (it ends idle ``cancelled``, seen by nobody).
+        """
+        self.members = [m for m in self.members if m.connection is not connection]
+        self._retarget()
+        if self.members:
+            if self._host is connection and self._scope is not None:
+                self._scope.shield = True
+            return False
+        if self._host is not connection:
+            self.session.cancel()
+        return True
+
+    def _retarget(self) -> None:
+        sinks = [m.sink for m in self.members]
+        if len(sinks) == 1:
+            self.session.emitter.retarget(sinks[0])  # one client: no fan-out on the hot path
+        else:
+            self.session.emitter.retarget(Fanout(sinks) if sinks else Dropped())
+
+    # -- the current work -----------------------------------------------------------------
+
+    async def host(self, connection: Connection, work: Callable[[], Awaitable[None]]) -> None:
+        """Run ``work`` (a turn started by ``connection``) in a scope :meth:`leave` can
+        shield from that connection's end."""
+        with anyio.CancelScope() as scope:
+            self._host, self._scope = connection, scope
+            try:
+                await work()
+            finally:
+                if self._scope is scope:
+                    self._host = self._scope = None
+
+    # -- questions to the controllers ---------------------------------------------------
+
+    def controllers(self) -> list[Member]:
+        """The attached controllers, in attach order."""
+        return [m for m in self.members if m.role == "controller"]
+
+    def capabilities(self, preferred: Connection) -> ClientCapabilities | None:
+        """The client capabilities a turn started by ``preferred`` goes by: that
+        client's while it is an attached controller, else the first controller's -- with
+        every elicitation mode some controller advertised (each request goes only to the
+        controllers that advertised its mode)."""
+        controllers = self.controllers()
+        chosen = next((m for m in controllers if m.connection is preferred), None)
+        chosen = chosen or (controllers[0] if controllers else None)
+        if chosen is None:
+            return None
+        return with_modes(chosen.capabilities(), [m.capabilities() for m in controllers])
+
+    async def ask(
+        self,
+        spec: MethodSpec[Any, R],
+        params: Any,
+        fallback: R,
+        fits: Callable[[Member], bool] = lambda member: True,
+    ) -> R:
+        """Ask every fitting controller, also those that attach while it is open; return
+        the first explicit answer (:mod:`acp2.agent.race`). With a single client that is
+        simply its answer (its connection closing raises ``ConnectionClosed``).
+        """
+        controllers = [m for m in self.controllers() if fits(m)]
+
+        def nobody_left() -> bool:
+            return all(m.connection.closed for m in self.members)
+
+        def fits_connection(connection: Connection) -> bool:
+            member = self.member(connection)
+            return member is not None and member.role == "controller" and fits(member)
+
+        question = Question(spec, params, fallback, fits_connection, nobody_left)
+        self._questions.add(question)
+        try:
+            return await question.run([m.connection for m in controllers])
+        finally:
+            self._questions.discard(question)
+
+    async def notify_controllers(self, spec: MethodSpec[Any, None], params: Any) -> None:
+        """Send the notification ``spec(params)`` to every controller still attached."""
+        for member in self.controllers():
+            with contextlib.suppress(ConnectionClosed):  # that client is leaving
+                await member.connection.notify(spec, params)
