@@ -28,7 +28,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -78,6 +78,14 @@ class Outcome:
     reps: list[dict[str, Any]] = field(default_factory=list)
 
 
+#: How each baseline's environment is made (``_provision``).
+MAKERS: dict[str, Callable[[], Path]] = {
+    "py-sdk": _provision.ensure_sdk_venv,
+    "py-sdk2": _provision.ensure_sdk2_venv,
+    "ts-sdk": _provision.ensure_ts_peers,
+}
+
+
 class Environments:
     """The baselines' environments, provisioned once per run on first use."""
 
@@ -86,7 +94,7 @@ class Environments:
 
     def _get(self, name: str) -> Path:
         if name not in self._cache:
-            make = _provision.ensure_sdk_venv if name == "py-sdk" else _provision.ensure_ts_peers
+            make = MAKERS[name]
             if not _provision.is_ready(name):
                 progress(f"preparing the {name} environment (first run only: downloads)")
             try:
@@ -99,8 +107,12 @@ class Environments:
         return found
 
     def sdk_python(self) -> str:
-        """Return the official Python SDK venv's interpreter."""
+        """Return the official Python SDK 0.12.1 venv's interpreter."""
         return str(self._get("py-sdk"))
+
+    def sdk2_python(self) -> str:
+        """Return the official Python SDK 1.0.0rc3 venv's interpreter."""
+        return str(self._get("py-sdk2"))
 
     def ts_folder(self) -> Path:
         """Return the folder with the TypeScript SDK installed and the peers copied in."""
@@ -135,6 +147,17 @@ def _py_sdk_command(scenario: str, sizes: Sizes, envs: Environments) -> list[str
     return [sdk, str(BENCH_DIR / "sdk_client.py"), scenario, *sizes.driver_args()]
 
 
+def _py_sdk2_command(scenario: str, sizes: Sizes, envs: Environments) -> list[str] | None:
+    if scenario == "bridge":
+        return None
+    sdk = envs.sdk2_python()
+    agent = str(BENCH_DIR / "sdk2_agent.py")
+    if scenario == "startup":
+        options = ("--python", sdk, "--import", "import_ms=acp.experimental.v2", "--protocol", 2)
+        return _script("startup.py", "--runs", sizes.runs, *options, "--", sdk, agent)
+    return [sdk, str(BENCH_DIR / "sdk2_client.py"), scenario, *sizes.driver_args()]
+
+
 def _ts_sdk_command(scenario: str, sizes: Sizes, envs: Environments) -> list[str] | None:
     if scenario == "bridge":
         return None
@@ -150,6 +173,7 @@ COMMANDS = {
     "acp2": _acp2_command,
     "raw": _raw_command,
     "py-sdk": _py_sdk_command,
+    "py-sdk2": _py_sdk2_command,
     "ts-sdk": _ts_sdk_command,
 }
 

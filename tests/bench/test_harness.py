@@ -54,7 +54,11 @@ def run_tiny(tmp_path: Path, impl: str) -> tuple[subprocess.CompletedProcess[str
 def provisioned(name: str) -> None:
     """Create a baseline's environment, or skip the test with the reason it cannot be."""
     provision = load_provision()
-    ensure = provision.ensure_sdk_venv if name == "py-sdk" else provision.ensure_ts_peers
+    ensure = {
+        "py-sdk": provision.ensure_sdk_venv,
+        "py-sdk2": provision.ensure_sdk2_venv,
+        "ts-sdk": provision.ensure_ts_peers,
+    }[name]
     try:
         ensure()
     except provision.Unavailable as exc:
@@ -96,6 +100,16 @@ def test_official_python_sdk_baseline_runs(tmp_path: Path) -> None:
     assert results["stream"]["metrics"]["updates_per_s"] > 0
     assert results["rtt"]["metrics"]["prompt_p50_us"] > 0
     assert results["startup"]["metrics"]["import_ms"] > 0
+
+
+def test_official_python_sdk_v2_baseline_runs_every_scenario(tmp_path: Path) -> None:
+    provisioned("py-sdk2")
+    _, results = run_tiny(tmp_path, "py-sdk2")
+    for scenario in SCENARIOS:
+        assert results[scenario]["status"] == "ok", results[scenario]["reason"]
+    assert results["rtt"]["metrics"]["prompt_p50_us"] > 0
+    assert results["replay"]["metrics"]["seconds"] > 0
+    assert results["startup"]["metrics"]["spawn_init_ms"] > 0
 
 
 def test_official_typescript_sdk_baseline_runs(tmp_path: Path) -> None:
