@@ -69,13 +69,21 @@ P = TypeVar("P")
 R = TypeVar("R")
 
 
-async def serve_connection(agent: Agent, transport: Transport) -> None:
-    """Serve ``agent`` on one transport until the peer goes away; cancel its work then."""
+async def serve_connection(
+    agent: Agent, transport: Transport, *, initialized: InitializeRequest | None = None
+) -> None:
+    """Serve ``agent`` on one transport until the peer goes away; cancel its work then.
+
+    ``initialized``: an ``initialize`` request already answered on this transport
+    (:mod:`acp2.agent.early`); the connection starts as if it had answered it."""
     runtime = runtime_for(agent)
     store = runtime.store
     async with Connection(transport, name="client") as conn, anyio.create_task_group() as tg:
         conn.add_flush_hook(store.flush)
-        AgentConnection(agent, conn, tg, runtime).register()
+        served = AgentConnection(agent, conn, tg, runtime)
+        if initialized is not None:
+            served.accept_initialize(initialized)
+        served.register()
         await conn.wait_closed()
         tg.cancel_scope.cancel()
     store.flush()
@@ -145,9 +153,14 @@ class AgentConnection:
     async def on_initialize(self, params: InitializeRequest) -> InitializeResponse:
         """Answer with protocol version 2 (whatever was requested: never an error), our info
         and the capabilities derived from the configuration (IN-03, IN-04)."""
+        self.accept_initialize(params)
+        return build_initialize_response(self.agent)
+
+    def accept_initialize(self, params: InitializeRequest) -> None:
+        """Record an answered ``initialize``: the client's capabilities; other requests
+        are served from now on."""
         self.client_capabilities = params.capabilities
         self.initialized = True
-        return build_initialize_response(self.agent)
 
     async def on_login(self, params: LoginAuthRequest) -> LoginAuthResponse:
         """Run the login of an advertised ``agent`` auth method (AU-04)."""

@@ -6,11 +6,11 @@ The first word of the prompt text selects a scenario; the rest is its argument.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
-import anyio
 from msgspec import Raw
 
-from acp2.agent import Agent, Turn
+from acp2.agent import Agent
 from acp2.schema import (
     AvailableCommand,
     Content,
@@ -25,9 +25,12 @@ from acp2.schema import (
 )
 from acp2.schema.codec import encode
 
+if TYPE_CHECKING:
+    from acp2.agent import Turn
+
 __all__ = ["SCENARIOS", "SCENARIO_HELP", "build_test_agent"]
 
-Scenario = Callable[[Turn, str], Awaitable[str | None]]
+Scenario = Callable[["Turn", str], Awaitable[str | None]]
 
 SCENARIO_HELP = """\
 scenarios (the first word of the prompt selects one):
@@ -150,6 +153,8 @@ async def permission(turn: Turn, arg: str) -> str:
 async def wait(turn: Turn, arg: str) -> str:
     """Work until cancelled."""
     await turn.say("Waiting until cancelled...")
+    import anyio  # not at module level: the agent answers initialize before anyio loads
+
     await anyio.sleep_forever()
     return "end_turn"  # pragma: no cover - never reached
 
