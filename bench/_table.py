@@ -145,6 +145,7 @@ ROWS: tuple[Row, ...] = (
     Row("sessions.client_kib_per_session", "sessions: client KiB/session", 2, Target("max", 3)),
     Row("startup.import_ms", "startup: import ms (acp2 / acp)", 1, Target("max", 100)),
     Row("startup.import_client_ms", "startup: import acp2.client ms", 1, Target("max", 50)),
+    Row("startup.import_connect_ms", "startup: from acp2.client import connect ms"),
     Row("startup.spawn_init_ms", "startup: spawn -> initialize ms", 1, Target("max", 120)),
     *(
         row
@@ -160,6 +161,29 @@ ROWS: tuple[Row, ...] = (
         )
     ),
 )
+
+
+#: The prompt timeline (``acp2_timeline.py``): µs after the client sent the prompt.
+TIMELINE: tuple[tuple[str, str], ...] = (
+    ("c_write_prompt", "client wrote the prompt"),
+    ("a_read", "agent read it"),
+    ("a_handler", "agent: prompt handler entered"),
+    ("a_lookup_done", "agent: session looked up"),
+    ("a_key_done", "agent: idempotency key looked up"),
+    ("a_insert_done", "agent: user message recorded"),
+    ("a_response", "agent: response returned"),
+    ("a_turn", "agent: turn task started"),
+    ("a_flush", "agent: history commit started"),
+    ("a_flush_done", "agent: history commit done"),
+    ("a_write_response", "agent: response written"),
+    ("a_write_idle", "agent: idle written"),
+    ("c_read", "client: first bytes read"),
+    ("c_decoded", "client: first update decoded"),
+    ("c_reduced_last", "client: idle reduced"),
+    ("c_idle", "client: Work idle"),
+    ("total", "round trip (instrumented)"),
+)
+ROWS += tuple(Row(f"timeline.{key}_us", f"timeline µs: {label}") for key, label in TIMELINE)
 
 
 @dataclass(frozen=True)

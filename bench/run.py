@@ -6,7 +6,8 @@
 Scenarios: ``stream`` (throughput of N ``agent_message_chunk`` updates over stdio),
 ``rtt`` (ping and empty-prompt round trips), ``replay`` (resume with full replay),
 ``sessions`` (many sessions on one connection), ``startup`` (imports, spawn -> init),
-``bridge`` (what the v1 bridges add, against the same agents spoken to directly: acp2 only).
+``bridge`` (what the v1 bridges add, against the same agents spoken to directly: acp2 only),
+``timeline`` (the stages of one prompt round trip in both processes: acp2 only).
 Implementations: ``acp2`` (the ``acp2_*.py`` hooks), ``raw`` (pipe + JSON parsing, no
 protocol), ``py-sdk`` (official Python SDK 0.12.1, ACP v1, in its own venv) and ``ts-sdk``
 (official TypeScript SDK 2.4.0, ACP v2 entry point). Every measurement runs in fresh
@@ -38,7 +39,9 @@ from _common import RESULT_PREFIX, SKIP_PREFIX, error_summary
 from _table import IMPLS, render, table_rows
 
 BENCH_DIR = Path(__file__).resolve().parent
-SCENARIOS = ("stream", "rtt", "replay", "sessions", "startup", "bridge")
+SCENARIOS = ("stream", "rtt", "replay", "sessions", "startup", "bridge", "timeline")
+#: Scenarios only acp2 runs (they hold their own baselines or instrument acp2 itself).
+ACP2_ONLY = ("bridge", "timeline")
 
 
 @dataclass(frozen=True)
@@ -137,7 +140,7 @@ def _raw_command(scenario: str, sizes: Sizes, envs: Environments) -> list[str] |
 
 
 def _py_sdk_command(scenario: str, sizes: Sizes, envs: Environments) -> list[str] | None:
-    if scenario == "bridge":
+    if scenario in ACP2_ONLY:
         return None  # the bridge scenario holds its own baselines
     sdk = envs.sdk_python()
     agent = str(BENCH_DIR / "sdk_agent.py")
@@ -148,7 +151,7 @@ def _py_sdk_command(scenario: str, sizes: Sizes, envs: Environments) -> list[str
 
 
 def _py_sdk2_command(scenario: str, sizes: Sizes, envs: Environments) -> list[str] | None:
-    if scenario == "bridge":
+    if scenario in ACP2_ONLY:
         return None
     sdk = envs.sdk2_python()
     agent = str(BENCH_DIR / "sdk2_agent.py")
@@ -159,7 +162,7 @@ def _py_sdk2_command(scenario: str, sizes: Sizes, envs: Environments) -> list[st
 
 
 def _ts_sdk_command(scenario: str, sizes: Sizes, envs: Environments) -> list[str] | None:
-    if scenario == "bridge":
+    if scenario in ACP2_ONLY:
         return None
     node = _provision.node_binary()
     folder = envs.ts_folder()

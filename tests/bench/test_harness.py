@@ -73,6 +73,7 @@ def test_raw_baselines_run_and_print_the_table(tmp_path: Path) -> None:
     assert results["rtt"]["metrics"]["ping_p50_us"] > 0
     assert results["replay"]["status"] == "-"  # no raw counterpart
     assert results["bridge"]["status"] == "-"  # the bridge scenario holds its own baselines
+    assert results["timeline"]["status"] == "-"  # acp2 only
     assert "stream: updates/s" in done.stdout
     assert "round trip: ping p50" in done.stdout
 
@@ -85,6 +86,14 @@ def test_acp2_hooks_run_or_skip_with_a_reason(tmp_path: Path) -> None:
         if outcome["status"] == "skip":
             assert outcome["reason"].endswith("not available yet")
     assert results["startup"]["metrics"]["import_ms"] > 0
+    assert results["startup"]["metrics"]["import_connect_ms"] > 0
+    timeline = results["timeline"]
+    assert timeline["status"] == "ok", timeline["reason"]
+    stages = timeline["metrics"]
+    # the stages of one prompt, in the order they happen
+    order = ("c_write_prompt", "a_handler", "a_response", "a_write_idle", "c_idle", "total")
+    times = [stages[f"{stage}_us"] for stage in order]
+    assert times == sorted(times)
     bridge = results["bridge"]
     assert bridge["status"] == "ok", bridge["reason"]
     for side in ("front", "back"):
