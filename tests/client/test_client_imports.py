@@ -110,3 +110,13 @@ def test_every_public_name_of_acp2_client_still_resolves() -> None:
     for name in acp2.client.__all__:
         assert getattr(acp2.client, name) is not None
     assert "connect" in dir(acp2.client)
+
+
+def test_the_default_client_info_is_the_installed_version_without_reading_metadata() -> None:
+    from importlib.metadata import version
+
+    from acp2.client import client_info
+
+    assert client_info().version == version("acp2")
+    loaded = loaded_by("from acp2.client import client_info; client_info()")
+    assert "importlib.metadata" not in loaded

@@ -124,7 +124,7 @@ class ClientSession:
         #: read it too, through the wait function they were given.
         self._failure: BaseException | None = None
         #: Snapshot kinds already received (they win over a new/resume response, SS-25).
-        self._seeded: set[type] = set()
+        self._seeded: dict[type, None] = {}  # a set; an empty dict is 152 bytes smaller
 
     def __repr__(self) -> str:
         return f"ClientSession(id={self.id!r}, foreground={self.state.foreground!r})"
@@ -259,7 +259,7 @@ class ClientSession:
         """:meth:`receive` for every update but a plain agent text chunk."""
         reduce(self.state, update)
         if kind in _SEED_KINDS:
-            self._seeded.add(kind)
+            self._seeded[kind] = None
         works = self._works
         if works:
             finished = False
