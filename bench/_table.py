@@ -143,6 +143,8 @@ ROWS: tuple[Row, ...] = (
     Row("sessions.seconds", "sessions: total s", 3, Target("speedup_min", 2, "py-sdk")),
     Row("sessions.agent_kib_per_session", "sessions: agent KiB/session", 2, Target("max", 2)),
     Row("sessions.client_kib_per_session", "sessions: client KiB/session", 2, Target("max", 3)),
+    Row("sessions.agent_heap_kib_per_session", "sessions: agent Python heap KiB/session", 2),
+    Row("sessions.client_heap_kib_per_session", "sessions: client Python heap KiB/session", 2),
     Row("startup.import_ms", "startup: import ms (acp2 / acp)", 1, Target("max", 100)),
     Row("startup.import_client_ms", "startup: import acp2.client ms", 1, Target("max", 50)),
     Row("startup.import_connect_ms", "startup: from acp2.client import connect ms"),

@@ -17,7 +17,14 @@ import argparse
 import json
 from typing import Any
 
-from _common import SESSION_CWD, chunk_text, parse_stream_prompt, self_stats
+from _common import (
+    SESSION_CWD,
+    chunk_text,
+    parse_stream_prompt,
+    self_stats,
+    trace_report,
+    trace_start,
+)
 from acp2.agent import Agent, Turn
 
 
@@ -59,6 +66,14 @@ def build(store: str) -> Agent:
     @agent.ext_method("_bench/stats")
     async def stats(params: Any) -> dict[str, float]:
         return self_stats(bool(decode_params(params).get("gc")))
+
+    @agent.ext_method("_bench/trace")
+    async def trace(params: Any) -> dict[str, Any]:
+        args = decode_params(params)
+        if args.get("start"):
+            trace_start()
+            return {}
+        return trace_report(int(args["count"]))
 
     @agent.ext_method("_bench/timeline")
     async def timeline(params: Any) -> list[tuple[str, int]]:
