@@ -137,6 +137,8 @@ ROWS: tuple[Row, ...] = (
         for sdk in ("py-sdk", "py-sdk2", "ts-sdk")
     ),
     Row("rtt.prompt_p99_us", "round trip: prompt p99 µs"),
+    Row("rtt.prompt_agent_cpu_us", "round trip: agent CPU µs per prompt"),
+    Row("rtt.prompt_client_cpu_us", "round trip: client CPU µs per prompt"),
     Row("replay.seconds", "replay: s until response", 3, Target("max", 0.5)),
     Row("replay.client_maxrss_mib", "replay: client peak RSS MiB"),
     Row("replay.client_rss_growth_mib", "replay: client RSS growth MiB"),
