@@ -88,6 +88,42 @@ def self_stats(collect: bool = False) -> dict[str, float]:
     return {"cpu_s": cpu_seconds(), "maxrss_kib": maxrss_kib(), "rss_kib": rss_kib()}
 
 
+def trace_start() -> None:
+    """Start tracing Python allocations (:mod:`tracemalloc`) and keep a first snapshot."""
+    import tracemalloc
+
+    gc.collect()
+    tracemalloc.start(1)
+    _TRACE.append(tracemalloc.take_snapshot())
+
+
+def trace_report(count: int, top: int = 8) -> dict[str, Any]:
+    """Stop tracing; return the Python heap growth since :func:`trace_start` per one of
+    ``count`` objects (``bytes_per``) and the ``top`` allocation sites that grew most
+    (``sites``: ``[file:line, bytes per object]``)."""
+    import tracemalloc
+
+    gc.collect()
+    after = tracemalloc.take_snapshot()
+    tracemalloc.stop()
+    before = _TRACE.pop()
+    diff = after.compare_to(before, "lineno")
+    grown = sum(d.size_diff for d in diff)
+    sites = [[_site(d.traceback[0]), d.size_diff / count] for d in diff[:top]]
+    return {"bytes_per": grown / count, "sites": sites}
+
+
+_TRACE: list[Any] = []
+
+
+def _site(frame: Any) -> str:
+    """``package/module.py:line: source`` of a traced frame."""
+    import linecache
+
+    where = "/".join(frame.filename.rsplit("/", 2)[-2:])
+    return f"{where}:{frame.lineno}: {linecache.getline(frame.filename, frame.lineno).strip()}"
+
+
 def percentile(values: Sequence[float], q: float) -> float:
     """Return the ``q``-th percentile (0-100) of ``values`` by the nearest-rank method."""
     ordered = sorted(values)

@@ -1,8 +1,11 @@
 """Create the baselines' private environments on demand, under a cache folder.
 
-Nothing here touches the project venv. The official Python SDK goes into its own venv
-(``<cache>/venv-acp012``) and the official TypeScript SDK into a folder named after the
-hash of ``bench/ts/package-lock.json`` (``<cache>/ts-<hash>``), installed with ``npm ci``.
+Nothing here touches the project venv. The official Python SDK 0.12.1 (ACP v1) goes into
+its own venv (``<cache>/venv-acp012``); the Python SDK 1.0.0rc3 (``acp.experimental.v2``)
+into ``<cache>/venv-acp100rc3-<hash>``, installed hash-locked from the interop tests'
+lockfile (``tests/interop/py/requirements-v2.txt``, one pin for both uses); the official
+TypeScript SDK into a folder named after the hash of ``bench/ts/package-lock.json``
+(``<cache>/ts-<hash>``), installed with ``npm ci``.
 Both are built in a temporary folder and renamed into place once complete, so an
 interrupted install is simply retried next time. The cache is ``$ACP2_BENCH_CACHE`` or
 ``~/.cache/acp2/bench``.
@@ -26,15 +29,25 @@ BENCH_DIR = Path(__file__).resolve().parent
 TS_DIR = BENCH_DIR / "ts"
 SDK_REQUIREMENTS = ("agent-client-protocol==0.12.1", "orjson")
 SDK_VENV_NAME = "venv-acp012"
+#: The lockfile of the Python SDK 1.0.0rc3 (ACP v2), shared with the interop tests.
+SDK2_LOCKFILE = BENCH_DIR.parent / "tests" / "interop" / "py" / "requirements-v2.txt"
 READY_MARKER = ".bench-ready"
 #: Seconds one install step may take; ``$ACP2_BENCH_INSTALL_TIMEOUT`` overrides it.
 INSTALL_TIMEOUT = 600.0
 
 
+def folder_name(name: str) -> str:
+    """Return the cache folder of the ``py-sdk``, ``py-sdk2`` or ``ts-sdk`` environment."""
+    if name == "py-sdk":
+        return SDK_VENV_NAME
+    if name == "py-sdk2":
+        return f"venv-acp100rc3-{file_hash(SDK2_LOCKFILE)}"
+    return f"ts-{lockfile_hash()}"
+
+
 def is_ready(name: str) -> bool:
-    """Return whether the ``py-sdk`` or ``ts-sdk`` environment is already installed."""
-    folder = SDK_VENV_NAME if name == "py-sdk" else f"ts-{lockfile_hash()}"
-    return (cache_dir(create=False) / folder / READY_MARKER).exists()
+    """Return whether the named environment (see :func:`folder_name`) is already installed."""
+    return (cache_dir(create=False) / folder_name(name) / READY_MARKER).exists()
 
 
 class Unavailable(Exception):
@@ -99,9 +112,33 @@ def ensure_sdk_venv() -> Path:
     return venv / "bin" / "python"
 
 
+def ensure_sdk2_venv() -> Path:
+    """Return the Python of a venv holding the Python SDK 1.0.0rc3 from its lockfile.
+
+    As the interop tests install it: every wheel hash-checked, no dependency resolution,
+    and the project interpreter's pip installing into the new venv (which needs no pip).
+    """
+    if not SDK2_LOCKFILE.exists():
+        raise Unavailable(f"{SDK2_LOCKFILE.name} not found")
+
+    def build(tmp: Path) -> None:
+        _run([sys.executable, "-m", "venv", "--without-pip", str(tmp)])
+        pip = [sys.executable, "-m", "pip", "--python", str(tmp / "bin" / "python"), "install"]
+        locked = ["--require-hashes", "--no-deps", "--only-binary", ":all:", "-q"]
+        _run([*pip, *locked, "--disable-pip-version-check", "-r", str(SDK2_LOCKFILE)])
+
+    venv = _build_into(cache_dir() / folder_name("py-sdk2"), build)
+    return venv / "bin" / "python"
+
+
+def file_hash(path: Path) -> str:
+    """Return a short sha256 of a file's bytes (lockfiles name their install folders)."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
 def lockfile_hash() -> str:
     """Return a short hash of ``bench/ts/package-lock.json`` (it names the install folder)."""
-    return hashlib.sha256((TS_DIR / "package-lock.json").read_bytes()).hexdigest()[:16]
+    return file_hash(TS_DIR / "package-lock.json")
 
 
 def node_binary() -> str:

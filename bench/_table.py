@@ -12,12 +12,13 @@ from dataclasses import dataclass, replace
 from typing import Final, Literal
 
 #: Implementations in column order.
-IMPLS = ("acp2", "raw", "py-sdk", "ts-sdk")
+IMPLS = ("acp2", "raw", "py-sdk", "py-sdk2", "ts-sdk")
 #: Column headers for the implementations.
 IMPL_HEADERS = {
     "acp2": "acp2",
     "raw": "raw limit",
     "py-sdk": "py SDK 0.12.1 (v1)",
+    "py-sdk2": "py SDK 1.0rc3 (v2)",
     "ts-sdk": "TS SDK 2.4.0 (v2)",
 }
 
@@ -56,11 +57,12 @@ class Target:
         if abs(self.value - 1 / 3) < 1e-9:
             return f">= 1/3 of {self.label or self.ref}"
         shown = f"{self.value:g}"
+        who = self.label or self.ref
         if self.kind == "ratio_min":
-            return f">= {shown}x {self.ref}"
+            return f">= {shown}x {who}"
         if self.kind == "speedup_min":
-            return f"{shown}x faster than {self.ref}"
-        return f"<= {shown}x {self.ref}"
+            return f"{shown}x faster than {who}"
+        return f"<= {shown}x {who}"
 
     def ratio(self, acp2: float, ref: float) -> float:
         """Return the ratio this target compares (``acp2/ref`` or ``ref/acp2``)."""
@@ -122,17 +124,33 @@ ROWS: tuple[Row, ...] = (
     Row("rtt.ping_p50_us", "round trip: ping p50 µs", 1, Target("ratio_max", 1.3, "raw")),
     Row("rtt.ping_p50_us", "round trip: ping p50 µs", 1, Target("speedup_min", 2, "py-sdk")),
     Row("rtt.ping_p99_us", "round trip: ping p99 µs"),
-    Row("rtt.prompt_p50_us", "round trip: prompt p50 µs", 1, Target("speedup_min", 2, "py-sdk")),
+    # Issue 16: the prompt round trip (prompt -> idle) within 1.5x the raw asyncio ping of
+    # the same run, and at least twice as fast as every SDK.
+    Row(
+        "rtt.prompt_p50_us",
+        "round trip: prompt p50 µs",
+        1,
+        Target("ratio_max", 1.5, "raw", ref_metric="rtt.ping_p50_us", label="raw ping"),
+    ),
+    *(
+        Row("rtt.prompt_p50_us", "round trip: prompt p50 µs", 1, Target("speedup_min", 2, sdk))
+        for sdk in ("py-sdk", "py-sdk2", "ts-sdk")
+    ),
     Row("rtt.prompt_p99_us", "round trip: prompt p99 µs"),
+    Row("rtt.prompt_agent_cpu_us", "round trip: agent CPU µs per prompt"),
+    Row("rtt.prompt_client_cpu_us", "round trip: client CPU µs per prompt"),
     Row("replay.seconds", "replay: s until response", 3, Target("max", 0.5)),
     Row("replay.client_maxrss_mib", "replay: client peak RSS MiB"),
     Row("replay.client_rss_growth_mib", "replay: client RSS growth MiB"),
-    Row("sessions.seconds", "sessions: total s", 3),
-    Row("sessions.agent_kib_per_session", "sessions: agent KiB/session", 2, Target("max", 20)),
-    Row("sessions.client_kib_per_session", "sessions: client KiB/session", 2),
+    Row("sessions.seconds", "sessions: total s", 3, Target("speedup_min", 2, "py-sdk")),
+    Row("sessions.agent_kib_per_session", "sessions: agent KiB/session", 2, Target("max", 2)),
+    Row("sessions.client_kib_per_session", "sessions: client KiB/session", 2, Target("max", 3)),
+    Row("sessions.agent_heap_kib_per_session", "sessions: agent Python heap KiB/session", 2),
+    Row("sessions.client_heap_kib_per_session", "sessions: client Python heap KiB/session", 2),
     Row("startup.import_ms", "startup: import ms (acp2 / acp)", 1, Target("max", 100)),
-    Row("startup.import_client_ms", "startup: import acp2.client ms"),
-    Row("startup.spawn_init_ms", "startup: spawn -> initialize ms"),
+    Row("startup.import_client_ms", "startup: import acp2.client ms", 1, Target("max", 50)),
+    Row("startup.import_connect_ms", "startup: from acp2.client import connect ms"),
+    Row("startup.spawn_init_ms", "startup: spawn -> initialize ms", 1, Target("max", 120)),
     *(
         row
         for side, who in (("front", "v1 client -> acp2 agent"), ("back", "acp2 client -> v1 agent"))
@@ -147,6 +165,29 @@ ROWS: tuple[Row, ...] = (
         )
     ),
 )
+
+
+#: The prompt timeline (``acp2_timeline.py``): µs after the client sent the prompt.
+TIMELINE: tuple[tuple[str, str], ...] = (
+    ("c_write_prompt", "client wrote the prompt"),
+    ("a_read", "agent read it"),
+    ("a_handler", "agent: prompt handler entered"),
+    ("a_lookup_done", "agent: session looked up"),
+    ("a_key_done", "agent: idempotency key looked up"),
+    ("a_insert_done", "agent: user message recorded"),
+    ("a_response", "agent: response returned"),
+    ("a_turn", "agent: turn task started"),
+    ("a_flush", "agent: history commit started"),
+    ("a_flush_done", "agent: history commit done"),
+    ("a_write_response", "agent: response written"),
+    ("a_write_idle", "agent: idle written"),
+    ("c_read", "client: first bytes read"),
+    ("c_decoded", "client: first update decoded"),
+    ("c_reduced_last", "client: idle reduced"),
+    ("c_idle", "client: Work idle"),
+    ("total", "round trip (instrumented)"),
+)
+ROWS += tuple(Row(f"timeline.{key}_us", f"timeline µs: {label}") for key, label in TIMELINE)
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,10 @@ HOOK (coordinator): this is the agent side of every acp2 benchmark. It is writte
 turn.say(text)`` per chunk, ``@agent.ext_method("_bench/...")``, ``agent.history()`` (the
 SQLite ``HistoryStore``) and ``agent.run()`` on stdio. Adjust it here if those change.
 
-``python acp2_agent.py --store PATH|:memory:``
+``python acp2_agent.py --store PATH|:memory: [--timeline]``
+
+``--timeline`` records the prompt path's stage timestamps (``_timeline.py``) and serves
+them with ``_bench/timeline`` (the events since the last call, as ``[stage, ns]`` pairs).
 """
 
 from __future__ import annotations
@@ -14,7 +17,14 @@ import argparse
 import json
 from typing import Any
 
-from _common import SESSION_CWD, chunk_text, parse_stream_prompt, self_stats
+from _common import (
+    SESSION_CWD,
+    chunk_text,
+    parse_stream_prompt,
+    self_stats,
+    trace_report,
+    trace_start,
+)
 from acp2.agent import Agent, Turn
 
 
@@ -57,6 +67,20 @@ def build(store: str) -> Agent:
     async def stats(params: Any) -> dict[str, float]:
         return self_stats(bool(decode_params(params).get("gc")))
 
+    @agent.ext_method("_bench/trace")
+    async def trace(params: Any) -> dict[str, Any]:
+        args = decode_params(params)
+        if args.get("start"):
+            trace_start()
+            return {}
+        return trace_report(int(args["count"]))
+
+    @agent.ext_method("_bench/timeline")
+    async def timeline(params: Any) -> list[tuple[str, int]]:
+        import _timeline
+
+        return _timeline.drain()
+
     @agent.ext_method("_bench/seed")
     async def seed(params: Any) -> dict[str, Any]:
         args = decode_params(params)
@@ -75,7 +99,13 @@ def main() -> None:
     """Serve the bench agent on stdio."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--store", default=":memory:")
-    build(parser.parse_args().store).run()
+    parser.add_argument("--timeline", action="store_true", help="record stage timestamps")
+    args = parser.parse_args()
+    if args.timeline:
+        import _timeline
+
+        _timeline.install_agent()
+    build(args.store).run()
 
 
 if __name__ == "__main__":

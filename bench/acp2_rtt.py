@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from _acp2 import agent_argv, require, size_arguments
-from _common import SESSION_CWD, emit_result, latency_metrics, stream_prompt
+from _common import SESSION_CWD, cpu_seconds, emit_result, latency_metrics, stream_prompt
 
 NEEDS = ("acp2.agent", "acp2.client", "acp2.transport.stdio")
 
@@ -45,8 +45,19 @@ async def measure(args: argparse.Namespace, store: str) -> dict[str, Any]:
             await (await session.prompt(stream_prompt(0))).wait()
 
         pings = await timed(args.pings, args.warmup, ping)
+        agent0 = await client.ext_request("_bench/stats", {})
+        own0 = cpu_seconds()
         prompts = await timed(args.prompts, args.warmup, empty_turn)
-    return {**latency_metrics("ping", pings), **latency_metrics("prompt", prompts)}
+        own = cpu_seconds() - own0
+        agent1 = await client.ext_request("_bench/stats", {})
+    # CPU per prompt of each side (warm-up included): unlike the latency, it does not
+    # depend on how the scheduler places the two processes.
+    count = args.prompts + args.warmup
+    cpu = {
+        "prompt_client_cpu_us": own * 1e6 / count,
+        "prompt_agent_cpu_us": (agent1["cpu_s"] - agent0["cpu_s"]) * 1e6 / count,
+    }
+    return {**latency_metrics("ping", pings), **latency_metrics("prompt", prompts), **cpu}
 
 
 def main() -> None:

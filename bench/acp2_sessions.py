@@ -3,7 +3,9 @@
 HOOK (coordinator): benchmark 4. Sessions are created, then prompted (``"stream 1"``, wait
 for idle), at most ``--window`` in flight; memory per session is the RSS growth (after a
 GC) of each process divided by the number of sessions. Skipped while acp2's agent, client
-or stdio transport is missing. Same metrics as ``sdk_client.py sessions``.
+or stdio transport is missing. Same metrics as ``sdk_client.py sessions``, and then, in a
+second pass of a fifth as many sessions under :mod:`tracemalloc`, the Python heap per
+session on each side and the allocation sites that grew most (``*_heap_sites``).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from _acp2 import agent_argv, require, size_arguments
-from _common import SESSION_CWD, emit_result, self_stats, stream_prompt
+from _common import SESSION_CWD, emit_result, self_stats, stream_prompt, trace_report, trace_start
 
 NEEDS = ("acp2.agent", "acp2.client", "acp2.transport.stdio")
 
@@ -40,22 +42,38 @@ async def measure(args: argparse.Namespace, store: str) -> dict[str, Any]:
             async with limiter:
                 await (await session.prompt(stream_prompt(1))).wait()
 
+        async def open_and_prompt(count: int) -> None:
+            first = len(sessions)
+            async with anyio.create_task_group() as tg:
+                for _ in range(count):
+                    tg.start_soon(open_one)
+            async with anyio.create_task_group() as tg:
+                for session in sessions[first:]:
+                    tg.start_soon(turn, session)
+
         t0 = time.perf_counter()
-        async with anyio.create_task_group() as tg:
-            for _ in range(args.sessions):
-                tg.start_soon(open_one)
-        async with anyio.create_task_group() as tg:
-            for session in sessions:
-                tg.start_soon(turn, session)
+        await open_and_prompt(args.sessions)
         seconds = time.perf_counter() - t0
         own1 = self_stats(collect=True)
         agent1 = await client.ext_request("_bench/stats", {"gc": True})
+        # Then the Python heap per session on both sides, and where it goes (tracemalloc
+        # slows everything down, so it runs on its own, after the timed pass).
+        traced = max(1, args.sessions // 5)
+        await client.ext_request("_bench/trace", {"start": True})
+        trace_start()
+        await open_and_prompt(traced)
+        own = trace_report(traced)
+        agent = await client.ext_request("_bench/trace", {"count": traced})
     n = args.sessions
     return {
         "sessions": n,
         "seconds": seconds,
         "agent_kib_per_session": (agent1["rss_kib"] - agent0["rss_kib"]) / n,
         "client_kib_per_session": (own1["rss_kib"] - own0["rss_kib"]) / n,
+        "agent_heap_kib_per_session": agent["bytes_per"] / 1024,
+        "client_heap_kib_per_session": own["bytes_per"] / 1024,
+        "agent_heap_sites": agent["sites"],
+        "client_heap_sites": own["sites"],
     }
 
 

@@ -1,4 +1,5 @@
-"""acp2 start-up: ``import acp2``, ``import acp2.client``, spawn ``acp2 test-agent`` -> init.
+"""acp2 start-up: ``import acp2``, ``import acp2.client``, ``from acp2.client import
+connect``, spawn ``acp2 test-agent`` -> init.
 
 HOOK (coordinator): benchmark 5. ``import acp2`` is measured as soon as the package
 exists; ``import acp2.client`` once ``acp2.client`` is a real module; the spawn time once
@@ -24,6 +25,9 @@ def main() -> None:
     reason = missing("acp2.client")
     if reason is None:
         metrics["import_client_ms"] = import_ms(sys.executable, "acp2.client", args.runs)
+        # What a client program pays: acp2.client resolves its names lazily.
+        connect = import_ms(sys.executable, "acp2.client:connect", args.runs)
+        metrics["import_connect_ms"] = connect
     else:
         skipped["import_client_ms"] = reason
     reason = missing("acp2.cli.test_agent", "acp2.transport.stdio")

@@ -6,7 +6,8 @@
 Scenarios: ``stream`` (throughput of N ``agent_message_chunk`` updates over stdio),
 ``rtt`` (ping and empty-prompt round trips), ``replay`` (resume with full replay),
 ``sessions`` (many sessions on one connection), ``startup`` (imports, spawn -> init),
-``bridge`` (what the v1 bridges add, against the same agents spoken to directly: acp2 only).
+``bridge`` (what the v1 bridges add, against the same agents spoken to directly: acp2 only),
+``timeline`` (the stages of one prompt round trip in both processes: acp2 only).
 Implementations: ``acp2`` (the ``acp2_*.py`` hooks), ``raw`` (pipe + JSON parsing, no
 protocol), ``py-sdk`` (official Python SDK 0.12.1, ACP v1, in its own venv) and ``ts-sdk``
 (official TypeScript SDK 2.4.0, ACP v2 entry point). Every measurement runs in fresh
@@ -28,7 +29,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,9 @@ from _common import RESULT_PREFIX, SKIP_PREFIX, error_summary
 from _table import IMPLS, render, table_rows
 
 BENCH_DIR = Path(__file__).resolve().parent
-SCENARIOS = ("stream", "rtt", "replay", "sessions", "startup", "bridge")
+SCENARIOS = ("stream", "rtt", "replay", "sessions", "startup", "bridge", "timeline")
+#: Scenarios only acp2 runs (they hold their own baselines or instrument acp2 itself).
+ACP2_ONLY = ("bridge", "timeline")
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,14 @@ class Outcome:
     reps: list[dict[str, Any]] = field(default_factory=list)
 
 
+#: How each baseline's environment is made (``_provision``).
+MAKERS: dict[str, Callable[[], Path]] = {
+    "py-sdk": _provision.ensure_sdk_venv,
+    "py-sdk2": _provision.ensure_sdk2_venv,
+    "ts-sdk": _provision.ensure_ts_peers,
+}
+
+
 class Environments:
     """The baselines' environments, provisioned once per run on first use."""
 
@@ -86,7 +97,7 @@ class Environments:
 
     def _get(self, name: str) -> Path:
         if name not in self._cache:
-            make = _provision.ensure_sdk_venv if name == "py-sdk" else _provision.ensure_ts_peers
+            make = MAKERS[name]
             if not _provision.is_ready(name):
                 progress(f"preparing the {name} environment (first run only: downloads)")
             try:
@@ -99,8 +110,12 @@ class Environments:
         return found
 
     def sdk_python(self) -> str:
-        """Return the official Python SDK venv's interpreter."""
+        """Return the official Python SDK 0.12.1 venv's interpreter."""
         return str(self._get("py-sdk"))
+
+    def sdk2_python(self) -> str:
+        """Return the official Python SDK 1.0.0rc3 venv's interpreter."""
+        return str(self._get("py-sdk2"))
 
     def ts_folder(self) -> Path:
         """Return the folder with the TypeScript SDK installed and the peers copied in."""
@@ -125,7 +140,7 @@ def _raw_command(scenario: str, sizes: Sizes, envs: Environments) -> list[str] |
 
 
 def _py_sdk_command(scenario: str, sizes: Sizes, envs: Environments) -> list[str] | None:
-    if scenario == "bridge":
+    if scenario in ACP2_ONLY:
         return None  # the bridge scenario holds its own baselines
     sdk = envs.sdk_python()
     agent = str(BENCH_DIR / "sdk_agent.py")
@@ -135,8 +150,19 @@ def _py_sdk_command(scenario: str, sizes: Sizes, envs: Environments) -> list[str
     return [sdk, str(BENCH_DIR / "sdk_client.py"), scenario, *sizes.driver_args()]
 
 
+def _py_sdk2_command(scenario: str, sizes: Sizes, envs: Environments) -> list[str] | None:
+    if scenario in ACP2_ONLY:
+        return None
+    sdk = envs.sdk2_python()
+    agent = str(BENCH_DIR / "sdk2_agent.py")
+    if scenario == "startup":
+        options = ("--python", sdk, "--import", "import_ms=acp.experimental.v2", "--protocol", 2)
+        return _script("startup.py", "--runs", sizes.runs, *options, "--", sdk, agent)
+    return [sdk, str(BENCH_DIR / "sdk2_client.py"), scenario, *sizes.driver_args()]
+
+
 def _ts_sdk_command(scenario: str, sizes: Sizes, envs: Environments) -> list[str] | None:
-    if scenario == "bridge":
+    if scenario in ACP2_ONLY:
         return None
     node = _provision.node_binary()
     folder = envs.ts_folder()
@@ -150,6 +176,7 @@ COMMANDS = {
     "acp2": _acp2_command,
     "raw": _raw_command,
     "py-sdk": _py_sdk_command,
+    "py-sdk2": _py_sdk2_command,
     "ts-sdk": _ts_sdk_command,
 }
 

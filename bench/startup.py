@@ -3,7 +3,8 @@
 ``startup.py [--python P] [--import KEY=MODULE ...] [--protocol 1|2] [--runs R] [-- ARGV]``
 
 * each ``--import KEY=MODULE`` runs ``P -X importtime -c "import MODULE"`` R times and
-  reports the median cost of that import statement in ms under KEY;
+  reports the median cost of that import statement in ms under KEY (``KEY=PACKAGE:NAME``:
+  ``from PACKAGE import NAME``, every module it loads);
 * ``-- ARGV`` spawns the agent command R times, writes an ``initialize`` request at once
   and reports the median ms until its response line is read (``spawn_init_ms``).
 
@@ -61,24 +62,60 @@ def import_statement_us(stderr: str, module: str) -> int:
     return total
 
 
+def top_level_names(stderr: str) -> set[str]:
+    """Return the modules ``-X importtime`` reports at the top level (not nested)."""
+    names = set()
+    for line in stderr.splitlines():
+        fields = line.split("|")
+        entry = line.startswith("import time:") and len(fields) == 3
+        if entry and fields[1].strip().isdigit() and not fields[2].startswith("   "):
+            names.add(fields[2].strip())
+    return names
+
+
+def statement_us(stderr: str, startup: set[str]) -> int:
+    """Return the cost in µs of every top-level import not in ``startup`` (the modules the
+    interpreter imports before running any statement): a ``from package import name``
+    whose package resolves names lazily imports its modules as top-level entries."""
+    total = 0
+    for line in stderr.splitlines():
+        fields = line.split("|")
+        if not line.startswith("import time:") or len(fields) != 3:
+            continue
+        name = fields[2].rstrip()
+        if fields[1].strip().isdigit() and not name.startswith("   "):
+            total += 0 if name.strip() in startup else int(fields[1])
+    return total
+
+
+def _importtime(python: str, statement: str) -> str:
+    done = subprocess.run(
+        [python, "-X", "importtime", "-c", statement],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=cached_bytecode_env(),
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"{statement} failed: {error_summary(done.stderr)}")
+    return done.stderr
+
+
 def import_ms(python: str, module: str, runs: int) -> float:
-    """Return the median ms of ``import module`` in fresh interpreters (after one warm-up).
+    """Return the median ms of ``import module`` in fresh interpreters (after one warm-up);
+    ``package:name`` measures ``from package import name`` (every module it imports).
 
     Raises ``RuntimeError`` with the interpreter's last error line when the import fails.
     """
+    package, _, name = module.partition(":")
+    statement = f"from {package} import {name}" if name else f"import {module}"
+    startup = top_level_names(_importtime(python, "pass")) if name else set()
     samples: list[float] = []
     for i in range(runs + 1):
-        done = subprocess.run(
-            [python, "-X", "importtime", "-c", f"import {module}"],
-            capture_output=True,
-            text=True,
-            check=False,
-            env=cached_bytecode_env(),
-        )
-        if done.returncode != 0:
-            raise RuntimeError(f"import {module} failed: {error_summary(done.stderr)}")
+        stderr = _importtime(python, statement)
         if i > 0:  # the first run may compile .pyc files
-            samples.append(import_statement_us(done.stderr, module) / 1000)
+            cost = statement_us(stderr, startup) if name else import_statement_us(stderr, module)
+            samples.append(cost / 1000)
     return median(samples)
 
 

@@ -143,6 +143,11 @@ class Tasks:
         if not task.cancelled() and (exc := task.exception()) is not None:
             self._on_error(exc)
 
+    def cancel(self) -> None:
+        """Cancel every task still running (as leaving a cancelled task group does)."""
+        for task in self._tasks:
+            task.cancel()
+
     async def wait(self) -> None:
         """Return once every task has ended (shielded from cancellation)."""
         with anyio.CancelScope(shield=True):

@@ -54,7 +54,11 @@ def run_tiny(tmp_path: Path, impl: str) -> tuple[subprocess.CompletedProcess[str
 def provisioned(name: str) -> None:
     """Create a baseline's environment, or skip the test with the reason it cannot be."""
     provision = load_provision()
-    ensure = provision.ensure_sdk_venv if name == "py-sdk" else provision.ensure_ts_peers
+    ensure = {
+        "py-sdk": provision.ensure_sdk_venv,
+        "py-sdk2": provision.ensure_sdk2_venv,
+        "ts-sdk": provision.ensure_ts_peers,
+    }[name]
     try:
         ensure()
     except provision.Unavailable as exc:
@@ -69,6 +73,7 @@ def test_raw_baselines_run_and_print_the_table(tmp_path: Path) -> None:
     assert results["rtt"]["metrics"]["ping_p50_us"] > 0
     assert results["replay"]["status"] == "-"  # no raw counterpart
     assert results["bridge"]["status"] == "-"  # the bridge scenario holds its own baselines
+    assert results["timeline"]["status"] == "-"  # acp2 only
     assert "stream: updates/s" in done.stdout
     assert "round trip: ping p50" in done.stdout
 
@@ -81,6 +86,14 @@ def test_acp2_hooks_run_or_skip_with_a_reason(tmp_path: Path) -> None:
         if outcome["status"] == "skip":
             assert outcome["reason"].endswith("not available yet")
     assert results["startup"]["metrics"]["import_ms"] > 0
+    assert results["startup"]["metrics"]["import_connect_ms"] > 0
+    timeline = results["timeline"]
+    assert timeline["status"] == "ok", timeline["reason"]
+    stages = timeline["metrics"]
+    # the stages of one prompt, in the order they happen
+    order = ("c_write_prompt", "a_handler", "a_response", "a_write_idle", "c_idle", "total")
+    times = [stages[f"{stage}_us"] for stage in order]
+    assert times == sorted(times)
     bridge = results["bridge"]
     assert bridge["status"] == "ok", bridge["reason"]
     for side in ("front", "back"):
@@ -96,6 +109,16 @@ def test_official_python_sdk_baseline_runs(tmp_path: Path) -> None:
     assert results["stream"]["metrics"]["updates_per_s"] > 0
     assert results["rtt"]["metrics"]["prompt_p50_us"] > 0
     assert results["startup"]["metrics"]["import_ms"] > 0
+
+
+def test_official_python_sdk_v2_baseline_runs_every_scenario(tmp_path: Path) -> None:
+    provisioned("py-sdk2")
+    _, results = run_tiny(tmp_path, "py-sdk2")
+    for scenario in SCENARIOS:
+        assert results[scenario]["status"] == "ok", results[scenario]["reason"]
+    assert results["rtt"]["metrics"]["prompt_p50_us"] > 0
+    assert results["replay"]["metrics"]["seconds"] > 0
+    assert results["startup"]["metrics"]["spawn_init_ms"] > 0
 
 
 def test_official_typescript_sdk_baseline_runs(tmp_path: Path) -> None:

@@ -3,27 +3,60 @@
 See ``docs/writing-an-agent.md``. The pieces: :class:`Agent` (configuration and
 handlers), :class:`Turn` (what a prompt handler reports), :class:`AgentSession`,
 :class:`HistoryStore` (SQLite session history).
+
+
+The names are loaded on first use (PEP 562): ``from acp2.agent import Agent`` imports
+the configuration object only, and a served connection imports the session runtime
+after it has answered ``initialize`` (:mod:`acp2.agent.early`).
 """
 
-from acp2.agent.app import Agent, AuthMethodSpec
-from acp2.agent.elicit import ElicitationContentError, ElicitationResult, ElicitationUnsupported
-from acp2.agent.handles import TerminalHandle, ToolCallHandle
-from acp2.agent.permission import PermissionResult, default_options
-from acp2.agent.session import AgentSession
-from acp2.agent.store import HistoryStore
-from acp2.agent.turn import Turn
+from __future__ import annotations
 
-__all__ = [
-    "Agent",
-    "AgentSession",
-    "AuthMethodSpec",
-    "ElicitationContentError",
-    "ElicitationResult",
-    "ElicitationUnsupported",
-    "HistoryStore",
-    "PermissionResult",
-    "TerminalHandle",
-    "ToolCallHandle",
-    "Turn",
-    "default_options",
-]
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the names below, for type checkers and IDEs
+    from acp2.agent.app import Agent as Agent
+    from acp2.agent.app import AuthMethodSpec as AuthMethodSpec
+    from acp2.agent.elicit import ElicitationContentError as ElicitationContentError
+    from acp2.agent.elicit import ElicitationResult as ElicitationResult
+    from acp2.agent.elicit import ElicitationUnsupported as ElicitationUnsupported
+    from acp2.agent.handles import TerminalHandle as TerminalHandle
+    from acp2.agent.handles import ToolCallHandle as ToolCallHandle
+    from acp2.agent.permission import PermissionResult as PermissionResult
+    from acp2.agent.permission import default_options as default_options
+    from acp2.agent.session import AgentSession as AgentSession
+    from acp2.agent.store import HistoryStore as HistoryStore
+    from acp2.agent.turn import Turn as Turn
+
+#: name -> module that defines it (imported on first access).
+_LAZY: dict[str, str] = {
+    "Agent": "acp2.agent.app",
+    "AgentSession": "acp2.agent.session",
+    "AuthMethodSpec": "acp2.agent.app",
+    "ElicitationContentError": "acp2.agent.elicit",
+    "ElicitationResult": "acp2.agent.elicit",
+    "ElicitationUnsupported": "acp2.agent.elicit",
+    "HistoryStore": "acp2.agent.store",
+    "PermissionResult": "acp2.agent.permission",
+    "TerminalHandle": "acp2.agent.handles",
+    "ToolCallHandle": "acp2.agent.handles",
+    "Turn": "acp2.agent.turn",
+    "default_options": "acp2.agent.permission",
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name on first use (PEP 562)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'acp2.agent' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

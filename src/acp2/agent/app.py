@@ -23,10 +23,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from acp2.agent.runtime import runtime_for
 from acp2.agent.settings import AgentSettings, AuthMethodSpec, PromptHandler
 
 if TYPE_CHECKING:
+    from acp2.schema import InitializeRequest
     from acp2.store.base import SessionStore
     from acp2.transport.base import Transport
 
@@ -82,10 +82,14 @@ class Agent(AgentSettings):
     def session_data(self, session_id: str) -> dict[str, Any]:
         """The author's dict for ``session_id`` (``AgentSession.data``): one per session for
         the life of this Agent, shared by every connection that opens or resumes it."""
+        from acp2.agent.runtime import runtime_for
+
         return runtime_for(self).shared(session_id).data
 
     def history(self) -> SessionStore:
         """Return the history store, opening it on first use."""
+        from acp2.agent.runtime import runtime_for
+
         return runtime_for(self).store
 
     async def serve(self, transport: Transport, *, principal: object = None) -> None:
@@ -96,7 +100,6 @@ class Agent(AgentSettings):
         ``principal`` is who the server says the client is: it decides which live
         sessions the connection may attach to (:mod:`acp2.agent.attach`; v1 clients
         cannot attach)."""
-        from acp2.agent.connection import serve_connection
         from acp2.bridge.peek import peek_version
 
         version, transport = await peek_version(transport)
@@ -106,20 +109,40 @@ class Agent(AgentSettings):
 
             await serve_v1_client(self, transport)
         else:
+            from acp2.agent.connection import serve_connection
+
             await serve_connection(self, transport, principal=principal)
 
     async def serve_stdio(self) -> None:
         """Serve ACP on this process's stdin/stdout until stdin closes."""
+        await self._serve_stdio(b"", None)
+
+    async def _serve_stdio(self, head: bytes, initialized: InitializeRequest | None) -> None:
+        """Serve on stdio, ``head`` (bytes already read from stdin) first; ``initialized``:
+        the ``initialize`` already answered by :func:`acp2.agent.early.answer_stdin`."""
+        from acp2.bridge.peek import replay
         from acp2.transport.stdio import serve_stdio
 
-        async with serve_stdio() as transport:
-            await self.serve(transport)
+        async with serve_stdio() as stdio:
+            transport = replay(stdio, head) if head else stdio
+            if initialized is None:
+                await self.serve(transport)
+                return
+            from acp2.agent.connection import serve_connection
+
+            await serve_connection(self, transport, initialized=initialized)
 
     def run(self) -> None:
-        """Blocking entry point: serve on stdio with anyio on asyncio, then return."""
+        """Blocking entry point: serve on stdio with anyio on asyncio, then return.
+
+        A v2 ``initialize`` sent first is answered before the event loop and the
+        session runtime are even imported (:mod:`acp2.agent.early`): start-up time."""
+        from acp2.agent.early import answer_stdin
+
+        head, initialized = answer_stdin(self)
         import anyio
 
-        anyio.run(self.serve_stdio)
+        anyio.run(self._serve_stdio, head, initialized)
 
 
 def _check_ext(method: str) -> None:

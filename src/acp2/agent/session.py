@@ -107,8 +107,10 @@ class AgentSession:
         self._waiters: dict[Ticket, anyio.Event] = {}
         self._current: object | None = None
         self._scope: anyio.CancelScope | None = None
-        self._work_done = anyio.Event()
-        self._work_done.set()
+        # Created only when wait_idle has to wait: an event per session (~0.9 KiB with
+        # its waiter deque) and per prompt (~2 µs) for what session/close alone awaits.
+        self._work_done: anyio.Event | None = None
+        self._busy = False
         self.background = SessionBackground(spawn, self._background_changed)
         self.background.reported = self.shared.reports_background
 
@@ -210,7 +212,7 @@ class AgentSession:
         """
         ticket = self._queue.acquire()
         if ticket.status == "running":
-            self._work_done = anyio.Event()
+            self._busy = True
             return False
         if ticket.status == "refused":
             raise RequestCancelled("The session is closed")
@@ -234,7 +236,10 @@ class AgentSession:
         if ticket is not None:
             self._waiters[ticket].set()
         elif self._queue.state == "free":
-            self._work_done.set()
+            self._busy = False
+            if self._work_done is not None:
+                self._work_done.set()
+                self._work_done = None
 
     def begin(self, work: object) -> None:
         """Make ``work`` (a Turn) the session's current foreground work (it owns the slot)."""
@@ -304,7 +309,10 @@ class AgentSession:
 
     async def wait_idle(self) -> None:
         """Wait until no foreground work is running (used by session/close)."""
-        await self._work_done.wait()
+        if self._busy:
+            if self._work_done is None:
+                self._work_done = anyio.Event()
+            await self._work_done.wait()
 
     def begin_close(self) -> bool:
         """Refuse new prompts and work, and cancel what runs (SS-22); see :meth:`cancel`."""

@@ -14,7 +14,7 @@ import importlib
 import logging
 import sys
 from collections.abc import Sequence
-from typing import Final
+from typing import Any, Final
 
 __all__ = ["EXIT_INTERNAL", "build_parser", "main"]
 
@@ -45,7 +45,7 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
         prog="acp2",
         description="The Agent Client Protocol, version 2: agents, clients and tools.",
     )
-    parser.add_argument("--version", action="version", version=f"acp2 {_version()}")
+    parser.add_argument("--version", action=_VersionAction, help="show the version and exit")
     parser.add_argument(
         "--debug",
         action="store_true",
@@ -148,6 +148,18 @@ def _report_internal(command: str, exc: BaseException) -> None:
         f"(acp2 --debug {command} ...) and include it when you report it.",
         file=sys.stderr,
     )
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: the installed version is looked up only when asked for (reading the
+    package metadata costs ~40 ms, which every agent start would pay otherwise)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        sys.stdout.write(f"acp2 {_version()}\n")  # where argparse's own action prints it
+        parser.exit()
 
 
 def _version() -> str:

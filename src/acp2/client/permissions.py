@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal, TextIO, TypeAlias, TypeVar
 
 import anyio
-import anyio.from_thread
 import anyio.lowlevel
 import msgspec
 
@@ -194,6 +193,8 @@ def interactive(
 async def _read_line(stream: TextIO) -> str:
     """Read one line in a daemon thread: a prompt abandoned by cancel must not keep the
     process alive at exit (anyio's worker threads are joined at interpreter exit)."""
+    from anyio import from_thread  # only the interactive policy needs it (~10 ms to import)
+
     done = anyio.Event()
     token = anyio.lowlevel.current_token()
     result: list[str] = []
@@ -205,7 +206,7 @@ async def _read_line(stream: TextIO) -> str:
             result.append("")
         # RuntimeError: the event loop is gone, so nobody is waiting any more.
         with contextlib.suppress(RuntimeError):
-            anyio.from_thread.run_sync(done.set, token=token)
+            from_thread.run_sync(done.set, token=token)
 
     threading.Thread(target=read, name="acp2 permission prompt", daemon=True).start()
     await done.wait()

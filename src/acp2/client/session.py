@@ -134,7 +134,7 @@ class ClientSession:
         #: read it too, through the wait function they were given.
         self._failure: BaseException | None = None
         #: Snapshot kinds already received (they win over a new/resume response, SS-25).
-        self._seeded: set[type] = set()
+        self._seeded: dict[type, None] = {}  # a set; an empty dict is 152 bytes smaller
         #: The child sessions this session announced (Preview subagents), by id, in order
         #: (:mod:`acp2.client.children`).
         self.children: dict[str, ClientSession] = {}
@@ -272,7 +272,7 @@ class ClientSession:
         """:meth:`receive` for every update but a plain agent text chunk."""
         reduce(self.state, update)
         if kind in _SEED_KINDS:
-            self._seeded.add(kind)
+            self._seeded[kind] = None
         elif kind is SubagentUpdate:
             from acp2.client.children import adopt  # here: children imports this module
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
-import anyio
 from msgspec import Raw
 
-from acp2.agent import Agent, TerminalHandle, ToolCallHandle, Turn
+from acp2.agent import Agent
 from acp2.schema import (
     AvailableCommand,
     Content,
@@ -26,9 +26,12 @@ from acp2.schema import (
 )
 from acp2.schema.codec import encode
 
+if TYPE_CHECKING:
+    from acp2.agent import TerminalHandle, ToolCallHandle, Turn
+
 __all__ = ["SCENARIOS", "SCENARIO_HELP", "build_test_agent"]
 
-Scenario = Callable[[Turn, str], Awaitable[str | None]]
+Scenario = Callable[["Turn", str], Awaitable[str | None]]
 
 SCENARIO_HELP = """\
 scenarios (the first word of the prompt selects one):
@@ -228,12 +231,16 @@ async def subagent(turn: Turn, arg: str) -> str:
 async def wait(turn: Turn, arg: str) -> str:
     """Work until cancelled."""
     await turn.say("Waiting until cancelled...")
+    import anyio  # not at module level: the agent answers initialize before anyio loads
+
     await anyio.sleep_forever()
     return "end_turn"  # pragma: no cover - never reached
 
 
 async def background(turn: Turn, arg: str) -> str:
     """Detach a tool call and a terminal; each runs until cancelled or ``arg`` seconds."""
+    import anyio  # not at module level: the agent answers initialize before anyio loads
+
     seconds = float(arg) if arg else math.inf
     call = await turn.tool_call("Watch the tests", kind="execute", name="watch")
     await call.start()

@@ -25,7 +25,6 @@ import logging
 import os
 import signal
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Final, Literal, Protocol
 
 import anyio
@@ -58,7 +57,9 @@ StopOutcome = Literal["exited", "terminated", "killed", "stuck"]
 # children, and /proc has no change notification), so their end is polled, briefly.
 _POLL_FIRST: Final = 0.005
 _POLL_MAX: Final = 0.05
-_PROC: Final = Path("/proc")
+#: A plain string, not a ``Path``: pathlib is not otherwise imported by a served agent
+#: before it answers ``initialize`` (start-up time).
+_PROC: Final = "/proc"
 
 
 class GroupLeader(Protocol):
@@ -140,7 +141,7 @@ def group_alive(pgid: int) -> bool:
         return False
     except PermissionError:
         return True
-    if not _PROC.is_dir():  # pragma: no cover - non-Linux POSIX
+    if not os.path.isdir(_PROC):  # pragma: no cover - non-Linux POSIX
         return True
     return any(_live_member(entry.name, pgid) for entry in os.scandir(_PROC))
 
@@ -149,7 +150,8 @@ def _live_member(name: str, pgid: int) -> bool:
     if not name.isdigit():
         return False
     try:
-        stat = (_PROC / name / "stat").read_bytes()
+        with open(f"{_PROC}/{name}/stat", "rb") as file:
+            stat = file.read()
     except OSError:  # gone meanwhile, or not readable
         return False
     # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.

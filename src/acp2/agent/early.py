@@ -1,0 +1,109 @@
+"""Answer a v2 ``initialize`` on stdio before the rest of the agent runtime is imported.
+
+A freshly spawned agent spends most of its start-up importing what serves sessions
+(the event loop, anyio, the history store and SQLite, session state, the JSON-RPC peer);
+none of it is needed to answer ``initialize``, whose response depends on the
+configuration only. So :meth:`acp2.agent.Agent.run` first calls :func:`answer_stdin`,
+which reads the first line from fd 0 (blocking: nothing else runs yet) and, when it is
+a well-formed v2 ``initialize`` request, writes to fd 1 the same response the connection
+would (:func:`acp2.agent.capabilities.build_initialize_response`). The connection then
+starts with that request already taken (``serve_connection(initialized=...)``) and the
+rest of what was read replayed in front of the stream.
+
+Anything else -- not an ``initialize``, a v1 one (the front bridge answers it), params
+that do not decode, an id that is neither a number nor a string, no newline within
+:data:`LIMIT` bytes, non-blocking fds -- is not answered: every byte read is handed to
+the connection, which judges it by its own rules. This path never answers differently
+from the connection; it only answers sooner.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+from typing import TYPE_CHECKING, Final, Literal
+
+import msgspec
+
+from acp2.agent.capabilities import build_initialize_response
+from acp2.compat.v1.negotiate import NegotiationError, request_version
+from acp2.schema import InitializeRequest
+from acp2.schema.codec import encode
+from acp2.schema.methods import INITIALIZE
+
+if TYPE_CHECKING:
+    from acp2.agent.settings import AgentSettings as Agent
+
+__all__ = ["LIMIT", "answer_stdin", "parse_initialize", "response_line"]
+
+#: Bytes read looking for the first newline before giving the stream to the connection.
+LIMIT: Final = 1 << 20
+
+
+class _Initialize(msgspec.Struct):
+    # The request as the connection's own route accepts it; the id stays raw so the
+    # response echoes it byte for byte.
+    jsonrpc: Literal["2.0"]
+    id: msgspec.Raw
+    method: str
+    params: msgspec.Raw
+
+
+_request: Final = msgspec.json.Decoder(_Initialize)
+_id: Final = msgspec.json.Decoder(int | str)
+_params: Final = msgspec.json.Decoder(InitializeRequest)
+
+
+def parse_initialize(line: bytes) -> tuple[bytes, InitializeRequest] | None:
+    """``(raw id, params)`` of a v2 ``initialize`` request on ``line``, or None when the
+    connection should judge the line (see the module)."""
+    try:
+        request = _request.decode(line)
+        _id.decode(request.id)
+        if request.method != INITIALIZE.name or request_version(request.params) != 2:
+            return None
+        return bytes(request.id), _params.decode(request.params)
+    except (msgspec.DecodeError, msgspec.ValidationError, NegotiationError):
+        return None
+
+
+def response_line(agent: Agent, request_id: bytes) -> bytes:
+    """The ``initialize`` response line for ``agent`` (what the connection answers)."""
+    result = encode(build_initialize_response(agent))
+    return b'{"jsonrpc":"2.0","id":%s,"result":%s}\n' % (request_id, result)
+
+
+def answer_stdin(agent: Agent) -> tuple[bytes, InitializeRequest | None]:
+    """Read fd 0 up to its first newline; answer it on fd 1 if it is a v2 ``initialize``.
+
+    Returns the bytes read and not answered (to be replayed before the rest of the
+    stream) and the request answered, or ``(everything read, None)``."""
+    if _nonblocking(0) or _nonblocking(1):
+        return b"", None
+    buffer = bytearray()
+    while b"\n" not in buffer and len(buffer) <= LIMIT:
+        chunk = os.read(0, 65536)
+        if not chunk:
+            return bytes(buffer), None
+        buffer += chunk
+    end = buffer.find(b"\n")
+    found = parse_initialize(bytes(buffer[:end])) if end >= 0 else None
+    if found is None:
+        return bytes(buffer), None
+    with contextlib.suppress(OSError):  # the client is gone: the connection finds out
+        _write_all(1, response_line(agent, found[0]))
+    return bytes(buffer[end + 1 :]), found[1]
+
+
+def _nonblocking(fd: int) -> bool:
+    try:
+        return bool(fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_NONBLOCK)
+    except OSError:  # closed: let the transport report it
+        return True
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
