@@ -162,7 +162,10 @@ class SseStream:
 
 @contextlib.asynccontextmanager
 async def sse(
-    client: httpx.AsyncClient, url: str, connection_id: str, session_id: str | None = None,
+    client: httpx.AsyncClient,
+    url: str,
+    connection_id: str,
+    session_id: str | None = None,
     **headers: str,
 ) -> AsyncIterator[SseStream]:
     """Open a GET stream (connection-scoped, or the session's)."""

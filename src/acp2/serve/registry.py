@@ -40,6 +40,10 @@ class Registry:
     def __len__(self) -> int:
         return len(self._connections)
 
+    def connections(self) -> list[RemoteConnection]:
+        """The live connections, oldest first."""
+        return list(self._connections.values())
+
     def full(self) -> bool:
         """True when ``max_connections`` connections are live."""
         return len(self._connections) >= self.config.max_connections

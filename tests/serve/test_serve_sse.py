@@ -5,8 +5,8 @@ from __future__ import annotations
 import anyio
 import httpx
 import pytest
-
-from tests.serve.serve_helpers import (
+from serve_helpers import (
+    agent_app,
     initialize,
     is_idle,
     new_session,
@@ -14,8 +14,9 @@ from tests.serve.serve_helpers import (
     prompt,
     serve,
     sse,
-    agent_app,
 )
+
+from helpers.timeouts import TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
@@ -25,7 +26,8 @@ async def open_connection(client: httpx.AsyncClient, url: str) -> str:
     response = await client.post(url, json=initialize(), headers=post_headers())
     assert response.status_code == 200
     body = response.json()
-    assert body["id"] == 0 and body["result"]["protocolVersion"] == 2
+    assert body["id"] == 0
+    assert body["result"]["protocolVersion"] == 2
     return response.headers["acp-connection-id"]
 
 
@@ -52,8 +54,8 @@ async def test_a_full_turn_goes_over_post_and_the_connection_and_session_streams
             if d.get("params", {}).get("update", {}).get("sessionUpdate") == "agent_message_chunk"
         ]
         assert "".join(chunks) == "hello world"
+        (connection,) = served.app.registry.connections()
         deleted = await client.delete(url, headers={"acp-connection-id": cid})
         assert deleted.status_code == 202
-        with anyio.fail_after(5):
-            while len(served.app.registry):
-                await anyio.sleep(0.01)
+        with anyio.fail_after(TIMEOUT):
+            await connection.ended.wait()
