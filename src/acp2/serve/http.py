@@ -176,6 +176,8 @@ async def _initialize(
     config = registry.config
     durable = config.durable and headers.get(DURABLE_HEADER) == "1"
     connection = registry.create(principal, "http", config.retention if durable else None)
+    if durable and headers.get(SEQ_HEADER) == "1":
+        connection.received.accept(1)  # a client that numbers its initialize POST too
     answer = connection.expect_initial(request_id)
     await connection.deliver(body)
     try:
