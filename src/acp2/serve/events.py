@@ -53,7 +53,7 @@ async def stream_events(
             await _write(send, connection, outlet, generation)
             tg.cancel_scope.cancel()
         await send({"type": "http.response.body", "body": b"", "more_body": False})
-    except OSError:
+    except* OSError:
         pass  # the client went away mid-write; a durable stream resends on reopen
     finally:
         connection.open_streams -= 1

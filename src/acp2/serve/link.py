@@ -17,6 +17,8 @@ import asyncio
 import time
 from typing import Literal
 
+import anyio
+
 from acp2.errors import ConnectionClosed
 from acp2.serve.config import ServeConfig
 from acp2.serve.outlet import Outlet
@@ -59,6 +61,8 @@ class RemoteConnection:
         self.received = Received()
         self.held = 0
         self._room = asyncio.Event()
+        #: Set while the agent side's :meth:`send` waits for room (backpressure).
+        self.waiting = asyncio.Event()
         self._inbound = bytearray()
         self._inbound_ready = asyncio.Event()
         self._inbound_room = asyncio.Event()
@@ -212,9 +216,13 @@ class RemoteConnection:
     async def _wait_for_room(self) -> None:
         while self.held > self.config.max_held_bytes and not self.closed:
             self._room.clear()
+            self.waiting.set()
             try:
-                await asyncio.wait_for(self._room.wait(), self.config.stall_timeout)
-            except TimeoutError:
+                with anyio.move_on_after(self.config.stall_timeout) as waited:
+                    await self._room.wait()
+            finally:
+                self.waiting.clear()
+            if waited.cancelled_caught:
                 self.end()
         if self.closed:
             raise ConnectionClosed("the remote connection ended")

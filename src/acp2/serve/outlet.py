@@ -17,8 +17,11 @@ needs them is answered 410 and the client resumes through the session history).
 from __future__ import annotations
 
 import asyncio
+import math
 from collections import deque
 from collections.abc import Callable
+
+import anyio
 
 from acp2.transport.durable import Retained, Retention
 
@@ -126,9 +129,11 @@ class Outlet:
     async def wait(self, within: float | None) -> bool:
         """Wait until woken or ``within`` seconds pass; True when woken."""
         if not self._wake.is_set():
-            try:
-                await asyncio.wait_for(self._wake.wait(), within)
-            except TimeoutError:
+            # anyio's scope, not asyncio.wait_for: under anyio task groups wait_for's
+            # timeout was seen not to fire (tests/serve/test_serve_backpressure.py).
+            with anyio.move_on_after(within if within is not None else math.inf):
+                await self._wake.wait()
+            if not self._wake.is_set():
                 return False
         self._wake.clear()
         return True

@@ -151,7 +151,7 @@ class _Socket:
             if not gone:
                 code, reason = self.close_code, self.close_reason
                 await self.send({"type": "websocket.close", "code": code, "reason": reason})
-        except OSError:
+        except* OSError:
             pass  # the client is gone; a durable connection waits for its resume
         finally:
             connection.open_streams -= 1
