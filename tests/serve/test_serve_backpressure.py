@@ -65,6 +65,7 @@ async def test_a_client_that_stops_reading_makes_the_agent_wait_within_the_bound
 async def test_a_connection_whose_client_takes_nothing_for_the_stall_timeout_ends() -> None:
     config = ServeConfig(max_held_bytes=16, stall_timeout=0.2)
     connection = RemoteConnection("c", "p", "websocket", config)
+    connection.open_streams = 1  # a reader is attached, and takes nothing
     with anyio.fail_after(TIMEOUT), pytest.raises(ConnectionClosed):
         await connection.send(b'{"jsonrpc":"2.0","method":"m","params":{"pad":"0123456789"}}\n')
     assert connection.closed
@@ -80,3 +81,15 @@ async def test_a_waiting_send_goes_on_once_the_reader_takes_the_queue() -> None:
         assert len(connection.main.take()) == 1
     assert not connection.closed
     assert connection.held == 0
+
+
+async def test_a_send_waiting_while_no_reader_is_attached_does_not_end_the_connection() -> None:
+    config = ServeConfig(max_held_bytes=16, stall_timeout=0.1)
+    connection = RemoteConnection("c", "p", "websocket", config)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(connection.send, b'{"method":"m","params":{"pad":"0123456789"}}\n')
+        with anyio.fail_after(TIMEOUT):
+            await connection.waiting.wait()
+        await anyio.sleep(0.3)  # three stall timeouts with the link down
+        assert not connection.closed
+        connection.main.take()

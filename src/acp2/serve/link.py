@@ -7,8 +7,8 @@ it writes is one message, queued on the connection's main outlet (the WebSocket,
 connection-scoped SSE stream) or, over SSE, on the session stream the routing model
 (:mod:`acp2.serve.routing`) picks. ``send`` waits while the connection holds more than
 ``max_held_bytes`` for its client, and ends the connection when that lasts
-``stall_timeout``: an agent streaming to a client that stopped reading slows down
-instead of growing memory.
+``stall_timeout`` while a reader is attached: an agent streaming to a client that stopped
+reading slows down instead of growing memory.
 """
 
 from __future__ import annotations
@@ -222,7 +222,9 @@ class RemoteConnection:
                     await self._room.wait()
             finally:
                 self.waiting.clear()
-            if waited.cancelled_caught:
+            # Only a client that is there and takes nothing stalls the connection; while
+            # its link is down the agent waits, and the resume grace decides.
+            if waited.cancelled_caught and self.open_streams:
                 self.end()
         if self.closed:
             raise ConnectionClosed("the remote connection ended")

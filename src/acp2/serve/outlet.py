@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import sys
 from collections import deque
 from collections.abc import Callable
 
@@ -44,8 +45,13 @@ class Outlet:
         max_bytes: int = 16 * 1024 * 1024,
     ) -> None:
         self._account = account
+        self._peer_acks = peer_acks and retention is not None
+        if retention is not None and self._peer_acks:
+            # The client acknowledges, so what is unacknowledged is bounded by the
+            # connection's byte bound (the agent waits); a count bound would drop messages
+            # the client has not taken yet while it is away, and no resume could work.
+            retention = Retention(messages=sys.maxsize, seconds=retention.seconds)
         self.retained = Retained(retention) if retention is not None else None
-        self._peer_acks = peer_acks and self.retained is not None
         self._max_bytes = max_bytes
         self._queue: deque[tuple[int, bytes]] = deque()
         #: (seq, size) of every message in the retained window, oldest first.
