@@ -101,9 +101,11 @@ async def ws_run(url: str, n: int, durable: bool, pid: int) -> tuple[float, floa
         await until(ws, created)
         await send(ws, _prompt(2, sid, 10))
         await until(ws, _idle)
-        cpu0, t0 = _cpu(pid), time.perf_counter()
+        cpu0, t0, own = _cpu(pid), time.perf_counter(), time.process_time()
         await send(ws, _prompt(3, sid, n))
         await until(ws, _idle)
+        client_us = (time.process_time() - own) / n * 1e6
+        print(f"  client CPU {client_us:.1f} µs/update", file=sys.stderr)
         return time.perf_counter() - t0, _cpu(pid) - cpu0
 
 

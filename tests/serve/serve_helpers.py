@@ -84,7 +84,7 @@ class Served:
 
 
 @contextlib.asynccontextmanager
-async def serve(app: AcpApp, **options: Any) -> AsyncIterator[Served]:
+async def serve(app: Any, **options: Any) -> AsyncIterator[Served]:
     """Run ``app`` under uvicorn in this event loop on a free loopback port."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -99,7 +99,8 @@ async def serve(app: AcpApp, **options: Any) -> AsyncIterator[Served]:
         with anyio.fail_after(TIMEOUT):
             await server.ready.wait()
         try:
-            yield Served(f"http://127.0.0.1:{port}{app.config.path}", app, port, server)
+            path = app.config.path if isinstance(app, AcpApp) else "/acp"
+            yield Served(f"http://127.0.0.1:{port}{path}", app, port, server)
         finally:
             server.should_exit = True
     sock.close()

@@ -74,3 +74,22 @@ def test_load_agent_takes_an_agent_or_a_function_returning_one() -> None:
         load_agent("no-colon")
     with pytest.raises(ValueError, match="exactly one"):
         create_app()
+
+
+async def test_the_environment_app_is_built_on_its_first_event(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from acp2.serve import EnvApp
+
+    monkeypatch.setenv("ACP2_SERVE_APP", "acp2.testing.scenarios:build_test_agent")
+    monkeypatch.setenv("ACP2_TOKEN", "t0k")
+    app = EnvApp()
+    async with serve(app) as served:
+        import httpx
+
+        async with httpx.AsyncClient() as client:
+            refused = await client.post(served.url, json=initialize())
+            accepted = await client.post(
+                served.url, json=initialize(), headers={"authorization": "Bearer t0k"}
+            )
+    assert (refused.status_code, accepted.status_code) == (401, 200)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 from serve_helpers import (
@@ -21,6 +22,7 @@ from serve_helpers import (
 )
 
 from acp2.transport.durable import Retention
+from helpers.timeouts import TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
@@ -135,3 +137,18 @@ async def test_a_reopened_durable_stream_takes_over_from_an_older_reader() -> No
             with pytest.raises(EOFError):
                 await stale.next()  # the older reader's response ended
         assert created.id == "1"
+
+
+async def test_a_quiet_stream_gets_keepalive_comments() -> None:
+    async with (
+        serve(agent_app(keepalive=0.05)) as served,
+        httpx.AsyncClient(timeout=10) as client,
+    ):
+        poster = Poster(client, served.url)
+        await poster.initialize()
+        headers = {"accept": "text/event-stream", "acp-connection-id": poster.cid}
+        async with client.stream("GET", served.url, headers=headers) as response:
+            lines = response.aiter_lines()
+            with anyio.fail_after(TIMEOUT):
+                first = await anext(lines)
+        assert first == ": keepalive"

@@ -32,7 +32,7 @@ security:
 
 HTTP/2: uvicorn speaks HTTP/1.1 (SSE works over it, one TCP connection per open
 stream). The RFD requires HTTP/2 for Streamable HTTP: run the same app under hypercorn,
-  ACP2_SERVE_APP=module:agent hypercorn --certfile C --keyfile K 'acp2.serve:app_from_env()'
+  ACP2_SERVE_APP=module:agent hypercorn --certfile C --keyfile K acp2.serve:env_app
 (docs/remote.md).
 """
 

@@ -27,7 +27,7 @@ from acp2.serve.ws import handle_websocket, reject_websocket
 if TYPE_CHECKING:
     from acp2.agent.app import Agent
 
-__all__ = ["AcpApp", "app_from_env", "create_app", "load_agent"]
+__all__ = ["AcpApp", "EnvApp", "app_from_env", "create_app", "env_app", "load_agent"]
 
 logger = logging.getLogger(__name__)
 
@@ -126,7 +126,8 @@ def load_agent(spec: str) -> Agent:
 
 def app_from_env() -> AcpApp:
     """An application configured from the environment, for ASGI servers' factories
-    (``uvicorn --factory acp2.serve:app_from_env``, ``hypercorn 'acp2.serve:app_from_env()'``).
+    (``uvicorn --factory acp2.serve:app_from_env``; ``acp2.serve:env_app`` for servers
+    without factories, e.g. hypercorn).
 
     ``ACP2_SERVE_APP=module:agent`` or ``ACP2_SERVE_COMMAND="agent argv"`` (default: the
     built-in coding agent with the scripted model); ``ACP2_TOKEN`` (bearer token),
@@ -147,3 +148,22 @@ def app_from_env() -> AcpApp:
     from acp2.coder import build_coder_agent
 
     return create_app(build_coder_agent("scripted"), config=config)
+
+
+class EnvApp:
+    """An ASGI application that is :func:`app_from_env`, built on its first event: for
+    servers that take an application object but no factory (``hypercorn
+    acp2.serve:env_app``). Importing it reads nothing."""
+
+    def __init__(self) -> None:
+        self._app: AcpApp | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Build the application once, then hand it every event."""
+        if self._app is None:
+            self._app = app_from_env()
+        await self._app(scope, receive, send)
+
+
+#: The environment-configured application (see :class:`EnvApp`).
+env_app = EnvApp()
