@@ -3,6 +3,7 @@ updates to a raw client over a WebSocket (plain and durable) and over Streamable
 (POST + SSE), on 127.0.0.1.
 
     .venv/bin/python bench/remote_stream.py [--updates N] [--profiles ws,ws-durable,sse]
+    .venv/bin/python bench/remote_stream.py --profiles sse --server 'node agent.mjs --http 0'
 
 The client is deliberately raw (``websockets`` / ``httpx``, JSON decode of every message,
 no acp2 client code), so the number is the server's cost plus one decode per update: it
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -150,12 +152,16 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--updates", type=int, default=50_000)
     parser.add_argument("--profiles", default="ws,ws-durable,sse")
-    args = parser.parse_args()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "acp2", "serve", "--test-agent", "--port", "0"],
-        stderr=subprocess.PIPE,
-        text=True,
+    parser.add_argument(
+        "--server",
+        metavar="COMMAND",
+        help="another server command printing 'listening on URL' on stderr, e.g. "
+        "'node agent.mjs --http 0' (bench/ts: the TS SDK's AcpServer, SSE only)",
     )
+    args = parser.parse_args()
+    acp2_serve = [sys.executable, "-m", "acp2", "serve", "--test-agent", "--port", "0"]
+    argv = shlex.split(args.server) if args.server else acp2_serve
+    server = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
     try:
         assert server.stderr is not None
         line = server.stderr.readline()
