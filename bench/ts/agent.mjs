@@ -84,6 +84,20 @@ const app = acp
     return {};
   });
 
-const connection = app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
-await connection.closed;
-process.exit(0);
+// `--http PORT`: serve the same agent with the SDK's experimental Streamable HTTP server
+// (AcpServer) on 127.0.0.1:PORT/acp instead of stdio (bench/remote_stream.py --ts-agent).
+const httpAt = process.argv.indexOf("--http");
+if (httpAt >= 0) {
+  const { createServer } = await import("node:http");
+  const { AcpServer } = await import("@agentclientprotocol/sdk/experimental/server");
+  const { createNodeHttpHandler } = await import("@agentclientprotocol/sdk/experimental/node");
+  const handler = createNodeHttpHandler(new AcpServer({ agent: app }));
+  const server = createServer(handler);
+  server.listen(Number(process.argv[httpAt + 1]), "127.0.0.1", () => {
+    process.stderr.write(`listening on http://127.0.0.1:${server.address().port}/acp\n`);
+  });
+} else {
+  const connection = app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
+  await connection.closed;
+  process.exit(0);
+}

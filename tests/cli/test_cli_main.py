@@ -37,6 +37,7 @@ ARGS = {
     "test-agent": [],
     "check": ["--", "agent"],
     "bridge": ["--", "agent"],
+    "serve": ["--test-agent"],
 }
 
 

@@ -32,6 +32,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "agent": ("acp2.cli.agent_cmd", "the built-in coding agent, on stdio"),
     "test-agent": ("acp2.cli.test_agent", "a deterministic agent for testing clients, on stdio"),
     "check": ("acp2.cli.check_cmd", "check an ACP v2 agent for conformance"),
+    "serve": (
+        "acp2.cli.serve_cmd",
+        "host an ACP agent over Streamable HTTP and WebSocket (remote ACP)",
+    ),
     "bridge": (
         "acp2.cli.bridge_cmd",
         "let an ACP v1 client use a v2 agent, or a v2 client a v1 agent (stdio proxy)",

@@ -5,6 +5,11 @@
 //
 //   node client.mjs [--sdk DIR] --scenario NAME [--cwd DIR] [--count N]
 //                   [--prompt TEXT] [--timeout SECONDS] -- AGENT_ARGV...
+//   node --experimental-websocket client.mjs --url URL --remote ws|http [options]
+//
+// With --url, no agent is spawned: the client drives a remote agent through the SDK's
+// experimental ws-client (Node 20 needs --experimental-websocket for its global
+// WebSocket) or http-client (Streamable HTTP).
 //
 // --prompt replaces the prompt text of the single-prompt scenarios (echo, stream,
 // tools-*, kinds, fail), for agents whose scenario words differ (e.g. "all").
@@ -51,7 +56,7 @@
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import { parseArgs } from "node:util";
-import { loadSdk, log } from "./sdk.mjs";
+import { loadRemote, loadSdk, log } from "./sdk.mjs";
 
 const NAME = "ts-client";
 const SCENARIOS = [
@@ -72,8 +77,9 @@ const SCENARIOS = [
 ];
 
 function parseCommandLine(argv) {
-  const split = argv.indexOf("--");
-  if (split < 0 || split === argv.length - 1) {
+  const remote = argv.includes("--url");
+  const split = argv.includes("--") ? argv.indexOf("--") : argv.length;
+  if (!remote && (split === argv.length || split === argv.length - 1)) {
     throw new Error("usage: client.mjs [--sdk DIR] --scenario NAME [options] -- AGENT_ARGV...");
   }
   const { values } = parseArgs({
@@ -85,6 +91,8 @@ function parseCommandLine(argv) {
       count: { type: "string" },
       prompt: { type: "string" },
       timeout: { type: "string" },
+      url: { type: "string" },
+      remote: { type: "string" },
     },
     strict: true,
   });
@@ -99,6 +107,8 @@ function parseCommandLine(argv) {
     prompt: values.prompt,
     timeoutMs: Number.parseFloat(values.timeout ?? "30") * 1000,
     agentArgv: argv.slice(split + 1),
+    url: values.url,
+    remote: values.remote ?? "ws",
   };
 }
 
@@ -413,15 +423,24 @@ async function stopAgent(child, exited) {
   clearTimeout(timer);
 }
 
+async function remoteStream() {
+  const transports = await loadRemote(options.remote, options.sdk);
+  return options.remote === "ws"
+    ? transports.createWebSocketStream(options.url)
+    : transports.createHttpStream(options.url);
+}
+
 async function main() {
-  const { child, exited } = spawnAgent();
+  const { child, exited } = options.url ? { child: null, exited: new Promise(() => {}) } : spawnAgent();
   const app = acp
     .client({ name: NAME })
     .onNotification("session/update", ({ params }) => {
       report.sdkUpdates.push(params);
     })
     .onRequest("session/request_permission", ({ params, signal }) => answerPermission(params, signal));
-  const stream = observed(acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout)));
+  const stream = observed(
+    child ? acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout)) : await remoteStream(),
+  );
   // Each wait is bounded by --timeout; the whole scenario by twice that.
   const overallMs = options.timeoutMs * 2;
   const deadline = new Promise((_, reject) =>
@@ -435,7 +454,9 @@ async function main() {
   } catch (error) {
     failure = error;
   }
-  await stopAgent(child, exited);
+  if (child) {
+    await stopAgent(child, exited);
+  }
   summarize();
   if (failure) {
     report.error = String(failure?.stack ?? failure);

@@ -25,6 +25,13 @@ export async function loadStableSdk(dir) {
   return loadEntry(SDK_V1_ENTRY, dir);
 }
 
+// The experimental remote client transports: "ws" (createWebSocketStream) or "http"
+// (createHttpStream, Streamable HTTP).
+export async function loadRemote(kind, dir) {
+  const entry = kind === "ws" ? "ws-client" : "http-client";
+  return loadEntry(`@agentclientprotocol/sdk/experimental/${entry}`, dir);
+}
+
 async function loadEntry(entry, dir) {
   const root = dir || process.env.ACP2_TS_SDK;
   if (!root) {

@@ -1,0 +1,178 @@
+"""``acp2 serve``: host an ACP agent on a remote endpoint (Streamable HTTP + WebSocket).
+
+The application is :mod:`acp2.serve`; this module parses the flags, builds the agent
+(``--app module:agent``, ``--coder``, the test agent, or ``-- AGENT COMMAND...``) and runs
+uvicorn (the ``server`` extra, imported only here).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import os
+import sys
+from typing import Any
+
+__all__ = ["add_parser", "main"]
+
+_EPILOG = """\
+agents:
+  --app module:agent   an acp2 Agent object (or a function returning one), shared by
+                       every connection: sessions outlive connections
+  --coder              the built-in coding agent (scripted model)
+  --test-agent         acp2's deterministic test agent
+  -- AGENT CMD...      any stdio ACP agent: one subprocess per remote connection,
+                       bytes passed through unchanged (v1 or v2)
+
+security:
+  binds 127.0.0.1 unless --host says otherwise. A bearer token (--token or
+  $ACP2_TOKEN) is required from every client when set, and always when binding a
+  non-loopback address (one is generated and printed once if not given). Browsers'
+  Origin must be this server's own loopback origin or an --allow-origin.
+
+HTTP/2: uvicorn speaks HTTP/1.1 (SSE works over it, one TCP connection per open
+stream). The RFD requires HTTP/2 for Streamable HTTP: run the same app under hypercorn,
+  ACP2_SERVE_APP=module:agent hypercorn --certfile C --keyfile K acp2.serve:env_app
+(docs/remote.md).
+"""
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``acp2 serve`` and its flags; return the parser."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "serve",
+        help="host an ACP agent over Streamable HTTP and WebSocket (remote ACP)",
+        description="Serve an ACP agent on one endpoint: POST/GET(SSE)/DELETE and WebSocket.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="port (8000; 0: any free)")
+    parser.add_argument("--path", default="/acp", help="endpoint path (/acp)")
+    parser.add_argument("--token", help="bearer token clients must send (or $ACP2_TOKEN)")
+    parser.add_argument(
+        "--allow-origin", action="append", default=[], metavar="ORIGIN", help="allowed Origin"
+    )
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--app", metavar="MODULE:AGENT", help="an acp2 Agent to serve")
+    which.add_argument("--coder", action="store_true", help="the built-in coding agent")
+    which.add_argument("--test-agent", action="store_true", help="acp2's test agent")
+    parser.add_argument(
+        "--store", metavar="PATH", help="SQLite session history (--coder/--test-agent)"
+    )
+    parser.add_argument("--idle-timeout", type=float, default=300.0, metavar="SECONDS")
+    parser.add_argument(
+        "--ws-deflate", action="store_true", help="offer WebSocket permessage-deflate"
+    )
+    parser.add_argument("--ssl-keyfile", metavar="FILE", help="TLS key (uvicorn)")
+    parser.add_argument("--ssl-certfile", metavar="FILE", help="TLS certificate (uvicorn)")
+    parser.add_argument("agent_command", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    return parser
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _token(args: argparse.Namespace) -> tuple[str | None, bool]:
+    """The token to require and whether it was generated here."""
+    from acp2.serve import new_token
+
+    token = args.token or os.environ.get("ACP2_TOKEN") or None
+    if token is None and not _loopback(args.host):
+        return new_token(), True
+    return token, False
+
+
+def _build_app(args: argparse.Namespace, config: Any) -> Any:
+    from acp2.serve import create_app, load_agent
+
+    command = [a for a in (args.agent_command or []) if a != "--"] or None
+    if command is not None and (args.app or args.coder or args.test_agent):
+        raise ValueError("give an agent command or --app/--coder/--test-agent, not both")
+    if command is not None:
+        return create_app(command=command, config=config)
+    if args.app:
+        return create_app(load_agent(args.app), config=config)
+    if args.test_agent:
+        from acp2.testing.scenarios import build_test_agent
+
+        return create_app(build_test_agent(args.store), config=config)
+    from acp2.coder import build_coder_agent
+
+    return create_app(build_coder_agent("scripted", store=args.store), config=config)
+
+
+def main(args: argparse.Namespace) -> int:
+    """Serve until interrupted; 2 on a configuration error or a missing extra."""
+    try:
+        import uvicorn
+    except ImportError:
+        print(
+            "acp2 serve needs uvicorn and websockets: pip install 'acp2[server]'", file=sys.stderr
+        )
+        return 2
+    from acp2.serve import ServeConfig
+
+    token, generated = _token(args)
+    config = ServeConfig(
+        path=args.path,
+        tokens={token: "token"} if token else {},
+        allow_origins=tuple(args.allow_origin),
+        idle_timeout=max(args.idle_timeout, 1.0),
+    )
+    try:
+        app = _build_app(args, config)
+    except (ValueError, TypeError, ImportError, AttributeError) as exc:
+        print(f"acp2 serve: {exc}", file=sys.stderr)
+        return 2
+    server = uvicorn.Server(_uvicorn_config(uvicorn, app, args, config))
+    _announce(server, args, token if generated else None)
+    server.run()
+    return 0
+
+
+def _uvicorn_config(uvicorn: Any, app: Any, args: argparse.Namespace, config: Any) -> Any:
+    return uvicorn.Config(
+        app,
+        host=args.host,
+        port=args.port,
+        lifespan="on",
+        log_level="warning",
+        ws_max_size=config.max_message_size + 1024,
+        ws_ping_interval=15.0,
+        ws_ping_timeout=20.0,
+        # Measured: permessage-deflate took ~100 KiB per idle connection and most of the
+        # server's CPU per streamed update; ACP's messages are small and many.
+        ws_per_message_deflate=args.ws_deflate,
+        ssl_keyfile=args.ssl_keyfile,
+        ssl_certfile=args.ssl_certfile,
+        timeout_graceful_shutdown=5,
+    )
+
+
+def _announce(server: Any, args: argparse.Namespace, generated: str | None) -> None:
+    """Print the URL once uvicorn listens (the real port when --port 0)."""
+    scheme = "https" if args.ssl_certfile else "http"
+    startup = server.startup
+
+    async def announced(sockets: Any = None) -> None:
+        await startup(sockets)
+        port = args.port
+        for listener in getattr(server, "servers", []):
+            for sock in listener.sockets:
+                port = sock.getsockname()[1]
+        host = f"[{args.host}]" if ":" in args.host else args.host
+        print(f"acp2 serve: listening on {scheme}://{host}:{port}{args.path}", file=sys.stderr)
+        if generated:
+            print(
+                f"acp2 serve: clients must send: Authorization: Bearer {generated}", file=sys.stderr
+            )
+        sys.stderr.flush()
+
+    server.startup = announced

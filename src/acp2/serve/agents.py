@@ -1,0 +1,53 @@
+"""What serves the agent side of each remote connection.
+
+* :func:`in_process`: one :class:`~acp2.agent.app.Agent` object for every connection of
+  the application, so its sessions outlive connections (a client that reconnects resumes
+  them on a new connection). ``Agent.serve`` reads the client's ``initialize``: a v1
+  client is served through the v1 front bridge, any other as v2.
+* :func:`command`: one subprocess per connection (``spawn_agent``), its stdio copied to
+  and from the connection frame for frame (``pass_through``: whatever ACP version the
+  two ends speak, unchanged). Its stderr goes to the ``acp2.serve.agent`` logger.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from acp2.serve.link import RemoteConnection
+from acp2.serve.registry import ServeFn
+
+if TYPE_CHECKING:
+    from acp2.agent.app import Agent
+
+__all__ = ["command", "in_process"]
+
+_agent_log = logging.getLogger("acp2.serve.agent")
+
+
+def in_process(agent: Agent) -> ServeFn:
+    """Serve every connection with ``agent`` (shared: sessions outlive connections)."""
+
+    async def serve(connection: RemoteConnection) -> None:
+        """Serve one connection until its input ends."""
+        await agent.serve(connection)
+
+    return serve
+
+
+def command(argv: Sequence[str]) -> ServeFn:
+    """Serve every connection with a new ``argv`` subprocess, spliced byte for byte."""
+    argv = list(argv)
+    if not argv:
+        raise ValueError("an agent command is needed")
+
+    async def serve(connection: RemoteConnection) -> None:
+        """Start the agent, copy both ways until either side ends, stop the agent."""
+        from acp2.bridge.passthrough import pass_through
+        from acp2.transport.stdio import spawn_agent
+
+        async with spawn_agent(argv, stderr=_agent_log) as process:
+            await pass_through(connection, process, client_head=b"", agent_head=b"", version="")
+
+    return serve

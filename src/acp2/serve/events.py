@@ -1,0 +1,94 @@
+"""One SSE response: a connection's or a session's stream, written as its outlet fills.
+
+A plain stream has one reader at a time (a second GET is answered 409, as the TypeScript
+SDK's server does). A durable stream numbers its events (``id: <seq>``); a GET that
+reopens it with ``Last-Event-ID`` takes over from any earlier reader (which may be a
+half-open socket nobody reads) and first gets everything after that seq, or 410 when the
+window no longer holds it. A comment line ``: keepalive`` goes out every ``keepalive``
+seconds of silence so intermediaries keep the stream open.
+"""
+
+from __future__ import annotations
+
+import anyio
+
+from acp2.serve.asgi import Receive, Send, respond
+from acp2.serve.link import RemoteConnection
+from acp2.serve.outlet import Outlet
+from acp2.transport.durable import CursorTooOld
+
+__all__ = ["stream_events"]
+
+_HEADERS = [
+    (b"content-type", b"text/event-stream"),
+    (b"cache-control", b"no-cache"),
+    (b"x-accel-buffering", b"no"),
+]
+_KEEPALIVE = b": keepalive\n\n"
+
+
+async def stream_events(
+    receive: Receive,
+    send: Send,
+    connection: RemoteConnection,
+    outlet: Outlet,
+    last_event_id: str | None,
+) -> None:
+    """Answer a GET with ``outlet``'s events until the client leaves, a newer reader
+    takes over, or the connection ends."""
+    if outlet.durable and last_event_id is not None:
+        problem = _resume(outlet, last_event_id)
+        if problem is not None:
+            await respond(send, *problem)
+            return
+    elif outlet.reading and not outlet.durable:
+        await respond(send, 409, "This stream already has a reader")
+        return
+    generation = outlet.attach()
+    connection.open_streams += 1
+    try:
+        await send({"type": "http.response.start", "status": 200, "headers": _HEADERS})
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_watch_disconnect, receive, tg.cancel_scope)
+            await _write(send, connection, outlet, generation)
+            tg.cancel_scope.cancel()
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+    except* OSError:
+        pass  # the client went away mid-write; a durable stream resends on reopen
+    finally:
+        connection.open_streams -= 1
+        connection.touch()
+        outlet.detach(generation)
+
+
+def _resume(outlet: Outlet, last_event_id: str) -> tuple[int, str] | None:
+    try:
+        outlet.resume(int(last_event_id))
+    except CursorTooOld as exc:
+        return 410, f"Last-Event-ID too old: {exc}"
+    except ValueError:
+        return 400, f"Bad Last-Event-ID: {last_event_id[:40]!r}"
+    return None
+
+
+async def _write(send: Send, connection: RemoteConnection, outlet: Outlet, generation: int) -> None:
+    keepalive = connection.config.keepalive
+    while outlet.generation == generation:
+        items = outlet.take()
+        if items:
+            body = b"".join(
+                b"id: %d\ndata: %s\n\n" % (seq, message) if seq else b"data: %s\n\n" % message
+                for seq, message in items
+            )
+            await send({"type": "http.response.body", "body": body, "more_body": True})
+            continue
+        if connection.closed:
+            return
+        if not await outlet.wait(keepalive):
+            await send({"type": "http.response.body", "body": _KEEPALIVE, "more_body": True})
+
+
+async def _watch_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+    scope.cancel()

@@ -1,0 +1,213 @@
+"""The Streamable HTTP profile: POST a message, GET an SSE stream, DELETE to end.
+
+Status codes follow the RFD's routing table: 400 (a missing or mismatched header, bad
+JSON, ``initialize`` on an existing connection), 404 (unknown connection), 406 (GET
+without ``Accept: text/event-stream``), 413 (a message over the size limit: the
+connection survives), 415 (POST not ``application/json``), 501 (a JSON-RPC batch); plus
+401 / 403 from :mod:`acp2.serve.security`, 409 (a plain stream that already has a
+reader), 410 (a durable stream's ``Last-Event-ID`` older than its window) and 503 (too
+many connections). ``initialize`` without ``Acp-Connection-Id`` creates the connection
+and is answered 200 with the agent's JSON response and the ``Acp-Connection-Id`` header;
+every other accepted POST is answered 202 and its response comes on a GET stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import msgspec
+
+from acp2.errors import ConnectionClosed
+from acp2.serve.asgi import Disconnected, Receive, Scope, Send, TooLarge, read_body, respond
+from acp2.serve.events import stream_events
+from acp2.serve.link import RemoteConnection, TooManyStreams
+from acp2.serve.registry import Registry
+from acp2.serve.routing import Head, head, id_key, session_of
+from acp2.serve.security import Headers
+from acp2.transport.durable import DURABLE_HEADER, SEQ_HEADER, SeqGap
+
+__all__ = ["CONNECTION_HEADER", "SESSION_HEADER", "handle_http"]
+
+CONNECTION_HEADER = "acp-connection-id"
+SESSION_HEADER = "acp-session-id"
+_BATCH = (
+    b'{"jsonrpc":"2.0","id":null,'
+    b'"error":{"code":-32600,"message":"JSON-RPC batches are not supported"}}'
+)
+
+
+async def handle_http(
+    scope: Scope, receive: Receive, send: Send, registry: Registry, principal: str
+) -> None:
+    """Serve one HTTP request on the ACP endpoint (see the module docstring)."""
+    headers = Headers.of(scope)
+    method = scope["method"]
+    if method == "POST":
+        await _post(receive, send, headers, registry, principal)
+    elif method == "GET":
+        await _get(receive, send, headers, registry, principal)
+    elif method == "DELETE":
+        await _delete(send, headers, registry, principal)
+    else:
+        await respond(send, 405, "Method Not Allowed", headers=[("allow", "GET, POST, DELETE")])
+
+
+def _connection(
+    headers: Headers, registry: Registry, principal: str
+) -> RemoteConnection | tuple[int, str]:
+    """The connection the request names, or the status and text refusing it."""
+    connection_id = headers.get(CONNECTION_HEADER)
+    if not connection_id:
+        return 400, "Missing Acp-Connection-Id"
+    connection = registry.get(connection_id)
+    if connection is None:
+        return 404, "Unknown Acp-Connection-Id"
+    if connection.principal != principal:
+        return 403, "This connection belongs to another principal"
+    return connection
+
+
+async def _delete(send: Send, headers: Headers, registry: Registry, principal: str) -> None:
+    found = _connection(headers, registry, principal)
+    if isinstance(found, tuple):
+        await respond(send, *found)
+        return
+    registry.remove(found.id)
+    await respond(send, 202)
+
+
+async def _post(
+    receive: Receive, send: Send, headers: Headers, registry: Registry, principal: str
+) -> None:
+    content_type = (headers.get("content-type") or "").split(";", 1)[0].strip().lower()
+    if content_type != "application/json":
+        await respond(send, 415, "Unsupported Media Type: send application/json")
+        return
+    limit = registry.config.max_message_size
+    try:
+        body = await read_body(receive, limit)
+    except TooLarge:
+        await respond(send, 413, f"Message over the size limit ({limit} bytes)")
+        return
+    except Disconnected:
+        return
+    if body.lstrip()[:1] == b"[":
+        await respond(send, 501, _BATCH, content_type="application/json")
+        return
+    try:
+        message = head(body)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        await respond(send, 400, "Invalid JSON-RPC message: expected one JSON object")
+        return
+    if not headers.get(CONNECTION_HEADER):
+        await _initialize(send, headers, registry, principal, body, message)
+        return
+    if message.method == "initialize":
+        await respond(send, 400, "initialize is not allowed on an existing connection")
+        return
+    found = _connection(headers, registry, principal)
+    if isinstance(found, tuple):
+        await respond(send, *found)
+        return
+    await _forward(send, headers, found, body, message)
+
+
+async def _forward(
+    send: Send, headers: Headers, connection: RemoteConnection, body: bytes, message: Head
+) -> None:
+    """Deliver a POST on an existing connection; 202 once delivered (or a duplicate)."""
+    session = headers.get(SESSION_HEADER)
+    in_params = session_of(message)
+    if in_params is not None and session is None:
+        await respond(send, 400, "Missing Acp-Session-Id")
+        return
+    if in_params is not None and session != in_params:
+        await respond(send, 400, "Mismatched Acp-Session-Id")
+        return
+    duplicate = _seq_duplicate(headers, connection)
+    if isinstance(duplicate, str):
+        await respond(send, 400, duplicate)
+        return
+    if not duplicate:
+        if not connection.router.posted(message, session):
+            await respond(send, 429, "Too many requests awaiting their responses")
+            return
+        try:
+            await connection.deliver(body)
+        except ConnectionClosed:
+            await respond(send, 404, "Unknown Acp-Connection-Id")
+            return
+    await respond(send, 202)
+
+
+def _seq_duplicate(headers: Headers, connection: RemoteConnection) -> bool | str:
+    """Durable POSTs: True for a seq already taken (answer 202, deliver nothing), False
+    for the next one, or why the header is refused."""
+    raw = headers.get(SEQ_HEADER)
+    if raw is None or not connection.durable:
+        return False
+    try:
+        return not connection.received.accept(int(raw))
+    except ValueError:
+        return f"Bad {SEQ_HEADER}: {raw[:40]!r}"
+    except SeqGap as exc:
+        return f"{SEQ_HEADER} out of order: {exc}"
+
+
+async def _initialize(
+    send: Send,
+    headers: Headers,
+    registry: Registry,
+    principal: str,
+    body: bytes,
+    message: Head,
+) -> None:
+    """Create a connection for an ``initialize`` POST and answer with the agent's 200."""
+    if message.method != "initialize":
+        await respond(send, 400, "Missing Acp-Connection-Id")
+        return
+    request_id = id_key(message.id)
+    if request_id is None:
+        await respond(send, 400, "initialize must be a request with an id")
+        return
+    if registry.full():
+        await respond(send, 503, "Too many connections", headers=[("retry-after", "5")])
+        return
+    config = registry.config
+    durable = config.durable and headers.get(DURABLE_HEADER) == "1"
+    connection = registry.create(principal, "http", config.retention if durable else None)
+    if durable and headers.get(SEQ_HEADER) == "1":
+        connection.received.accept(1)  # a client that numbers its initialize POST too
+    answer = connection.expect_initial(request_id)
+    await connection.deliver(body)
+    try:
+        response = await asyncio.wait_for(answer, config.initialize_timeout)
+    except (TimeoutError, ConnectionClosed):
+        registry.remove(connection.id)
+        await respond(send, 504, "The agent did not answer initialize")
+        return
+    extra = [(CONNECTION_HEADER, connection.id)]
+    if durable:
+        extra.append((DURABLE_HEADER, config.retention.header()))
+    await respond(send, 200, response, content_type="application/json", headers=extra)
+
+
+async def _get(
+    receive: Receive, send: Send, headers: Headers, registry: Registry, principal: str
+) -> None:
+    if "text/event-stream" not in (headers.get("accept") or "").lower():
+        await respond(send, 406, "Not Acceptable: GET needs Accept: text/event-stream")
+        return
+    found = _connection(headers, registry, principal)
+    if isinstance(found, tuple):
+        await respond(send, *found)
+        return
+    if found.kind != "http":
+        await respond(send, 409, "This connection is served over its WebSocket")
+        return
+    try:
+        outlet = found.stream(headers.get(SESSION_HEADER))
+    except TooManyStreams as exc:
+        await respond(send, 400, f"Too many session streams: {exc}")
+        return
+    await stream_events(receive, send, found, outlet, headers.get("last-event-id"))

@@ -1,0 +1,230 @@
+"""One remote connection: the byte :class:`~acp2.transport.base.Transport` its agent side
+is served on, and the outlets its client reads from.
+
+The agent side (``Agent.serve`` or a spliced subprocess) reads what clients posted or
+framed with :meth:`RemoteConnection.receive` and writes with :meth:`send`; every line
+it writes is one message, queued on the connection's main outlet (the WebSocket, or the
+connection-scoped SSE stream) or, over SSE, on the session stream the routing model
+(:mod:`acp2.serve.routing`) picks. ``send`` waits while the connection holds more than
+``max_held_bytes`` for its client, and ends the connection when that lasts
+``stall_timeout`` while a reader is attached: an agent streaming to a client that stopped
+reading slows down instead of growing memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Literal
+
+import anyio
+
+from acp2.errors import ConnectionClosed
+from acp2.serve.config import ServeConfig
+from acp2.serve.outlet import Outlet
+from acp2.serve.routing import Router, id_key
+from acp2.transport.durable import Received, Retention
+
+__all__ = ["Kind", "RemoteConnection"]
+
+#: How the client reaches the connection.
+Kind = Literal["http", "websocket"]
+
+
+class TooManyStreams(Exception):
+    """The connection already has ``max_session_streams`` session streams."""
+
+
+class RemoteConnection:
+    """The state of one ``Acp-Connection-Id``; see the module docstring.
+
+    ``principal`` is who opened it (from the bearer token): every later request on it
+    must come from the same principal. ``retention`` is set when the durable extension
+    was granted.
+    """
+
+    def __init__(
+        self,
+        connection_id: str,
+        principal: str,
+        kind: Kind,
+        config: ServeConfig,
+        retention: Retention | None = None,
+    ) -> None:
+        self.id = connection_id
+        self.principal = principal
+        self.kind = kind
+        self.config = config
+        self.retention = retention
+        self.router = Router()
+        #: Seqs taken from the client (durable: POST ``Acp2-Seq`` / WebSocket frames).
+        self.received = Received()
+        self.held = 0
+        self._room = asyncio.Event()
+        #: Set while the agent side's :meth:`send` waits for room (backpressure).
+        self.waiting = asyncio.Event()
+        self._inbound = bytearray()
+        self._inbound_ready = asyncio.Event()
+        self._inbound_room = asyncio.Event()
+        self._partial = b""
+        self.closed = False
+        self.ended = asyncio.Event()
+        self.open_streams = 0
+        self.last_active = time.monotonic()
+        self._initial: tuple[bytes, asyncio.Future[bytes]] | None = None
+        self.main = self._outlet()
+        self.sessions: dict[str, Outlet] = {}
+
+    @property
+    def durable(self) -> bool:
+        """True when the durable extension was granted on this connection."""
+        return self.retention is not None
+
+    # -- the Transport the agent side uses ---------------------------------------------
+
+    async def receive(self) -> bytes:
+        """The client messages delivered so far, newline-framed; ``b""`` once ended."""
+        while not self._inbound:
+            if self.closed:
+                return b""
+            self._inbound_ready.clear()
+            await self._inbound_ready.wait()
+        data = bytes(self._inbound)
+        self._inbound.clear()
+        self._inbound_room.set()
+        return data
+
+    async def send(self, data: bytes) -> None:
+        """Queue each complete line of ``data`` for the client; wait while too much is held.
+
+        Raises ``ConnectionClosed`` once the connection ended."""
+        if self.closed:
+            raise ConnectionClosed("the remote connection ended")
+        lines = (self._partial + data).split(b"\n")
+        self._partial = lines.pop()
+        for line in lines:
+            if line.strip():
+                self._route(line)
+        await self._wait_for_room()
+
+    async def aclose(self) -> None:
+        """End the connection (idempotent)."""
+        self.end()
+
+    # -- the client side ----------------------------------------------------------------
+
+    async def deliver(self, message: bytes) -> None:
+        """Hand one client message to the agent side; waits while its input is full."""
+        self.touch()
+        # Raw newlines in JSON text are only ever whitespace between tokens (a string
+        # cannot hold one unescaped), so blanking them keeps the message and its framing.
+        line = message.strip().replace(b"\n", b" ").replace(b"\r", b" ")
+        while len(self._inbound) > self.config.max_held_bytes and not self.closed:
+            self._inbound_room.clear()
+            await self._inbound_room.wait()
+        if self.closed:
+            raise ConnectionClosed("the remote connection ended")
+        self._inbound += line + b"\n"
+        self._inbound_ready.set()
+
+    def expect_initial(self, request_id: bytes) -> asyncio.Future[bytes]:
+        """The future of the response to the ``initialize`` POST with ``request_id``."""
+        future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        self._initial = (request_id, future)
+        return future
+
+    def stream(self, session_id: str | None) -> Outlet:
+        """The outlet of ``session_id``'s SSE stream (created on first use), or the
+        connection stream for None. Raises :class:`TooManyStreams` past the bound."""
+        if session_id is None or self.kind == "websocket":
+            return self.main
+        outlet = self.sessions.get(session_id)
+        if outlet is None:
+            if len(self.sessions) >= self.config.max_session_streams:
+                raise TooManyStreams(f"more than {self.config.max_session_streams} sessions")
+            outlet = self.sessions[session_id] = self._outlet()
+        return outlet
+
+    def touch(self) -> None:
+        """Note activity now (the idle countdown restarts)."""
+        self.last_active = time.monotonic()
+
+    def idle_for(self, now: float) -> float:
+        """Seconds without a stream open and without a request (0 while one is open)."""
+        return 0.0 if self.open_streams else now - self.last_active
+
+    def end(self) -> None:
+        """End the connection as if DELETEd: the agent side sees end of input, readers
+        stop, waiting senders fail. Idempotent."""
+        if self.closed:
+            return
+        self.closed = True
+        self._inbound_ready.set()
+        self._inbound_room.set()
+        self._room.set()
+        for outlet in (self.main, *self.sessions.values()):
+            outlet.release()
+            outlet.wake()
+        if self._initial is not None and not self._initial[1].done():
+            self._initial[1].set_exception(ConnectionClosed("the agent ended the connection"))
+        self.ended.set()
+
+    # -- internals ------------------------------------------------------------------------
+
+    def _outlet(self) -> Outlet:
+        return Outlet(
+            self._account,
+            retention=self.retention,
+            peer_acks=self.kind == "websocket",
+            max_bytes=self.config.max_held_bytes,
+        )
+
+    def _account(self, delta: int) -> None:
+        self.held += delta
+        if self.held <= self.config.max_held_bytes:
+            self._room.set()
+
+    def _route(self, line: bytes) -> None:
+        if self._initial is not None and self._answers_initial(line):
+            return
+        if self.kind == "websocket":
+            self.main.push(line)
+        else:
+            destination = self.router.destination(line)
+            try:
+                outlet = self.stream(destination)
+            except TooManyStreams:
+                outlet = self.main
+            outlet.push(line)
+
+    def _answers_initial(self, line: bytes) -> bool:
+        from acp2.serve.routing import head
+
+        assert self._initial is not None
+        request_id, future = self._initial
+        try:
+            parsed = head(line)
+        except ValueError:
+            return False
+        if parsed.method is not None or id_key(parsed.id) != request_id:
+            return False
+        self._initial = None
+        if not future.done():
+            future.set_result(line)
+        return True
+
+    async def _wait_for_room(self) -> None:
+        while self.held > self.config.max_held_bytes and not self.closed:
+            self._room.clear()
+            self.waiting.set()
+            try:
+                with anyio.move_on_after(self.config.stall_timeout) as waited:
+                    await self._room.wait()
+            finally:
+                self.waiting.clear()
+            # Only a client that is there and takes nothing stalls the connection; while
+            # its link is down the agent waits, and the resume grace decides.
+            if waited.cancelled_caught and self.open_streams:
+                self.end()
+        if self.closed:
+            raise ConnectionClosed("the remote connection ended")

@@ -1,0 +1,116 @@
+"""Every live remote connection of one application, the task serving each, and the reaper.
+
+:meth:`Registry.create` makes a :class:`~acp2.serve.link.RemoteConnection` and starts
+its agent side in a task (``serve(connection)``); when that task ends, for any reason,
+the connection ends and is forgotten. The reaper ends connections that stayed without a
+stream and without a request past their limit: ``resume_grace`` for a durable one (its
+link dropped), ``idle_timeout`` for a plain one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+
+from acp2.serve.config import ServeConfig
+from acp2.serve.link import Kind, RemoteConnection
+from acp2.transport.durable import Retention
+
+__all__ = ["Registry", "ServeFn"]
+
+logger = logging.getLogger(__name__)
+
+#: Serves the agent side of one connection until its input ends.
+ServeFn = Callable[[RemoteConnection], Awaitable[None]]
+
+
+class Registry:
+    """The connections of one application, by ``Acp-Connection-Id``."""
+
+    def __init__(self, config: ServeConfig, serve: ServeFn) -> None:
+        self.config = config
+        self._serve = serve
+        self._connections: dict[str, RemoteConnection] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._reaper: asyncio.Task[None] | None = None
+
+    def __len__(self) -> int:
+        return len(self._connections)
+
+    def connections(self) -> list[RemoteConnection]:
+        """The live connections, oldest first."""
+        return list(self._connections.values())
+
+    def full(self) -> bool:
+        """True when ``max_connections`` connections are live."""
+        return len(self._connections) >= self.config.max_connections
+
+    def create(self, principal: str, kind: Kind, retention: Retention | None) -> RemoteConnection:
+        """A new connection for ``principal``, its agent side started."""
+        connection = RemoteConnection(
+            secrets.token_urlsafe(18), principal, kind, self.config, retention
+        )
+        self._connections[connection.id] = connection
+        task = asyncio.get_running_loop().create_task(self._run(connection))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        if self._reaper is None or self._reaper.done():
+            self._reaper = asyncio.get_running_loop().create_task(self._reap_forever())
+        return connection
+
+    def get(self, connection_id: str) -> RemoteConnection | None:
+        """The live connection with this id, or None."""
+        connection = self._connections.get(connection_id)
+        return connection if connection is not None and not connection.closed else None
+
+    def remove(self, connection_id: str) -> bool:
+        """End the connection (DELETE); False when it is unknown."""
+        connection = self._connections.pop(connection_id, None)
+        if connection is None:
+            return False
+        connection.end()
+        return True
+
+    def reap(self, now: float | None = None) -> int:
+        """End every connection idle past its limit; return how many."""
+        now = time.monotonic() if now is None else now
+        reaped = 0
+        for connection in list(self._connections.values()):
+            limit = self.config.grace if connection.durable else self.config.idle_timeout
+            if connection.idle_for(now) > limit:
+                logger.info("ending idle remote connection %s", connection.id)
+                self.remove(connection.id)
+                reaped += 1
+        return reaped
+
+    async def aclose(self, within: float = 10.0) -> None:
+        """End every connection and wait (at most ``within`` seconds) for their agent sides."""
+        for connection_id in list(self._connections):
+            self.remove(connection_id)
+        if self._reaper is not None:
+            self._reaper.cancel()
+        tasks = list(self._tasks)
+        if tasks:
+            _, pending = await asyncio.wait(tasks, timeout=within)
+            for task in pending:
+                task.cancel()
+
+    async def _run(self, connection: RemoteConnection) -> None:
+        try:
+            await self._serve(connection)
+        except Exception:
+            logger.exception("the agent side of remote connection %s failed", connection.id)
+        finally:
+            connection.end()
+            if self._connections.get(connection.id) is connection:
+                del self._connections[connection.id]
+
+    async def _reap_forever(self) -> None:
+        limit = min(self.config.idle_timeout, self.config.grace)
+        period = max(0.05, min(1.0, limit / 4))
+        while self._connections:
+            await asyncio.sleep(period)
+            self.reap()

@@ -1,0 +1,227 @@
+"""The WebSocket profile: ``GET`` with ``Upgrade: websocket`` on the ACP endpoint.
+
+A new upgrade creates a connection (its id in the 101's ``Acp-Connection-Id``); text
+frames are JSON-RPC messages both ways, binary frames are ignored (RFD). A plain
+connection ends when its socket closes. With ``Acp2-Durable: 1`` granted (the 101
+repeats the header with the retention), every frame is a durable envelope
+(:mod:`acp2.transport.durable`): data frames are numbered and acknowledged, and a new
+upgrade naming the connection with ``Acp2-Last-Seq`` resumes it — the 101 carries the
+last client seq the server took, then the server resends what the client missed.
+Refusals of a resume are close codes right after the accept: 4404 unknown connection,
+4410 cursor too old, 4401 another principal. A message over the size limit closes the
+socket with 1009.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import anyio
+
+from acp2.errors import ConnectionClosed
+from acp2.serve.asgi import Receive, Scope, Send
+from acp2.serve.http import CONNECTION_HEADER
+from acp2.serve.link import RemoteConnection
+from acp2.serve.registry import Registry
+from acp2.serve.security import Headers, Refusal
+from acp2.transport.durable import (
+    DURABLE_HEADER,
+    LAST_SEQ_HEADER,
+    CursorTooOld,
+    FrameError,
+    SeqGap,
+    decode_frame,
+    encode_ack,
+    encode_data,
+)
+
+__all__ = ["handle_websocket", "reject_websocket"]
+
+#: How soon after going quiet the server acknowledges what it received.
+ACK_DELAY = 1.0
+
+
+async def reject_websocket(scope: Scope, send: Send, refusal: Refusal) -> None:
+    """Turn an upgrade away with ``refusal``'s HTTP status when the server can send one
+    (the ``websocket.http.response`` extension), else with a plain 403 close."""
+    if "websocket.http.response" in (scope.get("extensions") or {}):
+        body = refusal.reason.encode()
+        headers = [(b"content-type", b"text/plain; charset=utf-8")]
+        if refusal.status == 401:
+            headers.append((b"www-authenticate", b"Bearer"))
+        start = {"type": "websocket.http.response.start", "status": refusal.status}
+        await send({**start, "headers": headers})
+        await send({"type": "websocket.http.response.body", "body": body})
+    else:
+        await send({"type": "websocket.close", "code": 1008})
+
+
+async def handle_websocket(
+    scope: Scope, receive: Receive, send: Send, registry: Registry, principal: str
+) -> None:
+    """Serve one WebSocket on the ACP endpoint (the ``websocket.connect`` was received)."""
+    headers = Headers.of(scope)
+    config = registry.config
+    wants_durable = config.durable and headers.get(DURABLE_HEADER) == "1"
+    resume_id = headers.get(CONNECTION_HEADER)
+    if resume_id:
+        await _resume(receive, send, headers, registry, principal, resume_id)
+        return
+    if registry.full():
+        await send({"type": "websocket.close", "code": 1013, "reason": "Too many connections"})
+        return
+    retention = config.retention if wants_durable else None
+    connection = registry.create(principal, "websocket", retention)
+    accept = [(CONNECTION_HEADER, connection.id)]
+    if wants_durable:
+        accept.append((DURABLE_HEADER, config.retention.header()))
+    await _accept(send, accept)
+    await _Socket(receive, send, connection).run()
+    if not connection.durable:
+        registry.remove(connection.id)  # RFD: a plain connection ends with its socket
+
+
+async def _resume(
+    receive: Receive,
+    send: Send,
+    headers: Headers,
+    registry: Registry,
+    principal: str,
+    connection_id: str,
+) -> None:
+    connection = registry.get(connection_id)
+    code, reason = 0, ""
+    if connection is None or not connection.durable or connection.kind != "websocket":
+        code, reason = 4404, "Unknown connection"
+    elif connection.principal != principal:
+        code, reason = 4401, "This connection belongs to another principal"
+    else:
+        try:
+            connection.main.resume(int(headers.get(LAST_SEQ_HEADER) or "0"))
+        except CursorTooOld:
+            code, reason = 4410, "Acp2-Last-Seq is older than the retained window"
+        except ValueError:
+            code, reason = 4410, "Acp2-Last-Seq was never sent"
+    if code or connection is None:
+        await _accept(send, [])
+        await send({"type": "websocket.close", "code": code, "reason": reason})
+        return
+    await _accept(
+        send,
+        [
+            (CONNECTION_HEADER, connection.id),
+            (DURABLE_HEADER, registry.config.retention.header()),
+            (LAST_SEQ_HEADER, str(connection.received.last)),
+        ],
+    )
+    await _Socket(receive, send, connection).run()
+
+
+async def _accept(send: Send, headers: list[tuple[str, str]]) -> None:
+    raw = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers]
+    await send({"type": "websocket.accept", "headers": raw})
+
+
+@dataclass
+class _Socket:
+    """One accepted socket of a connection: a reader task and a writer (this task)."""
+
+    receive: Receive
+    send: Send
+    connection: RemoteConnection
+    close_code: int = 1000
+    close_reason: str = ""
+    acked: int = 0
+
+    async def run(self) -> None:
+        """Pump both ways until the socket closes, a resume replaces it, or the
+        connection ends; then close the socket with the reason."""
+        connection = self.connection
+        outlet = connection.main
+        self.acked = connection.received.last
+        generation = outlet.attach()
+        connection.open_streams += 1
+        gone = False
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._read, tg.cancel_scope)
+                await self._write(generation)
+                tg.cancel_scope.cancel()
+            gone = self.close_code == 0
+            if not gone:
+                code, reason = self.close_code, self.close_reason
+                await self.send({"type": "websocket.close", "code": code, "reason": reason})
+        except* OSError:
+            pass  # the client is gone; a durable connection waits for its resume
+        finally:
+            connection.open_streams -= 1
+            connection.touch()
+            outlet.detach(generation)
+
+    async def _read(self, scope: anyio.CancelScope) -> None:
+        limit = self.connection.config.max_message_size
+        try:
+            while True:
+                message = await self.receive()
+                if message["type"] == "websocket.disconnect":
+                    self.close_code = 0
+                    break
+                text = message.get("text")
+                if text is None:
+                    continue  # binary frames are ignored (RFD)
+                data = text.encode()
+                if len(data) > limit + 64:
+                    self.close_code, self.close_reason = 1009, "Message over the size limit"
+                    break
+                if not await self._take(data):
+                    break
+        except ConnectionClosed:
+            pass
+        scope.cancel()
+
+    async def _take(self, data: bytes) -> bool:
+        """Handle one text frame; False when the socket must close (reason set)."""
+        connection = self.connection
+        if not connection.durable:
+            await connection.deliver(data)
+            return True
+        try:
+            frame = decode_frame(data)
+            if frame.ack is not None:
+                connection.main.ack(frame.ack)
+                return True
+            assert frame.seq is not None
+            if connection.received.accept(frame.seq):
+                await connection.deliver(bytes(frame.msg))
+                if connection.received.ack_due():
+                    connection.main.wake()
+        except (FrameError, SeqGap) as exc:
+            self.close_code, self.close_reason = 1008, str(exc)[:120]
+            return False
+        return True
+
+    async def _write(self, generation: int) -> None:
+        connection = self.connection
+        outlet = connection.main
+        while outlet.generation == generation:
+            await self._ack_if_due(force=False)
+            items = outlet.take()
+            if items:
+                for seq, message in items:
+                    data = encode_data(seq, message) if seq else message
+                    await self.send({"type": "websocket.send", "text": data.decode()})
+                continue
+            if connection.closed:
+                return
+            pending = connection.durable and connection.received.last > self.acked
+            if not await outlet.wait(ACK_DELAY if pending else None):
+                await self._ack_if_due(force=True)
+        self.close_code, self.close_reason = 4000, "Replaced by a newer socket"
+
+    async def _ack_if_due(self, *, force: bool) -> None:
+        received = self.connection.received
+        if not self.connection.durable or received.last <= self.acked:
+            return
+        if force or received.ack_due():
+            self.acked = received.acked()
+            await self.send({"type": "websocket.send", "text": encode_ack(self.acked).decode()})
