@@ -12,7 +12,8 @@
         print(await work.wait(), work.text)    # "end_turn hello"
 
 See ``docs/writing-a-client.md``. The pieces: :func:`connect` / :func:`connect_transport`
-(initialized :class:`ClientConnection`), :class:`ClientSession` (reduced state, prompt,
+/ :func:`connect_url` (a remote agent, ``docs/remote.md``) (initialized
+:class:`ClientConnection`), :class:`ClientSession` (reduced state, prompt,
 cancel, close), :class:`Work` (one prompt's updates until idle), the permission
 policies :func:`allow_all`, :func:`deny_all`, :func:`interactive`, the elicitation
 policies :func:`decline_all`, :func:`accept_defaults` (``connect(..., elicitation=)``). The errors a
@@ -36,6 +37,7 @@ from acp2.client.permissions import (
     deny_all,
     interactive,
 )
+from acp2.client.remote import connect_url
 from acp2.client.session import ClientSession, UpdateListener, new_idempotency_key
 from acp2.client.startup import AgentExited, AgentNotStarted, AgentStrayOutput
 from acp2.client.work import Skipped, Work
@@ -61,6 +63,7 @@ __all__ = [
     "client_info",
     "connect",
     "connect_transport",
+    "connect_url",
     "decline_all",
     "deny_all",
     "interactive",

@@ -69,7 +69,9 @@ class ClientConnection:
     ``agent_capabilities`` (:class:`~acp2.schema.AgentCapabilities`; test markers with
     :func:`acp2.schema.supports`), ``auth_methods``, ``protocol_version``, ``sessions``
     (live :class:`ClientSession` objects by id), ``closed``, ``connection`` (the
-    JSON-RPC :class:`~acp2.rpc.Connection`), ``permission_policy``, ``default_cwd``.
+    JSON-RPC :class:`~acp2.rpc.Connection`), ``permission_policy``, ``default_cwd``,
+    ``remote`` (the remote transport under a :func:`~acp2.client.connect_url` client, for
+    its link state; ``None`` otherwise).
     """
 
     def __init__(
@@ -88,6 +90,7 @@ class ClientConnection:
         methods = response.auth_methods
         self.auth_methods: list[Any] = list(methods) if isinstance(methods, list) else []
         self._link = link
+        self.remote: Any = None
 
     # -- the connection ---------------------------------------------------------------------
 
