@@ -28,6 +28,13 @@ class CutProxy:
         self.cuts = 0
         self.accepted = 0
         self._pairs: set[tuple[asyncio.StreamWriter, asyncio.StreamWriter]] = set()
+        self._progress = asyncio.Event()
+
+    async def forwarded_at_least(self, total: int) -> None:
+        """Wait until ``forwarded`` reaches ``total`` (the caller bounds the wait)."""
+        while self.forwarded < total:
+            self._progress.clear()
+            await self._progress.wait()
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """Connect to the target and pipe both ways until either side ends or a cut."""
@@ -56,6 +63,7 @@ class CutProxy:
             while data := await source.read(65536):
                 if count:
                     self.forwarded += len(data)
+                    self._progress.set()
                 sink.write(data)
                 await sink.drain()
         sink.transport.abort()

@@ -16,15 +16,19 @@ def test_written_bytes_are_cut_into_whole_messages() -> None:
 
 def test_peek_finds_the_session_of_params_or_result() -> None:
     request = peek(b'{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s"}}')
-    assert request.is_request and request.session_id() == "s"
+    assert request.is_request
+    assert request.session_id() == "s"
     answer = peek(b'{"jsonrpc":"2.0","id":2,"result":{"sessionId":"t"}}')
-    assert answer.is_response and answer.session_id() == "t"
+    assert answer.is_response
+    assert answer.session_id() == "t"
     assert peek(b'{"jsonrpc":"2.0","id":3,"result":null}').session_id() is None
 
 
 def test_peek_of_something_that_is_not_an_object_is_empty() -> None:
     found = peek(b"[1, 2]")
-    assert not found.is_request and not found.is_response and found.session_id() is None
+    assert not found.is_request
+    assert not found.is_response
+    assert found.session_id() is None
 
 
 def test_urls_switch_scheme_between_the_profiles() -> None:
