@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+import queue
+import threading
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 import anyio
@@ -36,6 +38,7 @@ from acp2.transport.durable import (
 )
 from acp2.transport.memory import memory_pair
 from acp2.transport.remote_base import LineSplitter
+from helpers.timeouts import TIMEOUT
 
 _ids = itertools.count(1)
 
@@ -182,3 +185,24 @@ async def durable_ws_server(
             yield server
             ws_server.close()
         tg.cancel_scope.cancel()
+
+
+@contextmanager
+def durable_ws_thread(**kwargs: Any) -> Iterator[str]:
+    """:func:`durable_ws_server` on its own event loop in a thread, for tests that run the
+    CLI as a blocking subprocess; yields the URL."""
+    ready: queue.Queue[str] = queue.Queue()
+    stop = threading.Event()
+
+    async def run() -> None:
+        async with durable_ws_server(**kwargs) as server:
+            ready.put(server.url)
+            await anyio.to_thread.run_sync(stop.wait)
+
+    thread = threading.Thread(target=anyio.run, args=(run,), daemon=True)
+    thread.start()
+    try:
+        yield ready.get(timeout=TIMEOUT)
+    finally:
+        stop.set()
+        thread.join(TIMEOUT)

@@ -23,6 +23,8 @@ class CheckOptions:
     listening for frames that must *not* come (after an idle, after notifications; it
     grows for a slow-starting agent).
     ``cwd`` is the session directory (absolute; a fresh temporary directory when None).
+    ``url`` (with ``token``) checks the remote agent there instead of starting ``argv``
+    (:mod:`acp2.check.remote`: some probes cannot run remotely).
     """
 
     argv: list[str]
@@ -36,3 +38,10 @@ class CheckOptions:
     only: frozenset[str] | None = None
     jobs: int | None = None
     grace: float = 0.5
+    url: str | None = None
+    token: str | None = None
+
+    @property
+    def remote(self) -> tuple[str, str | None] | None:
+        """``(url, token)`` when checking a remote agent, else None."""
+        return None if self.url is None else (self.url, self.token)

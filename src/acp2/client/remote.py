@@ -9,8 +9,9 @@ see ``docs/remote.md``.
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
 
 from acp2.client.connection import ClientConnection
 from acp2.client.elicitation import ElicitationPolicy
@@ -22,7 +23,7 @@ from acp2.transport.backoff import Backoff
 from acp2.transport.remote import Profile, open_remote
 from acp2.transport.remote_base import RemoteRefused
 
-__all__ = ["connect_url"]
+__all__ = ["connect_agent", "connect_url"]
 
 
 @asynccontextmanager
@@ -94,3 +95,31 @@ async def connect_url(
                 if not opened and isinstance(refused, RemoteRefused):
                     raise refused from None
                 raise
+
+
+def connect_agent(
+    command: Sequence[str],
+    *,
+    url: str | None = None,
+    token: str | None = None,
+    cwd: str | None = None,
+    permissions: PermissionPolicy = deny_all,
+    files: bool = False,
+    terminals: bool = False,
+    initialize_timeout: float | None = DEFAULT_INITIALIZE_TIMEOUT,
+) -> AbstractAsyncContextManager[ClientConnection]:
+    """The CLI's way in: :func:`connect_url` to ``url`` (with ``token``) when one is
+    given, else :func:`~acp2.client.connect` to start ``command``. ``cwd`` is the session
+    cwd (and the started agent's working directory)."""
+    common: dict[str, Any] = {
+        "cwd": cwd,
+        "permissions": permissions,
+        "files": files,
+        "terminals": terminals,
+        "initialize_timeout": initialize_timeout,
+    }
+    if url is not None:
+        return connect_url(url, token=token, **common)
+    from acp2.client.launch import connect
+
+    return connect(list(command), **common)

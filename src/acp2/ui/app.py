@@ -31,7 +31,8 @@ class ChatOptions:
     streams. ``intro``: lines printed before connecting. ``first_prompt`` pre-fills the
     first interactive input line. ``resume_hint``: print how to resume on leaving.
     ``files`` / ``terminals``: serve a v1 agent's ``fs/*`` / ``terminal/*`` requests
-    (:func:`acp2.client.connect`).
+    (:func:`acp2.client.connect`). ``url`` (with ``token``): chat with the remote agent
+    there (:func:`acp2.client.connect_url`) instead of starting ``agent_command``.
     """
 
     agent_command: Sequence[str]
@@ -46,6 +47,8 @@ class ChatOptions:
     resume_hint: bool = True
     files: bool = False
     terminals: bool = False
+    url: str | None = None
+    token: str | None = None
 
 
 class Frontend(Protocol):
@@ -122,7 +125,7 @@ async def run_chat(
 ) -> int:
     """Start the agent, open (or resume, replaying it) a session and chat; return the
     exit status. Errors of the agent are shown by the front-end, never raised."""
-    from acp2.client import connect
+    from acp2.client.remote import connect_agent
     from acp2.errors import Acp2Error
     from acp2.ui.logs import safe_stderr_logging
 
@@ -131,8 +134,10 @@ async def run_chat(
     for line in options.intro:
         frontend.note(line)
     try:
-        async with connect(
-            list(options.agent_command),
+        async with connect_agent(
+            options.agent_command,
+            url=options.url,
+            token=options.token,
             cwd=options.cwd,
             permissions=frontend.policy(),
             files=options.files,
