@@ -40,6 +40,7 @@ from acp2.transport.durable import DURABLE_HEADER, SEQ_HEADER, Retention
 from acp2.transport.remote_base import (
     CONNECTION_HEADER,
     SESSION_HEADER,
+    Inbox,
     LineSplitter,
     Peek,
     RemoteRefused,
@@ -78,7 +79,7 @@ class HttpTransport:
         self._tg = tg
         self._backoff = backoff
         self._splitter = LineSplitter()
-        self._inbox_tx, self._inbox_rx = anyio.create_memory_object_stream[bytes](INBOX_CHUNKS)
+        self._inbox = Inbox(INBOX_CHUNKS)
         self._lock = anyio.Lock()
         self._closing = False
         self._seq = 0
@@ -95,10 +96,7 @@ class HttpTransport:
 
     async def receive(self) -> bytes:
         """The next message(s) from the server, newline-terminated; ``b""`` at the end."""
-        try:
-            return await self._inbox_rx.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            return b""
+        return await self._inbox.take()
 
     async def send(self, data: bytes) -> None:
         """POST each whole message in ``data``, in order; raises ``ConnectionClosed`` once
@@ -117,7 +115,7 @@ class HttpTransport:
         if self._closing:
             return
         self._closing = True
-        self._inbox_tx.close()
+        self._inbox.close()
         if self.connection_id is not None and self.ended_by is None:
             with (
                 anyio.CancelScope(shield=True),
@@ -151,7 +149,7 @@ class HttpTransport:
         granted = answer.headers.get(DURABLE_HEADER)
         if granted is not None and self._wants_durable:
             self.retention = Retention.parse(granted)
-        await self._inbox_tx.send(answer.content.strip() + b"\n")
+        await self._inbox.put(answer.content.strip() + b"\n")
         self._open(None)
 
     async def _post(self, message: bytes) -> None:
@@ -203,7 +201,7 @@ class HttpTransport:
             return
         error = {"code": -32603, "message": f"the server refused the request ({why})"}
         reply = {"jsonrpc": "2.0", "id": fields.id, "error": error}
-        await self._inbox_tx.send(msgspec.json.encode(reply) + b"\n")
+        await self._inbox.put(msgspec.json.encode(reply) + b"\n")
 
     # -- the SSE streams ------------------------------------------------------------------
 
@@ -278,14 +276,14 @@ class HttpTransport:
             found = fields.session_id()
             if found is not None:
                 self._open(found)
-        await self._inbox_tx.send(message + b"\n")
+        await self._inbox.put(message + b"\n")
 
     def _fail(self, reason: BaseException) -> None:
         if self._closing or self.ended_by is not None:
             return
         self.ended_by = reason
         log.info("remote stream ended: %s", reason)
-        self._inbox_tx.close()
+        self._inbox.close()
 
 
 def _key(value: Any) -> Any:

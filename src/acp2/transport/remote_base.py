@@ -8,10 +8,12 @@ whole messages, and :func:`peek` reads the few fields routing needs (method, id,
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 from types import ModuleType
 from typing import Any
 
+import anyio
 import msgspec
 
 from acp2.errors import ConnectionClosed
@@ -19,6 +21,7 @@ from acp2.errors import ConnectionClosed
 __all__ = [
     "CONNECTION_HEADER",
     "SESSION_HEADER",
+    "Inbox",
     "LineSplitter",
     "Peek",
     "RemoteRefused",
@@ -129,3 +132,49 @@ def peek(message: bytes) -> Peek:
         return _peek.decode(message)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return Peek()
+
+
+class Inbox:
+    """The messages a remote transport received, waiting for :meth:`take`.
+
+    Bounded (``chunks`` items): a reader that stops reading makes :meth:`put` wait, which
+    stops the transport reading its socket and so pushes back on the server. Both ends
+    skip the event loop when they need not wait, and :meth:`take` hands over everything
+    already queued at once, so a fast stream costs the rpc layer one read per batch
+    rather than one per message.
+    """
+
+    __slots__ = ("_rx", "_tx")
+
+    def __init__(self, chunks: int = 256) -> None:
+        self._tx, self._rx = anyio.create_memory_object_stream[bytes](chunks)
+
+    async def put(self, data: bytes) -> None:
+        """Queue ``data``; waits while the inbox is full. Raises ``ConnectionClosed``
+        once it was closed."""
+        try:
+            self._tx.send_nowait(data)
+        except anyio.WouldBlock:
+            await self._tx.send(data)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
+            raise ConnectionClosed("the remote stream has ended") from exc
+
+    async def take(self) -> bytes:
+        """Everything queued (waiting for the first item); ``b""`` once closed and empty."""
+        rx = self._rx
+        try:
+            try:
+                first = rx.receive_nowait()
+            except anyio.WouldBlock:
+                first = await rx.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            return b""
+        parts = [first]
+        with contextlib.suppress(anyio.WouldBlock, anyio.EndOfStream, anyio.ClosedResourceError):
+            while len(parts) < 256:
+                parts.append(rx.receive_nowait())
+        return b"".join(parts) if len(parts) > 1 else first
+
+    def close(self) -> None:
+        """No more items: :meth:`take` returns ``b""`` once the queued ones are taken."""
+        self._tx.close()

@@ -42,6 +42,7 @@ from acp2.transport.durable import (
 )
 from acp2.transport.remote_base import (
     CONNECTION_HEADER,
+    Inbox,
     LineSplitter,
     RemoteRefused,
     ResumeRefused,
@@ -80,7 +81,7 @@ class WebSocketTransport:
         self._backoff = backoff
         self._options = options
         self._splitter = LineSplitter()
-        self._inbox_tx, self._inbox_rx = anyio.create_memory_object_stream[bytes](INBOX_CHUNKS)
+        self._inbox = Inbox(INBOX_CHUNKS)
         self._lock = anyio.Lock()
         self._link: Link | None = None
         self._closing = False
@@ -97,10 +98,7 @@ class WebSocketTransport:
 
     async def receive(self) -> bytes:
         """The next message(s) from the server, newline-terminated; ``b""`` at the end."""
-        try:
-            return await self._inbox_rx.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            return b""
+        return await self._inbox.take()
 
     async def send(self, data: bytes) -> None:
         """Send the whole messages in ``data`` (a partial last line waits for the rest).
@@ -121,7 +119,7 @@ class WebSocketTransport:
             return
         self._closing = True
         link, self._link = self._link, None
-        self._inbox_tx.close()
+        self._inbox.close()
         if link is not None:
             with anyio.CancelScope(shield=True), anyio.move_on_after(2):
                 await link.close(1000)
@@ -184,7 +182,7 @@ class WebSocketTransport:
         """Take the link's frames until it closes; return its close code."""
         async for frame in link.frames():
             if self.retention is None:
-                await self._inbox_tx.send(frame + b"\n")
+                await self._inbox.put(frame + b"\n")
             else:
                 await self._take(link, frame)
         return link.close_code()
@@ -201,7 +199,7 @@ class WebSocketTransport:
         except (FrameError, SeqGap) as exc:
             await link.close(1002)
             raise ConnectionClosed(f"the server broke the durable link: {exc}") from None
-        await self._inbox_tx.send(bytes(parsed.msg) + b"\n")
+        await self._inbox.put(bytes(parsed.msg) + b"\n")
         if self._in.ack_due():
             await self._send_ack(link)
         else:
@@ -264,7 +262,7 @@ class WebSocketTransport:
             self.ended_by = reason
             log.info("remote stream ended: %s", reason)
         self._link = None
-        self._inbox_tx.close()
+        self._inbox.close()
 
 
 def _int(value: str | None) -> int:
