@@ -31,6 +31,7 @@ from acp2.transport.backoff import Backoff
 from acp2.transport.durable import (
     DURABLE_HEADER,
     LAST_SEQ_HEADER,
+    CursorTooOld,
     FrameError,
     Received,
     Retained,
@@ -59,6 +60,8 @@ log = logging.getLogger("acp2.transport.ws")
 REFUSAL_CODES = frozenset({4404, 4410, 4401})
 #: Seconds a quiet receiver waits before acknowledging what it took (contract: < 1 s).
 ACK_DELAY = 0.2
+#: Seconds to wait for the close code of a resume the server accepted without a cursor.
+REFUSAL_WAIT = 5.0
 #: Chunks the transport holds for a reader that is not reading, before it stops reading
 #: the socket (and so pushes back on the server through TCP).
 INBOX_CHUNKS = 256
@@ -244,11 +247,13 @@ class WebSocketTransport:
 
     async def _resend(self, link: Link) -> None:
         """Resend what the server did not take, before anything new goes out."""
-        took = _int(link.header(LAST_SEQ_HEADER))
+        took = link.header(LAST_SEQ_HEADER)
+        if took is None:  # no cursor: the server accepted only to close with a refusal
+            raise await _refusal(link)
         async with self._lock:
             try:
-                missed = self._out.after(took)
-            except ValueError as exc:  # also CursorTooOld
+                missed = self._out.after(_int(took))
+            except (ValueError, CursorTooOld) as exc:
                 await link.close(4410)
                 raise ResumeRefused(f"cannot resume: {exc}", 4410) from None
             for seq, message in missed:
@@ -270,6 +275,20 @@ def _int(value: str | None) -> int:
         return max(0, int(value or "0"))
     except ValueError:
         return 0
+
+
+async def _refusal(link: Link) -> ResumeRefused:
+    """The refusal a resumed link without a cursor closes with (4404 if none comes)."""
+    with anyio.move_on_after(REFUSAL_WAIT):
+        async for _ in link.frames():
+            pass
+    code = link.close_code()
+    if code not in REFUSAL_CODES:
+        with anyio.CancelScope(shield=True), anyio.move_on_after(1):
+            await link.close(1002)
+        code = 4404
+    assert code is not None
+    return ResumeRefused(f"the server refused to resume the link (close {code})", code)
 
 
 def _ended_reason(code: int | None) -> ConnectionClosed:
