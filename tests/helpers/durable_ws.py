@@ -85,7 +85,7 @@ class _Connection:
             self.link = ws
         return True
 
-    async def pump_in(self, ws: ServerConnection) -> None:
+    async def pump_in(self, ws: ServerConnection, server: DurableServer) -> None:
         """Client → agent, until this link closes."""
         async for frame in ws:
             if not isinstance(frame, str):
@@ -98,13 +98,18 @@ class _Connection:
                 self.out.ack(parsed.ack)
             elif parsed.seq is not None and self.took.accept(parsed.seq):
                 await self.ours.send(bytes(parsed.msg) + b"\n")
+                if server.forget_after_prompt and b'"session/prompt"' in bytes(parsed.msg):
+                    server.forget_after_prompt = False
+                    server.forget()  # the prompt was taken; its answer is lost
+                    return
                 # Acknowledging each message is the simplest thing the contract allows.
                 await ws.send(encode_ack(self.took.acked()), text=True)
 
 
 class DurableServer:
     """The running server: ``url``, ``connections`` by id, ``links`` (every accepted
-    upgrade, in order), :meth:`drop_links` and :meth:`forget` to misbehave on purpose."""
+    upgrade, in order), :meth:`drop_links`, :meth:`forget` and ``forget_after_prompt``
+    to misbehave on purpose."""
 
     def __init__(self, agent: Agent, tg: TaskGroup, retention: Retention, grant: bool) -> None:
         self.agent = agent
@@ -114,6 +119,8 @@ class DurableServer:
         self.connections: dict[str, _Connection] = {}
         self.links: list[ServerConnection] = []
         self.url = ""
+        #: Set to forget every connection right after the next prompt reaches the agent.
+        self.forget_after_prompt = False
 
     def process_response(self, ws: ServerConnection, request: Any, response: Any) -> Any:
         """Name the connection in the 101 (and grant durability, resume cursors)."""
@@ -147,7 +154,7 @@ class DurableServer:
         last = int(ws.request.headers.get("Acp2-Last-Seq", "0"))  # type: ignore[union-attr]
         if await conn.attach(ws, last):
             with contextlib.suppress(ConnectionClosed):
-                await conn.pump_in(ws)
+                await conn.pump_in(ws, self)
         if not conn.durable:
             await conn.ours.aclose()
 
@@ -157,7 +164,11 @@ class DurableServer:
             ws.transport.abort()
 
     def forget(self) -> None:
-        """Forget every connection, as a restarted server would (resumes get 4404)."""
+        """Forget every connection, as a restarted server would: resumes get 4404, and
+        the agent sees each connection end (its running work is cancelled); the agent
+        and its session history live on, as a restarted server's store does."""
+        for conn in self.connections.values():
+            self.tg.start_soon(conn.ours.aclose)
         self.connections.clear()
         self.drop_links()
 

@@ -84,7 +84,7 @@ async def test_two_sessions_get_their_own_streams_and_their_own_updates(
             assert [await w.wait() for w in works] == ["end_turn", "end_turn"]
             assert works[0].text == "".join(f"{i}," for i in range(200))
             assert works[1].text == "second"
-            http = client.remote
+            http = client.remote.current
             assert isinstance(http, HttpTransport)
             assert {first.id, second.id} <= http.streams
 
@@ -97,7 +97,7 @@ async def test_auto_falls_back_to_http_when_the_server_refuses_the_upgrade(
         pytest.skip("this SDK server accepts WebSocket upgrades")
     with anyio.fail_after(TIMEOUT):
         async with connect_url(url, cwd=CWD) as client:
-            assert isinstance(client.remote, HttpTransport)
+            assert isinstance(client.remote.current, HttpTransport)
             session = await client.new_session()
             work = await session.prompt("echo fallback")
             assert await work.wait() == "end_turn"

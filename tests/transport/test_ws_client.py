@@ -27,7 +27,7 @@ def _port(url: str) -> int:
 
 
 def _ws(client: object) -> WebSocketTransport:
-    transport = client.remote  # type: ignore[attr-defined]
+    transport = client.remote.current  # type: ignore[attr-defined]
     assert isinstance(transport, WebSocketTransport)
     return transport
 

@@ -219,6 +219,24 @@ class ClientConnection:
         self._link.attach(session)  # again: of concurrent resumes of one id, the last answered wins
         return _seeded(session, response)
 
+    async def rejoin(self, session: ClientSession) -> None:
+        """Internal (:func:`~acp2.client.connect_url`): resume ``session`` in place after
+        the byte stream moved to a new connection -- the same object, its works and
+        listeners kept, the replay rebuilding what its state holds instead of doubling it
+        (as :meth:`resume` with ``known``). Raises what ``session/resume`` raises."""
+        params = ResumeSessionRequest(session_id=session.id, cwd=session.cwd)
+        _fill_roots(params, None, None)
+        params.replay_from = ReplayFromStart()
+        answered = _aio.new_waiter()
+        session.begin_replay(answered)
+        try:
+            response = await self._link.call(SESSION_RESUME, params, waiter=answered)
+        except BaseException:
+            session.end_replay(complete=False)
+            raise
+        session.end_replay(complete=True)
+        _seeded(session, response)
+
     async def list_sessions(self, *, cwd: PathLike | None = None) -> list[SessionInfo]:
         """Every session the agent lists (all pages), optionally only those in ``cwd``.
 

@@ -8,9 +8,11 @@ see ``docs/remote.md``.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from functools import partial
 from typing import Any
 
 from acp2.client.connection import ClientConnection
@@ -20,10 +22,14 @@ from acp2.client.permissions import PermissionPolicy, deny_all
 from acp2.errors import ConnectionClosed
 from acp2.schema import ClientCapabilities, Implementation
 from acp2.transport.backoff import Backoff
+from acp2.transport.base import Transport
+from acp2.transport.rejoin import rejoining
 from acp2.transport.remote import Profile, open_remote
 from acp2.transport.remote_base import RemoteRefused
 
 __all__ = ["connect_agent", "connect_url"]
+
+log = logging.getLogger("acp2.client")
 
 
 @asynccontextmanager
@@ -34,6 +40,7 @@ async def connect_url(
     transport: Profile = "auto",
     durable: bool = True,
     reconnect: Backoff | None = None,
+    rejoin: bool = True,
     headers: Mapping[str, str] | None = None,
     cwd: str | os.PathLike[str] | None = None,
     permissions: PermissionPolicy = deny_all,
@@ -55,8 +62,18 @@ async def connect_url(
     it, a dropped link is re-established (paced by ``reconnect``, a
     :class:`~acp2.transport.backoff.Backoff`) and resumed where it broke, with nothing
     lost or doubled, invisibly to the sessions. A server that does not grant it (e.g. the
-    TypeScript SDK's) gives a plain link: a drop then closes the connection, as with a
-    stdio agent that exits. The other keyword arguments are those of
+    TypeScript SDK's) gives a plain link.
+
+    With ``rejoin`` (default), a link that cannot be resumed -- the server refused (it
+    restarted, or no longer holds what was missed) or a plain link broke -- is replaced
+    by a new connection under the same client (:mod:`acp2.transport.rejoin`): every live
+    session is resumed in place with replay, de-duplicated against its state (no message
+    doubled, the same :class:`~acp2.client.ClientSession` and :class:`~acp2.client.Work`
+    objects), and a prompt still waiting for its answer is resent with its
+    ``idempotencyKey``, so the agent never runs it twice; other requests that were
+    waiting fail with ``-32603``. Without it such a drop closes the connection, as with
+    a stdio agent that exits. ``client.remote`` is the transport (its ``current`` link,
+    ``rejoins``). The other keyword arguments are those of
     :func:`~acp2.client.connect_transport`.
 
     Raises, before yielding: :class:`~acp2.transport.remote_base.RemoteRefused` (a
@@ -65,15 +82,19 @@ async def connect_url(
     scheme, ``ImportError`` without the ``remote`` extra, and what
     :func:`~acp2.client.connect_transport` raises.
     """
-    with _sole_exception():
-        async with open_remote(
+
+    def opener() -> AbstractAsyncContextManager[Transport]:
+        return open_remote(
             url,
             token=token,
             profile=transport,
             durable=durable,
             backoff=reconnect,
             headers=headers,
-        ) as link:
+        )
+
+    with _sole_exception():
+        async with rejoining(opener, reconnect, enabled=rejoin) as link:
             opened = False
             try:
                 async with connect_transport(
@@ -89,12 +110,24 @@ async def connect_url(
                 ) as client:
                     opened = True
                     client.remote = link
+                    link.on_rejoin = partial(_rejoin_sessions, client)
                     yield client
             except ConnectionClosed:
                 refused = getattr(link, "ended_by", None)
                 if not opened and isinstance(refused, RemoteRefused):
                     raise refused from None
                 raise
+
+
+async def _rejoin_sessions(client: ClientConnection) -> None:
+    """Resume every live session of ``client`` in place on its new connection; a session
+    that cannot be resumed fails (its works raise), the others go on."""
+    for session in list(client.sessions.values()):
+        try:
+            await client.rejoin(session)
+        except Exception as exc:
+            log.warning("session %s could not be resumed: %s", session.id, exc)
+            session.fail(ConnectionClosed(f"the session could not be resumed: {exc}"))
 
 
 def connect_agent(

@@ -42,6 +42,7 @@ from acp2.transport.remote_base import (
     SESSION_HEADER,
     Inbox,
     LineSplitter,
+    LinkLost,
     Peek,
     RemoteRefused,
     ResumeRefused,
@@ -187,7 +188,8 @@ class HttpTransport:
             except errors as exc:
                 wait = next(delays, None) if self.retention is not None else None
                 if wait is None:
-                    self._fail(ConnectionClosed(f"cannot reach {self.url}: {exc}"))
+                    lost = LinkLost if self.retention is None else ConnectionClosed
+                    self._fail(lost(f"cannot reach {self.url}: {exc}"))
                     raise ConnectionClosed(str(exc)) from None
                 self.reconnects += 1
                 await anyio.sleep(wait)
@@ -220,7 +222,9 @@ class HttpTransport:
                 if self._closing or not broke:
                     break
                 if self.retention is None:
-                    break
+                    if session is None:
+                        self._fail(LinkLost("the connection's SSE stream broke"))
+                    return
                 wait = next(delays, None)
                 if wait is None:
                     self._fail(ConnectionClosed("the SSE stream broke and could not be reopened"))

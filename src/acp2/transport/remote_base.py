@@ -23,6 +23,7 @@ __all__ = [
     "SESSION_HEADER",
     "Inbox",
     "LineSplitter",
+    "LinkLost",
     "Peek",
     "RemoteRefused",
     "ResumeRefused",
@@ -52,6 +53,11 @@ class ResumeRefused(ConnectionClosed):
     def __init__(self, message: str, code: int) -> None:
         super().__init__(message)
         self.code = code
+
+
+class LinkLost(ConnectionClosed):
+    """A plain link (no durability granted) broke: nothing can be resumed, only a new
+    connection and ``session/resume`` of the sessions can go on."""
 
 
 def needs(module: str) -> ModuleType:

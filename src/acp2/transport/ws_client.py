@@ -45,6 +45,7 @@ from acp2.transport.remote_base import (
     CONNECTION_HEADER,
     Inbox,
     LineSplitter,
+    LinkLost,
     RemoteRefused,
     ResumeRefused,
     needs,
@@ -295,7 +296,9 @@ def _ended_reason(code: int | None) -> ConnectionClosed:
     if code in REFUSAL_CODES:
         assert code is not None
         return ResumeRefused(f"the server refused to resume the link (close {code})", code)
-    return ConnectionClosed(f"the server closed the WebSocket (close {code})")
+    if code == 1000:
+        return ConnectionClosed("the server closed the WebSocket (close 1000)")
+    return LinkLost(f"the WebSocket broke (close {code})")
 
 
 @asynccontextmanager
