@@ -70,6 +70,12 @@ class CutProxy:
 
     def cut(self) -> int:
         """Abort every open connection with a reset; return how many were cut."""
+        found = self._abort_all()
+        if found:
+            self.cuts += 1
+        return found
+
+    def _abort_all(self) -> int:
         pairs = list(self._pairs)
         self._pairs.clear()
         for pair in pairs:
@@ -81,8 +87,6 @@ class CutProxy:
                             socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)
                         )
                 end.transport.abort()
-        if pairs:
-            self.cuts += 1
         return len(pairs)
 
 
@@ -96,6 +100,6 @@ async def cut_proxy(target_port: int) -> AsyncIterator[CutProxy]:
         yield proxy
     finally:
         server.close()
-        proxy.cut()
+        proxy._abort_all()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(server.wait_closed(), 1.0)

@@ -1,0 +1,113 @@
+"""The remote client against ``acp2 serve`` (the real server, started as a subprocess
+with its test agent), through a TCP proxy that cuts the connection at random points
+(tests/helpers/cutproxy.py): every update arrives once, in order, with one idle, over the
+WebSocket and over Streamable HTTP.
+
+Skipped where ``acp2 serve`` is not installed (the ``acp2.serve`` package); set
+``ACP2_SERVE_PYTHON`` to a Python that has it to run these against another checkout.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import random
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import pytest
+
+from acp2.client import connect_url
+from acp2.schema import AgentMessageChunk, StateUpdate
+from acp2.transport.backoff import Backoff
+from helpers.cutproxy import CutProxy, cut_proxy
+from helpers.timeouts import SCENARIO_TIMEOUT
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+CWD = "/tmp/acp2-client-tests"
+PYTHON = os.environ.get("ACP2_SERVE_PYTHON", sys.executable)
+BACKOFF = Backoff(initial=0.005, max_delay=0.1, max_attempts=200, max_elapsed=60)
+
+
+@pytest.fixture(scope="module")
+def serve_port() -> Iterator[int]:
+    """``acp2 serve --test-agent`` on a free port of 127.0.0.1."""
+    if sys.executable == PYTHON and importlib.util.find_spec("acp2.serve") is None:
+        pytest.skip("acp2 serve is not installed here (set ACP2_SERVE_PYTHON)")
+    proc = subprocess.Popen(
+        [PYTHON, "-m", "acp2", "serve", "--test-agent", "--port", "0"],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/acp", line)
+        assert found, line
+        yield int(found.group(1))
+    finally:
+        proc.terminate()
+        proc.wait(SCENARIO_TIMEOUT)
+
+
+async def stream_through_cuts(
+    port: int, profile: Any, updates: int, cuts: int, gap: int = 40_000
+) -> None:
+    """Stream ``updates`` while cutting ``cuts`` times, each after up to ``gap`` bytes."""
+    texts: list[str] = []
+    idles = 0
+
+    def listen(update: Any, raw: bytes) -> None:
+        nonlocal idles
+        if isinstance(update, AgentMessageChunk):
+            texts.append(update.content.text)
+        elif isinstance(update, StateUpdate) and update.state == "idle":
+            idles += 1
+
+    async def cut(proxy: CutProxy, rng: random.Random) -> None:
+        while proxy.cuts < cuts:
+            await proxy.forwarded_at_least(proxy.forwarded + rng.randint(1, gap))
+            proxy.cut()
+
+    with anyio.fail_after(SCENARIO_TIMEOUT * 8):
+        async with (
+            cut_proxy(port) as proxy,
+            connect_url(
+                f"http://127.0.0.1:{proxy.port}/acp", transport=profile, cwd=CWD, reconnect=BACKOFF
+            ) as client,
+            anyio.create_task_group() as tg,
+        ):
+            session = await client.new_session(on_update=listen)
+            tg.start_soon(cut, proxy, random.Random(updates + cuts))
+            work = await session.prompt(f"stream {updates}")
+            assert await work.wait() == "end_turn"
+            tg.cancel_scope.cancel()
+            assert client.remote.rejoins == 0  # every drop was resumed, none replayed
+    assert "".join(texts) == "".join(f"{i} " for i in range(updates))
+    assert idles == 1
+    assert proxy.cuts == cuts
+
+
+@pytest.mark.parametrize("profile", ["websocket", "http"])
+async def test_ten_thousand_updates_through_twenty_cuts_arrive_exactly_once(
+    serve_port: int, profile: str
+) -> None:
+    await stream_through_cuts(serve_port, profile, 10_000, 20, gap=4_000)
+
+
+@pytest.mark.xfail(
+    reason="acp2 serve lets more than Retention.messages (10 000) messages go "
+    "unacknowledged, so a cut with a full socket buffer is refused (4410 / 410) and the "
+    "turn is lost with the connection; its send must also wait on the retained count",
+    strict=False,
+)
+@pytest.mark.parametrize("profile", ["websocket", "http"])
+async def test_a_hundred_thousand_updates_through_a_hundred_cuts_arrive_exactly_once(
+    serve_port: int, profile: str
+) -> None:
+    await stream_through_cuts(serve_port, profile, 100_000, 100)
