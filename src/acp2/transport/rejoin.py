@@ -33,7 +33,14 @@ from anyio.abc import TaskGroup
 from acp2.errors import ConnectionClosed
 from acp2.transport.backoff import Backoff
 from acp2.transport.base import Transport
-from acp2.transport.remote_base import LineSplitter, LinkLost, RemoteRefused, ResumeRefused, peek
+from acp2.transport.remote_base import (
+    LineSplitter,
+    LinkLost,
+    Peek,
+    RemoteRefused,
+    ResumeRefused,
+    peek,
+)
 
 __all__ = ["RejoiningTransport", "rejoining"]
 
@@ -73,6 +80,13 @@ class RejoiningTransport:
         self._ids = itertools.count(1)
         self._ours: set[str] = set()
         self._ready = anyio.Event()
+        self._rejoined = anyio.Event()
+        #: Set while no re-resume runs; during one, other messages are held until the
+        #: sessions are back.
+        self._resumed = anyio.Event()
+        self._resumed.set()
+        self._resend: list[bytes] = []
+        self._held: list[bytes] = []
         self._closing = False
 
     async def open(self) -> None:
@@ -137,8 +151,13 @@ class RejoiningTransport:
     async def send(self, data: bytes) -> None:
         """Send on the current connection (waiting while a new one is being made)."""
         for message in self._splitter.feed(data):
-            self._note_request(message)
+            fields = self._note_request(message)
             await self._ready.wait()
+            if fields.method != "session/resume" and not self._resumed.is_set():
+                # The rpc layer has one writer: waiting here would hold up the re-resume's
+                # own session/resume behind this message. Held and sent once it is done.
+                self._held.append(message)
+                continue
             link = self.current
             if link is None:
                 raise ConnectionClosed("the remote connection is closed")
@@ -159,19 +178,26 @@ class RejoiningTransport:
         self._ready.set()
         await self._close_link()
 
+    async def wait_rejoins(self, count: int) -> None:
+        """Wait until :attr:`rejoins` reaches ``count`` (diagnostics and tests; the
+        caller bounds the wait)."""
+        while self.rejoins < count:
+            await self._rejoined.wait()
+
     def __getattr__(self, name: str) -> Any:
         # The link's state (retention, reconnects, connection_id, ...) reads through.
         return getattr(self.current, name)
 
     # -- bookkeeping of requests ------------------------------------------------------------
 
-    def _note_request(self, message: bytes) -> None:
+    def _note_request(self, message: bytes) -> Peek:
         fields = peek(message)
         if fields.method == "initialize" and self._initialize is None:
             self._initialize = message
         if fields.is_request and _key(fields.id) is not None:
             kept = message if fields.method == "session/prompt" and _keyed(fields) else None
             self._waiting[_key(fields.id)] = kept
+        return fields
 
     def _note_answers(self, data: bytes) -> bytes:
         if not self._waiting and not self._ours:
@@ -205,7 +231,10 @@ class RejoiningTransport:
         """Replace ``lost`` by a new, initialized connection, or raise."""
         log.info("the remote link cannot be resumed (%s): opening a new connection", _why(lost))
         self._ready = anyio.Event()
+        self._resumed = anyio.Event()
         self.current = None
+        # Only the prompts the lost link took with it are sent again.
+        self._resend = [m for m in self._waiting.values() if m is not None]
         await self._close_link()
         for wait in self._backoff.delays():
             await anyio.sleep(wait)
@@ -219,6 +248,8 @@ class RejoiningTransport:
             self.current = link
             self.rejoins += 1
             self._ready.set()
+            self._rejoined.set()
+            self._rejoined = anyio.Event()
             if self.task_group is not None:
                 self.task_group.start_soon(self._after_rejoin)
             return
@@ -234,15 +265,31 @@ class RejoiningTransport:
         await link.send(msgspec.json.encode(request) + b"\n")
 
     async def _after_rejoin(self) -> None:
-        if self.on_rejoin is not None:
-            try:
+        try:
+            if self.on_rejoin is not None:
                 await self.on_rejoin()
-            except Exception:
-                log.exception("re-resuming the sessions on the new connection failed")
-        for message in [m for m in self._waiting.values() if m is not None]:
-            link = self.current
-            if link is not None:
+        except Exception:
+            log.exception("re-resuming the sessions on the new connection failed")
+        resend, self._resend = self._resend, []
+        waiting = set(self._waiting.values())
+        try:
+            await self._flush([m for m in resend if m in waiting])
+        except ConnectionClosed:
+            log.info("the new remote link broke while the held messages were sent")
+        finally:
+            self._resumed.set()  # no await since the last look at _held: nothing is left
+
+    async def _flush(self, queue: list[bytes]) -> None:
+        """Send ``queue``, then what was held meanwhile, until nothing is held."""
+        link = self.current
+        while True:
+            queue += self._held
+            self._held = []
+            if not queue or link is None:
+                return
+            for message in queue:
                 await link.send(message + b"\n")
+            queue = []
 
 
 def _rejoinable(link: Transport) -> bool:

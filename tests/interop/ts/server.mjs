@@ -1,6 +1,7 @@
 // acp2 interop test server: the test agent of agent.mjs served by the official TypeScript
 // SDK's experimental/server (AcpServer + its Node adapter) on 127.0.0.1, Streamable HTTP
-// on /acp; WebSocket upgrades too when the `ws` package can be imported.
+// on /acp; WebSocket upgrades too when the `ws` package can be imported and
+// ACP2_TS_HTTP_ONLY is not set.
 //
 //   node server.mjs [--sdk DIR]      (port from ACP2_TS_PORT, default 0 = any free one)
 //
@@ -31,13 +32,14 @@ const httpServer = http.createServer((req, res) => {
 });
 
 let mode = "http-only";
-try {
-  const { WebSocketServer } = await import(pathToFileURL(resolve("ws")).href);
+if (!process.env.ACP2_TS_HTTP_ONLY) try {
+  const ws = await import(pathToFileURL(resolve("ws")).href);
+  const WebSocketServer = ws.WebSocketServer ?? ws.default.WebSocketServer;
   const wss = new WebSocketServer({ noServer: true });
   httpServer.on("upgrade", node.createNodeWebSocketUpgradeHandler(server, wss));
   mode = "websocket";
-} catch {
-  log(NAME, "no `ws` package: WebSocket upgrades are refused");
+} catch (error) {
+  log(NAME, `no \`ws\` package (${error.message}): WebSocket upgrades are refused`);
 }
 
 httpServer.listen(Number(process.env.ACP2_TS_PORT || 0), "127.0.0.1", () => {
