@@ -16,6 +16,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import anyio
@@ -24,6 +25,7 @@ import pytest
 from acp2.client import connect_url
 from acp2.schema import AgentMessageChunk, StateUpdate
 from acp2.transport.backoff import Backoff
+from acp2.transport.remote_base import RemoteRefused
 from helpers.cutproxy import CutProxy, cut_proxy
 from helpers.timeouts import SCENARIO_TIMEOUT
 
@@ -34,15 +36,19 @@ PYTHON = os.environ.get("ACP2_SERVE_PYTHON", sys.executable)
 BACKOFF = Backoff(initial=0.005, max_delay=0.1, max_attempts=200, max_elapsed=60)
 
 
-@pytest.fixture(scope="module")
-def serve_port() -> Iterator[int]:
-    """``acp2 serve --test-agent`` on a free port of 127.0.0.1."""
+@contextmanager
+def serving(token: str | None = None) -> Iterator[int]:
+    """``acp2 serve --test-agent`` on a free port of 127.0.0.1 (bearer ``token`` if set)."""
     if sys.executable == PYTHON and importlib.util.find_spec("acp2.serve") is None:
         pytest.skip("acp2 serve is not installed here (set ACP2_SERVE_PYTHON)")
+    env = {k: v for k, v in os.environ.items() if k != "ACP2_TOKEN"}
+    if token is not None:
+        env["ACP2_TOKEN"] = token
     proc = subprocess.Popen(
         [PYTHON, "-m", "acp2", "serve", "--test-agent", "--port", "0"],
         stderr=subprocess.PIPE,
         text=True,
+        env=env,
     )
     try:
         assert proc.stderr is not None
@@ -53,6 +59,12 @@ def serve_port() -> Iterator[int]:
     finally:
         proc.terminate()
         proc.wait(SCENARIO_TIMEOUT)
+
+
+@pytest.fixture(scope="module")
+def serve_port() -> Iterator[int]:
+    with serving() as port:
+        yield port
 
 
 async def stream_through_cuts(
@@ -111,3 +123,19 @@ async def test_a_hundred_thousand_updates_through_a_hundred_cuts_arrive_exactly_
     serve_port: int, profile: str
 ) -> None:
     await stream_through_cuts(serve_port, profile, 100_000, 100)
+
+
+@pytest.mark.parametrize("profile", ["websocket", "http", "auto"])
+async def test_a_missing_or_wrong_token_is_refused_with_401_and_the_right_one_works(
+    profile: Any,
+) -> None:
+    with serving(token="s3cret") as port, anyio.fail_after(SCENARIO_TIMEOUT):
+        url = f"http://127.0.0.1:{port}/acp"
+        for token in (None, "wrong"):
+            with pytest.raises(RemoteRefused) as refused:
+                async with connect_url(url, transport=profile, token=token, cwd=CWD):
+                    pass
+            assert refused.value.status == 401
+        async with connect_url(url, transport=profile, token="s3cret", cwd=CWD) as client:
+            work = await (await client.new_session()).prompt("echo let in")
+            assert await work.wait() == "end_turn"
