@@ -12,7 +12,9 @@ import acp2.check
 CHECK = Path(acp2.check.__file__).parent
 
 #: What the checker may import from the rest of acp2: data (the method tables and wire
-#: vocabularies), messages and errors, and the one process-group clean-up.
+#: vocabularies), messages and errors, the one process-group clean-up, and for
+#: ``--url`` the remote byte carriers (WebSocket / HTTP: bytes only, the checker still
+#: frames and judges every message itself).
 ALLOWED = (
     "acp2.check",
     "acp2.schema",
@@ -21,6 +23,8 @@ ALLOWED = (
     "acp2.errors",
     "acp2.diagnose",
     "acp2.transport.procgroup",
+    "acp2.transport.base",
+    "acp2.transport.remote",
 )
 #: The runtimes' peer, framing and spawning: a bug there must not be on both ends.
 FORBIDDEN = ("acp2.rpc", "acp2.agent", "acp2.client", "acp2.transport.stdio")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from contextlib import asynccontextmanager, suppress
+from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +21,7 @@ import anyio
 from anyio.abc import Process, TaskGroup
 
 from acp2.check.frames import Frame, is_request, is_response, parse_line, same_id, short
+from acp2.check.remote import RemoteAgent, remote_agent
 from acp2.check.spawn import AgentStartError, start_process
 from acp2.check.versions import is_v1_result
 from acp2.schema.methods import INITIALIZE, SESSION_REQUEST_PERMISSION
@@ -297,7 +298,11 @@ class AgentLink:
 
     async def _shutdown(self) -> None:
         """Close stdin, then stop the process group and reap the agent
-        (:func:`~acp2.transport.procgroup.stop_group` with its default timings)."""
+        (:func:`~acp2.transport.procgroup.stop_group` with its default timings); a
+        remote agent's connection is just closed."""
+        if isinstance(self.process, RemoteAgent):
+            await self.close_stdin()
+            return
         await stop_group(self.process, self.close_stdin)
 
 
@@ -309,14 +314,41 @@ async def open_link(
     wait_limit: float,
     cwd: str | None = None,
     env: Mapping[str, str] | None = None,
+    remote: tuple[str, str | None] | None = None,
 ) -> AsyncIterator[AgentLink]:
     """Start the agent and yield its :class:`AgentLink`; on exit, stop and reap it.
 
-    ``wait_limit`` is the default bound of every wait on the link.
+    ``wait_limit`` is the default bound of every wait on the link. ``remote`` (URL,
+    token) connects to a remote agent instead of starting ``argv``
+    (:mod:`acp2.check.remote`).
 
-    Raises :class:`AgentStartError` when the command cannot be started.
+    Raises :class:`AgentStartError` when the command cannot be started or the remote
+    agent refuses the connection.
     """
-    process = await start_process(argv, cwd=cwd, env=env)
+    async with AsyncExitStack() as stack:
+        if remote is None:
+            process = await start_process(argv, cwd=cwd, env=env)
+        else:
+            process = await stack.enter_async_context(_remote(*remote))
+        async with _linked(process, label, wait_limit) as link:
+            yield link
+
+
+@asynccontextmanager
+async def _remote(url: str, token: str | None) -> AsyncIterator[Process]:
+    try:
+        opened = remote_agent(url, token)
+        agent = await opened.__aenter__()
+    except ConnectionError as exc:
+        raise AgentStartError(str(exc)) from exc
+    try:
+        yield agent
+    finally:
+        await opened.__aexit__(None, None, None)
+
+
+@asynccontextmanager
+async def _linked(process: Process, label: str, wait_limit: float) -> AsyncIterator[AgentLink]:
     failure: Exception | None = None
     async with process, anyio.create_task_group() as tg:
         link = AgentLink(process, label, wait_limit, tg)

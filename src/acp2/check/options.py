@@ -26,6 +26,8 @@ class CheckOptions:
     ``auth/login``, v1 ``authenticate``); without it, a ``session/new`` refused with
     ``-32000`` skips the session rows and says which methods the agent offers.
     ``cwd`` is the session directory (absolute; a fresh temporary directory when None).
+    ``url`` (with ``token``) checks the remote agent there instead of starting ``argv``
+    (:mod:`acp2.check.remote`: some probes cannot run remotely).
     """
 
     argv: list[str]
@@ -41,3 +43,10 @@ class CheckOptions:
     grace: float = 0.5
     #: An advertised auth method to log in with after every ``initialize`` (``--auth``).
     auth: str | None = None
+    url: str | None = None
+    token: str | None = None
+
+    @property
+    def remote(self) -> tuple[str, str | None] | None:
+        """``(url, token)`` when checking a remote agent, else None."""
+        return None if self.url is None else (self.url, self.token)

@@ -44,7 +44,11 @@ async def preflight(options: CheckOptions) -> Preflight:
     limit = options.timeout if options.timeout is not None else PREFLIGHT_LIMIT
     try:
         async with open_link(
-            options.argv, label="preflight", wait_limit=limit, env=options.env
+            options.argv,
+            label="preflight",
+            wait_limit=limit,
+            env=options.env,
+            remote=options.remote,
         ) as link:
             answer = await link.call(INITIALIZE.name, initialize_params(2))
             if answer is not None:

@@ -22,6 +22,7 @@ from acp2.check.options import CheckOptions
 from acp2.check.preflight import preflight
 from acp2.check.probes import PROBES, V1_PROBES
 from acp2.check.probes.base import Abort, Probe, ProbeSpec, Shared
+from acp2.check.remote import NOT_REMOTE
 from acp2.check.requirements import DRAFTS, REQUIREMENTS
 from acp2.check.results import Findings, Report, Status
 from acp2.check.timing import Timing, resolve
@@ -49,7 +50,7 @@ async def run_check(options: CheckOptions) -> Report:
     require_jsonschema()
     if options.draft not in DRAFTS:
         raise CheckError(f"unknown draft {options.draft!r}; use one of {', '.join(DRAFTS)}")
-    if not options.argv:
+    if not options.argv and options.url is None:
         raise CheckError("no agent command given (acp2 check -- AGENT_COMMAND...)")
     unknown = sorted((options.only or frozenset()) - PROBES.keys() - V1_PROBES.keys())
     if unknown:
@@ -63,6 +64,8 @@ async def run_check(options: CheckOptions) -> Report:
     # An agent that answered our request for 2 in v1's shape is judged as ACP v1.
     probes = V1_PROBES if first.version == 1 else PROBES
     specs = [s for n, s in probes.items() if options.only is None or n in options.only]
+    if options.url is not None:
+        specs = [s for s in specs if s.name not in NOT_REMOTE]
     with _session_dir(options.cwd) as cwd:
         shared = Shared(options, findings, cwd, timing, version=first.version)
         start_errors: list[str] = []

@@ -3,7 +3,7 @@
 ::
 
     acp2 chat [--resume SESSION_ID] [--cwd DIR] [--permission allow|deny|ask] [--plain]
-              [--thoughts] [--fs] [--terminal] -- AGENT_COMMAND...
+              [--thoughts] [--fs] [--terminal] (-- AGENT_COMMAND... | --url URL [--token T])
 
 On a terminal: streamed markdown, tool calls with live status, diffs, terminal output,
 plans, usage; the agent's forms are asked field by field (checked as typed, defaults
@@ -63,6 +63,7 @@ def add_parser(subparsers: Any) -> None:
         help="chat with any ACP v2 agent in the terminal",
         description="Chat with an ACP v2 agent: start it, open a session, send prompts.",
         epilog="examples:\n  acp2 chat -- acp2 test-agent\n  acp2 chat -- acp2 agent\n"
+        "  acp2 chat --url http://127.0.0.1:8765/acp   (a remote agent, e.g. acp2 serve)\n"
         "  echo 'echo hi' | acp2 chat -- acp2 test-agent\n\n"
         "commands: /help lists them; //name runs an agent command a built-in shadows\n"
         "keys: enter sends (queued while the agent works), esc-enter adds a line,\n"
@@ -78,9 +79,10 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("--cwd", metavar="DIR", help="session and agent working directory")
     add_common_options(parser, permission_default="deny")
-    from acp2.cli.run import add_serving_options
+    from acp2.cli.run import add_remote_options, add_serving_options
 
     add_serving_options(parser)
+    add_remote_options(parser)
     parser.add_argument(
         "agent_command",
         metavar="AGENT_COMMAND",
@@ -98,8 +100,13 @@ def main(args: argparse.Namespace) -> int:
     command = list(args.agent_command)
     if command[:1] == ["--"]:
         command = command[1:]
-    if not command:
-        print("acp2 chat: error: missing AGENT_COMMAND (write it after '--')", file=sys.stderr)
+    problem = None
+    if args.url is not None and command:
+        problem = "give AGENT_COMMAND or --url, not both"
+    elif args.url is None and not command:
+        problem = "missing AGENT_COMMAND (write it after '--', or use --url)"
+    if problem is not None:
+        print(f"acp2 chat: error: {problem}", file=sys.stderr)
         return 2
     options = ChatOptions(
         agent_command=command,
@@ -110,5 +117,7 @@ def main(args: argparse.Namespace) -> int:
         expand_thoughts=args.thoughts,
         files=args.fs,
         terminals=args.terminal,
+        url=args.url,
+        token=args.token,
     )
     return anyio.run(run_chat, options)

@@ -31,6 +31,8 @@ examples:
   acp2 check --draft preview --json report.json -- node dist/agent.js
   acp2 check --prompt "echo hello" --cancel-prompt wait --permission-prompt permission \\
       -- acp2 test-agent
+  acp2 check --url http://127.0.0.1:8765/acp   (a remote agent: the probes that need
+      a local process or send bytes that are not JSON-RPC are not run)
 """
 
 
@@ -107,6 +109,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="agent processes at once (default: the CPU count)",
     )
     add("--plain", action="store_true", help="plain-text table even when rich is installed")
+    from acp2.cli.run import add_remote_options
+
+    add_remote_options(parser)
     add("--verbose", "-v", action="store_true", help="show the reason of passing rows too")
     add(
         "agent",
@@ -134,9 +139,10 @@ def main(args: argparse.Namespace) -> int:
     argv = list(args.agent or [])
     if argv[:1] == ["--"]:
         argv = argv[1:]
-    if not argv:
+    if bool(argv) == (args.url is not None):
         print(
-            "acp2 check: give the agent command after --, e.g. acp2 check -- my-agent",
+            "acp2 check: give the agent command after -- (e.g. acp2 check -- my-agent), "
+            "or --url URL",
             file=sys.stderr,
         )
         return 2
@@ -151,6 +157,8 @@ def main(args: argparse.Namespace) -> int:
         only=frozenset(args.only) if args.only else None,
         jobs=args.jobs,
         auth=args.auth,
+        url=args.url,
+        token=args.token,
     )
     try:
         report = anyio.run(run_check, options)

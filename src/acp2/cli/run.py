@@ -4,7 +4,7 @@
 
     acp2 run [--json] [--permission allow|deny|ask] [--cwd DIR] [--resume SESSION_ID]
              [--cancel-after SECONDS] [--timeout SECONDS] [--fs] [--terminal]
-             PROMPT -- AGENT_COMMAND...
+             PROMPT (-- AGENT_COMMAND... | --url URL [--token TOKEN])
 
 ``PROMPT`` ``-`` reads the prompt from stdin. Everything after the first ``--`` is the
 agent command; the prompt must come before it.
@@ -72,6 +72,26 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
         "--timeout", metavar="SECONDS", type=float, help="give up (exit 3) after SECONDS"
     )
     add_serving_options(parser)
+    add_remote_options(parser)
+
+
+def add_remote_options(parser: argparse.ArgumentParser) -> None:
+    """``--url`` and ``--token`` (``acp2 run``, ``acp2 chat``, ``acp2 check``): talk to a
+    remote agent (``acp2 serve`` or any RFD server) instead of starting a command."""
+    import os
+
+    parser.add_argument(
+        "--url",
+        metavar="URL",
+        help="a remote agent's endpoint (http(s):// or ws(s)://host:port/acp) instead of "
+        "AGENT_COMMAND; --cwd is then a folder on the agent's machine",
+    )
+    parser.add_argument(
+        "--token",
+        metavar="TOKEN",
+        default=os.environ.get("ACP2_TOKEN"),
+        help="bearer token for --url (default: $ACP2_TOKEN, which keeps it out of ps)",
+    )
 
 
 def add_serving_options(parser: argparse.ArgumentParser) -> None:
@@ -98,6 +118,7 @@ def add_parser(subparsers: Any) -> None:
         help="send one prompt to an agent and print the reply (scripting, CI)",
         description="Send one prompt to an ACP v2 agent and print its reply.",
         epilog="examples:\n  acp2 run 'echo hello' -- acp2 test-agent\n"
+        "  acp2 run --url http://127.0.0.1:8765/acp 'echo hello'   (a remote agent)\n"
         "  echo 'fix the failing test' | acp2 run - -- acp2 agent   (prompt from stdin)\n\n"
         "On a terminal the reply streams as it arrives; a permission question shows\n"
         "what will run and takes one key: y allow once, a always allow, n reject.\n"
@@ -164,7 +185,9 @@ def _split_command(args: argparse.Namespace) -> str | None:
         except SystemExit:
             return f"unexpected arguments before '--': {' '.join(before)}"
     args.agent_command = command
-    return None if command else "missing AGENT_COMMAND (write it after '--')"
+    if getattr(args, "url", None) is not None:
+        return "give AGENT_COMMAND or --url, not both" if command else None
+    return None if command else "missing AGENT_COMMAND (write it after '--', or use --url)"
 
 
 async def run_command(args: argparse.Namespace) -> int:
@@ -216,8 +239,8 @@ async def _prompt_once(args: argparse.Namespace) -> tuple[str, str | None, str |
     streamed already, error message)."""
     import anyio
 
-    from acp2.client import connect
     from acp2.client.launch import DEFAULT_INITIALIZE_TIMEOUT
+    from acp2.client.remote import connect_agent
     from acp2.ui.oneshot import ReplyStream
 
     stream = None if args.json or not sys.stdout.isatty() else ReplyStream(lambda: None, sys.stdout)
@@ -225,8 +248,10 @@ async def _prompt_once(args: argparse.Namespace) -> tuple[str, str | None, str |
     # --timeout bounds the whole run, start-up included: an agent slow to start (Gemini
     # CLI takes 10-40 s on a loaded machine) must not hit the shorter default first.
     startup = args.timeout or DEFAULT_INITIALIZE_TIMEOUT
-    async with connect(
+    async with connect_agent(
         args.agent_command,
+        url=args.url,
+        token=args.token,
         cwd=args.cwd,
         permissions=_policy(args, stream),
         files=args.fs,

@@ -12,7 +12,8 @@
         print(await work.wait(), work.text)    # "end_turn hello"
 
 See ``docs/writing-a-client.md``. The pieces: :func:`connect` / :func:`connect_transport`
-(initialized :class:`ClientConnection`), :class:`ClientSession` (reduced state, prompt,
+/ :func:`connect_url` (a remote agent, ``docs/remote.md``) (initialized
+:class:`ClientConnection`), :class:`ClientSession` (reduced state, prompt,
 cancel, close), :class:`Work` (one prompt's updates until idle), the permission
 policies :func:`allow_all`, :func:`deny_all`, :func:`interactive`, the elicitation
 policies :func:`decline_all`, :func:`accept_defaults` (``connect(..., elicitation=)``). The errors a
@@ -45,6 +46,7 @@ if TYPE_CHECKING:  # the names below, for type checkers and IDEs
     from acp2.client.permissions import allow_all as allow_all
     from acp2.client.permissions import deny_all as deny_all
     from acp2.client.permissions import interactive as interactive
+    from acp2.client.remote import connect_url as connect_url
     from acp2.client.session import ClientSession as ClientSession
     from acp2.client.session import UpdateListener as UpdateListener
     from acp2.client.session import new_idempotency_key as new_idempotency_key
@@ -76,6 +78,7 @@ _LAZY: dict[str, str] = {
     "client_info": "acp2.client.launch",
     "connect": "acp2.client.launch",
     "connect_transport": "acp2.client.launch",
+    "connect_url": "acp2.client.remote",
     "decline_all": "acp2.client.elicitation",
     "deny_all": "acp2.client.permissions",
     "interactive": "acp2.client.permissions",

@@ -75,7 +75,9 @@ class ClientConnection:
     ``agent_capabilities`` (:class:`~acp2.schema.AgentCapabilities`; test markers with
     :func:`acp2.schema.supports`), ``auth_methods``, ``protocol_version``, ``sessions``
     (live :class:`ClientSession` objects by id), ``closed``, ``connection`` (the
-    JSON-RPC :class:`~acp2.rpc.Connection`), ``permission_policy``, ``default_cwd``.
+    JSON-RPC :class:`~acp2.rpc.Connection`), ``permission_policy``, ``default_cwd``,
+    ``remote`` (the remote transport under a :func:`~acp2.client.connect_url` client, for
+    its link state; ``None`` otherwise).
     """
 
     def __init__(
@@ -94,6 +96,7 @@ class ClientConnection:
         methods = response.auth_methods
         self.auth_methods: list[Any] = list(methods) if isinstance(methods, list) else []
         self._link = link
+        self.remote: Any = None
 
     # -- the connection ---------------------------------------------------------------------
 
@@ -264,6 +267,24 @@ class ClientConnection:
         session.cwd = response.cwd
         session.seed(response.available_commands, response.config_options)
         return session
+
+    async def rejoin(self, session: ClientSession) -> None:
+        """Internal (:func:`~acp2.client.connect_url`): resume ``session`` in place after
+        the byte stream moved to a new connection -- the same object, its works and
+        listeners kept, the replay rebuilding what its state holds instead of doubling it
+        (as :meth:`resume` with ``known``). Raises what ``session/resume`` raises."""
+        params = ResumeSessionRequest(session_id=session.id, cwd=session.cwd)
+        _fill_roots(params, None, None)
+        params.replay_from = ReplayFromStart()
+        answered = _aio.new_waiter()
+        session.begin_replay(answered)
+        try:
+            response = await self._link.call(SESSION_RESUME, params, waiter=answered)
+        except BaseException:
+            session.end_replay(complete=False)
+            raise
+        session.end_replay(complete=True)
+        _seeded(session, response)
 
     async def list_sessions(self, *, cwd: PathLike | None = None) -> list[SessionInfo]:
         """Every session the agent lists (all pages), optionally only those in ``cwd``.

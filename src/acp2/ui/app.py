@@ -35,7 +35,8 @@ class ChatOptions:
     streams. ``intro``: lines printed before connecting. ``first_prompt`` pre-fills the
     first interactive input line. ``resume_hint``: print how to resume on leaving.
     ``files`` / ``terminals``: serve a v1 agent's ``fs/*`` / ``terminal/*`` requests
-    (:func:`acp2.client.connect`).
+    (:func:`acp2.client.connect`). ``url`` (with ``token``): chat with the remote agent
+    there (:func:`acp2.client.connect_url`) instead of starting ``agent_command``.
     """
 
     agent_command: Sequence[str]
@@ -50,6 +51,8 @@ class ChatOptions:
     resume_hint: bool = True
     files: bool = False
     terminals: bool = False
+    url: str | None = None
+    token: str | None = None
 
 
 class Frontend(Protocol):
@@ -132,7 +135,8 @@ async def run_chat(
     exit status. Errors of the agent are shown by the front-end, never raised.
 
     On a terminal, a session refused with ``-32000`` offers the agent's auth methods
-    (:mod:`acp2.ui.login`); after a terminal login the agent is started again, once."""
+    (:mod:`acp2.ui.login`); after a terminal login the agent is started again, once
+    (not for a remote agent, ``url``: its login runs on its own machine)."""
     from acp2.errors import Acp2Error
     from acp2.ui.logs import safe_stderr_logging
 
@@ -160,12 +164,14 @@ async def _connect_and_chat(
 ) -> int | None:
     """One connection: the chat's exit status, or None to start the agent again (a
     terminal login succeeded)."""
-    from acp2.client import connect
+    from acp2.client.remote import connect_agent
     from acp2.client.terminal_login import terminal_login_capabilities
     from acp2.errors import AuthRequired
 
-    async with connect(
-        list(options.agent_command),
+    async with connect_agent(
+        options.agent_command,
+        url=options.url,
+        token=options.token,
         cwd=options.cwd,
         permissions=frontend.policy(),
         files=options.files,
@@ -229,7 +235,7 @@ def _login_asker(options: ChatOptions, stdin: TextIO, stdout: TextIO) -> Ask | N
     interactive = options.interactive
     if interactive is None:
         interactive = is_interactive(stdin, stdout)
-    if not interactive:
+    if not interactive or options.url is not None:
         return None
 
     async def ask(question: str) -> str:

@@ -29,6 +29,7 @@
 
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
+import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { loadSdk, log } from "./sdk.mjs";
 
@@ -449,5 +450,9 @@ const app = acp
     ({ params }) => ({ echoed: params ?? null }),
   );
 
-const connection = app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
-connection.closed.then(() => process.exit(0));
+// server.mjs imports `app` to serve it over HTTP; run directly, the agent is on stdio.
+export { app };
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const connection = app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
+  connection.closed.then(() => process.exit(0));
+}

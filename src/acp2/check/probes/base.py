@@ -92,6 +92,7 @@ class Probe:
             label=f"{self.name}{':' + label if label else ''}",
             wait_limit=self.timeout,
             env=self.options.env,
+            remote=self.options.remote,
         ) as link:
             self.shared.links.append(link)
             yield link

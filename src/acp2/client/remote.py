@@ -1,0 +1,163 @@
+"""``connect_url``: the client runtime over a remote ACP endpoint (issue 15).
+
+The same :class:`~acp2.client.ClientConnection` as :func:`~acp2.client.connect`, over
+:func:`acp2.transport.remote.open_remote` (WebSocket preferred, Streamable HTTP when the
+upgrade is refused). Drops of a durable link are ridden out underneath the byte stream;
+see ``docs/remote.md``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from functools import partial
+from typing import Any
+
+from acp2.client.connection import ClientConnection
+from acp2.client.elicitation import ElicitationPolicy
+from acp2.client.launch import DEFAULT_INITIALIZE_TIMEOUT, _sole_exception, connect_transport
+from acp2.client.permissions import PermissionPolicy, deny_all
+from acp2.errors import ConnectionClosed
+from acp2.schema import ClientCapabilities, Implementation
+from acp2.transport.backoff import Backoff
+from acp2.transport.base import Transport
+from acp2.transport.rejoin import rejoining
+from acp2.transport.remote import Profile, open_remote
+from acp2.transport.remote_base import RemoteRefused
+
+__all__ = ["connect_agent", "connect_url"]
+
+log = logging.getLogger("acp2.client")
+
+
+@asynccontextmanager
+async def connect_url(
+    url: str,
+    *,
+    token: str | None = None,
+    transport: Profile = "auto",
+    durable: bool = True,
+    reconnect: Backoff | None = None,
+    rejoin: bool = True,
+    headers: Mapping[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    permissions: PermissionPolicy = deny_all,
+    info: Implementation | None = None,
+    capabilities: ClientCapabilities | None = None,
+    initialize_timeout: float | None = DEFAULT_INITIALIZE_TIMEOUT,
+    files: bool = False,
+    terminals: bool = False,
+    elicitation: ElicitationPolicy | None = None,
+) -> AsyncIterator[ClientConnection]:
+    """Connect to the remote ACP endpoint ``url`` and yield the initialized client.
+
+    ``url`` is ``http(s)://host:port/acp`` or ``ws(s)://...`` (same endpoint either way).
+    ``transport`` "auto" (default) upgrades to a WebSocket and falls back to Streamable
+    HTTP when the server refuses the upgrade; "websocket" / "http" force one. ``token`` is
+    sent as ``Authorization: Bearer``; ``headers`` are added to every request.
+
+    With ``durable`` (default) the client asks for a durable link: when the server grants
+    it, a dropped link is re-established (paced by ``reconnect``, a
+    :class:`~acp2.transport.backoff.Backoff`) and resumed where it broke, with nothing
+    lost or doubled, invisibly to the sessions. A server that does not grant it (e.g. the
+    TypeScript SDK's) gives a plain link.
+
+    With ``rejoin`` (default), a link that cannot be resumed -- the server refused (it
+    restarted, or no longer holds what was missed) or a plain link broke -- is replaced
+    by a new connection under the same client (:mod:`acp2.transport.rejoin`): every live
+    session is resumed in place with replay, de-duplicated against its state (no message
+    doubled, the same :class:`~acp2.client.ClientSession` and :class:`~acp2.client.Work`
+    objects), and a prompt still waiting for its answer is resent with its
+    ``idempotencyKey``, so the agent never runs it twice; other requests that were
+    waiting fail with ``-32603``. Without it such a drop closes the connection, as with
+    a stdio agent that exits. ``client.remote`` is the transport (its ``current`` link,
+    ``rejoins``). The other keyword arguments are those of
+    :func:`~acp2.client.connect_transport`.
+
+    Raises, before yielding: :class:`~acp2.transport.remote_base.RemoteRefused` (a
+    ``ConnectionError``; ``status`` 401 for a missing or wrong token, 403 for a refused
+    origin, 0 when the server cannot be reached), ``ValueError`` for a URL of another
+    scheme, ``ImportError`` without the ``remote`` extra, and what
+    :func:`~acp2.client.connect_transport` raises.
+    """
+
+    def opener() -> AbstractAsyncContextManager[Transport]:
+        return open_remote(
+            url,
+            token=token,
+            profile=transport,
+            durable=durable,
+            backoff=reconnect,
+            headers=headers,
+        )
+
+    with _sole_exception():
+        async with rejoining(opener, reconnect, enabled=rejoin) as link:
+            opened = False
+            try:
+                async with connect_transport(
+                    link,
+                    cwd=cwd,
+                    permissions=permissions,
+                    info=info,
+                    capabilities=capabilities,
+                    initialize_timeout=initialize_timeout,
+                    files=files,
+                    terminals=terminals,
+                    elicitation=elicitation,
+                ) as client:
+                    opened = True
+                    client.remote = link
+                    link.on_rejoin = partial(_rejoin_sessions, client)
+                    yield client
+            except ConnectionClosed:
+                refused = getattr(link, "ended_by", None)
+                if not opened and isinstance(refused, RemoteRefused):
+                    raise refused from None
+                raise
+
+
+async def _rejoin_sessions(client: ClientConnection) -> None:
+    """Resume every live session of ``client`` in place on its new connection; a session
+    that cannot be resumed fails (its works raise), the others go on."""
+    for session in list(client.sessions.values()):
+        try:
+            await client.rejoin(session)
+        except Exception as exc:
+            log.warning("session %s could not be resumed: %s", session.id, exc)
+            session.fail(ConnectionClosed(f"the session could not be resumed: {exc}"))
+
+
+def connect_agent(
+    command: Sequence[str],
+    *,
+    url: str | None = None,
+    token: str | None = None,
+    cwd: str | None = None,
+    permissions: PermissionPolicy = deny_all,
+    files: bool = False,
+    terminals: bool = False,
+    initialize_timeout: float | None = DEFAULT_INITIALIZE_TIMEOUT,
+    capabilities: ClientCapabilities | None = None,
+    elicitation: ElicitationPolicy | None = None,
+) -> AbstractAsyncContextManager[ClientConnection]:
+    """The CLI's way in: :func:`connect_url` to ``url`` (with ``token``) when one is
+    given, else :func:`~acp2.client.connect` to start ``command``. ``cwd`` is the session
+    cwd (and the started agent's working directory); ``capabilities`` and
+    ``elicitation`` are as for :func:`~acp2.client.connect`."""
+    common: dict[str, Any] = {
+        "cwd": cwd,
+        "permissions": permissions,
+        "files": files,
+        "terminals": terminals,
+        "initialize_timeout": initialize_timeout,
+        "capabilities": capabilities,
+        "elicitation": elicitation,
+    }
+    if url is not None:
+        return connect_url(url, token=token, **common)
+    from acp2.client.launch import connect
+
+    return connect(list(command), **common)

@@ -1,0 +1,339 @@
+"""The client Transport over Streamable HTTP (the RFD's POST + SSE profile), on ``httpx``
+(the ``remote`` extra; HTTP/2 when ``h2`` is installed).
+
+Each outgoing JSON-RPC message is one POST to the endpoint. The first must be
+``initialize``: its ``200`` body is the answer and names the connection
+(``Acp-Connection-Id``), which every later request carries. A message about a session
+(``params.sessionId``, or the answer to a server request that had one) also carries
+``Acp-Session-Id``. Server messages arrive on long-lived SSE GETs: one for the connection,
+opened after ``initialize``, and one per session, opened as soon as a session id is seen
+(an answer's ``result.sessionId``, or an outgoing message about it); all are merged into
+the one byte stream in arrival order. Cookies the server sets are kept for the
+connection (load-balancer affinity, RFD).
+
+Durable (``Acp2-Durable`` granted on the ``initialize`` answer): every POST carries an
+``Acp2-Seq`` and is retried with the same seq after a network failure (the server takes
+each seq once); every SSE event carries an ``id:``, and a stream that breaks is reopened
+with ``Last-Event-ID`` so the server resends what was missed. A ``404`` (connection
+unknown) or ``410`` (cursor too old) ends the stream with
+:class:`~acp2.transport.remote_base.ResumeRefused`. A plain connection ends when its
+connection stream ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import logging
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import msgspec
+from anyio.abc import TaskGroup
+
+from acp2.errors import ConnectionClosed
+from acp2.sanitize import line as sanitize_line
+from acp2.transport.backoff import Backoff
+from acp2.transport.durable import DURABLE_HEADER, SEQ_HEADER, Retention
+from acp2.transport.remote_base import (
+    CONNECTION_HEADER,
+    SESSION_HEADER,
+    Inbox,
+    LineSplitter,
+    LinkLost,
+    Peek,
+    RemoteRefused,
+    ResumeRefused,
+    needs,
+    peek,
+)
+from acp2.transport.sse import SseError, SseParser
+
+__all__ = ["HttpTransport", "open_http"]
+
+log = logging.getLogger("acp2.transport.http")
+
+JSON = "application/json"
+EVENT_STREAM = "text/event-stream"
+INBOX_CHUNKS = 256
+#: A durable stream silent this long (four missed keepalives) counts as broken.
+DURABLE_READ_TIMEOUT = 60.0
+
+
+class HttpTransport:
+    """One client connection over Streamable HTTP; see the module docstring.
+
+    Read-only: ``connection_id``, ``retention`` (the durable grant or ``None``),
+    ``reconnects`` (streams reopened and POSTs retried after a failure), ``ended_by``
+    (why the stream ended; ``None`` while it runs or after :meth:`aclose`), ``streams``
+    (the session ids whose SSE stream is open or opening; ``None`` is the connection's).
+    """
+
+    def __init__(
+        self, url: str, client: Any, tg: TaskGroup, backoff: Backoff, *, durable: bool
+    ) -> None:
+        self.url = url
+        self._wants_durable = durable
+        self._http = client
+        self._tg = tg
+        self._backoff = backoff
+        self._splitter = LineSplitter()
+        self._inbox = Inbox(INBOX_CHUNKS)
+        self._lock = anyio.Lock()
+        self._closing = False
+        self._seq = 0
+        #: Server requests about a session, by id: their answers go to that session.
+        self._asked: dict[Any, str] = {}
+        self._cursors: dict[str | None, int] = {}
+        self.streams: set[str | None] = set()
+        self.connection_id: str | None = None
+        self.retention: Retention | None = None
+        self.reconnects = 0
+        self.ended_by: BaseException | None = None
+
+    # -- the Transport protocol -----------------------------------------------------------
+
+    async def receive(self) -> bytes:
+        """The next message(s) from the server, newline-terminated; ``b""`` at the end."""
+        return await self._inbox.take()
+
+    async def send(self, data: bytes) -> None:
+        """POST each whole message in ``data``, in order; raises ``ConnectionClosed`` once
+        the stream has ended (``ended_by`` says why)."""
+        for message in self._splitter.feed(data):
+            async with self._lock:
+                if self._closing or self.ended_by is not None:
+                    raise ConnectionClosed("the HTTP connection is closed")
+                if self.connection_id is None:
+                    await self._initialize(message)
+                else:
+                    await self._post(message)
+
+    async def aclose(self) -> None:
+        """End the connection (``DELETE``, best effort) and the stream. Idempotent."""
+        if self._closing:
+            return
+        self._closing = True
+        self._inbox.close()
+        if self.connection_id is not None and self.ended_by is None:
+            with (
+                anyio.CancelScope(shield=True),
+                anyio.move_on_after(2),
+                contextlib.suppress(Exception),
+            ):
+                await self._http.delete(self.url, headers=self._ids(None))
+
+    # -- posting --------------------------------------------------------------------------
+
+    def _ids(self, session: str | None) -> dict[str, str]:
+        found = {CONNECTION_HEADER: self.connection_id or ""}
+        if session is not None:
+            found[SESSION_HEADER] = session
+        return found
+
+    async def _initialize(self, message: bytes) -> None:
+        headers = {"Content-Type": JSON, "Accept": f"{JSON}, {EVENT_STREAM}"}
+        if self._wants_durable:
+            headers[DURABLE_HEADER] = "1"
+        try:
+            answer = await self._http.post(self.url, content=message, headers=headers)
+        except needs("httpx").HTTPError as exc:
+            self._fail(RemoteRefused(f"cannot reach {self.url}: {exc}"))
+            raise ConnectionClosed(str(exc)) from None
+        connection_id = answer.headers.get(CONNECTION_HEADER)
+        if answer.status_code != 200 or not connection_id:
+            self._fail(_refused(self.url, answer, "initialize"))
+            raise ConnectionClosed("the server refused initialize")
+        self.connection_id = connection_id
+        granted = answer.headers.get(DURABLE_HEADER)
+        if granted is not None and self._wants_durable:
+            self.retention = Retention.parse(granted)
+        await self._inbox.put(answer.content.strip() + b"\n")
+        self._open(None)
+
+    async def _post(self, message: bytes) -> None:
+        fields = peek(message)
+        session = self._session_of(fields)
+        if session is not None:
+            self._open(session)
+        headers = {"Content-Type": JSON, **self._ids(session)}
+        if self.retention is not None:
+            self._seq += 1
+            headers[SEQ_HEADER] = str(self._seq)
+        answer = await self._post_retrying(message, headers)
+        if answer is None:
+            return
+        if answer.status_code in (200, 202, 204):
+            return
+        if answer.status_code in (401, 403, 404, 410):
+            self._fail(_gone(self.url, answer))
+            raise ConnectionClosed("the server ended the connection")
+        await self._refuse_locally(fields, answer)
+
+    def _session_of(self, fields: Peek) -> str | None:
+        if fields.method is not None:
+            return fields.session_id()
+        return self._asked.pop(_key(fields.id), None)
+
+    async def _post_retrying(self, message: bytes, headers: dict[str, str]) -> Any:
+        """POST once (plain) or until it gets an answer (durable); ``None`` when the
+        server is gone (the stream has then ended)."""
+        errors = needs("httpx").TransportError
+        delays = self._backoff.delays()
+        while True:
+            try:
+                return await self._http.post(self.url, content=message, headers=headers)
+            except errors as exc:
+                wait = next(delays, None) if self.retention is not None else None
+                if wait is None:
+                    lost = LinkLost if self.retention is None else ConnectionClosed
+                    self._fail(lost(f"cannot reach {self.url}: {exc}"))
+                    raise ConnectionClosed(str(exc)) from None
+                self.reconnects += 1
+                await anyio.sleep(wait)
+
+    async def _refuse_locally(self, fields: Peek, answer: Any) -> None:
+        """A POST the server refused (other than "connection gone"): a request gets an
+        error answer so its caller is not left waiting; anything else is logged."""
+        why = f"HTTP {answer.status_code}: {sanitize_line(answer.text[:200])}"
+        if not fields.is_request:
+            log.warning("the server refused a message: %s", why)
+            return
+        error = {"code": -32603, "message": f"the server refused the request ({why})"}
+        reply = {"jsonrpc": "2.0", "id": fields.id, "error": error}
+        await self._inbox.put(msgspec.json.encode(reply) + b"\n")
+
+    # -- the SSE streams ------------------------------------------------------------------
+
+    def _open(self, session: str | None) -> None:
+        if session in self.streams or self._closing or self.ended_by is not None:
+            return
+        self.streams.add(session)
+        self._tg.start_soon(self._stream, session)
+
+    async def _stream(self, session: str | None) -> None:
+        """Keep one SSE stream open (durable: reopened after breaks) and feed the inbox."""
+        delays = self._backoff.delays()
+        try:
+            while not self._closing:
+                broke = await self._listen(session)
+                if self._closing or not broke:
+                    break
+                if self.retention is None:
+                    if session is None:
+                        self._fail(LinkLost("the connection's SSE stream broke"))
+                    return
+                wait = next(delays, None)
+                if wait is None:
+                    self._fail(ConnectionClosed("the SSE stream broke and could not be reopened"))
+                    return
+                self.reconnects += 1
+                await anyio.sleep(wait)
+        except (ConnectionClosed, SseError) as exc:
+            self._fail(exc if isinstance(exc, ConnectionClosed) else ConnectionClosed(str(exc)))
+            return
+        finally:
+            self.streams.discard(session)
+        if session is None and not self._closing:
+            self._fail(ConnectionClosed("the server ended the connection stream"))
+
+    async def _listen(self, session: str | None) -> bool:
+        """One GET; True when it broke (network), False when the server ended it."""
+        httpx = needs("httpx")
+        headers = {"Accept": EVENT_STREAM, **self._ids(session)}
+        if session in self._cursors:
+            headers["Last-Event-ID"] = str(self._cursors[session])
+        timeout = httpx.Timeout(10.0, read=DURABLE_READ_TIMEOUT if self.retention else None)
+        try:
+            async with self._http.stream("GET", self.url, headers=headers, timeout=timeout) as got:
+                if got.status_code != 200:
+                    await self._refused_stream(session, got)
+                    return False
+                await self._read_events(session, got)
+                return False
+        except httpx.TransportError:
+            return True
+
+    async def _refused_stream(self, session: str | None, got: Any) -> None:
+        await got.aread()
+        if session is not None and got.status_code == 404:
+            return  # a session the server does not know (any more): its stream stays shut
+        raise _gone(self.url, got)
+
+    async def _read_events(self, session: str | None, got: Any) -> None:
+        parser = SseParser()
+        async for chunk in got.aiter_raw():
+            for event in parser.feed(chunk):
+                if event.id is not None and self.retention is not None:
+                    self._cursors[session] = _int(event.id)
+                await self._deliver(event.data)
+
+    async def _deliver(self, message: bytes) -> None:
+        fields = peek(message)
+        if fields.is_request:
+            asked = fields.session_id()
+            if asked is not None:
+                self._asked[_key(fields.id)] = asked
+        elif fields.is_response:
+            found = fields.session_id()
+            if found is not None:
+                self._open(found)
+        await self._inbox.put(message + b"\n")
+
+    def _fail(self, reason: BaseException) -> None:
+        if self._closing or self.ended_by is not None:
+            return
+        self.ended_by = reason
+        log.info("remote stream ended: %s", reason)
+        self._inbox.close()
+
+
+def _key(value: Any) -> Any:
+    return (type(value).__name__, value) if isinstance(value, (int, str)) else None
+
+
+def _int(value: str) -> int:
+    try:
+        return max(0, int(value))
+    except ValueError:
+        return 0
+
+
+def _refused(url: str, answer: Any, what: str) -> RemoteRefused:
+    text = sanitize_line(answer.text[:200])
+    return RemoteRefused(f"{url} refused {what}: {answer.status_code} {text}", answer.status_code)
+
+
+def _gone(url: str, answer: Any) -> ConnectionClosed:
+    status = answer.status_code
+    if status in (404, 410):
+        return ResumeRefused(f"{url} no longer knows this connection ({status})", status)
+    return ConnectionClosed(f"{url} refused the connection: {status}")
+
+
+@asynccontextmanager
+async def open_http(
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    durable: bool = True,
+    backoff: Backoff | None = None,
+) -> AsyncIterator[HttpTransport]:
+    """Yield a Streamable HTTP transport for the endpoint ``url`` (``http(s)://``); the
+    connection is made by the first message sent (``initialize``) and ended (``DELETE``)
+    on exit. ``headers`` go on every request; ``durable`` asks for a durable connection;
+    ``backoff`` paces retries. Raises ``ImportError`` without ``httpx``."""
+    httpx = needs("httpx")
+    http2 = importlib.util.find_spec("h2") is not None
+    async with (
+        httpx.AsyncClient(headers=dict(headers or {}), http2=http2, trust_env=False) as client,
+        anyio.create_task_group() as tg,
+    ):
+        transport = HttpTransport(url, client, tg, backoff or Backoff(), durable=durable)
+        try:
+            yield transport
+        finally:
+            await transport.aclose()
+            tg.cancel_scope.cancel()

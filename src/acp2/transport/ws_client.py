@@ -1,0 +1,342 @@
+"""The client Transport over a WebSocket (the RFD's WebSocket profile, plus acp2's durable
+links), on the ``websockets`` library (the ``remote`` extra).
+
+:func:`open_websocket` upgrades ``GET <url>`` and yields a :class:`WebSocketTransport`.
+Every text frame is one JSON-RPC message; binary frames are ignored (RFD).
+
+When the client asks for a durable link (``Acp2-Durable: 1``) and the server grants it,
+frames are envelopes (:mod:`acp2.transport.durable`): each direction numbers its data
+frames, keeps them until acknowledged, and drops duplicates. A link that drops is
+reconnected underneath the byte stream, paced by a :class:`~acp2.transport.backoff.Backoff`:
+the new upgrade names the connection and the last seq taken, the server answers with the
+last seq it took, and both resend what the other missed -- the rpc layer above sees one
+unbroken stream. When the server refuses (close 4404 / 4410 / 4401, or an HTTP 404 / 410),
+the stream ends with :class:`~acp2.transport.remote_base.ResumeRefused` as its reason
+(:attr:`WebSocketTransport.ended_by`). A plain link ends when its socket closes (RFD).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+from anyio.abc import TaskGroup
+
+from acp2.errors import ConnectionClosed
+from acp2.transport.backoff import Backoff
+from acp2.transport.durable import (
+    DURABLE_HEADER,
+    LAST_SEQ_HEADER,
+    CursorTooOld,
+    FrameError,
+    Received,
+    Retained,
+    Retention,
+    SeqGap,
+    decode_frame,
+    encode_ack,
+    encode_data,
+)
+from acp2.transport.remote_base import (
+    CONNECTION_HEADER,
+    Inbox,
+    LineSplitter,
+    LinkLost,
+    RemoteRefused,
+    ResumeRefused,
+    needs,
+)
+from acp2.transport.ws_link import Link, dial
+
+__all__ = ["REFUSAL_CODES", "WebSocketTransport", "open_websocket"]
+
+log = logging.getLogger("acp2.transport.ws")
+
+#: Close codes by which a server refuses to resume a link (contract: unknown connection,
+#: cursor too old, not authorized).
+REFUSAL_CODES = frozenset({4404, 4410, 4401})
+#: Seconds a quiet receiver waits before acknowledging what it took (contract: < 1 s).
+ACK_DELAY = 0.2
+#: Seconds to wait for the close code of a resume the server accepted without a cursor.
+REFUSAL_WAIT = 5.0
+#: Chunks the transport holds for a reader that is not reading, before it stops reading
+#: the socket (and so pushes back on the server through TCP).
+INBOX_CHUNKS = 256
+
+
+class WebSocketTransport:
+    """One client connection over WebSocket; see the module docstring.
+
+    Read-only after :func:`open_websocket` returns it: ``connection_id`` (the
+    ``Acp-Connection-Id`` of the 101, or ``None``), ``retention`` (the server's grant, or
+    ``None`` for a plain link), ``reconnects`` (links re-established so far),
+    ``ended_by`` (why the stream ended: ``None`` while it runs or after :meth:`aclose`).
+    """
+
+    def __init__(
+        self, url: str, headers: Mapping[str, str], backoff: Backoff, options: dict[str, Any]
+    ) -> None:
+        self.url = url
+        self._headers = dict(headers)
+        self._backoff = backoff
+        self._options = options
+        self._splitter = LineSplitter()
+        self._inbox = Inbox(INBOX_CHUNKS)
+        self._lock = anyio.Lock()
+        self._link: Link | None = None
+        self._closing = False
+        self._acked_sent = 0
+        self._ack_wanted = anyio.Event()
+        self.connection_id: str | None = None
+        self.retention: Retention | None = None
+        self.reconnects = 0
+        self.ended_by: BaseException | None = None
+        self._out = Retained()
+        self._in = Received()
+
+    # -- the Transport protocol ---------------------------------------------------------
+
+    async def receive(self) -> bytes:
+        """The next message(s) from the server, newline-terminated; ``b""`` at the end."""
+        return await self._inbox.take()
+
+    async def send(self, data: bytes) -> None:
+        """Send the whole messages in ``data`` (a partial last line waits for the rest).
+
+        On a durable link a message is kept until the server acknowledges it, so a send
+        while the link is down returns at once and the message goes out on the resumed
+        link. Raises ``ConnectionClosed`` once the stream has ended.
+        """
+        for message in self._splitter.feed(data):
+            async with self._lock:
+                if self._ended():
+                    raise ConnectionClosed("the WebSocket connection is closed")
+                await self._send_locked(message)
+
+    async def aclose(self) -> None:
+        """Close the socket (code 1000: the client is done) and end the stream. Idempotent."""
+        if self._closing:
+            return
+        self._closing = True
+        link, self._link = self._link, None
+        self._inbox.close()
+        if link is not None:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(2):
+                await link.close(1000)
+
+    # -- sending ------------------------------------------------------------------------
+
+    def _ended(self) -> bool:
+        return self._closing or self.ended_by is not None
+
+    async def _send_locked(self, message: bytes) -> None:
+        if self.retention is None:
+            link = self._link
+            if link is None:
+                raise ConnectionClosed("the WebSocket connection is closed")
+            try:
+                await link.send(message)
+            except ConnectionClosed:
+                raise
+            return
+        seq = self._out.add(message)
+        link = self._link
+        if link is not None:
+            # A failure here is the drop the reader sees too; the resumed link resends.
+            with contextlib.suppress(ConnectionClosed):
+                await link.send(encode_data(seq, message))
+
+    # -- the link's life ------------------------------------------------------------------
+
+    async def dial(self) -> None:
+        """Dial the first link; raises :class:`RemoteRefused` when the upgrade is refused."""
+        link = await dial(self.url, self._headers, self._options)
+        self.connection_id = link.header(CONNECTION_HEADER)
+        granted = link.header(DURABLE_HEADER)
+        if granted is not None and self.connection_id:
+            self.retention = Retention.parse(granted)
+            self._out = Retained(self.retention)
+        self._link = link
+
+    def start(self, tg: TaskGroup) -> None:
+        """Run the reader (and on a durable link the acknowledger) in ``tg``."""
+        assert self._link is not None
+        tg.start_soon(self._run, self._link)
+        if self.retention is not None:
+            tg.start_soon(self._acknowledge)
+
+    async def _run(self, link: Link) -> None:
+        try:
+            while True:
+                code = await self._read(link)
+                if self._closing:
+                    return
+                if self.retention is None or code == 1000 or code in REFUSAL_CODES:
+                    self._end(_ended_reason(code))
+                    return
+                link = await self._resume()
+        except (ConnectionClosed, RemoteRefused) as exc:
+            self._end(exc)
+
+    async def _read(self, link: Link) -> int | None:
+        """Take the link's frames until it closes; return its close code."""
+        async for frame in link.frames():
+            if self.retention is None:
+                await self._inbox.put(frame + b"\n")
+            else:
+                await self._take(link, frame)
+        return link.close_code()
+
+    async def _take(self, link: Link, frame: bytes) -> None:
+        try:
+            parsed = decode_frame(frame)
+            if parsed.ack is not None:
+                self._out.ack(parsed.ack)
+                return
+            assert parsed.seq is not None
+            if not self._in.accept(parsed.seq):
+                return
+        except (FrameError, SeqGap) as exc:
+            await link.close(1002)
+            raise ConnectionClosed(f"the server broke the durable link: {exc}") from None
+        await self._inbox.put(bytes(parsed.msg) + b"\n")
+        if self._in.ack_due():
+            await self._send_ack(link)
+        else:
+            self._ack_wanted.set()
+
+    async def _send_ack(self, link: Link) -> None:
+        seq = self._in.acked()
+        self._acked_sent = seq
+        with contextlib.suppress(ConnectionClosed):
+            await link.send(encode_ack(seq))
+
+    async def _acknowledge(self) -> None:
+        """Acknowledge within :data:`ACK_DELAY` of the last message when the link goes
+        quiet (the reader acknowledges every ``ACK_EVERY`` messages itself)."""
+        while not self._ended():
+            await self._ack_wanted.wait()
+            self._ack_wanted = anyio.Event()
+            await anyio.sleep(ACK_DELAY)
+            link = self._link
+            if link is not None and self._in.last > self._acked_sent:
+                await self._send_ack(link)
+
+    async def _resume(self) -> Link:
+        """Re-dial until a link is resumed; raise when refused or out of attempts."""
+        self._link = None
+        headers = {**self._headers, CONNECTION_HEADER: self.connection_id or ""}
+        for wait in self._backoff.delays():
+            await anyio.sleep(wait)
+            headers[LAST_SEQ_HEADER] = str(self._in.last)
+            try:
+                link = await dial(self.url, headers, self._options)
+            except RemoteRefused as exc:
+                if exc.status in (404, 410):
+                    raise ResumeRefused(str(exc), exc.status) from None
+                if exc.status in (401, 403):
+                    raise
+                continue
+            await self._resend(link)
+            self.reconnects += 1
+            return link
+        raise ConnectionClosed("the WebSocket link dropped and could not be re-established")
+
+    async def _resend(self, link: Link) -> None:
+        """Resend what the server did not take, before anything new goes out."""
+        took = link.header(LAST_SEQ_HEADER)
+        if took is None:  # no cursor: the server accepted only to close with a refusal
+            raise await _refusal(link)
+        async with self._lock:
+            try:
+                missed = self._out.after(_int(took))
+            except (ValueError, CursorTooOld) as exc:
+                await link.close(4410)
+                raise ResumeRefused(f"cannot resume: {exc}", 4410) from None
+            for seq, message in missed:
+                await link.send(encode_data(seq, message))
+            self._link = link
+        self._acked_sent = 0
+        self._ack_wanted.set()
+
+    def _end(self, reason: BaseException) -> None:
+        if not self._closing:
+            self.ended_by = reason
+            log.info("remote stream ended: %s", reason)
+        self._link = None
+        self._inbox.close()
+
+
+def _int(value: str | None) -> int:
+    try:
+        return max(0, int(value or "0"))
+    except ValueError:
+        return 0
+
+
+async def _refusal(link: Link) -> ResumeRefused:
+    """The refusal a resumed link without a cursor closes with (4404 if none comes)."""
+    with anyio.move_on_after(REFUSAL_WAIT):
+        async for _ in link.frames():
+            pass
+    code = link.close_code()
+    if code not in REFUSAL_CODES:
+        with anyio.CancelScope(shield=True), anyio.move_on_after(1):
+            await link.close(1002)
+        code = 4404
+    assert code is not None
+    return ResumeRefused(f"the server refused to resume the link (close {code})", code)
+
+
+def _ended_reason(code: int | None) -> ConnectionClosed:
+    if code in REFUSAL_CODES:
+        assert code is not None
+        return ResumeRefused(f"the server refused to resume the link (close {code})", code)
+    if code == 1000:
+        return ConnectionClosed("the server closed the WebSocket (close 1000)")
+    return LinkLost(f"the WebSocket broke (close {code})")
+
+
+@asynccontextmanager
+async def open_websocket(
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    durable: bool = True,
+    backoff: Backoff | None = None,
+    max_message_bytes: int = 64 * 1024 * 1024,
+    open_timeout: float = 10.0,
+    ping_interval: float | None = 15.0,
+) -> AsyncIterator[WebSocketTransport]:
+    """Open a WebSocket connection to ``url`` (``ws://`` or ``wss://``) and yield its
+    transport; close it on exit.
+
+    ``headers`` go on every upgrade (e.g. ``Authorization``). With ``durable`` the client
+    asks for a durable link; the transport's ``retention`` says whether it was granted.
+    ``backoff`` paces reconnects of a durable link (default :class:`Backoff`). Raises
+    :class:`RemoteRefused` when the server cannot be reached or refuses the upgrade
+    (``status`` says how: the caller may fall back to Streamable HTTP), ``ImportError``
+    without the ``websockets`` package.
+    """
+    needs("websockets")
+    wanted = dict(headers or {})
+    if durable:
+        wanted[DURABLE_HEADER] = "1"
+    options = {
+        "max_size": max_message_bytes,
+        "open_timeout": open_timeout,
+        "ping_interval": ping_interval,
+    }
+    transport = WebSocketTransport(url, wanted, backoff or Backoff(), options)
+    await transport.dial()
+    async with anyio.create_task_group() as tg:
+        transport.start(tg)
+        try:
+            yield transport
+        finally:
+            await transport.aclose()
+            tg.cancel_scope.cancel()

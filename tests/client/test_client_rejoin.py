@@ -1,0 +1,113 @@
+"""``connect_url`` when a link cannot be resumed: a new connection under the same client,
+every live session resumed in place with replay de-duplicated, prompts waiting for their
+answer resent with their idempotency key (never run twice). Against the durable
+WebSocket test server (tests/helpers/durable_ws.py), whose ``forget()`` acts as a
+restarted server (resumes refused with 4404) while the agent and its sessions live on."""
+
+from __future__ import annotations
+
+import anyio
+import pytest
+
+from acp2.client import connect_url
+from acp2.transport.backoff import Backoff
+from helpers.durable_ws import durable_ws_server
+from helpers.timeouts import TIMEOUT
+
+pytestmark = pytest.mark.anyio
+
+CWD = "/tmp/acp2-client-tests"
+FAST = Backoff(initial=0.01, max_delay=0.2, max_attempts=50, max_elapsed=20)
+
+
+def user_messages(session: object) -> int:
+    timeline = session.state.timeline  # type: ignore[attr-defined]
+    return sum(1 for entry in timeline if getattr(entry, "role", None) == "user")
+
+
+def counted(text: str) -> bool:
+    """True when ``text`` is ``"0 1 2 ... k "`` for some k: in order, nothing doubled."""
+    words = text.split()
+    return words == [str(i) for i in range(len(words))]
+
+
+async def test_a_refused_resume_rejoins_the_sessions_in_place_with_nothing_doubled() -> None:
+    with anyio.fail_after(TIMEOUT * 2):
+        async with (
+            durable_ws_server() as server,
+            connect_url(server.url, cwd=CWD, reconnect=FAST) as client,
+        ):
+            session = await client.new_session()
+            first = await session.prompt("echo before the restart")
+            assert await first.wait() == "end_turn"
+            work = await session.prompt("stream 5000")
+            await anyio.sleep(0.05)
+            server.forget()  # a restart: the running turn is lost, the history is not
+            await work.wait()  # it ends (the agent's snapshot says idle), never hangs
+            assert counted(work.text)
+            assert client.remote.rejoins == 1
+            assert client.sessions[session.id] is session
+            assert len(session.state.messages) == 4  # two user, two agent: nothing doubled
+            again = await session.prompt("echo after the restart")
+            assert await again.wait() == "end_turn"
+            assert again.text == "after the restart"
+
+
+async def test_a_prompt_sent_into_a_dead_link_is_sent_again_on_the_new_connection() -> None:
+    with anyio.fail_after(TIMEOUT):
+        async with (
+            durable_ws_server() as server,
+            connect_url(server.url, cwd=CWD, reconnect=FAST) as client,
+        ):
+            session = await client.new_session()
+            server.forget()
+            work = await session.prompt("echo after all")
+            assert await work.wait() == "end_turn"
+            assert work.text == "after all"
+            assert client.remote.rejoins == 1
+
+
+async def test_a_prompt_whose_answer_was_lost_runs_once() -> None:
+    with anyio.fail_after(TIMEOUT):
+        async with (
+            durable_ws_server() as server,
+            connect_url(server.url, cwd=CWD, reconnect=FAST) as client,
+        ):
+            session = await client.new_session()
+            server.forget_after_prompt = True
+            work = await session.prompt("echo only once")
+            await work.wait()
+            assert client.remote.rejoins == 1
+            said = [m for m in session.state.messages.values() if m.kind == "user"]
+            assert len(said) == 1  # the resent prompt was recognised, not run again
+            assert work.message_id == said[0].message_id
+
+
+async def test_a_plain_link_that_breaks_rejoins_too() -> None:
+    with anyio.fail_after(TIMEOUT):
+        async with (
+            durable_ws_server(grant=False) as server,
+            connect_url(server.url, cwd=CWD, reconnect=FAST) as client,
+        ):
+            session = await client.new_session()
+            assert await (await session.prompt("echo one")).wait() == "end_turn"
+            server.drop_links()
+            work = await session.prompt("echo two")
+            assert await work.wait() == "end_turn"
+            assert work.text == "two"
+            assert client.remote.rejoins == 1
+
+
+async def test_without_rejoin_a_refused_resume_closes_the_connection() -> None:
+    from acp2.errors import ConnectionClosed
+
+    with anyio.fail_after(TIMEOUT):
+        async with (
+            durable_ws_server() as server,
+            connect_url(server.url, cwd=CWD, reconnect=FAST, rejoin=False) as client,
+        ):
+            session = await client.new_session()
+            work = await session.prompt("wait")
+            server.forget()
+            with pytest.raises(ConnectionClosed):
+                await work.wait()
