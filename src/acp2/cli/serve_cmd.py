@@ -114,7 +114,9 @@ def main(args: argparse.Namespace) -> int:
         import uvicorn
     except ImportError:
         print(
-            "acp2 serve needs uvicorn and websockets: pip install 'acp2[server]'", file=sys.stderr
+            "acp2 serve needs uvicorn and websockets: "
+            "pip install -e '.[server]' in the acp2 checkout",
+            file=sys.stderr,
         )
         return 2
     from acp2.serve import ServeConfig

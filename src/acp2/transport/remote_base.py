@@ -67,7 +67,8 @@ def needs(module: str) -> ModuleType:
         return importlib.import_module(module)
     except ImportError as exc:
         raise ImportError(
-            f"remote connections need the {module!r} package: pip install 'acp2[remote]'"
+            f"remote connections need the {module!r} package: "
+            "pip install -e '.[remote]' in the acp2 checkout"
         ) from exc
 
 
