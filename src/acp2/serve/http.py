@@ -18,6 +18,7 @@ import asyncio
 import msgspec
 
 from acp2.errors import ConnectionClosed
+from acp2.schema.methods import INITIALIZE
 from acp2.serve.asgi import Disconnected, Receive, Scope, Send, TooLarge, read_body, respond
 from acp2.serve.events import stream_events
 from acp2.serve.link import RemoteConnection, TooManyStreams
@@ -102,7 +103,7 @@ async def _post(
     if not headers.get(CONNECTION_HEADER):
         await _initialize(send, headers, registry, principal, body, message)
         return
-    if message.method == "initialize":
+    if message.method == INITIALIZE.name:
         await respond(send, 400, "initialize is not allowed on an existing connection")
         return
     found = _connection(headers, registry, principal)
@@ -163,7 +164,7 @@ async def _initialize(
     message: Head,
 ) -> None:
     """Create a connection for an ``initialize`` POST and answer with the agent's 200."""
-    if message.method != "initialize":
+    if message.method != INITIALIZE.name:
         await respond(send, 400, "Missing Acp-Connection-Id")
         return
     request_id = id_key(message.id)

@@ -17,11 +17,13 @@ from typing import Final
 
 import msgspec
 
+from acp2.compat.v1.names import SESSION_LOAD_NAME
+
 __all__ = ["MAX_PENDING", "Head", "Router", "head", "id_key", "session_of"]
 
 #: Requests awaiting their response that a connection remembers routes for.
 MAX_PENDING: Final = 65_536
-_LOAD: Final = "session/load"
+_LOAD: Final = SESSION_LOAD_NAME
 
 
 class Head(msgspec.Struct):

@@ -35,6 +35,7 @@ from anyio.abc import TaskGroup
 
 from acp2.errors import ConnectionClosed
 from acp2.sanitize import line as sanitize_line
+from acp2.schema.methods import INITIALIZE
 from acp2.transport.backoff import Backoff
 from acp2.transport.durable import DURABLE_HEADER, SEQ_HEADER, Retention
 from acp2.transport.remote_base import (
@@ -144,7 +145,7 @@ class HttpTransport:
             raise ConnectionClosed(str(exc)) from None
         connection_id = answer.headers.get(CONNECTION_HEADER)
         if answer.status_code != 200 or not connection_id:
-            self._fail(_refused(self.url, answer, "initialize"))
+            self._fail(_refused(self.url, answer, INITIALIZE.name))
             raise ConnectionClosed("the server refused initialize")
         self.connection_id = connection_id
         granted = answer.headers.get(DURABLE_HEADER)

@@ -31,6 +31,7 @@ import msgspec
 from anyio.abc import TaskGroup
 
 from acp2.errors import ConnectionClosed
+from acp2.schema.methods import INITIALIZE, SESSION_PROMPT, SESSION_RESUME
 from acp2.transport.backoff import Backoff
 from acp2.transport.base import Transport
 from acp2.transport.remote_base import (
@@ -153,7 +154,7 @@ class RejoiningTransport:
         for message in self._splitter.feed(data):
             fields = self._note_request(message)
             await self._ready.wait()
-            if fields.method != "session/resume" and not self._resumed.is_set():
+            if fields.method != SESSION_RESUME.name and not self._resumed.is_set():
                 # The rpc layer has one writer: waiting here would hold up the re-resume's
                 # own session/resume behind this message. Held and sent once it is done.
                 self._held.append(message)
@@ -192,10 +193,10 @@ class RejoiningTransport:
 
     def _note_request(self, message: bytes) -> Peek:
         fields = peek(message)
-        if fields.method == "initialize" and self._initialize is None:
+        if fields.method == INITIALIZE.name and self._initialize is None:
             self._initialize = message
         if fields.is_request and _key(fields.id) is not None:
-            kept = message if fields.method == "session/prompt" and _keyed(fields) else None
+            kept = message if fields.method == SESSION_PROMPT.name and _keyed(fields) else None
             self._waiting[_key(fields.id)] = kept
         return fields
 
