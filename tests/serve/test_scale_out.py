@@ -142,8 +142,9 @@ def cluster(tmp_path: Any, request: pytest.FixtureRequest) -> Iterator[Cluster]:
             balancer.stop()
 
 
+@pytest.mark.parametrize("profile", ["http", "websocket"])
 async def test_a_busy_session_survives_the_death_of_its_node_behind_a_balancer(
-    cluster: Cluster,
+    cluster: Cluster, profile: Any
 ) -> None:
     texts: list[str] = []
     seen_enough = anyio.Event()
@@ -155,7 +156,9 @@ async def test_a_busy_session_survives_the_death_of_its_node_behind_a_balancer(
                 seen_enough.set()
 
     with anyio.fail_after(SCENARIO_TIMEOUT * 4):
-        async with connect_url(cluster.url, transport="http", cwd=CWD, reconnect=BACKOFF) as client:
+        async with connect_url(
+            cluster.url, transport=profile, cwd=CWD, reconnect=BACKOFF
+        ) as client:
             session = await client.new_session(on_update=listen)
             work = await session.prompt("stream 1000000")
             await seen_enough.wait()
