@@ -27,6 +27,7 @@ import pytest
 from acp2.client import connect_url
 from acp2.schema import AgentMessageChunk
 from acp2.transport.backoff import Backoff
+from helpers.cutproxy import cut_proxy
 from helpers.haproxy import Balancer, find_haproxy
 from helpers.timeouts import PROCESS_TIMEOUT, SCENARIO_TIMEOUT
 
@@ -181,3 +182,29 @@ async def test_a_busy_session_survives_the_death_of_its_node_behind_a_balancer(
         async with connect_url(cluster.url, transport="http", cwd=CWD) as fresh_client:
             fresh = await fresh_client.resume(session.id, replay=True)
             assert fresh.state.timeline == seen.timeline
+
+
+async def test_a_dropped_websocket_link_comes_back_to_its_node_by_its_cookie(
+    cluster: Cluster,
+) -> None:
+    # Without the cookie, round robin sends the re-dial to the other node, which knows
+    # nothing of the connection: the resume is refused and the client has to rejoin.
+    with anyio.fail_after(SCENARIO_TIMEOUT * 2):
+        async with (
+            cut_proxy(cluster.balancer.port) as proxy,
+            connect_url(
+                f"http://127.0.0.1:{proxy.port}/acp",
+                transport="websocket",
+                cwd=CWD,
+                reconnect=BACKOFF,
+            ) as client,
+        ):
+            session = await client.new_session()
+            work = await session.prompt("stream 3000")
+            for _ in range(3):
+                await proxy.forwarded_at_least(proxy.forwarded + 2_000)
+                proxy.cut()
+            assert await work.wait() == "end_turn"
+            assert work.text == "".join(f"{i} " for i in range(3000))
+            assert client.remote.reconnects >= 1
+            assert client.remote.rejoins == 0
