@@ -34,8 +34,9 @@ from helpers.timeouts import PROCESS_TIMEOUT, SCENARIO_TIMEOUT
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 CWD = "/tmp/acp2-agent-tests"
-#: Longer than the client takes to come back through the balancer (1.5-2 s measured), so
-#: the rejoin meets the dead node's lease (-32010) and has to wait for it to lapse.
+#: Longer than the client usually takes to come back through the balancer (measured:
+#: about 1 s over WebSocket, 1.3-5 s over Streamable HTTP), so the rejoin meets the dead
+#: node's lease (-32010) and has to wait for it to lapse.
 LEASE_TTL = 5.0
 BACKOFF = Backoff(initial=0.05, max_delay=0.5, max_attempts=None, max_elapsed=60)
 NODES = ("node-a", "node-b")
