@@ -6,10 +6,15 @@ restarted server (resumes refused with 4404) while the agent and its sessions li
 
 from __future__ import annotations
 
+import sqlite3
+import time
+from pathlib import Path
+
 import anyio
 import pytest
 
 from acp2.client import connect_url
+from acp2.testing.scenarios import build_test_agent
 from acp2.transport.backoff import Backoff
 from helpers.durable_ws import durable_ws_server
 from helpers.timeouts import TIMEOUT
@@ -111,3 +116,35 @@ async def test_without_rejoin_a_refused_resume_closes_the_connection() -> None:
             server.forget()
             with pytest.raises(ConnectionClosed):
                 await work.wait()
+
+
+def hand_lease_to_a_dead_node(path: str, session_id: str, seconds: float) -> None:
+    """Rewrite the session's lease row as a process on another node would have left it when
+    it died: not renewed by anyone, lapsing in ``seconds``, not deleted by the agent's
+    release (that deletes only its own rows)."""
+    with sqlite3.connect(path, timeout=5.0) as db:
+        changed = db.execute(
+            "UPDATE leases SET owner = 'dead', host = 'elsewhere', pid = 1, expires_at = ?"
+            " WHERE session_id = ?",
+            (time.time() + seconds, session_id),
+        ).rowcount
+    assert changed == 1
+
+
+async def test_a_rejoin_waits_for_the_lease_of_a_dead_owner_to_lapse(tmp_path: Path) -> None:
+    history = str(tmp_path / "history.db")
+    with anyio.fail_after(TIMEOUT * 2):
+        async with (
+            durable_ws_server(build_test_agent(history)) as server,
+            connect_url(server.url, cwd=CWD, reconnect=FAST) as client,
+        ):
+            session = await client.new_session()
+            first = await session.prompt("echo before")
+            assert await first.wait() == "end_turn"
+            hand_lease_to_a_dead_node(history, session.id, 1.5)
+            server.forget()  # the client rejoins while the lease still has 1.5 s to run
+            await client.remote.wait_rejoins(1)
+            again = await session.prompt("echo after the lease lapsed")
+            assert await again.wait() == "end_turn"
+            assert again.text == "after the lease lapsed"
+            assert client.sessions[session.id] is session

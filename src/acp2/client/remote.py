@@ -8,6 +8,7 @@ see ``docs/remote.md``.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -15,11 +16,14 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from functools import partial
 from typing import Any
 
+import anyio
+
 from acp2.client.connection import ClientConnection
 from acp2.client.elicitation import ElicitationPolicy
 from acp2.client.launch import DEFAULT_INITIALIZE_TIMEOUT, _sole_exception, connect_transport
 from acp2.client.permissions import PermissionPolicy, deny_all
-from acp2.errors import ConnectionClosed
+from acp2.client.session import ClientSession
+from acp2.errors import ConnectionClosed, SessionInUse
 from acp2.schema import ClientCapabilities, Implementation
 from acp2.transport.backoff import Backoff
 from acp2.transport.base import Transport
@@ -30,6 +34,12 @@ from acp2.transport.remote_base import RemoteRefused
 __all__ = ["connect_agent", "connect_url"]
 
 log = logging.getLogger("acp2.client")
+
+#: How a rejoin paces its asking again for a session another agent process still holds
+#: (``-32010``): the node that served it died and its lease has not lapsed yet. The
+#: default lease lasts 30 s (``ACP2_LEASE_TTL``), so a dead owner's has lapsed well
+#: within ``max_elapsed``; a live owner still holding it after that is reported.
+IN_USE_PACING = Backoff(initial=0.1, factor=1.5, max_delay=1.0, max_attempts=None, max_elapsed=75.0)
 
 
 @asynccontextmanager
@@ -69,7 +79,9 @@ async def connect_url(
     by a new connection under the same client (:mod:`acp2.transport.rejoin`): every live
     session is resumed in place with replay, de-duplicated against its state (no message
     doubled, the same :class:`~acp2.client.ClientSession` and :class:`~acp2.client.Work`
-    objects), and a prompt still waiting for its answer is resent with its
+    objects; a session another agent process still holds -- ``-32010``, the node that
+    served it died behind a load balancer and its lease has not lapsed -- is asked for
+    again, paced, for up to 75 s), and a prompt still waiting for its answer is resent with its
     ``idempotencyKey``, so the agent never runs it twice; other requests that were
     waiting fail with ``-32603``. Without it such a drop closes the connection, as with
     a stdio agent that exits. ``client.remote`` is the transport (its ``current`` link,
@@ -124,10 +136,26 @@ async def _rejoin_sessions(client: ClientConnection) -> None:
     that cannot be resumed fails (its works raise), the others go on."""
     for session in list(client.sessions.values()):
         try:
-            await client.rejoin(session)
+            await _rejoin_when_free(client, session)
         except Exception as exc:
             log.warning("session %s could not be resumed: %s", session.id, exc)
             session.fail(ConnectionClosed(f"the session could not be resumed: {exc}"))
+
+
+async def _rejoin_when_free(client: ClientConnection, session: ClientSession) -> None:
+    """``client.rejoin(session)``, asked again (paced by :data:`IN_USE_PACING`) while the
+    session is in use by another agent process; its last refusal raised when that lasts."""
+    refused: SessionInUse | None = None
+    for wait in itertools.chain((0.0,), IN_USE_PACING.delays()):
+        await anyio.sleep(wait)
+        try:
+            await client.rejoin(session)
+            return
+        except SessionInUse as exc:
+            log.info("session %s is still held by another agent process", session.id)
+            refused = exc
+    assert refused is not None
+    raise refused
 
 
 def connect_agent(

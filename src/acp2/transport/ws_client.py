@@ -10,8 +10,10 @@ frames, keeps them until acknowledged, and drops duplicates. A link that drops i
 reconnected underneath the byte stream, paced by a :class:`~acp2.transport.backoff.Backoff`:
 the new upgrade names the connection and the last seq taken, the server answers with the
 last seq it took, and both resend what the other missed -- the rpc layer above sees one
-unbroken stream. When the server refuses (close 4404 / 4410 / 4401, or an HTTP 404 / 410),
-the stream ends with :class:`~acp2.transport.remote_base.ResumeRefused` as its reason
+unbroken stream. Every re-dial sends back the cookies the server set (a load balancer's
+affinity cookie brings it to the node that holds the connection, RFD). When the server
+refuses (close 4404 / 4410 / 4401, or an HTTP 404 / 410), the stream ends with
+:class:`~acp2.transport.remote_base.ResumeRefused` as its reason
 (:attr:`WebSocketTransport.ended_by`). A plain link ends when its socket closes (RFD).
 """
 
@@ -94,6 +96,9 @@ class WebSocketTransport:
         self.connection_id: str | None = None
         self.retention: Retention | None = None
         self.reconnects = 0
+        #: The cookies the server set, sent back on every re-dial (load-balancer affinity:
+        #: the RFD expects clients to keep them for the connection, RT-10).
+        self._cookies: dict[str, str] = {}
         self.ended_by: BaseException | None = None
         self._out = Retained()
         self._in = Received()
@@ -155,6 +160,7 @@ class WebSocketTransport:
     async def dial(self) -> None:
         """Dial the first link; raises :class:`RemoteRefused` when the upgrade is refused."""
         link = await dial(self.url, self._headers, self._options)
+        self._cookies.update(link.cookies())
         self.connection_id = link.header(CONNECTION_HEADER)
         granted = link.header(DURABLE_HEADER)
         if granted is not None and self.connection_id:
@@ -233,6 +239,8 @@ class WebSocketTransport:
         for wait in self._backoff.delays():
             await anyio.sleep(wait)
             headers[LAST_SEQ_HEADER] = str(self._in.last)
+            if self._cookies:
+                headers["cookie"] = "; ".join(f"{k}={v}" for k, v in self._cookies.items())
             try:
                 link = await dial(self.url, headers, self._options)
             except RemoteRefused as exc:
@@ -241,6 +249,7 @@ class WebSocketTransport:
                 if exc.status in (401, 403):
                     raise
                 continue
+            self._cookies.update(link.cookies())
             await self._resend(link)
             self.reconnects += 1
             return link

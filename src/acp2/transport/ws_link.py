@@ -32,6 +32,16 @@ class Link:
         value = self._ws.response.headers.get(name)
         return value if isinstance(value, str) else None
 
+    def cookies(self) -> dict[str, str]:
+        """The cookies the upgrade's answer set (``Set-Cookie``), name to value; their
+        attributes (path, expiry, ...) are dropped: they are kept for one connection."""
+        found: dict[str, str] = {}
+        for value in self._ws.response.headers.get_all("set-cookie"):
+            name, sep, rest = str(value).partition("=")
+            if sep and name.strip():
+                found[name.strip()] = rest.split(";", 1)[0].strip()
+        return found
+
     async def frames(self) -> AsyncIterator[bytes]:
         """Each text frame, as UTF-8 bytes, until the link closes (binary frames are
         skipped, as the RFD says)."""
