@@ -72,6 +72,17 @@ FILE_SECONDS: dict[str, float] = {
     "hostile/test_command_confinement.py": 9,
     "check/test_driver.py": 8,
     "hostile/test_prompt_without_user_message.py": 8,
+    # Added with the remote work (estimates from single-file runs at load 8-12; refresh
+    # from a --durations run).
+    "interop/test_ts_remote_clients_vs_acp2_serve.py": 130,
+    "interop/test_acp2_remote_client_vs_ts_server.py": 50,
+    "serve/test_scale_out.py": 55,
+    "transport/test_remote_vs_serve.py": 40,
+    "transport/test_remote_faults.py": 25,
+    "cli/test_cli_chat_elicitation.py": 30,
+    "cli/test_cli_chat_login.py": 25,
+    "check/test_check_remote.py": 20,
+    "e2e/test_e2e_subagents.py": 12,
 }
 
 
