@@ -77,7 +77,7 @@ async def test_a_timing_row_that_fails_under_load_passes_when_rerun_alone(tmp_pa
     assert report.timing is not None
     assert report.timing.reruns == ["cancel: PL-22 failed in the parallel run; passed"]
     text = render_plain(report)
-    assert "timing-sensitive probes rerun alone after a failure:" in text
+    assert "timing-sensitive probes rerun alone after a failure (waits 4s each):" in text
     assert report.to_json()["timing"]["reruns"] == report.timing.reruns
 
 
