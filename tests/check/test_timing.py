@@ -77,7 +77,7 @@ async def test_a_timing_row_that_fails_under_load_passes_when_rerun_alone(tmp_pa
     assert report.timing is not None
     assert report.timing.reruns == ["cancel: PL-22 failed in the parallel run; passed"]
     text = render_plain(report)
-    assert "timing-sensitive probes rerun alone after a failure:" in text
+    assert "timing-sensitive probes rerun alone after a failure (waits 4s each):" in text
     assert report.to_json()["timing"]["reruns"] == report.timing.reruns
 
 
@@ -122,3 +122,41 @@ async def test_a_failing_row_of_the_other_draft_triggers_no_rerun() -> None:
     assert report.rows["PL-16:nov"].status is Status.FAIL
     assert report.timing is not None
     assert report.timing.reruns == []
+
+
+async def test_the_start_up_lasts_until_a_request_after_initialize_is_answered() -> None:
+    # acp2's agents answer initialize before importing their runtime: measured to that
+    # early answer, the start-up looked short while the first real request paid the rest.
+    report = await check(
+        [*REFERENCE, "--slow-after-init", "1.5"], timeout=None, only=frozenset({"handshake"})
+    )
+    assert report.timing is not None
+    assert report.timing.startup >= 1.5
+    assert report.timing.timeout == scaled_timeout(report.timing.startup)
+
+
+async def test_a_probe_rerun_alone_waits_twice_as_long_as_in_the_parallel_run() -> None:
+    # The answer to a request for version 1 takes 2.5 s: past the parallel run's wait
+    # (1.5 s plus the start-up), within the rerun's (3 s plus the start-up).
+    report = await check(
+        [*REFERENCE, "--slow-v1", "2.5"], timeout=1.5, only=frozenset({"version-1"})
+    )
+    row = report.rows["IN-04:1:aug"]
+    assert row.status is Status.PASS
+    assert "passed when rerun alone; in the parallel run: no answer" in row.reason
+    assert report.timing is not None
+    # (IN-04:1:nov is a row of the other draft: it does not decide this rerun.)
+    assert report.timing.reruns == ["version-1: IN-04:1:aug failed in the parallel run; passed"]
+
+
+async def test_the_audit_judges_a_rerun_probe_by_its_last_run_only(tmp_path: Path) -> None:
+    # The first v1 answer says version 0 (IN-04:1:aug fails); the rerun's says 1. Both
+    # runs' frames used to reach the audit: "2 frames of v1 answers" for one probe.
+    marker = str(tmp_path / "zero")
+    argv = [*REFERENCE, "--v1-downgrade", "--v1-zero-once", marker]
+    report = await check(argv, only=frozenset({"version-1"}))
+    assert report.rows["IN-04:1:aug"].status is Status.PASS
+    assert report.timing is not None
+    (note,) = report.timing.reruns
+    assert note.startswith("version-1: IN-04:1:aug")
+    assert "1 frames of v1 answers valid under acp-v1.json" in report.rows["SCHEMA:aug"].reason

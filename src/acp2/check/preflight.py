@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from acp2.check.driver import AgentLink, AgentStartError, open_link
 from acp2.check.options import CheckOptions
-from acp2.check.timing import PREFLIGHT_LIMIT
+from acp2.check.timing import PREFLIGHT_LIMIT, scaled_timeout
 from acp2.check.versions import initialize_params, is_v1_result
 from acp2.diagnose import early_exit, not_answered, quote_line, stray_output
 from acp2.schema.methods import INITIALIZE
@@ -21,6 +21,8 @@ __all__ = ["Preflight", "preflight"]
 
 #: Seconds to wait for an agent whose stdout ended to exit, to report its status.
 EXIT_WAIT = 2.0
+#: The second request the start-up is measured to (any answer will do, an error too).
+PROBE_METHOD = "_acp2check/startup"
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,7 @@ class Preflight:
     ``protocolVersion`` the agent answered (None: none readable)."""
 
     problem: str | None
+    #: Seconds to the answer of the request after ``initialize`` (see :func:`preflight`).
     startup: float = 0.0
     version: int = 2
     answered: object = None
@@ -40,7 +43,12 @@ class Preflight:
 async def preflight(options: CheckOptions) -> Preflight:
     """Start the agent once and send ``initialize``; say why the check cannot run, or
     measure the start-up time when the agent answered (whatever the answer: judging it
-    is the probes' job). Without ``--timeout`` it waits up to :data:`PREFLIGHT_LIMIT`."""
+    is the probes' job). Without ``--timeout`` it waits up to :data:`PREFLIGHT_LIMIT`.
+
+    The start-up lasts until the agent answers a second request, :data:`PROBE_METHOD`
+    (an agent may answer ``initialize`` before loading the rest of itself); an agent
+    that leaves that unanswered for as long as a probe would wait is measured by its
+    ``initialize`` answer instead (answering unknown methods is a row of its own)."""
     limit = options.timeout if options.timeout is not None else PREFLIGHT_LIMIT
     try:
         async with open_link(
@@ -51,11 +59,20 @@ async def preflight(options: CheckOptions) -> Preflight:
             remote=options.remote,
         ) as link:
             answer = await link.call(INITIALIZE.name, initialize_params(2))
-            if answer is not None:
-                return _answered(answer.value.get("result"), answer.t)
-            return Preflight(await _why(link, options, limit))
+            if answer is None:
+                return Preflight(await _why(link, options, limit))
+            result = answer.value.get("result")
+            return _answered(result, await _ready(link, answer.t, options))
     except AgentStartError as exc:
         return Preflight(str(exc))
+
+
+async def _ready(link: AgentLink, initialized: float, options: CheckOptions) -> float:
+    """Seconds from the start to the answer of :data:`PROBE_METHOD`, or ``initialized``
+    when it is not answered within the wait a probe would get."""
+    within = options.timeout if options.timeout is not None else scaled_timeout(initialized)
+    second = await link.call(PROBE_METHOD, {}, within=within)
+    return initialized if second is None else max(initialized, second.t)
 
 
 def _answered(result: object, startup: float) -> Preflight:

@@ -16,6 +16,7 @@ from acp2.check.requirements import (
     V1_SPEC_URL,
 )
 from acp2.check.results import Report, Row, Status
+from acp2.check.timing import RERUN_FACTOR
 
 __all__ = ["DRAFT_TITLES", "print_report", "render_plain"]
 
@@ -70,8 +71,11 @@ def _footer(report: Report) -> list[str]:
         "differ (failures are explained below); CAP = MUST once advertised",
     ]
     reruns = report.timing.reruns if report.timing is not None else []
-    if reruns:
-        lines.append("timing-sensitive probes rerun alone after a failure:")
+    if reruns and report.timing is not None:
+        waits = report.timing.timeout * RERUN_FACTOR
+        lines.append(
+            f"timing-sensitive probes rerun alone after a failure (waits {waits:g}s each):"
+        )
         lines.extend(f"  - {r}" for r in reruns)
     notes = report.draft_notes()
     if notes:

@@ -2,7 +2,9 @@
 
 A timing-sensitive probe (:attr:`ProbeSpec.timing`) with a failing row is rerun once,
 alone, after the parallel run: a row that passes then was a victim of load, and the
-report says so (``Timing.reruns``); a row that fails again is a failure.
+report says so (``Timing.reruns``); a row that fails again is a failure. The rerun
+waits :data:`~acp2.check.timing.RERUN_FACTOR` times as long, and replaces the first run
+entirely: its findings and the frames the audit judges.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from acp2.check.probes.base import Abort, Probe, ProbeSpec, Shared
 from acp2.check.remote import NOT_REMOTE
 from acp2.check.requirements import DRAFTS, REQUIREMENTS
 from acp2.check.results import Findings, Report, Status
-from acp2.check.timing import Timing, resolve
+from acp2.check.timing import RERUN_FACTOR, Timing, resolve
 from acp2.check.validator import require_jsonschema
 from acp2.errors import CheckError
 
@@ -36,9 +38,10 @@ __all__ = ["CheckError", "run_check"]
 _STALLED = ("not reached: initialize failed: no answer", "the probe exceeded")
 
 
-def probe_limit(timing: Timing) -> float:
-    """The hard limit for one probe: many times the per-wait timeout, never infinite."""
-    return timing.timeout * 12 + 10
+def probe_limit(timing: Timing, patience: float = 1.0) -> float:
+    """The hard limit for one probe: many times its per-wait timeout (the run's times
+    ``patience``), never infinite."""
+    return timing.timeout * patience * 12 + 10
 
 
 async def run_check(options: CheckOptions) -> Report:
@@ -98,8 +101,9 @@ async def _rerun_alone(specs: list[ProbeSpec], shared: Shared, start_errors: lis
         stalled = shared.stalled.get(spec.name)
         if not failed and stalled is None:
             continue
-        shared.findings.forget(spec.name)
-        await _run_probe(spec, shared, anyio.CapacityLimiter(1), start_errors)
+        shared.forget(spec.name)
+        alone = anyio.CapacityLimiter(1)
+        await _run_probe(spec, shared, alone, start_errors, patience=RERUN_FACTOR)
         again = _judged_failures(shared, spec.name)
         for key in sorted(failed.keys() - again.keys()):
             why = f"passed when rerun alone; in the parallel run: {failed[key]}"
@@ -122,12 +126,16 @@ def _judged_failures(shared: Shared, probe: str) -> dict[str, str]:
 
 
 async def _run_probe(
-    spec: ProbeSpec, shared: Shared, limiter: anyio.CapacityLimiter, start_errors: list[str]
+    spec: ProbeSpec,
+    shared: Shared,
+    limiter: anyio.CapacityLimiter,
+    start_errors: list[str],
+    patience: float = 1.0,
 ) -> None:
     async with limiter:
-        probe = Probe(spec.name, shared)
+        probe = Probe(spec.name, shared, patience)
         reason = "not reached"
-        limit = probe_limit(shared.timing)
+        limit = probe_limit(shared.timing, patience)
         with anyio.move_on_after(limit) as scope:
             try:
                 await spec.fn(probe)

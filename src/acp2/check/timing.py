@@ -10,6 +10,15 @@ multiple of the agent's start-up time, measured once by the preflight::
 (10 s floor, today's fixed default; 120 s ceiling, so that a start-up measured under a
 burst of load cannot make one wait, and so the whole check, unreasonably long).
 Explicit ``--timeout`` / ``--jobs`` are used as given.
+
+The start-up time is measured to the answer of a *second* request (an unknown method),
+not to the ``initialize`` answer: an agent may answer ``initialize`` before it has loaded
+what serves everything else (acp2's own agents do, see :mod:`acp2.agent.early`), and
+scaling from that early answer would leave too little for the first real request.
+
+A probe rerun alone after a failure gets :data:`RERUN_FACTOR` times every wait: it was
+rerun because a wait may have been too short under load, so the same wait again would
+only repeat the verdict of the parallel run.
 """
 
 from __future__ import annotations
@@ -23,6 +32,7 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "MAX_TIMEOUT",
     "PREFLIGHT_LIMIT",
+    "RERUN_FACTOR",
     "STARTUP_FACTOR",
     "Timing",
     "cpu_count",
@@ -38,6 +48,8 @@ MAX_TIMEOUT = 120.0
 STARTUP_FACTOR = 6.0
 #: How long the preflight waits for the first ``initialize`` answer without ``--timeout``.
 PREFLIGHT_LIMIT = 30.0
+#: A probe rerun alone after a failure waits this many times as long, every wait.
+RERUN_FACTOR = 2.0
 #: The grace period (listening for frames that must not come) grows with a slow start,
 #: up to this many seconds.
 MAX_GRACE = 2.0

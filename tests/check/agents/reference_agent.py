@@ -8,7 +8,11 @@ as real agents do; ``--slow-start SECONDS`` sleeps before reading stdin; ``--fla
 FILE`` makes the first prompt after a cancel hang, in the first process only, to imitate a
 timing failure under load; ``--flaky-init FILE`` makes the second process to start never
 answer ``initialize``; ``--v1-downgrade`` answers a request for version 1 in v1's shape,
-as a dual-version agent does). ``--break RULE`` breaks exactly one rule:
+as a dual-version agent does; ``--v1-zero-once FILE`` makes the first such answer, across
+processes, say version 0; ``--slow-v1 SECONDS`` sleeps before answering a request for
+version 1; ``--slow-after-init SECONDS`` answers ``initialize`` at once and
+then sleeps, as an agent that answers it before loading the rest of itself).
+``--break RULE`` breaks exactly one rule:
 
   no-idle                never reports idle
   idle-no-stop-reason    ends normal turns with an idle that has no stopReason
@@ -44,6 +48,9 @@ parser.add_argument("--slow-start", type=float, default=0.0)
 parser.add_argument("--flaky-once", default="")
 parser.add_argument("--flaky-init", default="")
 parser.add_argument("--v1-downgrade", action="store_true")
+parser.add_argument("--v1-zero-once", default="")
+parser.add_argument("--slow-v1", type=float, default=0.0)
+parser.add_argument("--slow-after-init", type=float, default=0.0)
 ARGS = parser.parse_args()
 BROKEN, NOV = ARGS.broken, ARGS.nov
 LOCK = threading.Lock()
@@ -237,10 +244,13 @@ def on_initialize(params: dict[str, Any]) -> Any:
     version = params.get("protocolVersion")
     if ARGS.flaky_init and claim(ARGS.flaky_init + ".1") is False and claim(ARGS.flaky_init + ".2"):
         threading.Event().wait()  # the second process to start never answers initialize
+    if version == 1:
+        time.sleep(ARGS.slow_v1)
     if ARGS.v1_downgrade and version == 1:
         caps = {"loadSession": False, "promptCapabilities": {"image": False}}
         info = {"name": "reference-agent", "version": "1"}
-        return {"protocolVersion": 1, "agentCapabilities": caps, "agentInfo": info}
+        first = bool(ARGS.v1_zero_once) and claim(ARGS.v1_zero_once)
+        return {"protocolVersion": 0 if first else 1, "agentCapabilities": caps, "agentInfo": info}
     if NOV and isinstance(version, int) and version < 2:
         raise Reject(
             -32022, "Unsupported protocol version", {"requested": version, "supported": [2]}
@@ -365,8 +375,11 @@ def on_line(raw: bytes) -> None:
         return
     for answer in on_message(msg):
         write(answer)
-    if ARGS.notify_auth and isinstance(msg, dict) and msg.get("method") == "initialize":
+    initialized = isinstance(msg, dict) and msg.get("method") == "initialize"
+    if ARGS.notify_auth and initialized:
         start_auth_notices()
+    if initialized:
+        time.sleep(ARGS.slow_after_init)
 
 
 def main() -> None:

@@ -71,17 +71,25 @@ class Shared:
         agent, when it has one)."""
         return V1_KEYS.get(key, key) if self.version == 1 else key
 
+    def forget(self, probe: str) -> None:
+        """Drop what ``probe`` left behind (its findings and its links, whose frames the
+        audit would judge) before it is run again: the audit then sees each probe's
+        exchanges once, from its last run."""
+        self.findings.forget(probe)
+        self.links = [k for k in self.links if k.label.partition(":")[0] != probe]
+
 
 class Probe:
     """The handle a probe function works with."""
 
-    def __init__(self, name: str, shared: Shared) -> None:
+    def __init__(self, name: str, shared: Shared, patience: float = 1.0) -> None:
         self.name = name
         self.shared = shared
         self.options = shared.options
         self.cwd = shared.session_cwd
-        #: The bound of every single wait, and the grace period, of this run.
-        self.timeout = shared.timing.timeout
+        #: The bound of every single wait (``patience`` times the run's: longer for a
+        #: probe rerun alone), and the grace period, of this run.
+        self.timeout = shared.timing.timeout * patience
         self.grace = shared.timing.grace
 
     @asynccontextmanager
@@ -135,7 +143,7 @@ class Probe:
         A request for 1 waits the measured start-up time longer: a dual-version agent
         may load its v1 code only now, which can cost as much as starting did."""
         link.step(f"initialize v{version}")
-        within = self.timeout + (self.shared.timing.startup if version < 2 else 0)
+        within = self.timeout + (self.shared.timing.startup if version < 2 else 0.0)
         return await link.call(INITIALIZE.name, initialize_params(version), within=within)
 
     async def handshake(self, link: AgentLink) -> dict[str, Any]:
