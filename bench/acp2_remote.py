@@ -164,13 +164,14 @@ async def idle_connections(port: int, pid: int, count: int) -> float:
 async def measure(updates: int, runs: int, idle: int) -> dict[str, float]:
     """Every remote metric against one server."""
     with serving() as (port, pid):
-        metrics: dict[str, float] = {}
+        # Idle memory first: after a long stream the server's heap shrinks back and
+        # would hide what the connections cost.
+        metrics = {"idle_conn_kib": await idle_connections(port, pid, idle)}
         for profile, key in (("websocket", "ws"), ("http", "sse")):
             metrics[f"{key}_updates_per_s"] = await throughput(port, profile, updates)
             cut, plain = await reconnects(port, profile, runs)
             metrics[f"{key}_reconnect_p50_ms"] = cut
             metrics[f"{key}_prompt_p50_ms"] = plain
-        metrics["idle_conn_kib"] = await idle_connections(port, pid, idle)
         return metrics
 
 
