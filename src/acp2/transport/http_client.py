@@ -96,6 +96,8 @@ class HttpTransport:
         #: The cursor each stream's last ``Acp2-Ack`` (or reopen) confirmed.
         self._confirmed: dict[str | None, int] = {}
         self._ack_wanted = anyio.Event()
+        #: The streams that got a 200 since their last break (their backoff restarts).
+        self._opened: set[str | None] = set()
         self.streams: set[str | None] = set()
         self.connection_id: str | None = None
         self.retention: Retention | None = None
@@ -231,6 +233,11 @@ class HttpTransport:
                 broke = await self._listen(session)
                 if self._closing or not broke:
                     break
+                if session in self._opened:
+                    # It was open since the last break: a new outage gets the whole backoff
+                    # (attempts and time), not what earlier outages left of it.
+                    self._opened.discard(session)
+                    delays = self._backoff.delays()
                 if self.retention is None:
                     if session is None:
                         self._fail(LinkLost("the connection's SSE stream broke"))
@@ -262,6 +269,7 @@ class HttpTransport:
                 if got.status_code != 200:
                     await self._refused_stream(session, got)
                     return False
+                self._opened.add(session)
                 if reopen is not None:  # the reopen confirmed everything up to it
                     self._confirmed[session] = max(reopen, self._confirmed.get(session, 0))
                 await self._read_events(session, got)
