@@ -167,6 +167,19 @@ ROWS: tuple[Row, ...] = (
 )
 
 
+#: Remote (``acp2_remote.py``): acp2's connect_url against acp2 serve, per profile.
+ROWS += tuple(
+    row
+    for key, name in (("ws", "WebSocket"), ("sse", "SSE"))
+    for row in (
+        Row(f"remote.{key}_updates_per_s", f"remote {name}: updates/s", 0),
+        Row(f"remote.{key}_prompt_p50_ms", f"remote {name}: prompt p50 ms", 2),
+        Row(f"remote.{key}_reconnect_p50_ms", f"remote {name}: cut -> prompt answered p50 ms", 2),
+    )
+)
+ROWS += (Row("remote.idle_conn_kib", "remote: server KiB per idle connection", 1),)
+
+
 #: The prompt timeline (``acp2_timeline.py``): µs after the client sent the prompt.
 TIMELINE: tuple[tuple[str, str], ...] = (
     ("c_write_prompt", "client wrote the prompt"),

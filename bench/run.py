@@ -7,7 +7,10 @@ Scenarios: ``stream`` (throughput of N ``agent_message_chunk`` updates over stdi
 ``rtt`` (ping and empty-prompt round trips), ``replay`` (resume with full replay),
 ``sessions`` (many sessions on one connection), ``startup`` (imports, spawn -> init),
 ``bridge`` (what the v1 bridges add, against the same agents spoken to directly: acp2 only),
-``timeline`` (the stages of one prompt round trip in both processes: acp2 only).
+``timeline`` (the stages of one prompt round trip in both processes: acp2 only),
+``remote`` (``connect_url`` against ``acp2 serve``: stream throughput over WebSocket and
+SSE, reconnect-to-resumed p50 through a cutting proxy, memory per idle connection: acp2
+only for now; bench/remote_stream.py has raw clients and the TS SDK server).
 Implementations: ``acp2`` (the ``acp2_*.py`` hooks), ``raw`` (pipe + JSON parsing, no
 protocol), ``py-sdk`` (official Python SDK 0.12.1, ACP v1, in its own venv) and ``ts-sdk``
 (official TypeScript SDK 2.4.0, ACP v2 entry point). Every measurement runs in fresh
@@ -39,9 +42,9 @@ from _common import RESULT_PREFIX, SKIP_PREFIX, error_summary
 from _table import IMPLS, render, table_rows
 
 BENCH_DIR = Path(__file__).resolve().parent
-SCENARIOS = ("stream", "rtt", "replay", "sessions", "startup", "bridge", "timeline")
+SCENARIOS = ("stream", "rtt", "replay", "sessions", "startup", "bridge", "timeline", "remote")
 #: Scenarios only acp2 runs (they hold their own baselines or instrument acp2 itself).
-ACP2_ONLY = ("bridge", "timeline")
+ACP2_ONLY = ("bridge", "timeline", "remote")
 
 
 @dataclass(frozen=True)

@@ -94,6 +94,12 @@ def test_acp2_hooks_run_or_skip_with_a_reason(tmp_path: Path) -> None:
     order = ("c_write_prompt", "a_handler", "a_response", "a_write_idle", "c_idle", "total")
     times = [stages[f"{stage}_us"] for stage in order]
     assert times == sorted(times)
+    remote = results["remote"]
+    assert remote["status"] == "ok", remote["reason"]
+    for key in ("ws", "sse"):
+        assert remote["metrics"][f"{key}_updates_per_s"] > 0
+        assert remote["metrics"][f"{key}_reconnect_p50_ms"] > 0
+    assert remote["metrics"]["idle_conn_kib"] > 0
     bridge = results["bridge"]
     assert bridge["status"] == "ok", bridge["reason"]
     for side in ("front", "back"):

@@ -89,7 +89,9 @@ async def test_events_are_numbered_and_a_reopened_stream_resumes_after_last_even
 
 
 async def test_a_last_event_id_older_than_the_window_is_410() -> None:
-    app = agent_app(retention=Retention(messages=4))
+    # Unconfirmed events are kept however many there are (the byte bound makes the agent
+    # wait instead); the age bound still drops them.
+    app = agent_app(retention=Retention(messages=4, seconds=0.2), resume_grace=30)
     async with serve(app) as served, httpx.AsyncClient(timeout=10) as client:
         poster = Poster(client, served.url)
         await poster.initialize()
@@ -97,6 +99,7 @@ async def test_a_last_event_id_older_than_the_window_is_410() -> None:
         async with sse(client, served.url, poster.cid, sid) as session:
             await poster.post(prompt(2, sid, "stream 30"), sid)
             await session.until(is_idle)
+        await anyio.sleep(0.3)
         headers = {
             "accept": "text/event-stream",
             "acp-connection-id": poster.cid,
@@ -106,6 +109,28 @@ async def test_a_last_event_id_older_than_the_window_is_410() -> None:
         assert (await client.get(served.url, headers=headers)).status_code == 410
         gone = {**headers, "acp-connection-id": "unknown"}
         assert (await client.get(served.url, headers=gone)).status_code == 404
+
+
+async def test_unconfirmed_events_are_all_kept_and_an_ack_post_lets_them_go() -> None:
+    app = agent_app(retention=Retention(messages=4))
+    async with serve(app) as served, httpx.AsyncClient(timeout=10) as client:
+        poster = Poster(client, served.url)
+        await poster.initialize()
+        sid = await open_session(poster)
+        async with sse(client, served.url, poster.cid, sid) as session:
+            await poster.post(prompt(2, sid, "stream 30"), sid)
+            events = await session.until(is_idle)
+        (connection,) = served.app.registry.connections()
+        outlet = connection.sessions[sid]
+        assert outlet.retained is not None
+        assert outlet.retained.pending() == len(events) > 4  # not cut by the count bound
+        held = connection.held
+        ack = {**post_headers(poster.cid, sid), "acp2-ack": str(events[-3].id)}
+        assert (await client.post(served.url, headers=ack)).status_code == 204
+        assert outlet.retained.pending() == 2
+        assert 0 < connection.held < held
+        bad = {**ack, "acp2-ack": "-1"}
+        assert (await client.post(served.url, headers=bad)).status_code == 400
 
 
 async def test_a_retried_post_is_answered_202_and_delivered_once() -> None:

@@ -112,6 +112,26 @@ async def test_the_server_acknowledges_what_it_took_and_forgets_what_the_client_
         assert connection.held == 0
 
 
+async def test_a_resume_while_the_old_socket_still_reads_gets_every_message_it_missed() -> None:
+    # The old socket is half-open from the server's view (a cut it has not noticed): its
+    # writer must not take the requeued messages before the new socket is attached.
+    old = Durable()
+    async with (
+        serve(agent_app()) as served,
+        connect(served.ws_url, additional_headers={"acp2-durable": "1"}) as ws,
+    ):
+        cid = ws.response.headers["acp-connection-id"] if ws.response else ""
+        sid = await open_session(ws, old)
+        await old.send(ws, prompt(2, sid, "stream 50"))
+        seen = await old.until(ws, is_idle)  # never acknowledged: all still kept
+        new = Durable()
+        new.last = old.last - len(seen) + 10
+        async with connect(served.ws_url, additional_headers=new.resume_headers(cid)) as again:
+            resent = await new.until(again, is_idle)
+    assert chunks(seen)[-len(chunks(resent)) :] == chunks(resent)
+    assert new.last == old.last
+
+
 async def test_a_resume_older_than_the_window_is_closed_4410() -> None:
     client = Durable()
     # Unacknowledged messages are kept however many there are (the byte bound makes the

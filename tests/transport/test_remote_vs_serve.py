@@ -68,7 +68,12 @@ def serve_port() -> Iterator[int]:
 
 
 async def stream_through_cuts(
-    port: int, profile: Any, updates: int, cuts: int, gap: int = 40_000
+    port: int,
+    profile: Any,
+    updates: int,
+    cuts: int,
+    gap: int = 40_000,
+    backoff: Backoff = BACKOFF,
 ) -> None:
     """Stream ``updates`` while cutting ``cuts`` times, each after up to ``gap`` bytes."""
     texts: list[str] = []
@@ -90,7 +95,7 @@ async def stream_through_cuts(
         async with (
             cut_proxy(port) as proxy,
             connect_url(
-                f"http://127.0.0.1:{proxy.port}/acp", transport=profile, cwd=CWD, reconnect=BACKOFF
+                f"http://127.0.0.1:{proxy.port}/acp", transport=profile, cwd=CWD, reconnect=backoff
             ) as client,
             anyio.create_task_group() as tg,
         ):
@@ -112,9 +117,21 @@ async def test_ten_thousand_updates_through_twenty_cuts_arrive_exactly_once(
     await stream_through_cuts(serve_port, profile, 10_000, 20, gap=4_000)
 
 
-# Issue 15's fault test: 2-3 minutes per profile on 2 cores, so a tier of its own
-# (`-m long_faults`, or ACP2_LONG_FAULTS=1). Seen: WebSocket exactly-once in 3 of 4 runs
-# (one ended early under load, not reproduced), HTTP not yet passing.
+@pytest.mark.parametrize("profile", ["websocket", "http"])
+async def test_each_outage_gets_the_whole_backoff_not_what_earlier_ones_left(
+    serve_port: int, profile: str
+) -> None:
+    # Eight attempts per outage (a cut can also hit a reopen); twenty outages must not add
+    # up to an exhausted backoff.
+    backoff = Backoff(initial=0.005, max_delay=0.05, max_attempts=8, max_elapsed=60)
+    await stream_through_cuts(serve_port, profile, 10_000, 20, gap=4_000, backoff=backoff)
+
+
+# Issue 15's fault test, a tier of its own (`-m long_faults`, or ACP2_LONG_FAULTS=1): on
+# 2 cores shared with other heavy jobs, WebSocket 95-240 s and HTTP 50-80 s per run (39 s
+# and 15 s when the machine was quieter), past the default suite's ~60 s budget. Both
+# pass (durable SSE keeps what the client has not confirmed; each outage gets a fresh
+# backoff; a WebSocket resume attaches atomically).
 @pytest.mark.long_faults
 @pytest.mark.parametrize("profile", ["websocket", "http"])
 async def test_a_hundred_thousand_updates_through_a_hundred_cuts_arrive_exactly_once(

@@ -8,7 +8,10 @@ connection survives), 415 (POST not ``application/json``), 501 (a JSON-RPC batch
 reader), 410 (a durable stream's ``Last-Event-ID`` older than its window) and 503 (too
 many connections). ``initialize`` without ``Acp-Connection-Id`` creates the connection
 and is answered 200 with the agent's JSON response and the ``Acp-Connection-Id`` header;
-every other accepted POST is answered 202 and its response comes on a GET stream.
+every other accepted POST is answered 202 and its response comes on a GET stream. A
+bodiless POST with ``Acp2-Ack`` (durable connections) confirms SSE events and is answered
+204: a durable stream keeps every event until it is confirmed so (or by a reopen's
+``Last-Event-ID``), and the agent waits while the connection holds too much.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from acp2.serve.link import RemoteConnection, TooManyStreams
 from acp2.serve.registry import Registry
 from acp2.serve.routing import Head, head, id_key, session_of
 from acp2.serve.security import Headers
-from acp2.transport.durable import DURABLE_HEADER, SEQ_HEADER, SeqGap
+from acp2.transport.durable import ACK_HEADER, DURABLE_HEADER, SEQ_HEADER, SeqGap
 
 __all__ = ["CONNECTION_HEADER", "SESSION_HEADER", "handle_http"]
 
@@ -80,6 +83,9 @@ async def _delete(send: Send, headers: Headers, registry: Registry, principal: s
 async def _post(
     receive: Receive, send: Send, headers: Headers, registry: Registry, principal: str
 ) -> None:
+    if headers.get(ACK_HEADER) is not None:
+        await _ack(send, headers, registry, principal)
+        return
     content_type = (headers.get("content-type") or "").split(";", 1)[0].strip().lower()
     if content_type != "application/json":
         await respond(send, 415, "Unsupported Media Type: send application/json")
@@ -111,6 +117,25 @@ async def _post(
         await respond(send, *found)
         return
     await _forward(send, headers, found, body, message)
+
+
+async def _ack(send: Send, headers: Headers, registry: Registry, principal: str) -> None:
+    """A durable client confirms the SSE events it took (``Acp2-Ack``): 204, and the
+    stream forgets them (a session stream not open yet is left alone)."""
+    found = _connection(headers, registry, principal)
+    if isinstance(found, tuple):
+        await respond(send, *found)
+        return
+    raw = headers.get(ACK_HEADER) or ""
+    if not found.durable or found.kind != "http" or not (raw.isascii() and raw.isdigit()):
+        await respond(send, 400, f"Bad {ACK_HEADER}: {raw[:40]!r} (durable SSE streams only)")
+        return
+    session = headers.get(SESSION_HEADER)
+    outlet = found.main if session is None else found.sessions.get(session)
+    if outlet is not None:
+        outlet.ack(int(raw))
+    found.touch()
+    await respond(send, 204)
 
 
 async def _forward(

@@ -175,7 +175,7 @@ class RemoteConnection:
         return Outlet(
             self._account,
             retention=self.retention,
-            peer_acks=self.kind == "websocket",
+            peer_acks=True,  # both profiles acknowledge (WebSocket frames, SSE Acp2-Ack)
             max_bytes=self.config.max_held_bytes,
         )
 

@@ -8,10 +8,11 @@ seq it names) instead of what happened to be queued.
 
 The bytes an outlet holds for its client are counted (``account``, shared by the
 connection's outlets) so the connection can make the agent wait (backpressure): on a
-durable WebSocket a message counts until the client acknowledges it; on every other
-stream until its reader takes it for the socket. A durable SSE stream is never acknowledged,
-so its window is also cut to ``max_bytes`` (the oldest messages go; a reopen that
-needs them is answered 410 and the client resumes through the session history).
+durable stream a message counts until the client acknowledges it (WebSocket ack frames;
+over SSE an ``Acp2-Ack`` POST or a reopen's ``Last-Event-ID``), so what a client has not
+confirmed is never dropped for room; on a plain stream until its reader takes it for the
+socket. Without acknowledgements (``peer_acks=False``) a durable window is instead cut to
+``max_bytes`` (the oldest messages go; a resume that needs them is refused as too old).
 """
 
 from __future__ import annotations

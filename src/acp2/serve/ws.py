@@ -91,13 +91,14 @@ async def _resume(
 ) -> None:
     connection = registry.get(connection_id)
     code, reason = 0, ""
+    generation: int | None = None
     if connection is None or not connection.durable or connection.kind != "websocket":
         code, reason = 4404, "Unknown connection"
     elif connection.principal != principal:
         code, reason = 4401, "This connection belongs to another principal"
     else:
         try:
-            connection.main.resume(int(headers.get(LAST_SEQ_HEADER) or "0"))
+            generation = _take_over(connection, int(headers.get(LAST_SEQ_HEADER) or "0"))
         except CursorTooOld:
             code, reason = 4410, "Acp2-Last-Seq is older than the retained window"
         except ValueError:
@@ -114,7 +115,17 @@ async def _resume(
             (LAST_SEQ_HEADER, str(connection.received.last)),
         ],
     )
-    await _Socket(receive, send, connection).run()
+    await _Socket(receive, send, connection).run(generation)
+
+
+def _take_over(connection: RemoteConnection, last_seq: int) -> int:
+    """Requeue what the client missed and make the new socket the outlet's reader, in
+    one step: the old socket's writer may still be running (a half-open socket), and
+    if it could take the requeued messages before the new reader is attached it would
+    write them to the dead socket, and the new one would skip them."""
+    outlet = connection.main
+    outlet.resume(last_seq)
+    return outlet.attach()
 
 
 async def _accept(send: Send, headers: list[tuple[str, str]]) -> None:
@@ -133,13 +144,15 @@ class _Socket:
     close_reason: str = ""
     acked: int = 0
 
-    async def run(self) -> None:
+    async def run(self, generation: int | None = None) -> None:
         """Pump both ways until the socket closes, a resume replaces it, or the
-        connection ends; then close the socket with the reason."""
+        connection ends; then close the socket with the reason. ``generation`` is the
+        reader number when the caller already attached this socket (a resume)."""
         connection = self.connection
         outlet = connection.main
         self.acked = connection.received.last
-        generation = outlet.attach()
+        if generation is None:
+            generation = outlet.attach()
         connection.open_streams += 1
         gone = False
         try:
@@ -205,6 +218,8 @@ class _Socket:
         outlet = connection.main
         while outlet.generation == generation:
             await self._ack_if_due(force=False)
+            if outlet.generation != generation:
+                break  # replaced while acknowledging: what is queued is the new reader's
             items = outlet.take()
             if items:
                 for seq, message in items:

@@ -12,7 +12,9 @@ envelope fields that no ACP message uses (docs/remote.md, "Durable streams"):
 * On a WebSocket a durable link carries envelopes (:func:`encode_data`,
   :func:`encode_ack`, :func:`decode_frame`): ``{"seq":N,"msg":<the JSON-RPC message>}`` and
   ``{"ack":N}``. Over SSE the seq is the event ``id:``; a POST carries its own seq in the
-  ``Acp2-Seq`` header.
+  ``Acp2-Seq`` header, and the client acknowledges the events it took with a bodiless
+  POST carrying ``Acp2-Ack`` (the stream is the one its ``Acp-Session-Id`` names, or the
+  connection's); reopening with ``Last-Event-ID`` acknowledges too.
 * A reconnecting side says the last seq it received (``Acp2-Last-Seq`` /
   ``Last-Event-ID``); the other side resends :meth:`Retained.after` that seq. When the window
   no longer holds the next message (:class:`CursorTooOld`), the link cannot be resumed and
@@ -33,6 +35,7 @@ import msgspec
 
 __all__ = [
     "ACK_EVERY",
+    "ACK_HEADER",
     "DURABLE_HEADER",
     "LAST_SEQ_HEADER",
     "SEQ_HEADER",
@@ -55,6 +58,8 @@ DURABLE_HEADER = "acp2-durable"
 LAST_SEQ_HEADER = "acp2-last-seq"
 #: Header carrying the seq of the message in a POST body.
 SEQ_HEADER = "acp2-seq"
+#: Header of a bodiless POST acknowledging every SSE event up to its value (Streamable HTTP).
+ACK_HEADER = "acp2-ack"
 #: A receiver acknowledges at least every this many messages (and when the link goes quiet).
 ACK_EVERY = 64
 

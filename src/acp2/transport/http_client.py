@@ -14,7 +14,10 @@ connection (load-balancer affinity, RFD).
 Durable (``Acp2-Durable`` granted on the ``initialize`` answer): every POST carries an
 ``Acp2-Seq`` and is retried with the same seq after a network failure (the server takes
 each seq once); every SSE event carries an ``id:``, and a stream that breaks is reopened
-with ``Last-Event-ID`` so the server resends what was missed. A ``404`` (connection
+with ``Last-Event-ID`` so the server resends what was missed. The client confirms the
+events it took with a bodiless ``Acp2-Ack`` POST per stream, at most every
+:data:`ACK_DELAY` seconds while events arrive, so the server can forget them (it keeps
+everything unconfirmed, and makes the agent wait when that grows). A ``404`` (connection
 unknown) or ``410`` (cursor too old) ends the stream with
 :class:`~acp2.transport.remote_base.ResumeRefused`. A plain connection ends when its
 connection stream ends.
@@ -37,7 +40,7 @@ from acp2.errors import ConnectionClosed
 from acp2.sanitize import line as sanitize_line
 from acp2.schema.methods import INITIALIZE
 from acp2.transport.backoff import Backoff
-from acp2.transport.durable import DURABLE_HEADER, SEQ_HEADER, Retention
+from acp2.transport.durable import ACK_HEADER, DURABLE_HEADER, SEQ_HEADER, Retention
 from acp2.transport.remote_base import (
     CONNECTION_HEADER,
     SESSION_HEADER,
@@ -61,6 +64,9 @@ EVENT_STREAM = "text/event-stream"
 INBOX_CHUNKS = 256
 #: A durable stream silent this long (four missed keepalives) counts as broken.
 DURABLE_READ_TIMEOUT = 60.0
+#: Seconds between the first unconfirmed event and the ``Acp2-Ack`` POST confirming it
+#: (and everything that arrived meanwhile: one POST covers a burst).
+ACK_DELAY = 0.2
 
 
 class HttpTransport:
@@ -88,6 +94,11 @@ class HttpTransport:
         #: Server requests about a session, by id: their answers go to that session.
         self._asked: dict[Any, str] = {}
         self._cursors: dict[str | None, int] = {}
+        #: The cursor each stream's last ``Acp2-Ack`` (or reopen) confirmed.
+        self._confirmed: dict[str | None, int] = {}
+        self._ack_wanted = anyio.Event()
+        #: The streams that got a 200 since their last break (their backoff restarts).
+        self._opened: set[str | None] = set()
         self.streams: set[str | None] = set()
         self.connection_id: str | None = None
         self.retention: Retention | None = None
@@ -151,6 +162,7 @@ class HttpTransport:
         granted = answer.headers.get(DURABLE_HEADER)
         if granted is not None and self._wants_durable:
             self.retention = Retention.parse(granted)
+            self._tg.start_soon(self._acknowledge)
         await self._inbox.put(answer.content.strip() + b"\n")
         self._open(None)
 
@@ -222,6 +234,11 @@ class HttpTransport:
                 broke = await self._listen(session)
                 if self._closing or not broke:
                     break
+                if session in self._opened:
+                    # It was open since the last break: a new outage gets the whole backoff
+                    # (attempts and time), not what earlier outages left of it.
+                    self._opened.discard(session)
+                    delays = self._backoff.delays()
                 if self.retention is None:
                     if session is None:
                         self._fail(LinkLost("the connection's SSE stream broke"))
@@ -244,14 +261,18 @@ class HttpTransport:
         """One GET; True when it broke (network), False when the server ended it."""
         httpx = needs("httpx")
         headers = {"Accept": EVENT_STREAM, **self._ids(session)}
-        if session in self._cursors:
-            headers["Last-Event-ID"] = str(self._cursors[session])
+        reopen = self._cursors.get(session)
+        if reopen is not None:
+            headers["Last-Event-ID"] = str(reopen)
         timeout = httpx.Timeout(10.0, read=DURABLE_READ_TIMEOUT if self.retention else None)
         try:
             async with self._http.stream("GET", self.url, headers=headers, timeout=timeout) as got:
                 if got.status_code != 200:
                     await self._refused_stream(session, got)
                     return False
+                self._opened.add(session)
+                if reopen is not None:  # the reopen confirmed everything up to it
+                    self._confirmed[session] = max(reopen, self._confirmed.get(session, 0))
                 await self._read_events(session, got)
                 return False
         except httpx.TransportError:
@@ -269,6 +290,7 @@ class HttpTransport:
             for event in parser.feed(chunk):
                 if event.id is not None and self.retention is not None:
                     self._cursors[session] = _int(event.id)
+                    self._ack_wanted.set()
                 await self._deliver(event.data)
 
     async def _deliver(self, message: bytes) -> None:
@@ -282,6 +304,29 @@ class HttpTransport:
             if found is not None:
                 self._open(found)
         await self._inbox.put(message + b"\n")
+
+    # -- confirming events ------------------------------------------------------------------
+
+    async def _acknowledge(self) -> None:
+        """Confirm what the streams took, :data:`ACK_DELAY` after the first unconfirmed
+        event; a failed POST is retried with the next round (or made moot by a reopen)."""
+        while not self._closing and self.ended_by is None:
+            await self._ack_wanted.wait()
+            await anyio.sleep(ACK_DELAY)
+            self._ack_wanted = anyio.Event()
+            for session, cursor in list(self._cursors.items()):
+                if cursor > self._confirmed.get(session, 0) and await self._ack(session, cursor):
+                    self._confirmed[session] = max(cursor, self._confirmed.get(session, 0))
+
+    async def _ack(self, session: str | None, cursor: int) -> bool:
+        """POST ``Acp2-Ack: cursor`` for ``session``'s stream; True when it was taken."""
+        headers = {**self._ids(session), ACK_HEADER: str(cursor)}
+        try:
+            answer = await self._http.post(self.url, headers=headers)
+        except needs("httpx").TransportError:
+            self._ack_wanted.set()
+            return False
+        return bool(answer.status_code == 204)
 
     def _fail(self, reason: BaseException) -> None:
         if self._closing or self.ended_by is not None:

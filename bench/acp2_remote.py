@@ -1,0 +1,196 @@
+"""acp2 remote: ``connect_url`` (acp2's own client) against ``acp2 serve --test-agent``.
+
+Measures, on 127.0.0.1, in fresh processes (the server is a subprocess):
+
+* ``ws_updates_per_s`` / ``sse_updates_per_s``: one ``stream N`` prompt's updates per
+  second over a durable WebSocket and over Streamable HTTP (POST + durable SSE), counted
+  by the session's update listener (every update decoded into its model);
+* ``reconnect_p50_ms``: a small TCP proxy in front of the server cuts the connection
+  (RST both ways); the time from the cut until a prompt sent right after it is answered,
+  p50 over ``--runs`` cuts per profile (the prompt alone is ``prompt_p50_ms``, so the
+  difference is what the reconnect and resume cost);
+* ``idle_conn_kib``: the server's RSS growth per idle WebSocket connection (initialized,
+  one session), ``--sessions`` connections (at most 200).
+
+Prints the one result line ``run.py`` reads. Compare within one run (the machine is
+shared): ratios, not absolutes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import socket
+import statistics
+import struct
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
+from typing import Any
+
+from _acp2 import size_arguments
+from _common import SESSION_CWD, emit_result, emit_skip
+
+
+@contextmanager
+def serving() -> Iterator[tuple[int, int]]:
+    """``acp2 serve --test-agent`` on a free port; yields (port, pid)."""
+    argv = [sys.executable, "-m", "acp2", "serve", "--test-agent", "--port", "0"]
+    proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        found = re.search(r"127\.0\.0\.1:(\d+)/acp", proc.stderr.readline())
+        assert found, "acp2 serve did not say where it listens"
+        yield int(found.group(1)), proc.pid
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def rss_kib(pid: int) -> int:
+    """The resident set of process ``pid`` in KiB (``/proc/<pid>/status``)."""
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+class Proxy:
+    """A TCP proxy to ``port`` whose :meth:`cut` resets every open connection."""
+
+    def __init__(self, port: int) -> None:
+        self.target = port
+        self.port = 0
+        self._writers: set[asyncio.StreamWriter] = set()
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Pipe one client connection to the target both ways."""
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target)
+        self._writers |= {writer, up_writer}
+        await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
+
+    async def _pipe(self, source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(OSError, ConnectionError):
+            while data := await source.read(65536):
+                sink.write(data)
+                await sink.drain()
+        sink.transport.abort()
+        self._writers.discard(sink)
+
+    def cut(self) -> None:
+        """Abort every open connection with a reset."""
+        for writer in list(self._writers):
+            sock = writer.get_extra_info("socket")
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            writer.transport.abort()
+        self._writers.clear()
+
+
+@asynccontextmanager
+async def proxied(port: int) -> AsyncIterator[Proxy]:
+    """Run a :class:`Proxy` in front of ``port`` for the block."""
+    proxy = Proxy(port)
+    server = await asyncio.start_server(proxy.handle, "127.0.0.1", 0)
+    proxy.port = server.sockets[0].getsockname()[1]
+    try:
+        yield proxy
+    finally:
+        server.close()
+        proxy.cut()
+
+
+def _client(port: int, profile: str) -> Any:
+    from acp2.client import connect_url
+    from acp2.transport.backoff import Backoff
+
+    backoff = Backoff(initial=0.005, max_delay=0.05, max_attempts=100, max_elapsed=30)
+    url = f"http://127.0.0.1:{port}/acp"
+    return connect_url(url, transport=profile, cwd=SESSION_CWD, reconnect=backoff)
+
+
+async def throughput(port: int, profile: str, updates: int) -> float:
+    """Updates per second of one ``stream N`` prompt over ``profile``."""
+    seen = 0
+
+    def count(update: Any, raw: bytes) -> None:
+        nonlocal seen
+        seen += 1
+
+    async with _client(port, profile) as client:
+        session = await client.new_session(on_update=count)
+        await (await session.prompt("stream 10")).wait()
+        t0 = time.perf_counter()
+        await (await session.prompt(f"stream {updates}")).wait()
+        return updates / (time.perf_counter() - t0)
+
+
+async def reconnects(port: int, profile: str, runs: int) -> tuple[float, float]:
+    """(p50 ms from a cut to the next prompt's answer, p50 ms of a prompt alone)."""
+    cut_ms: list[float] = []
+    plain_ms: list[float] = []
+    async with proxied(port) as proxy, _client(proxy.port, profile) as client:
+        session = await client.new_session()
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            await (await session.prompt("echo hi")).wait()
+            plain_ms.append((time.perf_counter() - t0) * 1e3)
+            t0 = time.perf_counter()
+            proxy.cut()
+            await (await session.prompt("echo hi")).wait()
+            cut_ms.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(cut_ms), statistics.median(plain_ms)
+
+
+async def idle_connections(port: int, pid: int, count: int) -> float:
+    """The server's RSS growth in KiB per idle WebSocket connection with one session."""
+    async with AsyncExitStack() as stack:
+        first = await stack.enter_async_context(_client(port, "websocket"))
+        await first.new_session()
+        await asyncio.sleep(0.2)
+        before = rss_kib(pid)
+        for _ in range(count):
+            client = await stack.enter_async_context(_client(port, "websocket"))
+            await client.new_session()
+        await asyncio.sleep(0.2)
+        return (rss_kib(pid) - before) / count
+
+
+async def measure(updates: int, runs: int, idle: int) -> dict[str, float]:
+    """Every remote metric against one server."""
+    with serving() as (port, pid):
+        # Idle memory first: after a long stream the server's heap shrinks back and
+        # would hide what the connections cost.
+        metrics = {"idle_conn_kib": await idle_connections(port, pid, idle)}
+        for profile, key in (("websocket", "ws"), ("http", "sse")):
+            metrics[f"{key}_updates_per_s"] = await throughput(port, profile, updates)
+            cut, plain = await reconnects(port, profile, runs)
+            metrics[f"{key}_reconnect_p50_ms"] = cut
+            metrics[f"{key}_prompt_p50_ms"] = plain
+        return metrics
+
+
+def main() -> int:
+    """Run the remote scenario and print its result line."""
+    args = size_arguments(__doc__).parse_args()
+    try:
+        import httpx  # noqa: F401
+        import websockets  # noqa: F401
+
+        import acp2.serve  # noqa: F401  (only to know it is installed)
+    except ImportError as exc:
+        emit_skip(f"acp2 serve / connect_url need the server and remote extras ({exc})")
+        return 0
+    runs = max(5, args.runs * 4)
+    metrics = asyncio.run(measure(args.updates, runs, min(args.sessions, 200)))
+    emit_result(metrics)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
