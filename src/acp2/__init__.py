@@ -8,8 +8,9 @@ the layer you need directly for the full API: :mod:`acp2.agent` (write an agent)
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from acp2._lazy import exports
 
 if TYPE_CHECKING:  # the names below, for type checkers and IDEs
     from acp2.agent import Agent as Agent
@@ -54,14 +55,7 @@ _LAZY: dict[str, str] = {
 __all__ = sorted([*_LAZY, "__version__"])
 
 
-def __getattr__(name: str) -> Any:
-    """Import a public name on first use (PEP 562)."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'acp2' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, _ = exports(__name__, _LAZY, globals())
 
 
 def __dir__() -> list[str]:

@@ -85,6 +85,7 @@ print(json.dumps(sorted(sys.modules)), file=sys.stderr)
 
 ACP2_MODULES_AT_ANSWER = {
     "acp2",
+    "acp2._lazy",
     "acp2.agent",
     "acp2.agent.app",
     "acp2.agent.capabilities",

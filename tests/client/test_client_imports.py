@@ -14,6 +14,7 @@ REPORT = "import json, sys; {statement}; print(json.dumps(sorted(sys.modules)))"
 CONNECT_ACP2_MODULES = {
     "acp2",
     "acp2._aio",
+    "acp2._lazy",
     "acp2._groups",
     "acp2.client",
     "acp2.client._coalesce",
@@ -92,7 +93,7 @@ def ours(modules: set[str]) -> set[str]:
 
 def test_importing_acp2_client_loads_the_package_and_no_runtime() -> None:
     loaded = loaded_by("import acp2.client")
-    assert ours(loaded) == {"acp2", "acp2.client"}
+    assert ours(loaded) == {"acp2", "acp2._lazy", "acp2.client"}
     assert not {"asyncio", "anyio", "msgspec"} & loaded
 
 

@@ -12,8 +12,9 @@ after it has answered ``initialize`` (:mod:`acp2.agent.early`).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from acp2._lazy import exports
 
 if TYPE_CHECKING:  # the names below, for type checkers and IDEs
     from acp2.agent.app import Agent as Agent
@@ -47,16 +48,4 @@ _LAZY: dict[str, str] = {
 
 __all__ = sorted(_LAZY)
 
-
-def __getattr__(name: str) -> Any:
-    """Import a public name on first use (PEP 562)."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'acp2.agent' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = exports(__name__, _LAZY, globals())

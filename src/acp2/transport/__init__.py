@@ -5,8 +5,9 @@ Names are loaded lazily so importing one transport does not import the others.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from acp2._lazy import exports
 
 if TYPE_CHECKING:
     from acp2.transport.base import Transport
@@ -24,18 +25,13 @@ __all__ = [
 ]
 
 _WHERE = {
-    "Transport": "base",
-    "MemoryTransport": "memory",
-    "memory_pair": "memory",
-    "AgentProcess": "stdio",
-    "StdioTransport": "stdio",
-    "serve_stdio": "stdio",
-    "spawn_agent": "stdio",
+    "Transport": "acp2.transport.base",
+    "MemoryTransport": "acp2.transport.memory",
+    "memory_pair": "acp2.transport.memory",
+    "AgentProcess": "acp2.transport.stdio",
+    "StdioTransport": "acp2.transport.stdio",
+    "serve_stdio": "acp2.transport.stdio",
+    "spawn_agent": "acp2.transport.stdio",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'acp2.transport' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"acp2.transport.{module}"), name)
+__getattr__, __dir__ = exports(__name__, _WHERE, globals())
