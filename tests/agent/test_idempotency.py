@@ -197,3 +197,51 @@ def test_deleting_a_session_forgets_its_keys(store_backend: Backend) -> None:
     store.flush()
     store.delete_session("s1")
     assert store.find_prompt("s1", "k1") is None
+
+
+def test_a_new_key_of_a_session_this_store_created_is_answered_without_a_query(
+    tmp_path: Any,
+) -> None:
+    store = HistoryStore(tmp_path / "h.db")
+    lookups: list[str] = []
+    store._db.set_trace_callback(lambda sql: lookups.append(sql) if "prompt_keys" in sql else None)
+    store.create_session("s1", "/tmp", [])
+    store.acquire("s1")
+    assert store.find_prompt("s1", "k1") is None
+    assert not [sql for sql in lookups if sql.startswith("SELECT")]
+    store.remember_prompt(_entry("s1", "k1"))
+    store.flush()
+    assert store.find_prompt("s1", "k1") == _entry("s1", "k1")  # one of ours: asked
+    assert store.find_prompt("s2", "k1") is None  # a session it did not create: asked
+    assert len([sql for sql in lookups if sql.startswith("SELECT")]) == 2
+    store.close()
+
+
+def test_a_key_another_store_committed_after_the_lease_changed_hands_is_found(
+    tmp_path: Any,
+) -> None:
+    first = HistoryStore(tmp_path / "h.db")
+    first.create_session("s1", "/tmp", [])
+    first.acquire("s1")
+    first.release("s1")
+    second = HistoryStore(tmp_path / "h.db")
+    second.acquire("s1")
+    second.remember_prompt(_entry("s1", "k1"))
+    second.flush()
+    second.release("s1")
+    first.acquire("s1")
+    assert first.find_prompt("s1", "k1") == _entry("s1", "k1")
+    first.close()
+    second.close()
+
+
+def test_a_fresh_session_past_its_key_budget_goes_back_to_stored_lookups(tmp_path: Any) -> None:
+    store = HistoryStore(tmp_path / "h.db")
+    store.keys_per_session = 2
+    store.create_session("s1", "/tmp", [])
+    for n in range(3):
+        store.remember_prompt(_entry("s1", f"k{n}"))
+        store.flush()
+    assert "s1" not in store._fresh  # bounded: the session's keys are no longer held
+    assert store.find_prompt("s1", "k2") is not None
+    store.close()

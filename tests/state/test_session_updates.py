@@ -229,6 +229,12 @@ def test_notices_are_kept_recent_first_out_and_not_in_the_timeline_d21() -> None
     assert state.timeline == []
 
 
+def test_a_session_that_gets_no_notice_holds_no_notice_buffer() -> None:
+    state = feed({"sessionUpdate": "state_update", "state": "idle"})
+    assert state._notices is None  # 760 bytes per session saved (issue 16)
+    assert list(state.notices) == []
+
+
 def compaction(cid: str, status: str, **fields: Any) -> dict[str, Any]:
     """A ``compaction_update``."""
     return {"sessionUpdate": "compaction_update", "compactionId": cid, "status": status, **fields}

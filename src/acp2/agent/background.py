@@ -239,15 +239,20 @@ class SessionBackground:
     session's state updates carry ``background`` (kept by the caller across connections).
     """
 
+    __slots__ = ("_changed", "_known", "_listed", "_spawn", "reported")
+
     def __init__(self, spawn: Spawner | None, changed: Callable[[], None]) -> None:
         self._spawn = spawn
         self._changed = changed
         self.reported = False
-        self._listed: dict[tuple[str, str], Cancellable] = {}
-        self._known: dict[tuple[str, str], Cancellable] = {}
+        # Made on first use: most sessions never list or register an item (128 bytes each).
+        self._listed: dict[tuple[str, str], Cancellable] | None = None
+        self._known: dict[tuple[str, str], Cancellable] | None = None
 
     def register(self, handle: Cancellable) -> None:
         """Know ``handle`` so a cancel request can find it (it advertises ``cancel``)."""
+        if self._known is None:
+            self._known = {}
         self._known[(handle.kind, handle.item_id)] = handle
 
     def listing(self) -> list[BackgroundTerminal | BackgroundToolCall] | UnsetType:
@@ -255,15 +260,17 @@ class SessionBackground:
         were detached, or ``UNSET`` while the session never reported any."""
         if not self.reported:
             return UNSET
-        return [handle.listing() for handle in self._listed.values()]
+        return [handle.listing() for handle in self.items()]
 
     def items(self) -> list[Cancellable]:
         """The handles listed now, in the order they were detached."""
-        return list(self._listed.values())
+        return [] if self._listed is None else list(self._listed.values())
 
     def add(self, handle: Cancellable) -> None:
         """List ``handle`` (already announced) and send a snapshot."""
         self.register(handle)
+        if self._listed is None:
+            self._listed = {}
         self._listed[(handle.kind, handle.item_id)] = handle
         self.reported = True
         self._changed()
@@ -271,8 +278,9 @@ class SessionBackground:
     def discard(self, handle: Cancellable) -> None:
         """Forget ``handle`` (its final update is out); send a snapshot if it was listed."""
         key = (handle.kind, handle.item_id)
-        self._known.pop(key, None)
-        if self._listed.pop(key, None) is not None:
+        if self._known is not None:
+            self._known.pop(key, None)
+        if self._listed is not None and self._listed.pop(key, None) is not None:
             self._changed()
 
     def spawn(self, body: Callable[..., Awaitable[None]], *args: Any) -> None:
@@ -287,7 +295,7 @@ class SessionBackground:
         Raises ``InvalidParams`` (-32602) for an unknown, already final or not cancellable
         item (TC-13, TM-10). Cancelling one item never changes the foreground state.
         """
-        handle = self._known.get((kind, item_id))
+        handle = None if self._known is None else self._known.get((kind, item_id))
         if handle is None or handle.finished:
             raise InvalidParams(f"Unknown or finished {kind}: {item_id}")
         if not handle.cancel_advertised:
@@ -297,7 +305,7 @@ class SessionBackground:
 
     def abandon(self) -> None:
         """Connection end: tell every owner its item is cancelled (nothing can be sent)."""
-        for handle in list(self._known.values()):
+        for handle in list((self._known or {}).values()):
             handle.request_cancel()
 
     async def stop(self) -> None:

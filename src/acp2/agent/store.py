@@ -181,6 +181,7 @@ class HistoryStore(QueuedStore):
     def release(self, session_id: str) -> None:
         """Drop one hold on ``session_id``; the lease ends with the last."""
         if self.leases.release(session_id):
+            self.forget_created(session_id)
             self._drop_lease(session_id)
 
     def _drop_lease(self, session_id: str) -> None:
@@ -207,6 +208,7 @@ class HistoryStore(QueuedStore):
             " VALUES (?, ?, ?, ?, ?)",
             (session_id, cwd, json.dumps(dirs), now, now),
         )
+        self.note_created(session_id)  # the insert succeeded: the id is new to the file
         return SessionRecord(session_id, cwd, dirs, None, now, now)
 
     def get_session(self, session_id: str) -> SessionRecord | None:
@@ -248,6 +250,7 @@ class HistoryStore(QueuedStore):
         Raises :class:`SessionInUse` while another live process serves the session.
         """
         self.flush()
+        self.forget_created(session_id)
         with self._transaction():
             self.leases.check(session_id)
             self._db.execute("UPDATE sessions SET deleted = 1 WHERE id = ?", (session_id,))

@@ -35,21 +35,22 @@ def _notices() -> deque[Any]:
 class SessionState:
     """The reduced state of one session, updated in place by :func:`acp2.state.reduce`.
 
-        Keyed stores (``messages`` by ``(kind, messageId)``, ``tool_calls``, ``terminals``,
-        ``plans``, ``compactions``) hold the entities; ``timeline`` holds messages, tool calls,
-        plans and compactions once each, in the order they were first seen. Terminals are not
-        in the timeline: tool calls reference them by id, in either order (TM-02).
+    Keyed stores (``messages`` by ``(kind, messageId)``, ``tool_calls``, ``terminals``,
+    ``plans``, ``compactions``) hold the entities; ``timeline`` holds messages, tool calls,
+    plans and compactions once each, in the order they were first seen. Terminals are not
+    in the timeline: tool calls reference them by id, in either order (TM-02).
 
-        ``foreground`` is the last reported state, kept verbatim: ``idle``, ``running``,
-        ``requires_action`` or an unknown string, which counts as busy (PL-11). A new session
-        is ``idle`` until told otherwise (D-14). ``stop_reason`` / ``error`` describe the last
-        foreground work that ended; ``background`` is None until an agent reports it (PL-25).
-        ``work`` counts pieces of foreground work started, ``completed`` those that ended
-        (a repeated ``idle`` is not a new completion, PL-24). ``replays`` counts the
-        ``replay_complete`` markers received (each ends one resume's replay). ``subagents`` holds
-    the child sessions this session announced (Preview ``subagent_update``), by id, in the
-    order they were announced. Unknown updates
-        are kept raw in ``unknown``, in arrival order (EX-07).
+    ``foreground`` is the last reported state, kept verbatim: ``idle``, ``running``,
+    ``requires_action`` or an unknown string, which counts as busy (PL-11). A new session
+    is ``idle`` until told otherwise (D-14). ``stop_reason`` / ``error`` describe the last
+    foreground work that ended; ``background`` is None until an agent reports it (PL-25).
+    ``work`` counts pieces of foreground work started, ``completed`` those that ended
+    (a repeated ``idle`` is not a new completion, PL-24). ``replays`` counts the
+    ``replay_complete`` markers received (each ends one resume's replay). ``subagents``
+    holds the child sessions this session announced (Preview ``subagent_update``), by id,
+    in the order they were announced. ``notices`` keeps the latest notices (a property,
+    made on first use). Unknown updates are kept raw in ``unknown``, in arrival order
+    (EX-07).
     """
 
     session_id: str | None = None
@@ -73,8 +74,18 @@ class SessionState:
     work: int = 0
     completed: int = 0
     replays: int = 0
-    notices: deque[Any] = field(default_factory=_notices)
     unknown: list[Raw] = field(default_factory=list)
+    #: The deque behind :attr:`notices`, made on first use (760 bytes even when empty).
+    _notices: deque[Any] | None = field(default=None, init=False, repr=False)
+
+    @property
+    def notices(self) -> deque[Any]:
+        """The latest :data:`MAX_NOTICES` notices, oldest first (fire-and-forget, not
+        history); created on first use, so a session that never gets one costs nothing."""
+        notices = self._notices
+        if notices is None:
+            notices = self._notices = _notices()
+        return notices
 
     @property
     def busy(self) -> bool:

@@ -52,6 +52,11 @@ class QueuedStore:
         self._lock = threading.Lock()
         #: The error of the last flush, while its updates wait for a retry.
         self.failure: BaseException | None = None
+        #: Sessions this store created, with the keys queued for them since (None: none
+        #: yet; one key as itself, a set from the second on: most sessions see one or a
+        #: few prompts). No ledger row of such a session can predate this store, so a key
+        #: it never queued is new without asking the backend (see :meth:`note_created`).
+        self._fresh: dict[str, str | set[str] | None] = {}
 
     # -- what a backend brings ------------------------------------------------------
 
@@ -93,11 +98,46 @@ class QueuedStore:
         self._keys[(entry.session_id, entry.key)] = entry
 
     def find_prompt(self, session_id: str, key: str) -> PromptEntry | None:
-        """The ledger entry of ``key`` in ``session_id`` (queued or stored), or None."""
+        """The ledger entry of ``key`` in ``session_id`` (queued or stored), or None.
+
+        For a session this store created and still holds, a key it never queued is
+        answered None without a lookup (every acp2 prompt carries a new key)."""
         queued = self._keys.get((session_id, key))
         if queued is not None:
             return queued
+        if session_id in self._fresh:
+            known = self._fresh[session_id]
+            if known is None or (key != known if isinstance(known, str) else key not in known):
+                return None
         return self.find_stored_prompt(session_id, key)
+
+    def note_created(self, session_id: str) -> None:
+        """Record that this store created ``session_id`` (a backend calls it from
+        ``create_session`` when only the lease holder writes a session's ledger, so no
+        row of it can exist that this store did not queue)."""
+        self._fresh[session_id] = None
+
+    def forget_created(self, session_id: str) -> None:
+        """Stop answering keys of ``session_id`` from memory (its lease ends, or it is
+        deleted): another owner may write its ledger from now on."""
+        self._fresh.pop(session_id, None)
+
+    def _note_keys(self, keys: dict[tuple[str, str], PromptEntry]) -> None:
+        """Add the keys about to be committed to their fresh sessions' sets; a session
+        past :attr:`keys_per_session` keys goes back to backend lookups (bounded memory)."""
+        fresh = self._fresh
+        for session_id, key in keys:
+            if session_id not in fresh:
+                continue
+            known = fresh[session_id]
+            if known is None or known == key:
+                fresh[session_id] = key
+                continue
+            if isinstance(known, str):
+                known = fresh[session_id] = {known}
+            known.add(key)
+            if len(known) > self.keys_per_session:
+                del fresh[session_id]
 
     def set_title(self, session_id: str, title: str | None) -> None:
         """Queue a new title (None clears it) for ``session_id``, committed by flush."""
@@ -115,6 +155,8 @@ class QueuedStore:
         with self._lock:
             work: Queued = (self._pending, self._touched, self._titles, self._keys)
             self._pending, self._touched, self._titles, self._keys = {}, {}, {}, {}
+            if work[3] and self._fresh:
+                self._note_keys(work[3])  # before the commit: a superset is always safe
             try:
                 self.commit(work, self._due_for_trim(work[3]))
             except self.write_errors as exc:
