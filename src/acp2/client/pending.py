@@ -65,6 +65,8 @@ class PendingPermissions:
     holds up the reader.
     """
 
+    __slots__ = ("_start_soon", "_waiting")
+
     def __init__(self, start_soon: StartSoon) -> None:
         self._start_soon = start_soon
         # A dict as an ordered set: an empty one is 64 bytes, an empty set 216, and every
