@@ -4,8 +4,8 @@ through ``codex-acp``) and Anthropic's Messages API (Claude Code, through
 what its latest user text asks, so ``acp2 check`` (many agents at once, its own prompts)
 can run against them.
 
-* A text containing :data:`HOLD_MARK` (``acp2 check``'s default cancel prompt counts
-  slowly) streams one delta and keeps the response open until the client goes away, which
+* A last user text containing :data:`HOLD_MARK` (``acp2 check``'s default cancel prompt
+  counts slowly) streams one delta and keeps the response open until the client goes away, which
   is what a cancel does (``disconnected`` is set).
 * Anything else gets :data:`REPLY` as one text delta. Every response and message has an
   id of its own (the adapters use them as ``messageId``).
@@ -68,8 +68,13 @@ def _texts(node: Any) -> Iterator[str]:
 
 
 def _last_user_text(messages: Any) -> str:
+    """The last text of the last user message: what the user asked last. Not the whole
+    message: after a cancelled turn Claude Code sends the interrupted prompt, an
+    "[Request interrupted by user]" note and the new prompt as blocks of one user message,
+    and holding on the old prompt's mark would hold the new prompt too."""
     users = [m for m in messages or [] if isinstance(m, dict) and m.get("role") == "user"]
-    return " ".join(_texts(users[-1])) if users else ""
+    texts = list(_texts(users[-1])) if users else []
+    return texts[-1] if texts else ""
 
 
 class _Handler(BaseHTTPRequestHandler):
