@@ -60,6 +60,8 @@ class SubagentTracker:
 
 def referenced(state: Any) -> set[str]:
     """The ids of the children of ``state`` that some tool call's content references."""
+    if not state.subagents:
+        return set()  # the common case, without a walk over every tool call's content
     found: set[str] = {
         item.session_id
         for call in state.tool_calls.values()
