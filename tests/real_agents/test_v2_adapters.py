@@ -14,6 +14,11 @@ and Claude's sometimes-``PL-22`` was this folder's fake model holding the prompt
 cancel: Claude Code sends the interrupted prompt and the new one as blocks of one user
 message, and the fake held on the old prompt's mark (it now reads the last block).
 
+The fakes also make both adapters ask for permission (``acp2 check``'s permission prompt
+gets a ``Write`` tool call from the fake Anthropic API, an ``exec_command`` outside the
+sandbox from the fake OpenAI one; Claude runs in its manual permission mode, Codex in
+"Workspace access", whose approvals go to the client), so the permission rows are judged.
+
 What the adapters do here: both answer ``initialize`` with version 2 and send an
 ``_auth/status_update`` notification unasked; Codex reports ``running`` before the user
 message and answers the prompt after both, Claude answers the prompt first; both use the
@@ -45,6 +50,11 @@ DEVIATIONS: dict[str, dict[str, str]] = {"codex-acp": {}, "claude-agent-acp": {}
 
 #: FAILs seen in some runs only, each a race in the agent (what the frames showed).
 RACES: dict[str, dict[str, str]] = {"codex-acp": {}, "claude-agent-acp": {}}
+
+#: The rows of the permission probes: the fakes make both adapters ask (a ``Write`` for
+#: Claude, an ``exec_command`` that needs approval for Codex), so they are judged, not
+#: skipped.
+PERMISSION_ROWS = ("PR-02", "PL-09", "PL-18:permission", "PL-16:nov")
 
 #: One whole check of a real agent: start-ups of several seconds, many probes.
 CHECK_TIMEOUT = 600.0
@@ -100,3 +110,5 @@ async def test_acp2_check_fails_only_the_adapters_known_deviations(
     assert set(failed) - set(RACES[agent.name]) == set(DEVIATIONS[agent.name]), failed
     checker = [row.reason for row in report.rows.values() if "the checker failed" in row.reason]
     assert not checker
+    judged = {key: report.rows[key].status.name for key in PERMISSION_ROWS}
+    assert judged == dict.fromkeys(PERMISSION_ROWS, "PASS"), judged
