@@ -1,4 +1,6 @@
-"""Validate JSON-RPC frames against the vendored ACP v2 JSON Schemas (Aug and Nov).
+"""Validate JSON-RPC frames against the vendored ACP v2 JSON Schemas (Aug and Nov, and
+the Preview as ``acp2 check`` models it: the Nov schema plus subagents, see
+``src/acp2/check/schemas/README.md``; the Preview keeps Nov's rules, batches too).
 
 ``validate_frame`` checks one message as sent by ``sender`` under one draft and
 returns readable problems (empty = valid):
@@ -43,12 +45,16 @@ from jsonschema.exceptions import ValidationError, best_match
 from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
-Draft = Literal["aug", "nov"]
+Draft = Literal["aug", "nov", "preview"]
 Sender = Literal["agent", "client"]
 
 #: The one vendored copy of each schema: the package data `acp2 check` ships.
 SCHEMA_DIR = Path(__file__).resolve().parents[1] / "src" / "acp2" / "check" / "schemas"
-SCHEMA_FILES: dict[str, str] = {"aug": "acp-v2-aug.json", "nov": "acp-v2-nov.json"}
+SCHEMA_FILES: dict[str, str] = {
+    "aug": "acp-v2-aug.json",
+    "nov": "acp-v2-nov.json",
+    "preview": "acp-v2-preview.json",
+}
 CANCEL_REQUEST = "$/cancel_request"
 FULL_LIMIT = 5000
 SAMPLE_EVERY = 100
@@ -197,7 +203,7 @@ def _method_table(defs: Mapping[str, Any]) -> dict[str, MethodSpec]:
 
 @functools.cache
 def draft_schema(draft: str) -> DraftSchema:
-    """The (cached) schema of ``draft`` ("aug" or "nov")."""
+    """The (cached) schema of ``draft`` ("aug", "nov" or "preview")."""
     if draft not in SCHEMA_FILES:
         raise ValueError(f"unknown draft {draft!r}; expected one of {sorted(SCHEMA_FILES)}")
     return DraftSchema(draft)
@@ -250,7 +256,7 @@ def validate_frame(
 def _validate_batch(
     frames: list[Any], sender: Sender, schema: DraftSchema, request_methods: Mapping[Any, str]
 ) -> list[str]:
-    if schema.draft == "nov":
+    if schema.draft != "aug":
         return [f"{sender} batch of {len(frames)}: batches are not part of the Nov draft (D-01)"]
     if not frames:
         return [f"{sender} batch: an empty batch is invalid"]

@@ -67,6 +67,27 @@ async def test_a_quiet_agent_has_no_notifications_to_report() -> None:
     assert report.rows["EX-04:notes"].reason == "none [audit]"
 
 
+UTF8 = frozenset({"invalid-utf8"})
+
+
+async def test_a_line_of_invalid_utf8_may_be_rejected_or_decoded_leniently() -> None:
+    # The transports page binds the sender ("MUST be UTF-8"), not the receiver, and RFC
+    # 8259 lets a parser accept non-JSON forms: dispatching the request with U+FFFD (the
+    # TS SDK does) was a false FAIL of the real v2 adapters.
+    strict = await check(REFERENCE, only=UTF8)
+    lenient = await check([*REFERENCE, "--lenient-utf8"], only=UTF8)
+    assert strict.rows["TR-01:utf8"].status is Status.PASS
+    assert strict.rows["TR-01:utf8"].reason.startswith("rejected")
+    assert lenient.rows["TR-01:utf8"].status is Status.PASS
+    assert "decoded leniently (U+FFFD) and answered" in lenient.rows["TR-01:utf8"].reason
+
+
+async def test_an_agent_that_dies_on_invalid_utf8_fails_the_row() -> None:
+    report = await check([*REFERENCE, "--break", "dies-on-invalid-json"], only=UTF8, timeout=2.0)
+    assert report.rows["TR-01:utf8"].status is Status.FAIL
+    assert "stopped answering" in report.rows["TR-01:utf8"].reason
+
+
 BROKEN = [
     # (rule broken, the row that must fail, every blocking row allowed to fail with it)
     ("no-idle", "PL-07", {"PL-07", "PL-18", "PL-18:permission", "IN-11"}),

@@ -82,9 +82,11 @@ def test_el05_on_a_terminal_the_form_is_asked_with_the_defaults_prefilled(tmp_pa
     assert status == 0
 
 
-def test_a_subagent_is_shown_folded_one_line_per_event(tmp_path: Path) -> None:
+def test_a_subagent_is_shown_folded_under_the_tool_call_that_spawned_it(tmp_path: Path) -> None:
     out = chat("subagent found three pages\n", tmp_path, permission="deny")
-    started = out.index("↳ helper started -- a test subagent")
-    finished = out.index("↳ helper: end_turn -- found three pages")
-    assert started < finished < out.index("helper done")
+    call = out.index("Ask the helper (completed)")
+    child = out.index("    ↳ helper -- a test subagent")
+    finished = out.index("      end_turn -- found three pages")
+    assert call < child < finished < out.index("helper done")
+    assert "↳ helper started" not in out  # not printed again on a line of its own
     assert "\x1b" not in out

@@ -1,7 +1,8 @@
 """Subagents end to end (Preview, "subagent_update"): an acp2 agent's handler spawns a
 child session and runs work in it; acp2's client gets the child as a session of its own,
 its states mirrored on the parent; the client cannot prompt or close the child and can
-cancel it only when it was announced cancellable."""
+cancel it only when it was announced cancellable; a child spawned from a tool call is
+named by that call's ``session`` content."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from acp2.agent import Agent, Turn
 from acp2.agent.store import HistoryStore
 from acp2.client import ClientSession
 from acp2.errors import InvalidParams, LocalProtocolError
-from acp2.schema import CloseSessionRequest, PromptRequest, TextContent
+from acp2.schema import CloseSessionRequest, PromptRequest, SessionReference, TextContent
 from acp2.schema.methods import SESSION_CLOSE, SESSION_PROMPT
 from helpers.inprocess import served
 
@@ -31,8 +32,12 @@ def cwd(tmp_path: Any) -> str:
 def agent() -> Agent:
     async def handle(turn: Turn) -> str:
         cancellable = turn.text == "wait"
+        call = await turn.tool_call("Research", name="delegate") if turn.text == "tool" else None
         child = await turn.session.spawn_child(
-            title="Researcher", description="looks things up", cancellable=cancellable
+            title="Researcher",
+            description="looks things up",
+            cancellable=cancellable,
+            tool_call=call,
         )
 
         async def research(sub: Turn) -> str:
@@ -43,6 +48,8 @@ def agent() -> Agent:
 
         await child.start_work(research)
         await child.wait_idle()
+        if call is not None:
+            await call.complete()
         await turn.say("parent done")
         return "end_turn"
 
@@ -114,3 +121,14 @@ async def test_closing_the_parent_closes_its_children(cwd: str) -> None:
             (child_id,) = parent.children
             await parent.close()
             assert child_id not in client._link.sessions
+
+
+async def test_a_child_spawned_from_a_tool_call_is_named_by_that_calls_content(cwd: str) -> None:
+    with anyio.fail_after(TIMEOUT):
+        async with served(agent(), cwd=cwd) as client:
+            parent = await client.new_session()
+            assert await (await parent.prompt("tool")).wait() == "end_turn"
+            (child_id,) = parent.children
+            (call,) = parent.state.tool_calls.values()
+            assert call.status == "completed"
+            assert call.content == [SessionReference(session_id=child_id)]

@@ -5,11 +5,10 @@ The SDK speaks the Nov draft, so under ``--draft nov`` the agent must be CONFORM
 as a draft difference (``differs``: a D-xx difference between the drafts, listed in
 ``acp2.check.requirements``) whose Nov counterpart passes.
 
-Known exceptions, both from the checker's invalid-UTF-8 probe (a request with id 77
-whose bytes are not UTF-8): the SDK decodes lines leniently, so it dispatches and
-answers that request. That fails the SHOULD row TR-01:utf8 (a limitation of the SDK's
-``ndJsonStream``, not a draft difference) and, through an acp2 check bug, the MUST row
-TR-09 ("answers an id the checker never sent"), which makes the verdict NOT CONFORMANT.
+The checker's invalid-UTF-8 probe (a request with id 77 whose bytes are not UTF-8) once
+failed TR-01:utf8 here: the SDK decodes lines leniently, so it dispatches and answers
+that request. No page forbids that (the row now asks only that the link stays usable),
+so ``from_the_utf8_probe`` should match nothing any more; it stays as a filter.
 """
 
 from __future__ import annotations

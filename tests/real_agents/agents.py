@@ -108,6 +108,10 @@ def codex(adapters: Path, base_url: str, root: Path) -> Agent:
         "HOME": str(home),
         "CODEX_HOME": str(codex_home),
         "OPENAI_API_KEY": "fake-key",
+        # The "Workspace access" mode: approvals go to the user (the ACP client), not to
+        # the default mode's model-run auto review, so a command that needs approval
+        # asks the client and the permission rows are judged.
+        "INITIAL_AGENT_MODE": "workspace-write",
     }
     argv = ["node", str(adapters / "node_modules/@agentclientprotocol/codex-acp/dist/index.js")]
     return Agent("codex-acp", argv, env)
@@ -125,6 +129,12 @@ def claude(adapters: Path, base_url: str, root: Path) -> Agent:
         "DISABLE_AUTOUPDATER": "1",
         "IS_SANDBOX": "1",
     }
+    # Manual permission mode (the adapter's default here is "auto", which writes without
+    # asking): a tool call then asks the client, so the permission rows are judged.
+    claude_dir = Path(env["HOME"]) / ".claude"
+    claude_dir.mkdir(exist_ok=True)
+    settings = {"permissions": {"defaultMode": "default"}}
+    (claude_dir / "settings.json").write_text(json.dumps(settings))
     js = adapters / "node_modules/@agentclientprotocol/claude-agent-acp/dist/index.js"
     return Agent("claude-agent-acp", ["node", str(js)], env)
 

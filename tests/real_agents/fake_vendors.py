@@ -4,9 +4,14 @@ through ``codex-acp``) and Anthropic's Messages API (Claude Code, through
 what its latest user text asks, so ``acp2 check`` (many agents at once, its own prompts)
 can run against them.
 
-* A text containing :data:`HOLD_MARK` (``acp2 check``'s default cancel prompt counts
-  slowly) streams one delta and keeps the response open until the client goes away, which
-  is what a cancel does (``disconnected`` is set).
+* A last user text containing :data:`HOLD_MARK` (``acp2 check``'s default cancel prompt
+  counts slowly) streams one delta and keeps the response open until the client goes
+  away, which is what a cancel does (``disconnected`` is set).
+* A last user text containing :data:`TOOL_MARK` (``acp2 check``'s default permission
+  prompt names that file) gets a tool call writing it: ``Write`` for Claude Code (when
+  the request offers it), ``exec_command`` run outside the sandbox for Codex, which
+  needs approval. Both adapters then ask the client with ``session/request_permission``;
+  the request after the tool's result gets the reply below.
 * Anything else gets :data:`REPLY` as one text delta. Every response and message has an
   id of its own (the adapters use them as ``messageId``).
 
@@ -17,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,9 +31,12 @@ from typing import Any
 
 from helpers.http_fake import send_json, serve_on_loopback
 
-__all__ = ["HOLD_MARK", "REPLY", "FakeVendor", "serve_anthropic", "serve_openai"]
+__all__ = ["HOLD_MARK", "REPLY", "TOOL_MARK", "FakeVendor", "serve_anthropic", "serve_openai"]
 
 HOLD_MARK = "Count slowly"
+#: In ``acp2 check``'s default permission prompt: Claude gets a ``Write`` tool call, Codex
+#: an ``exec_command`` that needs approval; both then ask the client for permission.
+TOOL_MARK = "acp2-check.txt"
 REPLY = "Hello there."
 #: Longest time the server thread keeps a held stream open.
 SERVER_WAIT = 60.0
@@ -67,9 +76,39 @@ def _texts(node: Any) -> Iterator[str]:
             yield from _texts(item)
 
 
+def _write_call(body: dict[str, Any]) -> dict[str, Any] | None:
+    """The input of a ``Write`` of ``TOOL_MARK`` in the session's directory (named by
+    Claude Code's system text), when the request offers that tool."""
+    tools = _tool_names(body)
+    found = re.search(r"Primary working directory: (\S+)", " ".join(_texts(body)))
+    if "Write" not in tools or found is None:
+        return None
+    return {"file_path": f"{found.group(1)}/{TOOL_MARK}", "content": "hello\n"}
+
+
+def _tool_names(body: dict[str, Any]) -> set[Any]:
+    return {t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)}
+
+
+def _asks_for_tool(items: Any) -> bool:
+    """True when the last input item is the user's message naming ``TOOL_MARK`` (not the
+    output of the call already made for it)."""
+    last = items[-1] if isinstance(items, list) and items else None
+    return (
+        isinstance(last, dict)
+        and last.get("role") == "user"
+        and TOOL_MARK in _last_user_text([last])
+    )
+
+
 def _last_user_text(messages: Any) -> str:
+    """The last text of the last user message: what the user asked last. Not the whole
+    message: after a cancelled turn Claude Code sends the interrupted prompt, an
+    "[Request interrupted by user]" note and the new prompt as blocks of one user message,
+    and holding on the old prompt's mark would hold the new prompt too."""
     users = [m for m in messages or [] if isinstance(m, dict) and m.get("role") == "user"]
-    return " ".join(_texts(users[-1])) if users else ""
+    texts = list(_texts(users[-1])) if users else []
+    return texts[-1] if texts else ""
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -136,6 +175,9 @@ class _Responses(_Handler):
         response = {"id": rid, "object": "response", "status": "in_progress", "output": []}
         self.start_events()
         self.event("response.created", response=response)
+        if _asks_for_tool(body.get("input")) and "exec_command" in _tool_names(body):
+            self._exec(response)
+            return
         item = {"type": "message", "id": mid, "role": "assistant", "content": []}
         self.event("response.output_item.added", output_index=0, item=item)
         where = {"item_id": mid, "output_index": 0, "content_index": 0}
@@ -157,6 +199,28 @@ class _Responses(_Handler):
         completed = response | {"status": "completed", "usage": usage}
         self.event("response.completed", response=completed)
 
+    def _exec(self, response: dict[str, Any]) -> None:
+        """An ``exec_command`` call that writes ``TOOL_MARK``, run outside the sandbox
+        (``require_escalated``), so Codex asks for approval: the client's permission."""
+        arguments = json.dumps(
+            {
+                "cmd": f"printf 'hello\\n' > {TOOL_MARK}",
+                "sandbox_permissions": "require_escalated",
+                "justification": f"Create {TOOL_MARK}?",
+            }
+        )
+        call_id, item_id = self.fake.new_id("call"), self.fake.new_id("fc")
+        item = {"type": "function_call", "id": item_id, "call_id": call_id, "name": "exec_command"}
+        self.event("response.output_item.added", output_index=0, item=item | {"arguments": ""})
+        delta = {"item_id": item_id, "output_index": 0, "delta": arguments}
+        self.event("response.function_call_arguments.delta", **delta)
+        done = item | {"arguments": arguments, "status": "completed"}
+        self.event("response.output_item.done", output_index=0, item=done)
+        usage = {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}
+        self.event(
+            "response.completed", response=response | {"status": "completed", "usage": usage}
+        )
+
 
 class _Messages(_Handler):
     """``POST /v1/messages`` (streamed or not) and ``count_tokens``, as Claude Code sends."""
@@ -168,7 +232,8 @@ class _Messages(_Handler):
         if not self.path.split("?")[0].rstrip("/").endswith("/v1/messages"):
             self.send_error(404, f"no route {self.path}")
             return
-        holding = HOLD_MARK in _last_user_text(body.get("messages"))
+        last = _last_user_text(body.get("messages"))
+        holding = HOLD_MARK in last
         message = {
             "id": self.fake.new_id("msg"),
             "type": "message",
@@ -183,7 +248,23 @@ class _Messages(_Handler):
             text = [{"type": "text", "text": REPLY}]
             self.send_json(message | {"content": text, "stop_reason": "end_turn"})
             return
+        write = _write_call(body) if TOOL_MARK in last else None
+        if write is not None:
+            self._tool_use(message, write)
+            return
         self._stream(message, holding)
+
+    def _tool_use(self, message: dict[str, Any], call: dict[str, Any]) -> None:
+        self.start_events()
+        self.event("message_start", message=message)
+        block = {"type": "tool_use", "id": self.fake.new_id("toolu"), "name": "Write", "input": {}}
+        self.event("content_block_start", index=0, content_block=block)
+        delta = {"type": "input_json_delta", "partial_json": json.dumps(call)}
+        self.event("content_block_delta", index=0, delta=delta)
+        self.event("content_block_stop", index=0)
+        end = {"stop_reason": "tool_use", "stop_sequence": None}
+        self.event("message_delta", delta=end, usage={"output_tokens": 5})
+        self.event("message_stop")
 
     def _stream(self, message: dict[str, Any], holding: bool) -> None:
         self.start_events()

@@ -1,12 +1,18 @@
-"""The chat's folded view of child sessions (acp2.ui.subagents): one line when a child
-appears, one each time it goes idle, the agent's text sanitized."""
+"""The chat's folded view of child sessions (acp2.ui.subagents): a child a tool call
+references (Preview ``session`` content) is drawn inside that call, any other one gets a
+line when it appears and one each time it goes idle; the agent's text sanitized."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
-from acp2.schema import SubagentState, SubagentUpdate
+from ui_helpers import feed, render, tool
+
+from acp2.schema import SessionReference, SubagentState, SubagentUpdate
 from acp2.state import SessionState, reduce
+from acp2.ui.blocks import View, tool_call_block
+from acp2.ui.describe import Seen
+from acp2.ui.plain import tool_call_text
 
 
 def session_with(*updates: SubagentUpdate) -> SimpleNamespace:
@@ -40,3 +46,67 @@ def test_a_child_without_a_title_is_named_by_its_id() -> None:
 
     (line,) = SubagentTracker().take(session_with(SubagentUpdate(session_id="c9")))
     assert line == "↳ c9 started"
+
+
+def delegated(*child_updates: SubagentUpdate) -> SimpleNamespace:
+    """A session whose tool call ``t1`` references its child ``c``, with ``child_updates``
+    reduced and a child session that said "Found three pages.\nMore." """
+    session = session_with(
+        SubagentUpdate(session_id="c", title="Researcher", description="reads"),
+        *child_updates,
+    )
+    feed(session.state, tool("t1", title="Ask the researcher", status="in_progress"))
+    chunk = {"type": "session", "sessionId": "c"}
+    feed(
+        session.state,
+        {"sessionUpdate": "tool_call_content_chunk", "toolCallId": "t1", "content": chunk},
+    )
+    child = SessionState(session_id="c")
+    feed(
+        child,
+        {
+            "sessionUpdate": "agent_message",
+            "messageId": "m",
+            "content": [{"type": "text", "text": "Found three pages.\nMore."}],
+        },
+    )
+    session.children = {"c": SimpleNamespace(state=child)}
+    return session
+
+
+def test_a_child_referenced_by_a_tool_call_is_folded_under_it_not_printed_alone() -> None:
+    from acp2.ui.subagents import SubagentTracker
+
+    session = delegated(SubagentUpdate(session_id="c", state=SubagentState(state="running")))
+    assert SubagentTracker().take(session) == []
+    seen = Seen(children=session.children)
+    shown = render(tool_call_block(session.state.tool_calls["t1"], session.state, View(seen=seen)))
+    assert "Ask the researcher" in shown
+    assert "↳ Researcher -- reads" in shown
+    assert shown.index("Ask the researcher") < shown.index("↳ Researcher") < shown.index("running")
+
+
+def test_a_folded_child_shows_its_stop_reason_and_latest_text_once_idle() -> None:
+    from acp2.ui.subagents import folded_lines
+
+    idle = SubagentState(state="idle", stop_reason="end_turn")
+    session = delegated(SubagentUpdate(session_id="c", state=idle))
+    item = SessionReference(session_id="c")
+    assert folded_lines(item, session.state, session.children) == [
+        "↳ Researcher -- reads",
+        "  end_turn -- Found three pages.",
+    ]
+    text = tool_call_text(
+        session.state.tool_calls["t1"], session.state, Seen(children=session.children)
+    )
+    assert text.splitlines()[1:] == [
+        "    ↳ Researcher -- reads",
+        "      end_turn -- Found three pages.",
+    ]
+
+
+def test_a_reference_to_a_session_that_is_no_child_is_named_by_its_id() -> None:
+    from acp2.ui.subagents import folded_lines
+
+    state = SessionState(session_id="s")
+    assert folded_lines(SessionReference(session_id="s\x1b[2J"), state, {}) == ["↳ session s^[[2J"]

@@ -35,6 +35,7 @@ from acp2.schema import (
     PermissionOption,
     PlanEntry,
     ResourceLink,
+    SessionReference,
     Terminal,
     TextContent,
     ToolCallLocation,
@@ -64,14 +65,20 @@ BLOCKS: Final[dict[str, type[Any]]] = {
     "resource": EmbeddedResource,
 }
 #: Tool-call content items by their ``type``.
-ITEMS: Final[dict[str, type[Any]]] = {"content": Content, "diff": Diff, "terminal": Terminal}
+ITEMS: Final[dict[str, type[Any]]] = {
+    "content": Content,
+    "diff": Diff,
+    "terminal": Terminal,
+    "session": SessionReference,
+}
 _BLOCK_TYPES: tuple[type[Any], ...] = tuple(BLOCKS.values())
 #: What one block-like value (rather than a list of them) may be.
 _ONE_BLOCK: tuple[type[Any], ...] = (str, Mapping, Raw, *_BLOCK_TYPES)
 _ITEM_TYPES: tuple[type[Any], ...] = tuple(ITEMS.values())
 _CONTENT_HELP = (
     "a string, a content block (TextContent, ImageContent, AudioContent, ResourceLink, "
-    "EmbeddedResource), tool-call content (Content, Diff, Terminal), or the dict of one"
+    "EmbeddedResource), tool-call content (Content, Diff, Terminal, SessionReference), or "
+    "the dict of one"
 )
 _BLOCK_HELP = "a string, a content block (TextContent, ImageContent, ...) or its dict"
 
@@ -187,7 +194,8 @@ def content_blocks(value: Any, what: str) -> list[Any]:
 
 
 def tool_call_content(value: Any, what: str) -> Any:
-    """One ToolCallContent item (``Content``, ``Diff``, ``Terminal`` or a custom Raw)."""
+    """One ToolCallContent item (``Content``, ``Diff``, ``Terminal``, ``SessionReference``
+    or a custom Raw)."""
     terminal_id = getattr(value, "terminal_id", None)
     if isinstance(terminal_id, str) and not isinstance(value, Terminal):  # a TerminalHandle
         return Terminal(terminal_id=terminal_id)

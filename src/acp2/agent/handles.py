@@ -17,6 +17,7 @@ from acp2.agent.emitter import Emitter
 from acp2.schema import (
     BackgroundTerminal,
     BackgroundToolCall,
+    SessionReference,
     Terminal,
     TerminalCancelCapabilities,
     TerminalCapabilities,
@@ -59,6 +60,11 @@ class ToolCallHandle(Cancellable):
     def item_id(self) -> str:
         """The tool call id."""
         return self.tool_call_id
+
+    @property
+    def session_id(self) -> str:
+        """The id of the session the call was reported in."""
+        return self._emitter.session_id
 
     @property
     def finished(self) -> bool:
@@ -122,6 +128,16 @@ class ToolCallHandle(Cancellable):
     async def show_terminal(self, terminal: TerminalHandle) -> None:
         """Append a reference to a display-only terminal to the call's content."""
         await self.add_content(Terminal(terminal_id=terminal.terminal_id))
+
+    async def show_session(self, session_id: str) -> None:
+        """Append a reference to the session ``session_id`` to the call's content (Preview
+        ``session`` content: the call delegated to, messaged or waited on it). The client
+        must already know that session: a child is announced before it is referenced
+        (:meth:`AgentSession.spawn_child <acp2.agent.session.AgentSession.spawn_child>`
+        with ``tool_call=`` does both, in that order)."""
+        await self.add_content(
+            SessionReference(session_id=arguments.text(session_id, "show_session()"))
+        )
 
     async def complete(self, *, content: Any = UNSET, raw_output: Any = UNSET) -> None:
         """Mark the call ``completed``, optionally replacing its content (one item or a

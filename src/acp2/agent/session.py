@@ -27,6 +27,7 @@ from acp2.lifecycle import CANCELLED, END_TURN, ERROR, Event, ForegroundMachine,
 from acp2.schema import StateUpdate
 
 if TYPE_CHECKING:
+    from acp2.agent.handles import ToolCallHandle
     from acp2.agent.turn import Turn
     from acp2.schema import SessionConfigOption
 
@@ -155,18 +156,32 @@ class AgentSession:
         title: str | None = None,
         description: str | None = None,
         cancellable: bool = False,
+        tool_call: ToolCallHandle | None = None,
     ) -> AgentSession:
         """Create a child session of this one (Preview subagents) and announce it to the
         client (``subagent_update``: ``title``, ``description``, ``capabilities.cancel``
         when ``cancellable``). Run work in it with :meth:`start_work`; its updates go out
         under its own id, its states are mirrored on this session's announcement. The
         client may not prompt, close or configure it. Closing this session closes it.
-        Raises ``LocalProtocolError`` when the session is not on a connection or already
-        has :data:`acp2.agent.children.MAX_CHILDREN` children.
+
+        ``tool_call``, a call of this session (the one delegating the work), gets a
+        ``session`` content item naming the child right after the announcement, which is
+        what lets a client show the child under that call.
+
+        Raises ``LocalProtocolError`` (announcing nothing) when the session is not on a
+        connection, already has :data:`acp2.agent.children.MAX_CHILDREN` children, or
+        ``tool_call`` belongs to another session.
         """
         if self._child_spawner is None:
             raise LocalProtocolError("the session is not attached to a connection")
-        return await self._child_spawner(self, title, description, cancellable)
+        if tool_call is not None and tool_call.session_id != self.id:
+            raise LocalProtocolError(
+                f"tool call {tool_call.tool_call_id} is not a call of session {self.id}"
+            )
+        child = await self._child_spawner(self, title, description, cancellable)
+        if tool_call is not None:
+            await tool_call.show_session(child.id)
+        return child
 
     # -- foreground state ---------------------------------------------------------
 

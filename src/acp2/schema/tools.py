@@ -25,6 +25,7 @@ __all__ = [
     "CancelToolCallRequest",
     "CancelToolCallResponse",
     "Content",
+    "SessionReference",
     "Terminal",
     "ToolCallCancelCapabilities",
     "ToolCallCapabilities",
@@ -50,8 +51,24 @@ class Terminal(Model, tag_field="type", tag="terminal", gc=False, kw_only=True):
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
+class SessionReference(Model, tag_field="type", tag="session", gc=False, kw_only=True):
+    """Tool-call content ``{type:"session", sessionId}`` (Preview subagents): the call
+    involves that session (it delegated to, messaged or waited on a child, say).
+
+    Modelled from the Subagent Sessions RFD ("Operations reference sessions"), completed
+    with the Preview ("announcements/subagents-stabilized": "a tool call can link to a
+    session with ``session`` content"): no vendored schema has it (not the TS SDK 2.4.0
+    one), so every draft sees their ``other`` fallback. A display anchor only: it creates,
+    reparents, subscribes to or controls nothing, and names a session the client already
+    knows (its own, or a child announced by ``subagent_update`` before the reference).
+    """
+
+    session_id: SessionId
+    meta: MetaField = msgspec.field(default=UNSET, name="_meta")
+
+
 #: One item of a tool call's content; an unknown ``type`` is kept as ``msgspec.Raw``.
-ToolCallContent: TypeAlias = Content | Diff | Terminal | Raw
+ToolCallContent: TypeAlias = Content | Diff | Terminal | SessionReference | Raw
 
 
 class ToolCallLocation(Model, gc=False, kw_only=True):

@@ -51,8 +51,9 @@ scenarios (the first word of the prompt selects one):
                   elicitation capability it says so)
   link <url>      a URL elicitation for url (default https://example.com/login);
                   on accept it sends elicitation/complete and says so
-  subagent <text> a child session "helper" says the text (Preview subagents); then the
-                  parent says "helper done"
+  subagent <text> the tool call "Ask the helper" delegates to a child session "helper"
+                  (Preview subagents, referenced as the call's session content) that
+                  says the text; then the parent says "helper done"
   wait            runs until cancelled (then ends idle with stopReason cancelled)
   background [n]  detaches a tool call ("Watch the tests") and the terminal of another
                   one ("make build") to the background, both cancellable; ends the turn;
@@ -215,8 +216,12 @@ async def link(turn: Turn, arg: str) -> str:
 
 
 async def subagent(turn: Turn, arg: str) -> str:
-    """Run a child session that says ``arg``, then report."""
-    child = await turn.session.spawn_child(title="helper", description="a test subagent")
+    """Delegate to a child session that says ``arg`` (from a tool call), then report."""
+    call = await turn.tool_call("Ask the helper", kind="other", name="delegate")
+    await call.start()
+    child = await turn.session.spawn_child(
+        title="helper", description="a test subagent", tool_call=call
+    )
 
     async def helper(sub: Turn) -> str:
         await sub.say(arg or "hello from the helper")
@@ -224,6 +229,7 @@ async def subagent(turn: Turn, arg: str) -> str:
 
     await child.start_work(helper)
     await child.wait_idle()
+    await call.complete()
     await turn.say("helper done")
     return "end_turn"
 

@@ -24,7 +24,7 @@ from rich.text import Text
 
 from acp2 import sanitize
 from acp2.client import PermissionRequest
-from acp2.schema import Diff, Terminal
+from acp2.schema import Diff, SessionReference, Terminal
 from acp2.state import (
     CompactionState,
     Entry,
@@ -38,6 +38,7 @@ from acp2.ui import describe
 from acp2.ui.describe import Seen
 from acp2.ui.permission import Asked, Offer, asked
 from acp2.ui.style import kind_icon, plan_mark, status_glyph
+from acp2.ui.subagents import folded_lines
 
 __all__ = [
     "View",
@@ -118,7 +119,8 @@ def thought_block(thought: str, view: View) -> RenderableType:
 
 
 def tool_call_block(call: ToolCallState, state: SessionState, view: View) -> RenderableType:
-    """``✓ ✎ Edit file`` with its content below: text, highlighted diffs, terminals."""
+    """``✓ ✎ Edit file`` with its content below: text, highlighted diffs, terminals, the
+    child sessions it references (:func:`acp2.ui.subagents.folded_lines`)."""
     glyph, style = status_glyph(call.status)
     header = Text.assemble(
         (glyph, style),
@@ -157,6 +159,8 @@ def _content_block(item: Any, state: SessionState, view: View, failed: bool, tit
     if isinstance(item, Terminal):
         term = state.terminals.get(item.terminal_id) or TerminalState(item.terminal_id)
         return terminal_block(term, view, title=title)
+    if isinstance(item, SessionReference):  # a child folded under the call that runs it
+        return Text("\n".join(folded_lines(item, state, view.seen.children)), style="dim")
     text = describe.block_text(item)
     if not text.strip():
         return None

@@ -10,6 +10,7 @@ for reading as :func:`~acp2.sanitize.prose`, titles as
 from __future__ import annotations
 
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,10 +52,13 @@ __all__ = [
 class Seen:
     """What the person already saw, shared by the views of one chat: the session ``root``
     that paths are shown relative to, and the tool calls whose diffs were shown in full
-    in a permission prompt (drawn afterwards as a ``+3 -1`` summary, not a second time)."""
+    in a permission prompt (drawn afterwards as a ``+3 -1`` summary, not a second time).
+    ``children`` is the shown session's live child sessions by id (``session.children``),
+    whose latest text a child folded under its tool call quotes."""
 
     root: str | None = None
     diffs: set[str] = field(default_factory=set)
+    children: Mapping[str, Any] = field(default_factory=dict)
 
     def summarized(self, call: ToolCallState) -> bool:
         """True when ``call``'s diffs were already shown in full."""

@@ -187,6 +187,7 @@ class InteractiveChat(ChatView):
         """Show ``session`` from now on (``run`` does this first)."""
         self.session = session
         self.view.seen.root = session.cwd  # diff headers relative to the session root
+        self.view.seen.children = session.children  # children folded under tool calls
         self.settler = Settler(session.state)
         self.notices = NoticeTracker(session.state)
 

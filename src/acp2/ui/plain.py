@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from acp2 import sanitize
-from acp2.schema import Diff, Terminal
+from acp2.schema import Diff, SessionReference, Terminal
 from acp2.state import (
     Entry,
     MessageState,
@@ -32,6 +32,7 @@ from acp2.state import (
 from acp2.ui import describe
 from acp2.ui.describe import Seen
 from acp2.ui.style import PLAIN_PLAN_MARKS, usage_text
+from acp2.ui.subagents import folded_lines
 
 __all__ = [
     "OUTPUT_LINES",
@@ -79,7 +80,8 @@ def message_text(message: MessageState, *, show_user: bool = True) -> str | None
 
 def tool_call_text(call: ToolCallState, state: SessionState, seen: Seen | None = None) -> str:
     """``[kind] title (status)``, then its content indented: text, diffs (a ``+3 -1``
-    summary when ``seen`` says the diff was shown in full already), terminals."""
+    summary when ``seen`` says the diff was shown in full already), terminals, the child
+    sessions it references (:func:`acp2.ui.subagents.folded_lines`)."""
     kind, status = sanitize.line(str(call.kind)), sanitize.line(str(call.status))
     lines = [f"[{kind}] {describe.tool_title(call)} ({status})"]
     command = describe.shown_command(call)
@@ -89,6 +91,8 @@ def tool_call_text(call: ToolCallState, state: SessionState, seen: Seen | None =
     for item in describe.content_items(call):
         if isinstance(item, Diff) and seen.summarized(call):
             lines.extend(_indent(describe.diff_summary(item, seen.root)))
+        elif isinstance(item, SessionReference):  # a child folded under its call
+            lines.extend(_indent("\n".join(folded_lines(item, state, seen.children))))
         else:
             lines.extend(_indent(_content_text(item, state, seen.root)))
     return "\n".join(lines)

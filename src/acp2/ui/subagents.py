@@ -1,25 +1,37 @@
-"""The chat's view of child sessions (Preview subagents), folded to one line per event.
+"""The chat's view of child sessions (Preview subagents), folded to a few lines.
 
-A child's own transcript stays in its session (``session.children``); the chat prints a
-line when a child appears and each time its mirrored state changes:
-``↳ Researcher started -- reads the docs`` ... ``↳ Researcher: end_turn -- Found three
-pages.`` (its latest agent message, first line). Every text is the agent's and sanitized.
+A child's own transcript stays in its session (``session.children``). A child that a tool
+call of the parent references (Preview ``session`` tool-call content, sent by
+``spawn_child(..., tool_call=...)`` for instance) is drawn inside that call's block, two
+lines under its title (:func:`folded_lines`)::
+
+    ✓ ⚙ Ask the helper
+      ↳ Researcher -- reads the docs
+        end_turn -- Found three pages.
+
+Any other child gets a line of its own when it appears and each time it goes idle
+(:class:`SubagentTracker`): ``↳ Researcher started -- reads the docs`` ...
+``↳ Researcher: end_turn -- Found three pages.`` (its latest agent message, first line).
+Every text is the agent's and sanitized.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Final
 
 from acp2.sanitize import line
+from acp2.schema import SessionReference
 
-__all__ = ["SubagentTracker"]
+__all__ = ["EXCERPT", "SubagentTracker", "folded_lines", "referenced"]
 
 #: The longest excerpt of a child's message shown on its line.
 EXCERPT: Final = 80
 
 
 class SubagentTracker:
-    """Hands out each new child and state change once (:meth:`take`)."""
+    """Hands out each new child and state change once (:meth:`take`), for the children
+    no tool call references (those are drawn inside the call, :func:`folded_lines`)."""
 
     def __init__(self) -> None:
         self._seen: dict[str, tuple[Any, Any]] = {}
@@ -29,23 +41,66 @@ class SubagentTracker:
         if session is None:
             return []
         lines = []
+        folded = referenced(session.state)
+        children = getattr(session, "children", {})
         for child_id, entry in session.state.subagents.items():
-            name = line(entry.title or "") or line(child_id)
-            state = getattr(entry.state, "state", None)
-            stop = getattr(entry.state, "stop_reason", None)
+            if child_id in folded:
+                continue
+            state, stop = _state(entry)
             before = self._seen.get(child_id)
             if before is None:
-                about = f" -- {line(entry.description)}" if entry.description else ""
-                lines.append(f"↳ {name} started{about}")
+                lines.append(f"↳ {_name(entry)} started{_about(entry)}")
                 before = (None, None)
             if (state, stop) != before and state == "idle":
-                lines.append(f"↳ {name}: {line(stop or 'idle')}{_excerpt(session, child_id)}")
+                excerpt = _excerpt(children.get(child_id))
+                lines.append(f"↳ {_name(entry)}: {line(stop or 'idle')}{excerpt}")
             self._seen[child_id] = (state, stop)
         return lines
 
 
-def _excerpt(session: Any, child_id: str) -> str:
-    child = getattr(session, "children", {}).get(child_id)
+def referenced(state: Any) -> set[str]:
+    """The ids of the children of ``state`` that some tool call's content references."""
+    if not state.subagents:
+        return set()  # the common case, without a walk over every tool call's content
+    found: set[str] = {
+        item.session_id
+        for call in state.tool_calls.values()
+        for item in call.content
+        if isinstance(item, SessionReference)
+    }
+    return found & set(state.subagents)
+
+
+def folded_lines(item: SessionReference, state: Any, children: Mapping[str, Any]) -> list[str]:
+    """The lines a tool call shows for its ``session`` content ``item``: for a child of
+    ``state``, ``↳ name -- description`` and its current state (the stop reason and the
+    child's latest message once idle; nothing while unreported); ``↳ session <id>`` for
+    any other session. ``children`` maps ids to the live child sessions (for the excerpt)."""
+    entry = state.subagents.get(item.session_id)
+    if entry is None:
+        return [f"↳ session {line(item.session_id)}"]
+    head = f"↳ {_name(entry)}{_about(entry)}"
+    status, stop = _state(entry)
+    if status is None:
+        return [head]
+    if status != "idle":
+        return [head, f"  {line(str(status))}"]
+    return [head, f"  {line(stop or 'idle')}{_excerpt(children.get(item.session_id))}"]
+
+
+def _name(entry: Any) -> str:
+    return line(entry.title or "") or line(entry.session_id)
+
+
+def _about(entry: Any) -> str:
+    return f" -- {line(entry.description)}" if entry.description else ""
+
+
+def _state(entry: Any) -> tuple[Any, Any]:
+    return getattr(entry.state, "state", None), getattr(entry.state, "stop_reason", None)
+
+
+def _excerpt(child: Any) -> str:
     if child is None:
         return ""
     texts = [m.text for m in child.state.messages.values() if m.kind == "agent" and m.text]

@@ -129,6 +129,7 @@ class TranscriptChat:
         self.settler = Settler(session.state)
         self.notices = NoticeTracker(session.state)
         self.seen.root = session.cwd
+        self.seen.children = session.children  # children folded under tool calls
         self.write(f"session {sanitize.line(session.id)} ({sanitize.line(session.cwd)})")
         if replayed:
             self.flush(final=True, show_user=True)

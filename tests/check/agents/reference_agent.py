@@ -11,7 +11,9 @@ answer ``initialize``; ``--v1-downgrade`` answers a request for version 1 in v1'
 as a dual-version agent does; ``--v1-zero-once FILE`` makes the first such answer, across
 processes, say version 0; ``--slow-v1 SECONDS`` sleeps before answering a request for
 version 1; ``--slow-after-init SECONDS`` answers ``initialize`` at once and
-then sleeps, as an agent that answers it before loading the rest of itself).
+then sleeps, as an agent that answers it before loading the rest of itself;
+``--lenient-utf8`` decodes a line of invalid UTF-8 with U+FFFD and runs it, as the
+TypeScript SDK's reader does).
 ``--break RULE`` breaks exactly one rule:
 
   no-idle                never reports idle
@@ -51,6 +53,7 @@ parser.add_argument("--v1-downgrade", action="store_true")
 parser.add_argument("--v1-zero-once", default="")
 parser.add_argument("--slow-v1", type=float, default=0.0)
 parser.add_argument("--slow-after-init", type=float, default=0.0)
+parser.add_argument("--lenient-utf8", action="store_true")
 ARGS = parser.parse_args()
 BROKEN, NOV = ARGS.broken, ARGS.nov
 LOCK = threading.Lock()
@@ -348,7 +351,7 @@ def on_message(msg: Any) -> list[Any]:
 
 def on_line(raw: bytes) -> None:
     try:
-        msg = json.loads(raw.decode("utf-8"))
+        msg = json.loads(raw.decode("utf-8", errors="replace" if ARGS.lenient_utf8 else "strict"))
     except (UnicodeDecodeError, ValueError):
         if BROKEN == "dies-on-invalid-json":
             raise
