@@ -9,8 +9,9 @@ Scenarios: ``stream`` (throughput of N ``agent_message_chunk`` updates over stdi
 ``bridge`` (what the v1 bridges add, against the same agents spoken to directly: acp2 only),
 ``timeline`` (the stages of one prompt round trip in both processes: acp2 only),
 ``remote`` (``connect_url`` against ``acp2 serve``: stream throughput over WebSocket and
-SSE, reconnect-to-resumed p50 through a cutting proxy, memory per idle connection: acp2
-only for now; bench/remote_stream.py has raw clients and the TS SDK server).
+SSE with both processes' CPU per update, reconnect-to-resumed p50 through a cutting proxy,
+memory per idle connection; the TS SDK's baseline is its ws-client / http-client against
+its experimental server, ``ts_remote.py``; bench/remote_stream.py has raw clients).
 Implementations: ``acp2`` (the ``acp2_*.py`` hooks), ``raw`` (pipe + JSON parsing, no
 protocol), ``py-sdk`` (official Python SDK 0.12.1, ACP v1, in its own venv) and ``ts-sdk``
 (official TypeScript SDK 2.4.0, ACP v2 entry point). Every measurement runs in fresh
@@ -44,7 +45,9 @@ from _table import IMPLS, render, table_rows
 BENCH_DIR = Path(__file__).resolve().parent
 SCENARIOS = ("stream", "rtt", "replay", "sessions", "startup", "bridge", "timeline", "remote")
 #: Scenarios only acp2 runs (they hold their own baselines or instrument acp2 itself).
-ACP2_ONLY = ("bridge", "timeline", "remote")
+ACP2_ONLY = ("bridge", "timeline")
+#: Scenarios whose only baseline is the TypeScript SDK (its remote server and clients).
+TS_BASELINE_ONLY = ("remote",)
 
 
 @dataclass(frozen=True)
@@ -143,7 +146,7 @@ def _raw_command(scenario: str, sizes: Sizes, envs: Environments) -> list[str] |
 
 
 def _py_sdk_command(scenario: str, sizes: Sizes, envs: Environments) -> list[str] | None:
-    if scenario in ACP2_ONLY:
+    if scenario in ACP2_ONLY + TS_BASELINE_ONLY:
         return None  # the bridge scenario holds its own baselines
     sdk = envs.sdk_python()
     agent = str(BENCH_DIR / "sdk_agent.py")
@@ -154,7 +157,7 @@ def _py_sdk_command(scenario: str, sizes: Sizes, envs: Environments) -> list[str
 
 
 def _py_sdk2_command(scenario: str, sizes: Sizes, envs: Environments) -> list[str] | None:
-    if scenario in ACP2_ONLY:
+    if scenario in ACP2_ONLY + TS_BASELINE_ONLY:
         return None
     sdk = envs.sdk2_python()
     agent = str(BENCH_DIR / "sdk2_agent.py")
@@ -172,6 +175,9 @@ def _ts_sdk_command(scenario: str, sizes: Sizes, envs: Environments) -> list[str
     if scenario == "startup":
         agent = str(folder / "agent.mjs")
         return _script("startup.py", "--runs", sizes.runs, "--protocol", 2, "--", node, agent)
+    if scenario == "remote":
+        where = ("--folder", str(folder), "--node", node)
+        return _script("ts_remote.py", *where, *sizes.driver_args(), "--runs", sizes.runs)
     return [node, str(folder / "client.mjs"), scenario, *sizes.driver_args()]
 
 
@@ -284,6 +290,7 @@ def report(
                 kind = "failed" if outcome.status == "error" else "skipped"
                 notes.append(f"- {impl} / {scenario} {kind}: {outcome.reason}")
             for metric, reason in outcome.skipped.items():
+                absent[impl][f"{scenario}.{metric}"] = "n/a"
                 notes.append(f"- {impl} / {scenario}.{metric} skipped: {reason}")
     text = render(table_rows(values, absent, impls, scenarios))
     return text + ("\n\nNotes:\n" + "\n".join(notes) if notes else "")
