@@ -35,11 +35,15 @@ def load_provision() -> ModuleType:
     return module
 
 
-def run_tiny(tmp_path: Path, impl: str) -> tuple[subprocess.CompletedProcess[str], Any]:
-    """Run ``bench/run.py --tiny --impl IMPL``; return the process and its JSON results."""
+def run_tiny(
+    tmp_path: Path, impl: str, *options: str
+) -> tuple[subprocess.CompletedProcess[str], Any]:
+    """Run ``bench/run.py --tiny --impl IMPL [OPTIONS]``; return the process and its JSON
+    results."""
     out = tmp_path / "results.json"
+    argv = [sys.executable, str(BENCH / "run.py"), "--tiny", "--impl", impl, *options]
     done = subprocess.run(
-        [sys.executable, str(BENCH / "run.py"), "--tiny", "--impl", impl, "--json", str(out)],
+        [*argv, "--json", str(out)],
         capture_output=True,
         text=True,
         timeout=240,
