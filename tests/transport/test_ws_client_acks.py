@@ -17,7 +17,7 @@ import anyio
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
-from acp2.transport.durable import ACK_EVERY, Retention, decode_frame, encode_data
+from acp2.transport.durable import ACK_EVERY, Received, Retention, decode_frame, encode_data
 from acp2.transport.ws_client import ACK_DELAY, ACK_SHARE, open_websocket
 from helpers.timeouts import TIMEOUT
 
@@ -109,3 +109,14 @@ async def test_no_more_than_a_share_of_the_retention_goes_unacknowledged() -> No
             await burst.all_acked.wait()
     gaps = [b - a for a, b in zip([0, *burst.acks], burst.acks, strict=False)]
     assert max(gaps) <= cap
+
+
+def test_a_receiver_with_a_larger_ack_every_is_due_only_after_that_many() -> None:
+    inbox = Received(ack_every=200)
+    for seq in range(1, 200):
+        inbox.accept(seq)
+    assert not inbox.ack_due()
+    inbox.accept(200)
+    assert inbox.ack_due()
+    assert inbox.acked() == 200
+    assert not inbox.ack_due()
