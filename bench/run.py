@@ -15,7 +15,8 @@ its experimental server, ``ts_remote.py``; bench/remote_stream.py has raw client
 Implementations: ``acp2`` (the ``acp2_*.py`` hooks), ``raw`` (pipe + JSON parsing, no
 protocol), ``py-sdk`` (official Python SDK 0.12.1, ACP v1, in its own venv) and ``ts-sdk``
 (official TypeScript SDK 2.4.0, ACP v2 entry point). Every measurement runs in fresh
-processes, ``--reps`` times (3 in full mode, 1 with ``--quick``); the table shows medians.
+processes, ``--reps`` times (3 in full mode, 1 with ``--quick``), the implementations'
+repetitions interleaved; the table shows medians.
 ``--tiny`` shrinks every size so the whole run takes seconds (used by the test suite).
 Exit status: 0 when every scenario ran or was skipped with a reason, 1 when one failed.
 """
@@ -221,25 +222,53 @@ def medians(reps: Sequence[dict[str, Any]]) -> dict[str, float]:
     return {k: float(statistics.median(rep[k] for rep in reps)) for k in numeric}
 
 
-def measure(impl: str, scenario: str, sizes: Sizes, envs: Environments) -> Outcome:
-    """Run ``scenario`` for ``impl`` ``sizes.reps`` times in fresh processes."""
-    try:
-        argv = command(impl, scenario, sizes, envs)
-    except _provision.Unavailable as exc:
-        return Outcome("skip", reason=str(exc))
-    if argv is None:
-        return Outcome("-")
-    reps: list[dict[str, Any]] = []
+def _commands(
+    scenario: str, impls: Sequence[str], sizes: Sizes, envs: Environments
+) -> tuple[dict[str, Outcome], dict[str, list[str]]]:
+    """The outcomes known without running anything (skipped, does not apply), and the
+    argv of every implementation that runs."""
+    outcomes: dict[str, Outcome] = {}
+    argvs: dict[str, list[str]] = {}
+    for impl in impls:
+        try:
+            argv = command(impl, scenario, sizes, envs)
+        except _provision.Unavailable as exc:
+            outcomes[impl] = Outcome("skip", reason=str(exc))
+            continue
+        if argv is None:
+            outcomes[impl] = Outcome("-")
+        else:
+            argvs[impl] = argv
+    return outcomes, argvs
+
+
+def measure(
+    scenario: str, impls: Sequence[str], sizes: Sizes, envs: Environments
+) -> dict[str, Outcome]:
+    """Run ``scenario`` for every one of ``impls``, ``sizes.reps`` times each in fresh
+    processes, the repetitions interleaved (acp2 1, ts-sdk 1, acp2 2, ts-sdk 2, ...): the
+    machine's load drifts, and a ratio is fair only between runs made under about the
+    same load. An implementation whose repetition fails stops there."""
+    outcomes, argvs = _commands(scenario, impls, sizes, envs)
+    reps: dict[str, list[dict[str, Any]]] = {impl: [] for impl in argvs}
     for rep in range(sizes.reps):
-        t0 = time.perf_counter()
-        status, metrics, reason = run_once(argv, sizes.timeout)
-        took = time.perf_counter() - t0
-        progress(f"{scenario:8} {impl:6} {rep + 1}/{sizes.reps} {status:5} {took:6.1f} s {reason}")
-        if status != "ok":
-            return Outcome(status, reason=reason, reps=reps)
-        reps.append(metrics)
-    skipped = dict(reps[0].get("_skipped", {}))
-    return Outcome("ok", medians(reps), skipped=skipped, reps=reps)
+        for impl, argv in argvs.items():
+            if impl in outcomes:
+                continue
+            t0 = time.perf_counter()
+            status, metrics, reason = run_once(argv, sizes.timeout)
+            took = time.perf_counter() - t0
+            shown = f"{scenario:8} {impl:6} {rep + 1}/{sizes.reps} {status:5} {took:6.1f} s"
+            progress(f"{shown} {reason}")
+            if status != "ok":
+                outcomes[impl] = Outcome(status, reason=reason, reps=reps[impl])
+            else:
+                reps[impl].append(metrics)
+    for impl, done in reps.items():
+        if impl not in outcomes:
+            skipped = dict(done[0].get("_skipped", {}))
+            outcomes[impl] = Outcome("ok", medians(done), skipped=skipped, reps=done)
+    return {impl: outcomes[impl] for impl in impls}
 
 
 def progress(text: str) -> None:
@@ -329,8 +358,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     results: dict[str, dict[str, Outcome]] = {impl: {} for impl in args.impl}
     t0 = time.perf_counter()
     for scenario in args.only:
-        for impl in args.impl:
-            results[impl][scenario] = measure(impl, scenario, sizes, envs)
+        for impl, outcome in measure(scenario, args.impl, sizes, envs).items():
+            results[impl][scenario] = outcome
     machine = machine_info()
     machine["load_average"] = f"{load_at_start} at start, {machine['load_average']} at end"
     print(f"# acp2 benchmarks ({mode} mode, {sizes.reps} repetition(s), medians)\n")
