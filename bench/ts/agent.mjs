@@ -1,4 +1,5 @@
-// Bench agent on the official TypeScript SDK 2.4.0, ACP v2 entry point, served on stdio.
+// Bench agent on the official TypeScript SDK 2.4.0, ACP v2 entry point, served on stdio
+// (or over HTTP and WebSocket with the SDK's experimental server: `--http PORT`, below).
 //
 // It implements the bench peer contract of bench/_common.py: a "stream N" prompt is
 // accepted at once, then the turn reports the user message, running, N
