@@ -49,7 +49,10 @@ class Proxy:
         """Pipe one client connection to the target both ways."""
         up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target)
         self._writers |= {writer, up_writer}
-        await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
+        # Cancelled when the proxy closes: end quietly, or asyncio (3.11) logs the
+        # cancellation of this connection callback as an error.
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
 
     async def _pipe(self, source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
         with contextlib.suppress(OSError, ConnectionError):
