@@ -4,7 +4,10 @@ Measures, on 127.0.0.1, in fresh processes (the server is a subprocess):
 
 * ``ws_updates_per_s`` / ``sse_updates_per_s``: one ``stream N`` prompt's updates per
   second over a durable WebSocket and over Streamable HTTP (POST + durable SSE), counted
-  by the session's update listener (every update decoded into its model);
+  by the session's update listener (every update decoded into its model), with the
+  client's and the server's CPU µs per update inside the window (``*_client_cpu_us``,
+  ``*_server_cpu_us``); ``ws_plain_*`` / ``sse_plain_*``: the same over plain links
+  (no durability asked for: what the TS SDK pair of ``ts_remote.py`` runs);
 * ``reconnect_p50_ms``: a small TCP proxy in front of the server cuts the connection
   (RST both ways); the time from the cut until a prompt sent right after it is answered,
   p50 over ``--runs`` cuts per profile (the prompt alone is ``prompt_p50_ms``, so the
@@ -20,43 +23,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 import socket
 import statistics
 import struct
-import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 from _acp2 import size_arguments
 from _common import SESSION_CWD, emit_result, emit_skip
-
-
-@contextmanager
-def serving() -> Iterator[tuple[int, int]]:
-    """``acp2 serve --test-agent`` on a free port; yields (port, pid)."""
-    argv = [sys.executable, "-m", "acp2", "serve", "--test-agent", "--port", "0"]
-    proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
-    try:
-        assert proc.stderr is not None
-        found = re.search(r"127\.0\.0\.1:(\d+)/acp", proc.stderr.readline())
-        assert found, "acp2 serve did not say where it listens"
-        yield int(found.group(1)), proc.pid
-    finally:
-        proc.terminate()
-        proc.wait(10)
-
-
-def rss_kib(pid: int) -> int:
-    """The resident set of process ``pid`` in KiB (``/proc/<pid>/status``)."""
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
+from _remote import cpu_s, rss_kib, serving
 
 
 class Proxy:
@@ -71,7 +49,10 @@ class Proxy:
         """Pipe one client connection to the target both ways."""
         up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target)
         self._writers |= {writer, up_writer}
-        await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
+        # Cancelled when the proxy closes: end quietly, or asyncio (3.11) logs the
+        # cancellation of this connection callback as an error.
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
 
     async def _pipe(self, source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
         with contextlib.suppress(OSError, ConnectionError):
@@ -105,29 +86,38 @@ async def proxied(port: int) -> AsyncIterator[Proxy]:
         proxy.cut()
 
 
-def _client(port: int, profile: str) -> Any:
+def _client(port: int, profile: str, durable: bool = True) -> Any:
     from acp2.client import connect_url
     from acp2.transport.backoff import Backoff
 
     backoff = Backoff(initial=0.005, max_delay=0.05, max_attempts=100, max_elapsed=30)
     url = f"http://127.0.0.1:{port}/acp"
-    return connect_url(url, transport=profile, cwd=SESSION_CWD, reconnect=backoff)
+    return connect_url(url, transport=profile, cwd=SESSION_CWD, reconnect=backoff, durable=durable)
 
 
-async def throughput(port: int, profile: str, updates: int) -> float:
-    """Updates per second of one ``stream N`` prompt over ``profile``."""
+async def throughput(
+    port: int, pid: int, profile: str, updates: int, durable: bool = True
+) -> dict[str, float]:
+    """One ``stream N`` prompt over ``profile``: updates/s, client and server CPU µs per
+    update (this process's own CPU; the server's from ``/proc``), inside the window."""
     seen = 0
 
     def count(update: Any, raw: bytes) -> None:
         nonlocal seen
         seen += 1
 
-    async with _client(port, profile) as client:
+    async with _client(port, profile, durable) as client:
         session = await client.new_session(on_update=count)
         await (await session.prompt("stream 10")).wait()
-        t0 = time.perf_counter()
+        server0, own0, t0 = cpu_s(pid), time.process_time(), time.perf_counter()
         await (await session.prompt(f"stream {updates}")).wait()
-        return updates / (time.perf_counter() - t0)
+        seconds = time.perf_counter() - t0
+        own, server = time.process_time() - own0, cpu_s(pid) - server0
+    return {
+        "updates_per_s": updates / seconds,
+        "client_cpu_us": own / updates * 1e6,
+        "server_cpu_us": server / updates * 1e6,
+    }
 
 
 async def reconnects(port: int, profile: str, runs: int) -> tuple[float, float]:
@@ -163,12 +153,16 @@ async def idle_connections(port: int, pid: int, count: int) -> float:
 
 async def measure(updates: int, runs: int, idle: int) -> dict[str, float]:
     """Every remote metric against one server."""
-    with serving() as (port, pid):
+    argv = [sys.executable, "-m", "acp2", "serve", "--test-agent", "--port", "0"]
+    with serving(argv) as (url, pid):
+        port = int(url.rsplit(":", 1)[1].split("/", 1)[0])
         # Idle memory first: after a long stream the server's heap shrinks back and
         # would hide what the connections cost.
         metrics = {"idle_conn_kib": await idle_connections(port, pid, idle)}
         for profile, key in (("websocket", "ws"), ("http", "sse")):
-            metrics[f"{key}_updates_per_s"] = await throughput(port, profile, updates)
+            for durable, suffix in ((True, ""), (False, "_plain")):
+                found = await throughput(port, pid, profile, updates, durable)
+                metrics.update({f"{key}{suffix}_{k}": v for k, v in found.items()})
             cut, plain = await reconnects(port, profile, runs)
             metrics[f"{key}_reconnect_p50_ms"] = cut
             metrics[f"{key}_prompt_p50_ms"] = plain

@@ -9,7 +9,9 @@ The client is deliberately raw (``websockets`` / ``httpx``, JSON decode of every
 no acp2 client code), so the number is the server's cost plus one decode per update: it
 is what any client gets from ``acp2 serve``. Prints one line per profile: updates/s and
 the server process's CPU µs per update (``/proc/<pid>/stat``, inside the window).
-Not part of the test suite (speed lives in bench/).
+Not part of the test suite (speed lives in bench/). ``run.py --only remote`` measures
+acp2's own client and the TypeScript SDK's client/server pair (``acp2_remote.py``,
+``ts_remote.py``).
 """
 
 from __future__ import annotations
@@ -156,7 +158,7 @@ def main() -> int:
         "--server",
         metavar="COMMAND",
         help="another server command printing 'listening on URL' on stderr, e.g. "
-        "'node agent.mjs --http 0' (bench/ts: the TS SDK's AcpServer, SSE only)",
+        "'node agent.mjs --http 0' (bench/ts: the TS SDK's AcpServer, WebSocket and SSE)",
     )
     args = parser.parse_args()
     acp2_serve = [sys.executable, "-m", "acp2", "serve", "--test-agent", "--port", "0"]

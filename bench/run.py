@@ -9,12 +9,14 @@ Scenarios: ``stream`` (throughput of N ``agent_message_chunk`` updates over stdi
 ``bridge`` (what the v1 bridges add, against the same agents spoken to directly: acp2 only),
 ``timeline`` (the stages of one prompt round trip in both processes: acp2 only),
 ``remote`` (``connect_url`` against ``acp2 serve``: stream throughput over WebSocket and
-SSE, reconnect-to-resumed p50 through a cutting proxy, memory per idle connection: acp2
-only for now; bench/remote_stream.py has raw clients and the TS SDK server).
+SSE with both processes' CPU per update, reconnect-to-resumed p50 through a cutting proxy,
+memory per idle connection; the TS SDK's baseline is its ws-client / http-client against
+its experimental server, ``ts_remote.py``; bench/remote_stream.py has raw clients).
 Implementations: ``acp2`` (the ``acp2_*.py`` hooks), ``raw`` (pipe + JSON parsing, no
 protocol), ``py-sdk`` (official Python SDK 0.12.1, ACP v1, in its own venv) and ``ts-sdk``
 (official TypeScript SDK 2.4.0, ACP v2 entry point). Every measurement runs in fresh
-processes, ``--reps`` times (3 in full mode, 1 with ``--quick``); the table shows medians.
+processes, ``--reps`` times (3 in full mode, 1 with ``--quick``), the implementations'
+repetitions interleaved; the table shows medians.
 ``--tiny`` shrinks every size so the whole run takes seconds (used by the test suite).
 Exit status: 0 when every scenario ran or was skipped with a reason, 1 when one failed.
 """
@@ -44,7 +46,9 @@ from _table import IMPLS, render, table_rows
 BENCH_DIR = Path(__file__).resolve().parent
 SCENARIOS = ("stream", "rtt", "replay", "sessions", "startup", "bridge", "timeline", "remote")
 #: Scenarios only acp2 runs (they hold their own baselines or instrument acp2 itself).
-ACP2_ONLY = ("bridge", "timeline", "remote")
+ACP2_ONLY = ("bridge", "timeline")
+#: Scenarios whose only baseline is the TypeScript SDK (its remote server and clients).
+TS_BASELINE_ONLY = ("remote",)
 
 
 @dataclass(frozen=True)
@@ -143,7 +147,7 @@ def _raw_command(scenario: str, sizes: Sizes, envs: Environments) -> list[str] |
 
 
 def _py_sdk_command(scenario: str, sizes: Sizes, envs: Environments) -> list[str] | None:
-    if scenario in ACP2_ONLY:
+    if scenario in ACP2_ONLY + TS_BASELINE_ONLY:
         return None  # the bridge scenario holds its own baselines
     sdk = envs.sdk_python()
     agent = str(BENCH_DIR / "sdk_agent.py")
@@ -154,7 +158,7 @@ def _py_sdk_command(scenario: str, sizes: Sizes, envs: Environments) -> list[str
 
 
 def _py_sdk2_command(scenario: str, sizes: Sizes, envs: Environments) -> list[str] | None:
-    if scenario in ACP2_ONLY:
+    if scenario in ACP2_ONLY + TS_BASELINE_ONLY:
         return None
     sdk = envs.sdk2_python()
     agent = str(BENCH_DIR / "sdk2_agent.py")
@@ -172,6 +176,9 @@ def _ts_sdk_command(scenario: str, sizes: Sizes, envs: Environments) -> list[str
     if scenario == "startup":
         agent = str(folder / "agent.mjs")
         return _script("startup.py", "--runs", sizes.runs, "--protocol", 2, "--", node, agent)
+    if scenario == "remote":
+        where = ("--folder", str(folder), "--node", node)
+        return _script("ts_remote.py", *where, *sizes.driver_args(), "--runs", sizes.runs)
     return [node, str(folder / "client.mjs"), scenario, *sizes.driver_args()]
 
 
@@ -215,25 +222,53 @@ def medians(reps: Sequence[dict[str, Any]]) -> dict[str, float]:
     return {k: float(statistics.median(rep[k] for rep in reps)) for k in numeric}
 
 
-def measure(impl: str, scenario: str, sizes: Sizes, envs: Environments) -> Outcome:
-    """Run ``scenario`` for ``impl`` ``sizes.reps`` times in fresh processes."""
-    try:
-        argv = command(impl, scenario, sizes, envs)
-    except _provision.Unavailable as exc:
-        return Outcome("skip", reason=str(exc))
-    if argv is None:
-        return Outcome("-")
-    reps: list[dict[str, Any]] = []
+def _commands(
+    scenario: str, impls: Sequence[str], sizes: Sizes, envs: Environments
+) -> tuple[dict[str, Outcome], dict[str, list[str]]]:
+    """The outcomes known without running anything (skipped, does not apply), and the
+    argv of every implementation that runs."""
+    outcomes: dict[str, Outcome] = {}
+    argvs: dict[str, list[str]] = {}
+    for impl in impls:
+        try:
+            argv = command(impl, scenario, sizes, envs)
+        except _provision.Unavailable as exc:
+            outcomes[impl] = Outcome("skip", reason=str(exc))
+            continue
+        if argv is None:
+            outcomes[impl] = Outcome("-")
+        else:
+            argvs[impl] = argv
+    return outcomes, argvs
+
+
+def measure(
+    scenario: str, impls: Sequence[str], sizes: Sizes, envs: Environments
+) -> dict[str, Outcome]:
+    """Run ``scenario`` for every one of ``impls``, ``sizes.reps`` times each in fresh
+    processes, the repetitions interleaved (acp2 1, ts-sdk 1, acp2 2, ts-sdk 2, ...): the
+    machine's load drifts, and a ratio is fair only between runs made under about the
+    same load. An implementation whose repetition fails stops there."""
+    outcomes, argvs = _commands(scenario, impls, sizes, envs)
+    reps: dict[str, list[dict[str, Any]]] = {impl: [] for impl in argvs}
     for rep in range(sizes.reps):
-        t0 = time.perf_counter()
-        status, metrics, reason = run_once(argv, sizes.timeout)
-        took = time.perf_counter() - t0
-        progress(f"{scenario:8} {impl:6} {rep + 1}/{sizes.reps} {status:5} {took:6.1f} s {reason}")
-        if status != "ok":
-            return Outcome(status, reason=reason, reps=reps)
-        reps.append(metrics)
-    skipped = dict(reps[0].get("_skipped", {}))
-    return Outcome("ok", medians(reps), skipped=skipped, reps=reps)
+        for impl, argv in argvs.items():
+            if impl in outcomes:
+                continue
+            t0 = time.perf_counter()
+            status, metrics, reason = run_once(argv, sizes.timeout)
+            took = time.perf_counter() - t0
+            shown = f"{scenario:8} {impl:6} {rep + 1}/{sizes.reps} {status:5} {took:6.1f} s"
+            progress(f"{shown} {reason}")
+            if status != "ok":
+                outcomes[impl] = Outcome(status, reason=reason, reps=reps[impl])
+            else:
+                reps[impl].append(metrics)
+    for impl, done in reps.items():
+        if impl not in outcomes:
+            skipped = dict(done[0].get("_skipped", {}))
+            outcomes[impl] = Outcome("ok", medians(done), skipped=skipped, reps=done)
+    return {impl: outcomes[impl] for impl in impls}
 
 
 def progress(text: str) -> None:
@@ -284,6 +319,7 @@ def report(
                 kind = "failed" if outcome.status == "error" else "skipped"
                 notes.append(f"- {impl} / {scenario} {kind}: {outcome.reason}")
             for metric, reason in outcome.skipped.items():
+                absent[impl][f"{scenario}.{metric}"] = "n/a"
                 notes.append(f"- {impl} / {scenario}.{metric} skipped: {reason}")
     text = render(table_rows(values, absent, impls, scenarios))
     return text + ("\n\nNotes:\n" + "\n".join(notes) if notes else "")
@@ -322,8 +358,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     results: dict[str, dict[str, Outcome]] = {impl: {} for impl in args.impl}
     t0 = time.perf_counter()
     for scenario in args.only:
-        for impl in args.impl:
-            results[impl][scenario] = measure(impl, scenario, sizes, envs)
+        for impl, outcome in measure(scenario, args.impl, sizes, envs).items():
+            results[impl][scenario] = outcome
     machine = machine_info()
     machine["load_average"] = f"{load_at_start} at start, {machine['load_average']} at end"
     print(f"# acp2 benchmarks ({mode} mode, {sizes.reps} repetition(s), medians)\n")

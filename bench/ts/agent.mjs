@@ -1,4 +1,5 @@
-// Bench agent on the official TypeScript SDK 2.4.0, ACP v2 entry point, served on stdio.
+// Bench agent on the official TypeScript SDK 2.4.0, ACP v2 entry point, served on stdio
+// (or over HTTP and WebSocket with the SDK's experimental server: `--http PORT`, below).
 //
 // It implements the bench peer contract of bench/_common.py: a "stream N" prompt is
 // accepted at once, then the turn reports the user message, running, N
@@ -84,18 +85,25 @@ const app = acp
     return {};
   });
 
-// `--http PORT`: serve the same agent with the SDK's experimental Streamable HTTP server
-// (AcpServer) on 127.0.0.1:PORT/acp instead of stdio (bench/remote_stream.py --ts-agent).
+// `--http PORT`: serve the same agent with the SDK's experimental server (AcpServer and its
+// Node adapter) on 127.0.0.1:PORT/acp instead of stdio: Streamable HTTP, and WebSocket
+// upgrades through the `ws` package as the SDK's Node adapter expects
+// (bench/ts_remote.py, bench/remote_stream.py --server).
 const httpAt = process.argv.indexOf("--http");
 if (httpAt >= 0) {
   const { createServer } = await import("node:http");
+  const { WebSocketServer } = await import("ws");
   const { AcpServer } = await import("@agentclientprotocol/sdk/experimental/server");
-  const { createNodeHttpHandler } = await import("@agentclientprotocol/sdk/experimental/node");
-  const handler = createNodeHttpHandler(new AcpServer({ agent: app }));
-  const server = createServer(handler);
+  const node = await import("@agentclientprotocol/sdk/experimental/node");
+  const acpServer = new AcpServer({ agent: app });
+  const server = createServer(node.createNodeHttpHandler(acpServer));
+  server.on("upgrade", node.createNodeWebSocketUpgradeHandler(acpServer, new WebSocketServer({ noServer: true })));
   server.listen(Number(process.argv[httpAt + 1]), "127.0.0.1", () => {
     process.stderr.write(`listening on http://127.0.0.1:${server.address().port}/acp\n`);
   });
+  const stop = () => acpServer.close().finally(() => process.exit(0));
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
 } else {
   const connection = app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
   await connection.closed;

@@ -10,7 +10,7 @@ import { once } from "node:events";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import * as acp from "@agentclientprotocol/sdk/experimental/v2";
-import { selfStats } from "./common.mjs";
+import { State, now, selfStats } from "./common.mjs";
 
 const CWD = "/tmp";
 const SIZES = { updates: 100000, pings: 2000, prompts: 1000, warmup: 50, replay: 10000, sessions: 1000, window: 64 };
@@ -26,81 +26,11 @@ function parseArgs(argv) {
   return { scenario, sizes };
 }
 
-/** Client-side session state: text per message, update count, idle waiters. */
-class State {
-  constructor() {
-    this.received = 0;
-    this.sessions = new Map();
-    this.idleWaiters = new Map();
-    this.target = Infinity;
-    this.reached = null;
-  }
-
-  session(sessionId) {
-    let session = this.sessions.get(sessionId);
-    if (!session) {
-      session = { messages: new Map(), state: "idle", stopReason: undefined };
-      this.sessions.set(sessionId, session);
-    }
-    return session;
-  }
-
-  reduce({ sessionId, update }) {
-    this.received++;
-    const session = this.session(sessionId);
-    switch (update.sessionUpdate) {
-      case "agent_message_chunk":
-      case "user_message_chunk": {
-        const parts = session.messages.get(update.messageId) ?? [];
-        parts.push(update.content.text ?? "");
-        session.messages.set(update.messageId, parts);
-        break;
-      }
-      case "agent_message":
-      case "user_message":
-        session.messages.set(update.messageId, (update.content ?? []).map((block) => block.text ?? ""));
-        break;
-      case "state_update":
-        session.state = update.state;
-        session.stopReason = update.stopReason;
-        if (update.state === "idle") {
-          const waiter = this.idleWaiters.get(sessionId);
-          this.idleWaiters.delete(sessionId);
-          waiter?.();
-        }
-        break;
-      default:
-        break;
-    }
-    if (this.received >= this.target && this.reached) {
-      const reached = this.reached;
-      this.reached = null;
-      reached();
-    }
-  }
-
-  /** A promise for the next idle state_update of the session. */
-  nextIdle(sessionId) {
-    return new Promise((resolve) => this.idleWaiters.set(sessionId, resolve));
-  }
-
-  /** A promise resolved once `total` updates have been received in all. */
-  expect(total) {
-    this.target = total;
-    return new Promise((resolve) => {
-      this.reached = resolve;
-      if (this.received >= total) resolve();
-    });
-  }
-}
-
 function latency(prefix, samples) {
   const sorted = [...samples].sort((a, b) => a - b);
   const rank = (q) => sorted[Math.max(1, Math.min(sorted.length, Math.round((q / 100) * sorted.length + 0.5))) - 1];
   return { [`${prefix}_p50_us`]: rank(50) * 1e6, [`${prefix}_p99_us`]: rank(99) * 1e6, [`${prefix}_count`]: sorted.length };
 }
-
-const now = () => Number(process.hrtime.bigint()) / 1e9;
 
 async function timed(count, warmup, call) {
   const samples = [];

@@ -35,11 +35,15 @@ def load_provision() -> ModuleType:
     return module
 
 
-def run_tiny(tmp_path: Path, impl: str) -> tuple[subprocess.CompletedProcess[str], Any]:
-    """Run ``bench/run.py --tiny --impl IMPL``; return the process and its JSON results."""
+def run_tiny(
+    tmp_path: Path, impl: str, *options: str
+) -> tuple[subprocess.CompletedProcess[str], Any]:
+    """Run ``bench/run.py --tiny --impl IMPL [OPTIONS]``; return the process and its JSON
+    results."""
     out = tmp_path / "results.json"
+    argv = [sys.executable, str(BENCH / "run.py"), "--tiny", "--impl", impl, *options]
     done = subprocess.run(
-        [sys.executable, str(BENCH / "run.py"), "--tiny", "--impl", impl, "--json", str(out)],
+        [*argv, "--json", str(out)],
         capture_output=True,
         text=True,
         timeout=240,
@@ -134,3 +138,12 @@ def test_official_typescript_sdk_baseline_runs(tmp_path: Path) -> None:
         assert results[scenario]["status"] == "ok", results[scenario]["reason"]
     assert results["stream"]["metrics"]["updates_per_s"] > 0
     assert results["replay"]["metrics"]["seconds"] > 0
+
+
+def test_repetitions_of_the_implementations_are_interleaved() -> None:
+    argv = [sys.executable, str(BENCH / "run.py"), "--tiny", "--only", "stream", "--reps", "2"]
+    done = subprocess.run(
+        [*argv, "--impl", "acp2,raw"], capture_output=True, text=True, timeout=240, check=True
+    )
+    order = [line.split()[1:3] for line in done.stderr.splitlines() if line.startswith("stream")]
+    assert order == [["acp2", "1/2"], ["raw", "1/2"], ["acp2", "2/2"], ["raw", "2/2"]]

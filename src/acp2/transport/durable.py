@@ -60,7 +60,8 @@ LAST_SEQ_HEADER = "acp2-last-seq"
 SEQ_HEADER = "acp2-seq"
 #: Header of a bodiless POST acknowledging every SSE event up to its value (Streamable HTTP).
 ACK_HEADER = "acp2-ack"
-#: A receiver acknowledges at least every this many messages (and when the link goes quiet).
+#: A receiver acknowledges at least every this many messages (and when the link goes
+#: quiet), unless it acknowledges on a timer instead (:class:`Received`'s ``ack_every``).
 ACK_EVERY = 64
 
 
@@ -179,14 +180,21 @@ class Retained:
 
 
 class Received:
-    """The receiving side of one direction: the last seq taken, and when to acknowledge."""
+    """The receiving side of one direction: the last seq taken, and when to acknowledge.
 
-    __slots__ = ("_unacked", "last")
+    ``ack_every`` (default :data:`ACK_EVERY`) is how many messages may arrive before an
+    acknowledgement is due however fast they come; a receiver that also acknowledges on
+    a timer (the WebSocket client) sets it higher, but must keep it well below the
+    sender's retention count so nothing unacknowledged is ever trimmed.
+    """
 
-    def __init__(self) -> None:
+    __slots__ = ("_every", "_unacked", "last")
+
+    def __init__(self, ack_every: int = ACK_EVERY) -> None:
         #: The seq of the last message taken (0: none yet).
         self.last = 0
         self._unacked = 0
+        self._every = max(1, ack_every)
 
     def accept(self, seq: int) -> bool:
         """True when ``seq`` is the next message (take it), False for a duplicate (drop it).
@@ -203,8 +211,8 @@ class Received:
         return True
 
     def ack_due(self) -> bool:
-        """True once :data:`ACK_EVERY` messages arrived since the last :meth:`acked`."""
-        return self._unacked >= ACK_EVERY
+        """True once ``ack_every`` messages arrived since the last :meth:`acked`."""
+        return self._unacked >= self._every
 
     def acked(self) -> int:
         """Note that an acknowledgement is being sent; return the seq it carries."""

@@ -61,8 +61,15 @@ log = logging.getLogger("acp2.transport.ws")
 #: Close codes by which a server refuses to resume a link (contract: unknown connection,
 #: cursor too old, not authorized).
 REFUSAL_CODES = frozenset({4404, 4410, 4401})
-#: Seconds a quiet receiver waits before acknowledging what it took (contract: < 1 s).
-ACK_DELAY = 0.2
+#: Seconds between acknowledgements while messages keep coming, which is also the longest
+#: a quiet receiver waits before acknowledging what it took (contract: < 1 s). An ack frame
+#: per interval instead of one per ``ACK_EVERY`` messages: each ack is a frame written and
+#: a wake-up of the server, ~10% of the client's CPU in a fast stream (docs/benchmarks.md).
+ACK_DELAY = 0.025
+#: What share of the server's retention count may arrive unacknowledged before an ack goes
+#: out at once, timer or not: the server trims its window by count even when nothing is
+#: acknowledged, and a resume needs everything after the client's cursor still there.
+ACK_SHARE = 4
 #: Seconds to wait for the close code of a resume the server accepted without a cursor.
 REFUSAL_WAIT = 5.0
 #: Chunks the transport holds for a reader that is not reading, before it stops reading
@@ -93,6 +100,9 @@ class WebSocketTransport:
         self._closing = False
         self._acked_sent = 0
         self._ack_wanted = anyio.Event()
+        #: Whether the acknowledger's timer already runs for what was taken since its
+        #: last ack (so a message costs a flag test, not an ``Event.set()``).
+        self._ack_pending = False
         self.connection_id: str | None = None
         self.retention: Retention | None = None
         self.reconnects = 0
@@ -166,6 +176,7 @@ class WebSocketTransport:
         if granted is not None and self.connection_id:
             self.retention = Retention.parse(granted)
             self._out = Retained(self.retention)
+            self._in = Received(ack_every=max(1, self.retention.messages // ACK_SHARE))
         self._link = link
 
     def start(self, tg: TaskGroup) -> None:
@@ -212,7 +223,8 @@ class WebSocketTransport:
         await self._inbox.put(bytes(parsed.msg) + b"\n")
         if self._in.ack_due():
             await self._send_ack(link)
-        else:
+        elif not self._ack_pending:
+            self._ack_pending = True
             self._ack_wanted.set()
 
     async def _send_ack(self, link: Link) -> None:
@@ -222,12 +234,16 @@ class WebSocketTransport:
             await link.send(encode_ack(seq))
 
     async def _acknowledge(self) -> None:
-        """Acknowledge within :data:`ACK_DELAY` of the last message when the link goes
-        quiet (the reader acknowledges every ``ACK_EVERY`` messages itself)."""
+        """Acknowledge what was taken :data:`ACK_DELAY` after the first message since the
+        last ack: at most one ack per interval while messages keep coming, and one within
+        the interval once the link goes quiet (the reader acknowledges at once when a
+        share of the server's retention arrived unacknowledged, see :data:`ACK_SHARE`)."""
         while not self._ended():
             await self._ack_wanted.wait()
             self._ack_wanted = anyio.Event()
             await anyio.sleep(ACK_DELAY)
+            # Messages from here on start the next interval; this ack covers the rest.
+            self._ack_pending = False
             link = self._link
             if link is not None and self._in.last > self._acked_sent:
                 await self._send_ack(link)
@@ -270,6 +286,7 @@ class WebSocketTransport:
                 await link.send(encode_data(seq, message))
             self._link = link
         self._acked_sent = 0
+        self._ack_pending = True
         self._ack_wanted.set()
 
     def _end(self, reason: BaseException) -> None:
