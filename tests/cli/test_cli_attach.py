@@ -1,0 +1,174 @@
+"""``acp2 chat --attach``: a second terminal watching (or steering) a live session of a
+real ``acp2 serve --test-agent`` on 127.0.0.1. The session's owner is a library client in
+the test; the attached chat is a real subprocess in transcript mode (piped input)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import anyio
+import pytest
+from attach_helpers import chat_process, free_port, serve_process
+from cli_helpers import isolated_env, run_acp2
+
+from acp2.client import ClientConnection, ClientSession, PermissionRequest, connect_url
+from acp2.ui.watching import OBSERVER_READ_ONLY
+from helpers.timeouts import PROCESS_TIMEOUT, TIMEOUT
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    return isolated_env(tmp_path / "data")
+
+
+@pytest.fixture(scope="module")
+def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with serve_process(isolated_env(tmp_path_factory.mktemp("serve"))) as found:
+        yield found
+
+
+class Owner:
+    """The client that made the session live; its permission requests wait until the
+    test says how to answer (``answer``), and it records a withdrawn one."""
+
+    def __init__(self) -> None:
+        self.asked = anyio.Event()
+        self.go = anyio.Event()
+        self.withdrawn = False
+
+    async def policy(self, request: PermissionRequest) -> object:
+        self.asked.set()
+        try:
+            await self.go.wait()
+        except anyio.get_cancelled_exc_class():
+            self.withdrawn = True
+            raise
+        return request.options[0]
+
+
+@pytest.fixture
+async def owner(url: str, tmp_path: Path) -> AsyncIterator[tuple[ClientSession, Owner]]:
+    who = Owner()
+    client: ClientConnection
+    async with connect_url(url, permissions=who.policy) as client:  # type: ignore[arg-type]
+        session = await client.new_session(str(tmp_path))
+        with anyio.fail_after(TIMEOUT):
+            assert await (await session.prompt("echo before attaching")).wait() == "end_turn"
+        yield session, who
+
+
+async def test_an_observer_sees_the_history_then_the_owners_turns_live_and_may_not_prompt(
+    url: str, owner: tuple[ClientSession, Owner], env: dict[str, str], tmp_path: Path
+) -> None:
+    session, _ = owner
+    async with chat_process(["--url", url, "--attach", session.id], env, tmp_path) as chat:
+        await chat.expect("> echo before attaching")
+        await chat.expect("--- attached as observer ---")
+        await chat.send("echo from the observer")
+        assert await chat.expect("observer:") == OBSERVER_READ_ONLY
+        with anyio.fail_after(TIMEOUT):
+            assert await (await session.prompt("echo live words")).wait() == "end_turn"
+        await chat.expect("> echo live words")
+        assert await chat.expect("live words") == "live words"
+        assert await chat.expect("[stop:") == "[stop: end_turn]"
+        await chat.close_input()
+        assert await chat.wait() == 0
+    assert "from the observer" not in session.state.agent_text()
+
+
+async def test_a_controller_prompts_and_its_answer_to_a_permission_wins(
+    url: str, owner: tuple[ClientSession, Owner], env: dict[str, str], tmp_path: Path
+) -> None:
+    session, who = owner
+    args = ["--url", url, "--attach", session.id, "--role", "controller", "--permission", "ask"]
+    async with chat_process(args, env, tmp_path) as chat:
+        await chat.expect("--- attached as controller ---")
+        await chat.send("echo steered")
+        await chat.expect("> echo steered")
+        assert await chat.expect("steered") == "steered"
+        await chat.expect("[stop: end_turn]")
+        work = await session.prompt("permission Shall we?")
+        await chat.partial("choose [")
+        with anyio.fail_after(TIMEOUT):
+            await who.asked.wait()
+        await chat.send("1")
+        with anyio.fail_after(TIMEOUT):
+            assert await work.wait() == "end_turn"
+        await chat.expect("You chose: allow")
+        assert who.withdrawn, "the owner's request is withdrawn once the controller answered"
+        await chat.close_input()
+        assert await chat.wait() == 0
+    assert "You chose: allow" in session.state.agent_text()
+
+
+async def test_a_request_answered_elsewhere_closes_in_the_chat_with_a_line_saying_so(
+    url: str, owner: tuple[ClientSession, Owner], env: dict[str, str], tmp_path: Path
+) -> None:
+    session, who = owner
+    args = ["--url", url, "--attach", session.id, "--role", "controller", "--permission", "ask"]
+    async with chat_process(args, env, tmp_path) as chat:
+        await chat.expect("--- attached as controller ---")
+        work = await session.prompt("permission Shall we?")
+        await chat.partial("choose [")
+        who.go.set()  # the owner answers first
+        with anyio.fail_after(TIMEOUT):
+            assert await work.wait() == "end_turn"
+        await chat.expect("-> answered elsewhere")
+        await chat.expect("[stop: end_turn]")
+        await chat.send("echo still here")  # the chat goes on, its input not eaten
+        await chat.expect("> echo still here")
+        assert await chat.expect("still here") == "still here"
+        await chat.close_input()
+        assert await chat.wait() == 0
+
+
+async def test_attach_without_an_id_lists_the_sessions_and_attaches_to_the_one_picked(
+    url: str, owner: tuple[ClientSession, Owner], env: dict[str, str], tmp_path: Path
+) -> None:
+    session, _ = owner
+    async with chat_process(["--url", url, "--attach"], env, tmp_path) as chat:
+        listed = await chat.expect(session.id)
+        number = listed.split()[0]
+        await chat.partial("attach to which?")
+        await chat.send(number)
+        await chat.expect("--- attached as observer ---")
+        await chat.close_input()
+        assert await chat.wait() == 0
+
+
+async def test_the_chat_says_the_session_ended_when_the_server_restarted_without_it(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    port = free_port()
+    with contextlib.ExitStack() as first:
+        url = first.enter_context(serve_process(env, port))
+        async with connect_url(url) as client:
+            session = await client.new_session(str(tmp_path))
+            async with chat_process(["--url", url, "--attach", session.id], env, tmp_path) as chat:
+                await chat.expect("--- attached as observer ---")
+                first.close()  # the server stops, and its sessions with it (test agent: memory)
+                with serve_process(env, port):
+                    # The chat's link retries with backoff (at most 5 s apart) meanwhile.
+                    ended = await chat.expect("the session ended", 3 * PROCESS_TIMEOUT)
+                    assert "could not be resumed" in ended
+                    assert await chat.wait() == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        (["--attach", "sess_1", "--", "acp2", "test-agent"], "--attach needs --url"),
+        (["--url", "ws://127.0.0.1:9/acp", "--attach", "s", "--resume", "s"], "not both"),
+        (["--url", "ws://127.0.0.1:9/acp", "--role", "controller"], "--role needs --attach"),
+    ],
+)
+def test_attach_options_that_do_not_fit_together_are_a_usage_error(
+    args: list[str], problem: str, env: dict[str, str], tmp_path: Path
+) -> None:
+    done = run_acp2("chat", *args, stdin="", env=env, cwd=tmp_path)
+    assert done.returncode == 2
+    assert problem in done.stderr
