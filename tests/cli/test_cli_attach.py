@@ -7,14 +7,16 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 from attach_helpers import chat_process, free_port, serve_process
-from cli_helpers import isolated_env, run_acp2
+from cli_helpers import ACP2, isolated_env, run_acp2
 
 from acp2.client import ClientConnection, ClientSession, PermissionRequest, connect_url
 from acp2.ui.watching import OBSERVER_READ_ONLY
+from helpers.processes import spawn_pty, terminal_env
 from helpers.timeouts import PROCESS_TIMEOUT, TIMEOUT
 
 pytestmark = pytest.mark.anyio
@@ -38,14 +40,14 @@ class Owner:
     def __init__(self) -> None:
         self.asked = anyio.Event()
         self.go = anyio.Event()
-        self.withdrawn = False
+        self.withdrawn = anyio.Event()
 
     async def policy(self, request: PermissionRequest) -> object:
         self.asked.set()
         try:
             await self.go.wait()
         except anyio.get_cancelled_exc_class():
-            self.withdrawn = True
+            self.withdrawn.set()
             raise
         return request.options[0]
 
@@ -99,7 +101,8 @@ async def test_a_controller_prompts_and_its_answer_to_a_permission_wins(
         with anyio.fail_after(TIMEOUT):
             assert await work.wait() == "end_turn"
         await chat.expect("You chose: allow")
-        assert who.withdrawn, "the owner's request is withdrawn once the controller answered"
+        with anyio.fail_after(TIMEOUT):  # the owner's request, withdrawn once answered
+            await who.withdrawn.wait()
         await chat.close_input()
         assert await chat.wait() == 0
     assert "You chose: allow" in session.state.agent_text()
@@ -172,3 +175,84 @@ def test_attach_options_that_do_not_fit_together_are_a_usage_error(
     done = run_acp2("chat", *args, stdin="", env=env, cwd=tmp_path)
     assert done.returncode == 2
     assert problem in done.stderr
+
+
+# -- on a terminal -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def pty_env(tmp_path: Path) -> dict[str, str]:
+    pytest.importorskip("pexpect")
+    return terminal_env(tmp_path / "data")
+
+
+def spawn_logged(args: list[str], env: dict[str, str], cwd: Path) -> Any:
+    """``acp2 chat ARGS`` in an 80x24 pseudo-terminal, what it draws logged to pty.log."""
+    child = spawn_pty([*ACP2, "chat", *args], env=env, cwd=cwd)
+    child.logfile_read = open(cwd / "pty.log", "w")  # noqa: SIM115
+    return child
+
+
+async def on_screen(child: Any, pattern: str) -> None:
+    """Wait (in a thread: pexpect blocks) until ``pattern`` was drawn."""
+    await anyio.to_thread.run_sync(child.expect, pattern)
+
+
+async def leave(child: Any) -> int:
+    """Ctrl-D at an empty prompt; the exit status."""
+    import pexpect
+
+    child.sendcontrol("d")
+    await on_screen(child, pexpect.EOF)
+    child.close()
+    return int(child.exitstatus)
+
+
+async def test_on_a_terminal_an_observer_sees_the_owners_turn_keeps_its_typing_and_may_not_prompt(
+    url: str, owner: tuple[ClientSession, Owner], pty_env: dict[str, str], tmp_path: Path
+) -> None:
+    session, _ = owner
+    child = spawn_logged(["--url", url, "--attach", session.id], pty_env, tmp_path)
+    try:
+        await on_screen(child, "attached as observer")
+        await on_screen(child, "❯")
+        child.sendline("echo mine")
+        await on_screen(child, "observer: read-only")
+        await on_screen(child, "❯")
+        child.send("half")  # typed, not sent, when the owner's turn starts
+        with anyio.fail_after(TIMEOUT):
+            assert await (await session.prompt("echo live words")).wait() == "end_turn"
+        await on_screen(child, "echo live words")  # the owner's prompt, then its reply
+        await on_screen(child, "live words")
+        await on_screen(child, "✓ end_turn")
+        await on_screen(child, "❯ half")  # given back to the input line
+        child.send("\b\b\b\b")
+        assert await leave(child) == 0
+    finally:
+        if child.isalive():
+            child.terminate(force=True)
+
+
+async def test_on_a_terminal_a_question_answered_elsewhere_closes_with_a_line_saying_so(
+    url: str, owner: tuple[ClientSession, Owner], pty_env: dict[str, str], tmp_path: Path
+) -> None:
+    session, who = owner
+    args = ["--url", url, "--attach", session.id, "--role", "controller"]
+    child = spawn_logged(args, pty_env, tmp_path)
+    try:
+        await on_screen(child, "attached as controller")
+        await on_screen(child, "❯")
+        work = await session.prompt("permission Shall we?")
+        await on_screen(child, "Shall we")
+        with anyio.fail_after(TIMEOUT):
+            await who.asked.wait()
+        who.go.set()
+        await on_screen(child, "answered elsewhere")
+        await on_screen(child, "✓ end_turn")
+        with anyio.fail_after(TIMEOUT):
+            assert await work.wait() == "end_turn"
+        await on_screen(child, "❯")
+        assert await leave(child) == 0
+    finally:
+        if child.isalive():
+            child.terminate(force=True)

@@ -316,7 +316,9 @@ class InteractiveChat(ChatView):
         phase = "sending…" if prompt is not None else None
         self.region = LiveRegion(self.session.state, self.settler, phase=phase)
         # Another client's work: its prompt is news here, shown like the replayed ones.
-        self.region.view = replace(self.view, live=True, show_user=prompt is None)
+        own_view = self.view
+        self.view = replace(own_view, show_user=prompt is None or own_view.show_user)
+        self.region.view = replace(self.view, live=True)
         self.region.queued = self.queue
         self.region.typing = lambda: self.keys.editor.text if self.keys else ""
         self.region.extras = lambda: status_extras(self.session.state)
@@ -330,7 +332,8 @@ class InteractiveChat(ChatView):
                 self.live = None
                 self.live_ready = anyio.Event()
                 live.stop()
-                self.print_settled(final=True, view=self.region.view)  # also if the agent went
+                self.print_settled(final=True)  # also when the agent went away
+                self.view = replace(self.view, show_user=own_view.show_user)
         self.print_stop(stop, time.monotonic() - started)
         self._after_turn(stop)
         if self.watch is not None:
