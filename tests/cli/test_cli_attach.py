@@ -208,7 +208,7 @@ async def leave(child: Any) -> int:
     return int(child.exitstatus)
 
 
-async def test_on_a_terminal_an_observer_sees_the_owners_turn_keeps_its_typing_and_may_not_prompt(
+async def test_on_a_terminal_an_observer_sees_turns_keeps_its_typing_may_not_prompt_or_cancel(
     url: str, owner: tuple[ClientSession, Owner], pty_env: dict[str, str], tmp_path: Path
 ) -> None:
     session, _ = owner
@@ -225,8 +225,18 @@ async def test_on_a_terminal_an_observer_sees_the_owners_turn_keeps_its_typing_a
         await on_screen(child, "echo live words")  # the owner's prompt, then its reply
         await on_screen(child, "live words")
         await on_screen(child, "✓ end_turn")
-        await on_screen(child, "❯ half")  # given back to the input line
-        child.send("\b\b\b\b")
+        await on_screen(child, "half")  # given back to the input line
+        child.send("\x7f" * 4)
+        waiting = await session.prompt("wait")
+        await on_screen(child, "Waiting until cancelled")
+        await on_screen(child, r" · [1-9][0-9]*\.[0-9]s")  # redrawn: the chat handles ctrl-c
+        child.sendcontrol("c")
+        await on_screen(child, "observer: read-only, it cannot cancel")
+        with anyio.fail_after(TIMEOUT):
+            await session.cancel()  # the owner can
+            assert await waiting.wait() == "cancelled"
+        await on_screen(child, "cancelled")
+        await on_screen(child, "❯")
         assert await leave(child) == 0
     finally:
         if child.isalive():

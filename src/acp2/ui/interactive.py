@@ -182,7 +182,9 @@ class InteractiveChat(ChatView):
                     break
                 await self.handle(text)
         running = background.status_part(self.session.state)
-        if running is not None:  # the agent stops them when the connection ends
+        # The agent stops them when the connection ends -- unless other clients hold the
+        # session: for an attached chat they go on.
+        if running is not None and not self.session.attached:
             self.note(f"leaving stops the work still running: {running}")
         self.print_resume_hint()
         return 130 if self.quit else 0
@@ -425,15 +427,16 @@ class InteractiveChat(ChatView):
             group.cancel_scope.cancel()
             return
         self._cancelling = True
+        observer = self.session.role == "observer"
         if self.region is not None:
-            self.region.phase = "cancelling…"
+            self.region.phase = None if observer else "cancelling…"
             self.region.hint = "ctrl-c again to quit"
-        group.start_soon(self._cancel)
+        if observer:  # the work is not this chat's to stop
+            self.note(OBSERVER_CANNOT_CANCEL)
+        else:
+            group.start_soon(self._cancel)
 
     async def _cancel(self) -> None:
-        if self.session.role == "observer":
-            self.note(OBSERVER_CANNOT_CANCEL)
-            return
         # If the agent is gone, the turn's own wait reports it; one report is enough.
         with contextlib.suppress(Acp2Error):
             await self.session.cancel()
