@@ -11,8 +11,8 @@ plans, usage; the agent's forms are asked field by field (checked as typed, defa
 prefilled) and its links shown in full before you agree to open them; a session refused
 for want of a login offers the agent's login methods. ``/`` completes the chat's own
 commands (``/help``, ``/clear``, ``/sessions``, ``/resume ID``, ``/cancel``, ``/model``,
-``/mode``, ``/cost``, ``/quit``) and the agent's; a built-in wins over an agent command
-of the same name, which stays reachable as ``//name``. ``@path`` attaches a file of the
+``/mode``, ``/cost``, ``/info``, ``/quit``) and the agent's; a built-in wins over an agent
+command of the same name, which stays reachable as ``//name``. ``@path`` attaches a file of the
 session folder. Lines typed while the agent works are queued and sent in order once it
 is idle. Esc-Enter inserts a newline; Ctrl-C cancels the running work, and pressed twice
 on an empty line quits, as does Ctrl-D; leaving prints the ``acp2 chat --resume``

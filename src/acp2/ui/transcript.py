@@ -234,7 +234,8 @@ class TranscriptChat:
             with anyio.move_on_after(1 / FLUSH_HZ):
                 await watch.wake.wait()
             watch.rearm()
-            self.flush(show_user=True)
+            if not self._handoff:  # not while a question waits for its answer line
+                self.flush(show_user=True)
         if self._turning:
             return  # this chat's own turn goes on printing
         self.flush(final=True, show_user=True)
