@@ -148,3 +148,36 @@ async def test_a_rejoin_waits_for_the_lease_of_a_dead_owner_to_lapse(tmp_path: P
             assert await again.wait() == "end_turn"
             assert again.text == "after the lease lapsed"
             assert client.sessions[session.id] is session
+
+
+async def test_an_attached_observer_rejoins_by_attaching_again_and_stays_an_observer() -> None:
+    from acp2.errors import InvalidRequest
+
+    with anyio.fail_after(TIMEOUT * 2):
+        async with (
+            durable_ws_server() as server,
+            connect_url(server.url, cwd=CWD, reconnect=FAST) as owner,
+            connect_url(server.url, cwd=CWD, reconnect=FAST) as watcher,
+        ):
+            session = await owner.new_session()
+            assert await (await session.prompt("echo one")).wait() == "end_turn"
+            watched = await watcher.attach(session.id)
+            # A restart of the watcher's connection only: the owner's stays, so the
+            # session stays live for the watcher to find again.
+            newest = list(server.connections)[-1]
+            server.tg.start_soon(server.connections.pop(newest).ours.aclose)
+            server.drop_links()
+            await watcher.remote.wait_rejoins(1)
+            seen = anyio.Event()
+
+            def follow(update: object, raw: bytes) -> None:
+                if "two" in watched.state.agent_text():
+                    seen.set()
+
+            watched.add_listener(follow)
+            assert await (await session.prompt("echo two")).wait() == "end_turn"
+            await seen.wait()  # the owner's next turn reached the watcher: attached again
+            assert watched.role == "observer"
+            with pytest.raises(InvalidRequest, match="observer"):
+                await watched.prompt("echo not mine")  # resumed, it would have been taken
+            assert len(watched.state.messages) == 4  # the re-attach doubled nothing

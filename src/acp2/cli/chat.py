@@ -4,20 +4,28 @@
 
     acp2 chat [--resume SESSION_ID] [--cwd DIR] [--permission allow|deny|ask] [--plain]
               [--thoughts] [--fs] [--terminal] (-- AGENT_COMMAND... | --url URL [--token T])
+    acp2 chat --url URL [--token T] --attach [SESSION_ID] [--role observer|controller]
 
 On a terminal: streamed markdown, tool calls with live status, diffs, terminal output,
 plans, usage; the agent's forms are asked field by field (checked as typed, defaults
 prefilled) and its links shown in full before you agree to open them; a session refused
 for want of a login offers the agent's login methods. ``/`` completes the chat's own
 commands (``/help``, ``/clear``, ``/sessions``, ``/resume ID``, ``/cancel``, ``/model``,
-``/mode``, ``/cost``, ``/quit``) and the agent's; a built-in wins over an agent command
-of the same name, which stays reachable as ``//name``. ``@path`` attaches a file of the
+``/mode``, ``/cost``, ``/info``, ``/quit``) and the agent's; a built-in wins over an agent
+command of the same name, which stays reachable as ``//name``. ``@path`` attaches a file of the
 session folder. Lines typed while the agent works are queued and sent in order once it
 is idle. Esc-Enter inserts a newline; Ctrl-C cancels the running work, and pressed twice
 on an empty line quits, as does Ctrl-D; leaving prints the ``acp2 chat --resume``
 command that comes back. Without a terminal (or with ``--plain``) it reads one prompt
 per input line and prints a plain transcript; then the exit status is 0 when every turn
 ended with ``end_turn``, 1 otherwise, 3 when the agent failed.
+
+``--attach SESSION_ID`` joins a live session of a remote agent another client is serving
+(a second terminal): as an ``observer`` (default: the history, then every update live;
+prompts are refused) or a ``controller`` (may prompt, cancel and answer permission
+requests). ``--attach`` without an id lists the agent's sessions and asks which. It needs
+``--url``: an agent ``acp2 chat`` starts itself has that chat as its only client. The
+chat shows its session id in its header and with ``/info``.
 """
 
 from __future__ import annotations
@@ -64,7 +72,9 @@ def add_parser(subparsers: Any) -> None:
         description="Chat with an ACP v2 agent: start it, open a session, send prompts.",
         epilog="examples:\n  acp2 chat -- acp2 test-agent\n  acp2 chat -- acp2 agent\n"
         "  acp2 chat --url http://127.0.0.1:8765/acp   (a remote agent, e.g. acp2 serve)\n"
-        "  echo 'echo hi' | acp2 chat -- acp2 test-agent\n\n"
+        "  echo 'echo hi' | acp2 chat -- acp2 test-agent\n"
+        "  acp2 chat --url http://127.0.0.1:8765/acp --attach SESSION_ID   (watch a session\n"
+        "      from a second terminal; /info in the first chat shows the id)\n\n"
         "commands: /help lists them; //name runs an agent command a built-in shadows\n"
         "keys: enter sends (queued while the agent works), esc-enter adds a line,\n"
         "@path attaches a file, ctrl-c cancels the work (twice on an empty line: quit),\n"
@@ -78,6 +88,21 @@ def add_parser(subparsers: Any) -> None:
         help="resume (and replay) a session; leaving a chat prints this command",
     )
     parser.add_argument("--cwd", metavar="DIR", help="session and agent working directory")
+    parser.add_argument(
+        "--attach",
+        metavar="SESSION_ID",
+        nargs="?",
+        const="",
+        help="with --url: join a live session another client is serving (without an id: "
+        "list the agent's sessions and pick one)",
+    )
+    parser.add_argument(
+        "--role",
+        choices=("observer", "controller"),
+        default=None,
+        help="with --attach: observer (default) only watches; controller may also prompt, "
+        "cancel and answer permission requests",
+    )
     add_common_options(parser, permission_default="deny")
     from acp2.cli.run import add_remote_options, add_serving_options
 
@@ -100,11 +125,7 @@ def main(args: argparse.Namespace) -> int:
     command = list(args.agent_command)
     if command[:1] == ["--"]:
         command = command[1:]
-    problem = None
-    if args.url is not None and command:
-        problem = "give AGENT_COMMAND or --url, not both"
-    elif args.url is None and not command:
-        problem = "missing AGENT_COMMAND (write it after '--', or use --url)"
+    problem = _usage_problem(args, command)
     if problem is not None:
         print(f"acp2 chat: error: {problem}", file=sys.stderr)
         return 2
@@ -119,5 +140,23 @@ def main(args: argparse.Namespace) -> int:
         terminals=args.terminal,
         url=args.url,
         token=args.token,
+        attach=args.attach,
+        role=args.role or "observer",
     )
     return anyio.run(run_chat, options)
+
+
+def _usage_problem(args: argparse.Namespace, command: list[str]) -> str | None:
+    """What is wrong with the combination of options, or None."""
+    if args.url is not None and command:
+        return "give AGENT_COMMAND or --url, not both"
+    if args.attach is not None and args.url is None:
+        # A chat that starts its agent is that agent's only client: nothing to attach to.
+        return "--attach needs --url (an agent acp2 chat starts has no other clients)"
+    if args.url is None and not command:
+        return "missing AGENT_COMMAND (write it after '--', or use --url)"
+    if args.attach is not None and args.resume is not None:
+        return "give --resume or --attach, not both"
+    if args.role is not None and args.attach is None:
+        return "--role needs --attach"
+    return None

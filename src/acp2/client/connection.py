@@ -248,6 +248,7 @@ class ClientConnection:
             raise LocalProtocolError("The agent does not advertise _acp2/session/attach")
         session = ClientSession(self, self._link, session_id, "")
         session.role = role
+        session.attached = True
         previous = self.sessions.get(session_id)
         if on_update is not None:
             session.add_listener(on_update)
@@ -272,7 +273,13 @@ class ClientConnection:
         """Internal (:func:`~acp2.client.connect_url`): resume ``session`` in place after
         the byte stream moved to a new connection -- the same object, its works and
         listeners kept, the replay rebuilding what its state holds instead of doubling it
-        (as :meth:`resume` with ``known``). Raises what ``session/resume`` raises."""
+        (as :meth:`resume` with ``known``). Raises what ``session/resume`` raises.
+
+        A session joined with :meth:`attach` is attached again, with its role, instead:
+        resuming it would make an observer one of the session's controllers."""
+        if session.attached:
+            await self._reattach(session)
+            return
         params = ResumeSessionRequest(session_id=session.id, cwd=session.cwd)
         _fill_roots(params, None, None)
         params.replay_from = ReplayFromStart()
@@ -285,6 +292,20 @@ class ClientConnection:
             raise
         session.end_replay(complete=True)
         _seeded(session, response)
+
+    async def _reattach(self, session: ClientSession) -> None:
+        """:meth:`rejoin` of an attached ``session``: ``_acp2/session/attach`` again, its
+        snapshot rebuilding what ``state`` holds."""
+        params = AttachSessionRequest(session_id=session.id, role=session.role)
+        answered = _aio.new_waiter()
+        session.begin_replay(answered)
+        try:
+            response = await self._link.call(SESSION_ATTACH, params, waiter=answered)
+        except BaseException:
+            session.end_replay(complete=False)
+            raise
+        session.end_replay(complete=True)
+        session.seed(response.available_commands, response.config_options)
 
     async def list_sessions(self, *, cwd: PathLike | None = None) -> list[SessionInfo]:
         """Every session the agent lists (all pages), optionally only those in ``cwd``.

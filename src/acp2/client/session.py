@@ -113,6 +113,9 @@ class ClientSession:
         self.closed = False
         #: How this client holds the session (``ClientConnection.attach``).
         self.role: AttachRole = "controller"
+        #: True for a session joined with ``ClientConnection.attach`` (a reconnect
+        #: attaches it again rather than resuming it).
+        self.attached = False
         #: True while the updates being delivered are a resume's replayed history (see
         #: :meth:`ClientConnection.resume <acp2.client.ClientConnection.resume>`).
         self.replaying = False
@@ -310,6 +313,18 @@ class ClientSession:
         await changed.wait()
         if self._failure is not None:
             raise self._failure
+
+    async def wait_ended(self) -> BaseException:
+        """Wait until the session can no longer be used -- its connection is gone (for a
+        remote agent: and could not be resumed) or it was closed -- and return why (the
+        error its works raise). Returns at once for a session that already ended."""
+        while self._failure is None:
+            try:
+                await self._wait_change()
+            except BaseException as exc:
+                if exc is not self._failure:
+                    raise
+        return self._failure
 
     def fail(self, exc: BaseException) -> None:
         """Internal (:class:`~acp2.client.link.SessionFeed`): the connection is gone (or

@@ -31,6 +31,7 @@ import msgspec
 from anyio.abc import TaskGroup
 
 from acp2.errors import ConnectionClosed
+from acp2.schema.extensions import SESSION_ATTACH
 from acp2.schema.methods import INITIALIZE, SESSION_PROMPT, SESSION_RESUME
 from acp2.transport.backoff import Backoff
 from acp2.transport.base import Transport
@@ -46,6 +47,10 @@ from acp2.transport.remote_base import (
 __all__ = ["RejoiningTransport", "rejoining"]
 
 log = logging.getLogger("acp2.transport.rejoin")
+
+#: What the re-resume sends (a session joined with ``_acp2/session/attach`` is attached
+#: again): sent at once while everything else waits for it to finish.
+_REJOINING: frozenset[str] = frozenset({SESSION_RESUME.name, SESSION_ATTACH.name})
 
 Opener = Callable[[], AbstractAsyncContextManager[Transport]]
 
@@ -154,7 +159,7 @@ class RejoiningTransport:
         for message in self._splitter.feed(data):
             fields = self._note_request(message)
             await self._ready.wait()
-            if fields.method != SESSION_RESUME.name and not self._resumed.is_set():
+            if fields.method not in _REJOINING and not self._resumed.is_set():
                 # The rpc layer has one writer: waiting here would hold up the re-resume's
                 # own session/resume behind this message. Held and sent once it is done.
                 self._held.append(message)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Protocol, TextIO
 from acp2.client import ClientConnection, ClientSession, PermissionPolicy
 from acp2.client.elicitation import ElicitationPolicy
 from acp2.client.permissions import PermissionMode
+from acp2.schema.extensions import AttachRole
 
 if TYPE_CHECKING:
     from acp2.ui.login import Ask, LoginOutcome
@@ -37,6 +38,8 @@ class ChatOptions:
     ``files`` / ``terminals``: serve a v1 agent's ``fs/*`` / ``terminal/*`` requests
     (:func:`acp2.client.connect`). ``url`` (with ``token``): chat with the remote agent
     there (:func:`acp2.client.connect_url`) instead of starting ``agent_command``.
+    ``attach`` (with ``url``): join that live session as ``role`` instead of opening one
+    (``""``: list the agent's sessions and ask which, :mod:`acp2.ui.watching`).
     """
 
     agent_command: Sequence[str]
@@ -53,6 +56,8 @@ class ChatOptions:
     terminals: bool = False
     url: str | None = None
     token: str | None = None
+    attach: str | None = None
+    role: AttachRole = "observer"
 
 
 class Frontend(Protocol):
@@ -74,8 +79,11 @@ class Frontend(Protocol):
         """Show an error that ends the chat."""
         ...
 
-    async def run(self, session: ClientSession, *, replayed: bool = False) -> int:
-        """Chat in ``session`` until the input ends; return the exit status."""
+    async def run(
+        self, session: ClientSession, *, replayed: bool = False, attached: bool = False
+    ) -> int:
+        """Chat in ``session`` until the input ends; return the exit status. ``replayed``:
+        its history was replayed (resumed, or ``attached`` with ``--attach``)."""
         ...
 
 
@@ -111,12 +119,13 @@ def make_frontend(options: ChatOptions, stdin: TextIO, stdout: TextIO) -> Fronte
                 expand_thoughts=options.expand_thoughts,
                 stdin=stdin,
                 agent_command=options.agent_command if options.resume_hint else (),
+                url=options.url,
             )
     from acp2.ui.lines import LineReader
     from acp2.ui.transcript import TranscriptChat
 
     permission = options.permission or options.transcript_permission
-    return TranscriptChat(stdout, LineReader(stdin), permission=permission)
+    return TranscriptChat(stdout, LineReader(stdin), permission=permission, url=options.url)
 
 
 def agent_line(client: ClientConnection) -> str:
@@ -146,9 +155,16 @@ async def run_chat(
     for line in options.intro:
         frontend.note(line)
     asks = _login_asker(options, stdin, stdout)
+    if options.attach == "":
+        options.attach = None  # asked once connected, see _open_session
+        picking: Ask | None = _line_asker(stdin, stdout)
+    else:
+        picking = None
     try:
         for attempt in range(2):
-            status = await _connect_and_chat(options, frontend, asks, last=attempt == 1)
+            status = await _connect_and_chat(
+                options, frontend, asks, last=attempt == 1, picking=picking
+            )
             if status is not None:
                 return status
         return EXIT_AGENT_FAILED  # not reached: the last attempt never asks to reconnect
@@ -160,10 +176,16 @@ async def run_chat(
 
 
 async def _connect_and_chat(
-    options: ChatOptions, frontend: Frontend, asks: Ask | None, *, last: bool
+    options: ChatOptions,
+    frontend: Frontend,
+    asks: Ask | None,
+    *,
+    last: bool,
+    picking: Ask | None = None,
 ) -> int | None:
     """One connection: the chat's exit status, or None to start the agent again (a
-    terminal login succeeded)."""
+    terminal login succeeded). With ``picking``, the session to attach to is asked first
+    (none picked: status 0)."""
     from acp2.client.remote import connect_agent
     from acp2.client.terminal_login import terminal_login_capabilities
     from acp2.errors import AuthRequired
@@ -180,6 +202,13 @@ async def _connect_and_chat(
         elicitation=frontend.elicitation_policy(),
     ) as client:
         frontend.note(agent_line(client))
+        if picking is not None:
+            from acp2.ui.watching import pick_session
+
+            options.attach = await pick_session(client, frontend.note, picking)
+            if options.attach is None:
+                frontend.note("no session picked")
+                return 0
         while True:
             try:
                 session = await _open_session(client, options)
@@ -194,7 +223,9 @@ async def _connect_and_chat(
                 if outcome == "reconnect" and not last:
                     return None
                 raise
-            return await frontend.run(session, replayed=bool(options.resume))
+            attached = bool(options.attach)
+            replayed = bool(options.resume) or attached
+            return await frontend.run(session, replayed=replayed, attached=attached)
 
 
 def _say_how_to_log_in(client: ClientConnection, options: ChatOptions, frontend: Frontend) -> None:
@@ -214,6 +245,8 @@ def _say_how_to_log_in(client: ClientConnection, options: ChatOptions, frontend:
 
 
 async def _open_session(client: ClientConnection, options: ChatOptions) -> ClientSession:
+    if options.attach:
+        return await client.attach(options.attach, role=options.role)
     if options.resume:
         return await client.resume(options.resume, replay=True)
     return await client.new_session()
@@ -237,6 +270,12 @@ def _login_asker(options: ChatOptions, stdin: TextIO, stdout: TextIO) -> Ask | N
         interactive = is_interactive(stdin, stdout)
     if not interactive or options.url is not None:
         return None
+    return _line_asker(stdin, stdout)
+
+
+def _line_asker(stdin: TextIO, stdout: TextIO) -> Ask:
+    """Ask a question on ``stdout`` and read the answer, a line of ``stdin`` (before the
+    chat's own input starts)."""
 
     async def ask(question: str) -> str:
         import anyio

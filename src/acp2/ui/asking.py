@@ -8,6 +8,11 @@ tool call's full raw input. Esc declines; Ctrl-C declines and cancels the turn. 
 line stays under the options while the chat waits. Once an edit is allowed, its diff is
 shown afterwards as a ``+3 −1`` summary, not a second time. With ``allow`` / ``deny`` the
 decision is made at once and shown as one line with the command it concerns.
+
+With a remote agent (several clients may share the session) a request that arrives just
+before the chat shows another client's work waits a moment for that view
+(:data:`LIVE_WAIT`), and one the agent withdraws -- another controller answered first --
+ends with ``→ answered elsewhere``.
 """
 
 from __future__ import annotations
@@ -30,7 +35,10 @@ from acp2.ui.permission import Asked, asked, choice_text
 if TYPE_CHECKING:
     from acp2.ui.interactive import InteractiveChat
 
-__all__ = ["Asker"]
+__all__ = ["LIVE_WAIT", "Asker"]
+
+#: How long a request waits for the chat to show the work it belongs to (seconds).
+LIVE_WAIT = 2.0
 
 
 class Asker:
@@ -79,6 +87,10 @@ class Asker:
 
     async def _ask(self, request: PermissionRequest, shown: Asked) -> PermissionOption | None:
         chat = self.chat
+        if chat.live is None and chat.url is not None:
+            # Another client's work: the chat is about to show it (its prompt gives way).
+            with anyio.move_on_after(LIVE_WAIT):
+                await chat.live_ready.wait()
         live = chat.live
         if live is None:
             # Not in a turn: the main prompt owns the terminal, so no second prompt.
@@ -96,7 +108,10 @@ class Asker:
                 chat.view.seen.diffs.add(shown.tool_call_id)
             return option
         except anyio.get_cancelled_exc_class():
-            self._say("→ the request was withdrawn")
+            if chat.url is not None:  # several clients: another controller answered first
+                self._say("→ answered elsewhere (the agent withdrew the request)")
+            else:
+                self._say("→ the request was withdrawn")
             raise
         finally:
             self.busy = False

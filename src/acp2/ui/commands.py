@@ -52,6 +52,7 @@ BUILTINS: Final[tuple[Builtin, ...]] = (
     Builtin("model", "show or choose the model", hint="[MODEL]", needs="model"),
     Builtin("mode", "show or choose the mode", hint="[MODE]", needs="mode"),
     Builtin("cost", "context tokens used and the session's cost"),
+    Builtin("info", "this session's id, folder and role; how to watch it from elsewhere"),
     Builtin("quit", "leave the chat (prints how to resume)"),
 )
 

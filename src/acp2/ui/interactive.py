@@ -12,6 +12,12 @@ the agent is idle; after a cancelled turn they are put back in the prompt for ed
 instead. A line is a prompt, one of the chat's own commands (:mod:`acp2.ui.slash`) or
 an agent command (:mod:`acp2.ui.commands` tells them apart); ``@path`` words attach files
 (:mod:`acp2.ui.attach`). Leaving prints the command that resumes the session.
+
+With a remote agent (``url``) other clients may share the session (``acp2 chat
+--attach``, :mod:`acp2.ui.watching`): work one of them starts while this chat waits at
+its prompt is shown like a turn of its own (the prompt gives the terminal back, what was
+typed is kept), their prompts included; an observer's prompts and cancels are refused
+with one line; and when the session ends the chat says so and ends.
 """
 
 from __future__ import annotations
@@ -49,6 +55,7 @@ from acp2.ui.settle import NoticeTracker, Settler
 from acp2.ui.slash import SlashCommands
 from acp2.ui.subagents import SubagentTracker
 from acp2.ui.turnkeys import TurnKeys, quiet_input
+from acp2.ui.watching import OBSERVER_CANNOT_CANCEL, OBSERVER_READ_ONLY, Watch, ended_text
 
 __all__ = ["InteractiveChat"]
 
@@ -56,7 +63,9 @@ __all__ = ["InteractiveChat"]
 class InteractiveChat(ChatView):
     """The chat on a terminal. ``permission`` is ``ask`` (the default), ``allow`` or
     ``deny``; ``first_prompt`` pre-fills the first input line (the demo's suggestion);
-    ``agent_command`` makes the resume hint printed on leaving."""
+    ``agent_command`` makes the resume hint printed on leaving; ``url`` is the remote
+    agent's (then work other clients start is shown too, and ``/info`` says how to
+    attach)."""
 
     def __init__(
         self,
@@ -67,8 +76,14 @@ class InteractiveChat(ChatView):
         expand_thoughts: bool = False,
         stdin: TextIO | None = None,
         agent_command: Sequence[str] = (),
+        url: str | None = None,
     ) -> None:
         self.console = console
+        self.url = url
+        #: Follows the session for work of other clients and its end (with ``url``).
+        self.watch: Watch | None = None
+        #: Set while a live region is up (a permission request waits for one).
+        self.live_ready = anyio.Event()
         self.view = collapsed_view(expand_thoughts=expand_thoughts)
         self.first_prompt = first_prompt
         self.stdin = stdin or sys.stdin
@@ -113,14 +128,31 @@ class InteractiveChat(ChatView):
         """Show an informational line."""
         self.console.print(Text(text, style="dim"))
 
-    async def run(self, session: ClientSession, *, replayed: bool = False) -> int:
-        """Chat until the user leaves (Ctrl-D, Ctrl-C twice on an empty line, ``/quit``);
-        print the resume hint; return 0, or 130 when the user quit while cancelling."""
+    async def run(
+        self, session: ClientSession, *, replayed: bool = False, attached: bool = False
+    ) -> int:
+        """Chat until the user leaves (Ctrl-D, Ctrl-C twice on an empty line, ``/quit``)
+        or, with ``url``, the session ends; print the resume hint; return 0, or 130 when
+        the user quit while cancelling. ``attached``: joined with ``--attach``."""
         self.attach(session)
         where = sanitize.line(f"session {session.id} · {session.cwd}")  # the agent's id
         self.console.print(Text(where, style="dim"))
         if replayed:
-            self.show_resumed(session, announce=False)
+            marker = f"attached as {session.role}" if attached else "resumed"
+            self.show_resumed(session, announce=False, marker=marker)
+        if self.url is None:
+            return await self._chat()
+        self.watch = Watch(session)
+        try:
+            async with anyio.create_task_group() as group:
+                group.start_soon(self.watch.run)
+                status = await self._chat()
+                group.cancel_scope.cancel()
+        finally:
+            self.watch.close()
+        return status
+
+    async def _chat(self) -> int:
         prompts = make_prompt_session(
             ChatCompleter(
                 lambda: self.session.state.available_commands,
@@ -133,16 +165,26 @@ class InteractiveChat(ChatView):
                 {"c-t": self.toggle_thoughts, "c-o": self.toggle_output},
                 on_armed=self._ask_again,
             ),
-            history=open_history(session.cwd),
+            history=open_history(self.session.cwd),
         )
+        watch = self.watch
         with quiet_input(self.stdin):
             while not self.quit and not self.leaving:
+                if watch is not None and watch.ended is not None:
+                    self.note(ended_text(watch.ended))
+                    return 0
+                if watch is not None and (self.session.state.busy or watch.unseen()):
+                    watch.see()
+                    await self.show_work(None)  # another client's work
+                    continue
                 text = await self._next_line(prompts)
                 if text is None:
                     break
                 await self.handle(text)
         running = background.status_part(self.session.state)
-        if running is not None:  # the agent stops them when the connection ends
+        # The agent stops them when the connection ends -- unless other clients hold the
+        # session: for an attached chat they go on.
+        if running is not None and not self.session.attached:
             self.note(f"leaving stops the work still running: {running}")
         self.print_resume_hint()
         return 130 if self.quit else 0
@@ -163,10 +205,39 @@ class InteractiveChat(ChatView):
             unlisten()
 
     async def _typed_line(self, prompts: PromptSession[str], default: str) -> str | None:
+        started = anyio.Event()
+        if self.watch is None:
+            return await self._read_typed(prompts, default, started)
+        async with anyio.create_task_group() as group:
+            group.start_soon(self._give_way, prompts, self.watch, started)
+            try:
+                text = await self._read_typed(prompts, default, started)
+            finally:
+                group.cancel_scope.cancel()
+        return text
+
+    async def _give_way(
+        self, prompts: PromptSession[str], watch: Watch, started: anyio.Event
+    ) -> None:
+        """End the prompt (keeping what was typed) once another client's work starts or
+        the session ends: the chat shows that instead, then asks again."""
+        while watch.ended is None and not (self.session.state.busy or watch.unseen()):
+            await watch.wake.wait()
+            watch.rearm()
+        await started.wait()  # the prompt has the terminal: it can be ended
+        with contextlib.suppress(Exception):  # it may be ending on its own
+            self._default = prompts.default_buffer.text
+            prompts.app.exit(result="")
+
+    async def _read_typed(
+        self, prompts: PromptSession[str], default: str, started: anyio.Event
+    ) -> str | None:
         guard = self.guard
         while True:
             try:
-                text = await prompts.prompt_async([("class:prompt", "❯ ")], default=default)
+                text = await prompts.prompt_async(
+                    [("class:prompt", "❯ ")], default=default, pre_run=started.set
+                )
                 guard.disarm()
                 return text
             except EOFError:
@@ -191,13 +262,17 @@ class InteractiveChat(ChatView):
         self.settler = Settler(session.state)
         self.notices = NoticeTracker(session.state)
 
-    def show_resumed(self, session: ClientSession, *, announce: bool = True) -> None:
-        """Switch to the resumed ``session`` and print its replayed conversation."""
+    def show_resumed(
+        self, session: ClientSession, *, announce: bool = True, marker: str = "resumed"
+    ) -> None:
+        """Switch to the resumed ``session`` and print its replayed conversation, then
+        ``── marker ──``."""
         self.attach(session)
         if announce:
-            self.console.print(Text(f"session {session.id} · {session.cwd}", style="dim"))
+            where = sanitize.line(f"session {session.id} · {session.cwd}")
+            self.console.print(Text(where, style="dim"))
         self.print_settled(final=True, view=replace(self.view, show_user=True))
-        self.console.print(Text("── resumed ──", style="dim"))
+        self.console.print(Text(f"── {marker} ──", style="dim"))
 
     async def handle(self, line: str) -> None:
         """Run one typed line: a built-in command, or a prompt (with its ``@`` files)."""
@@ -210,6 +285,8 @@ class InteractiveChat(ChatView):
             await self.slash.run(parsed.name, parsed.arg)
         elif parsed.kind == "unknown":
             self.note(f"unknown command /{parsed.name}: /help lists the commands")
+        elif self.session.role == "observer":
+            self.note(OBSERVER_READ_ONLY)
         else:
             await self.turn(self._attach_files(parsed.text))
 
@@ -229,12 +306,21 @@ class InteractiveChat(ChatView):
     async def turn(self, prompt: str | list[Any]) -> None:
         """Send ``prompt`` (text or content blocks) and show the work until idle; print
         the stop line."""
+        await self.show_work(prompt)
+
+    async def show_work(self, prompt: str | list[Any] | None) -> None:
+        """Send ``prompt`` -- None: none, the work another client started -- and show the
+        work until idle; print the stop line."""
         started = time.monotonic()
         self._cancelling = False
         self.keys = TurnKeys(self)
         # What was typed during an earlier turn and not sent yet goes on being typed.
         self.keys.editor.text, self._default = self._default, ""
-        self.region = LiveRegion(self.session.state, self.settler, phase="sending…")
+        phase = "sending…" if prompt is not None else None
+        self.region = LiveRegion(self.session.state, self.settler, phase=phase)
+        # Another client's work: its prompt is news here, shown like the replayed ones.
+        own_view = self.view
+        self.view = replace(own_view, show_user=prompt is None or own_view.show_user)
         self.region.view = replace(self.view, live=True)
         self.region.queued = self.queue
         self.region.typing = lambda: self.keys.editor.text if self.keys else ""
@@ -242,14 +328,19 @@ class InteractiveChat(ChatView):
         stop: str | None = None
         with PausableLive(self.console, self.region) as live:
             self.live = live
+            self.live_ready.set()
             try:
                 stop = await self._work(prompt, live)
             finally:
                 self.live = None
+                self.live_ready = anyio.Event()
                 live.stop()
                 self.print_settled(final=True)  # also when the agent went away
+                self.view = replace(self.view, show_user=own_view.show_user)
         self.print_stop(stop, time.monotonic() - started)
         self._after_turn(stop)
+        if self.watch is not None:
+            self.watch.see()  # this turn showed all the work that ran meanwhile
 
     def _after_turn(self, stop: str | None) -> None:
         """Keep what was being typed for the next prompt; after a cancel, put the queued
@@ -262,7 +353,7 @@ class InteractiveChat(ChatView):
             self.note("the queued prompts are back in the prompt, for editing")
         self._default = typed
 
-    async def _work(self, prompt: str | list[Any], live: PausableLive) -> str | None:
+    async def _work(self, prompt: str | list[Any] | None, live: PausableLive) -> str | None:
         stop: str | None = None  # stays None when the user quits while cancelling
         async with anyio.create_task_group() as group:
             self._turn_group = group
@@ -271,10 +362,13 @@ class InteractiveChat(ChatView):
             if self.keys is not None:
                 group.start_soon(self.keys.run, live)
             try:
-                work = await self.session.prompt(prompt)
-                if self.region is not None and not self._cancelling:
-                    self.region.phase = None
-                stop = await work.wait()
+                if prompt is None:
+                    stop = await self._until_idle()
+                else:
+                    work = await self.session.prompt(prompt)
+                    if self.region is not None and not self._cancelling:
+                        self.region.phase = None
+                    stop = await work.wait()
             except RequestError as exc:
                 self.console.print(Text(f"the agent refused the prompt: {exc}", style="red"))
             except LocalProtocolError as exc:
@@ -283,6 +377,16 @@ class InteractiveChat(ChatView):
                 self._turn_group = None
                 group.cancel_scope.cancel()
         return stop
+
+    async def _until_idle(self) -> str | None:
+        """Wait until the work another client started ended; its stop reason (None when
+        the session ended first)."""
+        watch = self.watch
+        assert watch is not None
+        while self.session.state.busy and watch.ended is None:
+            await watch.wake.wait()
+            watch.rearm()
+        return None if watch.ended is not None else self.session.state.stop_reason
 
     async def _frames(self) -> None:
         while True:
@@ -324,10 +428,14 @@ class InteractiveChat(ChatView):
             group.cancel_scope.cancel()
             return
         self._cancelling = True
+        observer = self.session.role == "observer"
         if self.region is not None:
-            self.region.phase = "cancelling…"
+            self.region.phase = None if observer else "cancelling…"
             self.region.hint = "ctrl-c again to quit"
-        group.start_soon(self._cancel)
+        if observer:  # the work is not this chat's to stop
+            self.note(OBSERVER_CANNOT_CANCEL)
+        else:
+            group.start_soon(self._cancel)
 
     async def _cancel(self) -> None:
         # If the agent is gone, the turn's own wait reports it; one report is enough.

@@ -141,6 +141,14 @@ class SlashCommands:
         cost = cost_text(usage.cost)
         self.say(line + (f" · cost {cost}" if cost else " · no cost reported"), style="")
 
+    async def do_info(self, arg: str) -> None:
+        """The session's id, folder and this chat's role; for a remote agent, the
+        command that attaches to it from another terminal."""
+        from acp2.ui.watching import info_lines
+
+        for text in info_lines(self.session, self.chat.url):
+            self.chat.console.print(Text(text), soft_wrap=True)  # one line: it copies whole
+
     async def do_clear(self, arg: str) -> None:
         """Start a new session in the same folder; the old one is closed."""
         old = self.session

@@ -5,6 +5,12 @@ acp2 demo``). Each prompt line starts one turn; the transcript shows ``> prompt`
 the turn's entries as they settle (checked :data:`FLUSH_HZ` times a second), then the
 usage and ``[stop: reason]``. Permission requests are answered by the ``allow`` /
 ``deny`` policy and logged, or with ``ask`` read as a number from the next input line.
+
+With a remote agent (``url``) other clients may share the session (``acp2 chat
+--attach``): work they start is printed too, their prompts as ``> prompt``, then
+``[stop: reason]``; an observer's typed prompts are refused with one line; a permission
+request another controller answered first ends with ``-> answered elsewhere``; when the
+session ends the transcript says so and the chat ends (:mod:`acp2.ui.watching`).
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from acp2.ui.lines import LineReader
 from acp2.ui.permission import asked, choice_text, parse_choice, request_text
 from acp2.ui.settle import NoticeTracker, Settler
 from acp2.ui.subagents import SubagentTracker
+from acp2.ui.watching import OBSERVER_READ_ONLY, Watch, ended_text
 
 __all__ = ["FLUSH_HZ", "TranscriptChat"]
 
@@ -48,9 +55,15 @@ class TranscriptChat:
     """
 
     def __init__(
-        self, out: TextIO, reader: LineReader, *, permission: PermissionMode = "deny"
+        self,
+        out: TextIO,
+        reader: LineReader,
+        *,
+        permission: PermissionMode = "deny",
+        url: str | None = None,
     ) -> None:
         self.out = out
+        self.url = url
         self.reader = reader
         self.permission = permission
         self.session: Any = None
@@ -59,6 +72,13 @@ class TranscriptChat:
         self.subagents = SubagentTracker()
         self.stops: list[str | None] = []
         self.seen = Seen()
+        #: True while one of this chat's own turns runs.
+        self._turning = False
+        #: True while the input loop waits for a prompt line; a question asked then
+        #: (another client's work) takes the next line through :attr:`_handoff`.
+        self._reading_prompts = False
+        self._handoff: list[Any] = []
+        self.watch: Watch | None = None
 
     def write(self, text: str) -> None:
         """Write one or more lines to the transcript, flushed at once."""
@@ -96,7 +116,7 @@ class TranscriptChat:
         shown = f" [{default}]" if default else ""
         self.out.write(f"{prompt.rstrip()}{shown} ")
         self.out.flush()
-        answer = await self.reader.readline()
+        answer = await self._answer_line()
         if not answer:
             return None
         self.write(sanitize.line(answer.rstrip("\n")))
@@ -115,7 +135,12 @@ class TranscriptChat:
         self.write(request_text(request))
         self.out.write(f"choose [{shown.hint}]: ")
         self.out.flush()
-        answer = await self.reader.readline()
+        try:
+            answer = await self._answer_line()
+        except anyio.get_cancelled_exc_class():
+            if self.url is not None:  # several clients: another controller answered first
+                self.write("\n  -> answered elsewhere (the agent withdrew the request)")
+            raise
         choice = parse_choice(request, answer)
         option = choice if isinstance(choice, PermissionOption) else None
         self.write(f"{sanitize.line(answer.strip())}\n  -> {choice_text(option)}")
@@ -123,8 +148,12 @@ class TranscriptChat:
             self.seen.diffs.add(shown.tool_call_id)
         return option
 
-    async def run(self, session: ClientSession, *, replayed: bool = False) -> int:
-        """Run one turn per input line until the input ends; return the exit status."""
+    async def run(
+        self, session: ClientSession, *, replayed: bool = False, attached: bool = False
+    ) -> int:
+        """Run one turn per input line until the input ends (with ``url``: or the session
+        ends); return the exit status. ``attached``: the session was joined with
+        ``--attach`` (its history was replayed)."""
         self.session = session
         self.settler = Settler(session.state)
         self.notices = NoticeTracker(session.state)
@@ -133,18 +162,102 @@ class TranscriptChat:
         self.write(f"session {sanitize.line(session.id)} ({sanitize.line(session.cwd)})")
         if replayed:
             self.flush(final=True, show_user=True)
-            self.write("--- resumed ---")
+            self.write(f"--- attached as {session.role} ---" if attached else "--- resumed ---")
+        if self.url is None:
+            await self._read_turns()
+        else:
+            await self._watched()
+        return 0 if all(stop == "end_turn" for stop in self.stops) else 1
+
+    async def _read_turns(self) -> None:
+        """One turn per input line until the input ends (an observer's are refused)."""
         while True:
-            line = await self.reader.readline()
+            self._reading_prompts = True
+            try:
+                line = await self.reader.readline()
+            finally:
+                self._reading_prompts = False
+            if self._handoff and line:
+                self._handoff.pop(0).send_nowait(line)  # the answer to a question
+                continue
             if not line:
                 break
-            if line.strip():
+            if not line.strip():
+                continue
+            if self.session.role == "observer":
+                self.write(OBSERVER_READ_ONLY)
+            else:
                 self.stops.append(await self.turn(line.strip()))
-        return 0 if all(stop == "end_turn" for stop in self.stops) else 1
+
+    async def _answer_line(self) -> str:
+        """The next input line for a question: read here, or handed over by the input
+        loop when it is the one waiting for a line."""
+        if not self._reading_prompts:
+            return await self.reader.readline()
+        send, receive = anyio.create_memory_object_stream[str](1)
+        self._handoff.append(send)
+        try:
+            with receive:
+                return await receive.receive()
+        finally:
+            if send in self._handoff:
+                self._handoff.remove(send)
+
+    async def _watched(self) -> None:
+        """:meth:`_read_turns`, while the work other clients start is printed too; ends
+        with the input or the session."""
+        watch = self.watch = Watch(self.session)
+        try:
+            async with anyio.create_task_group() as group:
+                group.start_soon(watch.run)
+                group.start_soon(self._follow, watch, group.cancel_scope)
+                await self._read_turns()
+                group.cancel_scope.cancel()
+        finally:
+            watch.close()
+        if watch.ended is not None:
+            self.write(ended_text(watch.ended))
+
+    async def _follow(self, watch: Watch, scope: anyio.CancelScope) -> None:
+        """Print work this chat did not start, until the session ends."""
+        while watch.ended is None:
+            if not self._turning and (self.session.state.busy or watch.unseen()):
+                watch.see()
+                await self._follow_work(watch)
+                continue
+            await watch.wake.wait()
+            watch.rearm()
+        scope.cancel()
+
+    async def _follow_work(self, watch: Watch) -> None:
+        """Print another client's work as it settles, then its stop line."""
+        while self.session.state.busy and not self._turning and watch.ended is None:
+            with anyio.move_on_after(1 / FLUSH_HZ):
+                await watch.wake.wait()
+            watch.rearm()
+            if not self._handoff:  # not while a question waits for its answer line
+                self.flush(show_user=True)
+        if self._turning:
+            return  # this chat's own turn goes on printing
+        self.flush(final=True, show_user=True)
+        state = self.session.state
+        usage = plain.usage_line(state)
+        if usage:
+            self.write(usage)
+        self.write(plain.stop_text(state.stop_reason, state.error))
 
     async def turn(self, text: str) -> str | None:
         """Send ``text``, print the turn's transcript, return its stop reason."""
         self.write(f"> {text}")
+        self._turning = True
+        try:
+            return await self._turn(text)
+        finally:
+            self._turning = False
+            if self.watch is not None:
+                self.watch.see()  # this turn showed all the work that ran meanwhile
+
+    async def _turn(self, text: str) -> str | None:
         stop: str | None = None
         try:
             async with anyio.create_task_group() as group:
