@@ -209,3 +209,45 @@ async def test_a_dropped_websocket_link_comes_back_to_its_node_by_its_cookie(
             assert work.text == "".join(f"{i} " for i in range(3000))
             assert client.remote.reconnects >= 1
             assert client.remote.rejoins == 0
+
+
+async def test_a_websocket_stream_is_taken_over_from_the_database_when_its_node_dies(
+    cluster: Cluster,
+) -> None:
+    # The stream's cursor is in PostgreSQL: the live node rebuilds what the client missed
+    # from the history and the stream goes on (no new connection, no session/resume by
+    # the client), every chunk exactly once.
+    texts: list[str] = []
+    seen_enough = anyio.Event()
+
+    def listen(update: Any, raw: bytes) -> None:
+        if isinstance(update, AgentMessageChunk):
+            texts.append(update.content.text)
+            if len(texts) >= 300:
+                seen_enough.set()
+
+    with anyio.fail_after(SCENARIO_TIMEOUT * 4):
+        async with connect_url(
+            cluster.url, transport="websocket", cwd=CWD, reconnect=BACKOFF
+        ) as client:
+            session = await client.new_session(on_update=listen)
+            work = await session.prompt("stream 1000000")
+            await seen_enough.wait()
+            owner = cluster.owner(session.id)
+            cluster.nodes[owner].process.send_signal(signal.SIGKILL)
+            await work.wait()  # the turn died with its node: it ends, it is not rerun
+            survivor = next(n for n in NODES if n != owner)
+            assert cluster.owner(session.id) == survivor
+            again = await session.prompt("echo still here")
+            assert await again.wait() == "end_turn"
+            logs = "".join(cluster.nodes[survivor].lines)[-3000:]
+            assert client.remote.rejoins == 0, logs
+            assert client.remote.reconnects >= 1
+            seen = session.state
+        assert "".join(texts).endswith("still here")
+        streamed = "".join(texts).removesuffix("still here")
+        count = len(streamed.split())
+        assert streamed == "".join(f"{i} " for i in range(count))
+        async with connect_url(cluster.url, transport="http", cwd=CWD) as fresh_client:
+            fresh = await fresh_client.resume(session.id, replay=True)
+            assert fresh.state.timeline == seen.timeline
