@@ -56,7 +56,8 @@ def test_a_cursor_stored_by_one_node_is_read_back_whole_by_another(
     changed.sent = 30
     mine.save(changed)  # a later write replaces the row
     loaded = theirs.load("stream-1", max_age=60)
-    assert loaded is not None and loaded.sent == 30
+    assert loaded is not None
+    assert loaded.sent == 30
     assert theirs.load("another", max_age=60) is None
     mine.close()
     theirs.close()
