@@ -149,7 +149,7 @@ async def _take_over_stream(
         except ValueError:
             code, reason = 4410, "Acp2-Last-Seq is not a number"
     if result is None or cursor is None:
-        logger.warning("not taking stream %s over: %s", connection_id, reason)
+        logger.info("not taking stream %s over: %s", connection_id, reason)
         await _accept(send, [])
         await send({"type": "websocket.close", "code": code, "reason": reason})
         return
