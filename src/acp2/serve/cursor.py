@@ -43,6 +43,8 @@ MAX_KEPT: Final = 64 * 1024
 
 _UPDATE_HEAD: Final = SESSION_UPDATE_PREFIX + b'{"sessionId":"'
 _KIND_HEAD: Final = b'","update":{"sessionUpdate":"'
+#: What follows the kind field of an update that is never recorded (one startswith).
+_UNRECORDED: Final = tuple(kind + b'"' for kind in NOT_RECORDED)
 #: Requests after which the count of a session's history on this stream is unknown.
 _JOINS: Final = frozenset({SESSION_RESUME.name, SESSION_ATTACH.name, "session/load"})
 
@@ -118,6 +120,9 @@ class CursorRecorder:
         self._asked: dict[bytes, str] = {}  # the client's open requests: id -> method
         self._asking: set[bytes] = set()  # the agent's open requests
         self._stored_marks = -1  # len(cursor.marks) when last stored (-1: never)
+        # The run going on, and how its session's updates start (the hot path's test).
+        self._run: Run | None = None
+        self._run_head = b""
         self._stored_received = 0
         self.stored_at = 0.0
 
@@ -134,20 +139,26 @@ class CursorRecorder:
 
     def sent(self, seq: int, line: bytes) -> None:
         """Note the message queued for the client under ``seq``."""
-        cursor = self.cursor
-        cursor.sent = seq
-        session = history_session(line)
-        if session is not None:
-            marks = cursor.marks
-            last = marks[-1] if marks else None
-            if type(last) is Run and last.session == session and last.last == seq - 1:
-                last.last = seq  # the hot path: one session's updates, one after another
-                return
-            if session not in cursor.counts and session not in cursor.lost:
-                cursor.counts[session] = 0
-            marks.append(Run(session, seq, seq))
+        self.cursor.sent = seq
+        run, head = self._run, self._run_head
+        if (
+            run is not None
+            and line.startswith(head)
+            and not line.startswith(_UNRECORDED, len(head))
+            and run.last == seq - 1
+        ):
+            run.last = seq  # the hot path: one session's updates, one after another
             return
-        self._other(seq, line)
+        self._run = None
+        session = history_session(line)
+        if session is None:
+            self._other(seq, line)
+            return
+        self._first_sight(session)
+        run = Run(session, seq, seq)
+        self.cursor.marks.append(run)
+        self._run = run
+        self._run_head = _UPDATE_HEAD + session.encode() + _KIND_HEAD
 
     def _other(self, seq: int, line: bytes) -> None:
         keep = msgspec.Raw(line) if len(line) <= MAX_KEPT else NOT_KEPT
@@ -278,6 +289,8 @@ class CursorRecorder:
             drop += 1
         del marks[:drop]
         cursor.base = acked
+        if self._run is not None and (not marks or marks[-1] is not self._run):
+            self._run = None  # folded away: the next update starts a new run
 
     def disable(self) -> None:
         """Stop recording and forget the stored cursor: a resume elsewhere is refused."""
