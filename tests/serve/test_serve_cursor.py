@@ -13,7 +13,7 @@ import pytest
 from acp2.agent import HistoryStore
 from acp2.agent.emitter import Emitter
 from acp2.schema import AgentMessageChunk, StateUpdate, TextContent
-from acp2.serve.cursor import MAX_KEPT, CursorRecorder, history_session
+from acp2.serve.cursor import MAX_KEPT, MAX_KEPT_BYTES, MAX_MARKS, CursorRecorder, history_session
 from acp2.serve.restore import Unrestorable, history_after, plan, rebuild, update_frame
 from acp2.store.cursors import MemoryCursors, Other, Run, StreamCursor
 
@@ -235,3 +235,24 @@ def test_a_message_too_big_to_keep_is_marked_so() -> None:
     mark = rec.cursor.marks[0]
     assert isinstance(mark, Other)
     assert not mark.kept
+
+
+def test_a_cursor_stays_bounded_when_its_client_stops_acknowledging() -> None:
+    store = CountingCursors()
+    rec = recorder(store)
+    note = line({"jsonrpc": "2.0", "method": "x/note", "params": {"t": "x" * 1000}})
+    for seq in range(1, 1100):
+        rec.sent(seq, note)
+    kept = [m for m in rec.cursor.marks if isinstance(m, Other) and m.kept]
+    assert sum(len(m.message) for m in kept) <= MAX_KEPT_BYTES
+    assert not rec.cursor.marks[-1].kept  # type: ignore[union-attr]
+    rec.store_now()
+    assert store.load("stream-1", max_age=60) is not None
+    for seq in range(1100, MAX_MARKS + 10):
+        rec.sent(seq, note)
+    rec.store_now()
+    assert not rec.enabled  # no longer recorded, and its row is gone
+    assert store.load("stream-1", max_age=60) is None
+    rec.ack(MAX_MARKS + 9)
+    rec.store_now()
+    assert store.load("stream-1", max_age=60) is None

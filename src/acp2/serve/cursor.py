@@ -33,13 +33,18 @@ from acp2.schema.methods import INITIALIZE, SESSION_CLOSE, SESSION_NEW, SESSION_
 from acp2.serve.routing import head, id_key, session_of
 from acp2.store.cursors import NOT_KEPT, CursorStore, Other, Run, StreamCursor
 
-__all__ = ["MAX_KEPT", "CursorRecorder", "history_session"]
+__all__ = ["MAX_KEPT", "MAX_KEPT_BYTES", "MAX_MARKS", "CursorRecorder", "history_session"]
 
 log = logging.getLogger("acp2.serve")
 
 #: The largest message kept in a cursor as bytes; a bigger one makes a rebuild that
 #: needs it impossible (a resume then falls back to session/resume with replay).
 MAX_KEPT: Final = 64 * 1024
+#: The most message bytes one cursor keeps; later messages are marked not kept.
+MAX_KEPT_BYTES: Final = 1024 * 1024
+#: The most marks one cursor holds (a client that stops acknowledging); past it the
+#: stream is no longer recorded: a resume elsewhere is refused.
+MAX_MARKS: Final = 4096
 
 _UPDATE_HEAD: Final = SESSION_UPDATE_PREFIX + b'{"sessionId":"'
 _KIND_HEAD: Final = b'","update":{"sessionUpdate":"'
@@ -123,6 +128,7 @@ class CursorRecorder:
         # The run going on, and how its session's updates start (the hot path's test).
         self._run: Run | None = None
         self._run_head = b""
+        self._kept = 0  # bytes of the messages the marks keep
         self._stored_received = 0
         self.stored_at = 0.0
 
@@ -161,7 +167,10 @@ class CursorRecorder:
         self._run_head = _UPDATE_HEAD + session.encode() + _KIND_HEAD
 
     def _other(self, seq: int, line: bytes) -> None:
-        keep = msgspec.Raw(line) if len(line) <= MAX_KEPT else NOT_KEPT
+        keep = NOT_KEPT
+        if len(line) <= MAX_KEPT and self._kept + len(line) <= MAX_KEPT_BYTES:
+            keep = msgspec.Raw(line)
+            self._kept += len(line)
         self.cursor.marks.append(Other(seq, keep))
         try:
             parsed = head(line)
@@ -253,9 +262,13 @@ class CursorRecorder:
         """Fold what the client acknowledged into the counts and store the cursor; a
         failed write disables the recorder (a stream is never held up by its cursor)."""
         cursor = self.cursor
-        if not len(cursor.initialize):
-            return  # nothing to rebuild from yet
+        if not self.enabled or not len(cursor.initialize):
+            return  # not recorded, or nothing to rebuild from yet
         self._fold_acked()
+        if len(cursor.marks) > MAX_MARKS:
+            log.info("stream %s is no longer recorded: its client stopped acknowledging", cursor.id)
+            self.disable()
+            return
         cursor.pending = len(self._asked) + len(self._asking)
         try:
             self.store.save(cursor)
@@ -272,25 +285,36 @@ class CursorRecorder:
         acked = self.acked
         if acked <= cursor.base:
             return
-        marks, counts = cursor.marks, cursor.counts
+        marks = cursor.marks
         drop = 0
         for mark in marks:
-            if type(mark) is Run:
-                if mark.first > acked:
-                    break
-                upto = min(mark.last, acked)
-                if mark.session in counts:
-                    counts[mark.session] += upto - mark.first + 1
-                if upto < mark.last:
-                    mark.first = upto + 1
-                    break
-            elif type(mark) is Other and mark.seq > acked:
+            if not self._fold(mark, acked):
                 break
             drop += 1
         del marks[:drop]
         cursor.base = acked
         if self._run is not None and (not marks or marks[-1] is not self._run):
             self._run = None  # folded away: the next update starts a new run
+
+    def _fold(self, mark: Run | Other, acked: int) -> bool:
+        """Fold what of ``mark`` is acknowledged; True when all of it was."""
+        if type(mark) is Other:
+            if mark.seq > acked:
+                return False
+            if mark.kept:
+                self._kept -= len(mark.message)
+            return True
+        assert type(mark) is Run
+        if mark.first > acked:
+            return False
+        upto = min(mark.last, acked)
+        counts = self.cursor.counts
+        if mark.session in counts:
+            counts[mark.session] += upto - mark.first + 1
+        if upto < mark.last:
+            mark.first = upto + 1
+            return False
+        return True
 
     def disable(self) -> None:
         """Stop recording and forget the stored cursor: a resume elsewhere is refused."""
