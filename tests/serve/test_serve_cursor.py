@@ -256,3 +256,41 @@ def test_a_cursor_stays_bounded_when_its_client_stops_acknowledging() -> None:
     rec.ack(MAX_MARKS + 9)
     rec.store_now()
     assert store.load("stream-1", max_age=60) is None
+
+
+class FailingCursors(MemoryCursors):
+    """A memory cursor store whose writes and deletes fail while ``broken``."""
+
+    broken = False
+
+    def save(self, cursor: StreamCursor) -> None:
+        if self.broken:
+            raise OSError("the database is gone")
+        super().save(cursor)
+
+    def delete(self, stream_id: str) -> None:
+        if self.broken:
+            raise OSError("the database is gone")
+        super().delete(stream_id)
+
+
+def test_a_row_a_failed_write_left_behind_is_deleted_once_the_store_is_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import acp2.serve.cursor as cursor_module
+
+    store = FailingCursors()
+    rec = recorder(store)
+    rec.sent(1, line({"jsonrpc": "2.0", "id": 0, "result": {}}))
+    rec.cover()
+    assert store.load("stream-1", max_age=60) is not None
+    store.broken = True
+    rec.sent(2, line({"jsonrpc": "2.0", "method": "x/note", "params": {}}))
+    rec.cover()  # the write fails: the stream goes on, no longer recorded
+    assert not rec.enabled
+    store.broken = False
+    assert store.load("stream-1", max_age=60) is not None  # stale: it misses seq 2
+    monkeypatch.setattr(cursor_module, "RETRY_DELETE", 0.0)
+    rec.sent(3, line({"jsonrpc": "2.0", "method": "x/note", "params": {}}))
+    rec.cover()
+    assert store.load("stream-1", max_age=60) is None

@@ -42,6 +42,8 @@ log = logging.getLogger("acp2.serve")
 MAX_KEPT: Final = 64 * 1024
 #: The most message bytes one cursor keeps; later messages are marked not kept.
 MAX_KEPT_BYTES: Final = 1024 * 1024
+#: Seconds between two attempts to delete a row a failed write or delete left behind.
+RETRY_DELETE: Final = 5.0
 #: The most marks one cursor holds (a client that stops acknowledging); past it the
 #: stream is no longer recorded: a resume elsewhere is refused.
 MAX_MARKS: Final = 4096
@@ -129,6 +131,8 @@ class CursorRecorder:
         self._run: Run | None = None
         self._run_head = b""
         self._kept = 0  # bytes of the messages the marks keep
+        self._stale = False  # a stored row may outlive a failed delete
+        self._stale_since = 0.0
         self._stored_received = 0
         self.stored_at = 0.0
 
@@ -242,8 +246,11 @@ class CursorRecorder:
     def cover(self) -> None:
         """Store the cursor unless the stored one already describes every seq queued
         (call before writing them to the socket)."""
-        if self.enabled and len(self.cursor.marks) != self._stored_marks:
-            self.store_now()
+        if self.enabled:
+            if len(self.cursor.marks) != self._stored_marks:
+                self.store_now()
+        elif self._stale and time.monotonic() - self._stale_since > RETRY_DELETE:
+            self.forget()  # a row it no longer describes must not be trusted elsewhere
 
     def cover_received(self, seq: int) -> None:
         """Store the cursor unless it says the server took client seq ``seq`` already
@@ -324,11 +331,16 @@ class CursorRecorder:
         self.forget()
 
     def forget(self) -> None:
-        """Delete the stored cursor (the stream ended)."""
-        if self._stored_marks < 0:
+        """Delete the stored cursor (the stream ended, or is no longer recorded). When
+        that fails, :meth:`cover` tries again now and then: a node taking over must not
+        trust a row that no longer describes the stream."""
+        if self._stored_marks < 0 and not self._stale:
             return
         self._stored_marks = -1
         try:
             self.store.delete(self.cursor.id)
         except Exception as exc:
             log.warning("could not delete the cursor of stream %s: %s", self.cursor.id, exc)
+            self._stale, self._stale_since = True, time.monotonic()
+            return
+        self._stale = False

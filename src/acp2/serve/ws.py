@@ -141,6 +141,8 @@ async def _take_over_stream(
     code, reason, result = 4404, "Unknown connection", None
     if cursor is not None and cursor.principal != principal:
         code, reason = 4401, "This connection belongs to another principal"
+    elif cursor is not None and registry.full():
+        code, reason = 1013, "Too many connections"
     elif cursor is not None:
         try:
             result = restore.plan(cursor, int(headers.get(LAST_SEQ_HEADER) or "0"))
