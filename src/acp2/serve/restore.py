@@ -1,13 +1,9 @@
 """Taking over a durable WebSocket stream whose node died, from its stored cursor.
 
 A resume naming a stream this node does not hold looks the stream up in the cursor store
-(:mod:`acp2.store.cursors`). :func:`plan` decides, without any I/O, whether what the
-client missed can be rebuilt exactly and how: how many history updates of each session
-the client has (from the counts and the marks up to its last seq), and what came after
--- runs of history updates, other messages kept as bytes. It refuses (``Unrestorable``,
-with the close code the client falls back on) when it cannot be exact: a request either
-way was unanswered, a session joined midway (``lost``), a message after the client's seq
-was too big to keep, a seq never sent.
+(:mod:`acp2.store.cursors`). :func:`plan` (from :mod:`acp2.serve.rebuild`) decides,
+without any I/O, whether what the client missed can be rebuilt exactly and how, or
+refuses with the close code the client falls back on.
 
 :func:`restore` then makes the connection here under the same id: the agent side gets
 the client's stored ``initialize`` and a ``session/resume`` (no replay) per session,
@@ -23,40 +19,30 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
 import anyio
 import anyio.to_thread
 import msgspec
 
-from acp2.rpc.messages import SESSION_UPDATE_PREFIX
 from acp2.serve.cursor import CursorRecorder
+from acp2.serve.rebuild import Plan, Unrestorable, history_after, plan, rebuild
 from acp2.serve.routing import head, id_key
-from acp2.store.cursors import CursorStore, Other, Run, StreamCursor, open_cursors
+from acp2.store.cursors import CursorStore, StreamCursor, open_cursors
 from acp2.store.leasing import LEASE_TTL
 
 if TYPE_CHECKING:
     from acp2.serve.link import RemoteConnection
     from acp2.serve.registry import Registry
-    from acp2.store.base import Batches, SessionStore
+    from acp2.store.base import SessionStore
 
-__all__ = ["Backing", "Plan", "Unrestorable", "plan", "restore"]
+__all__ = ["Backing", "Plan", "Unrestorable", "load", "plan", "restore"]
 
 #: Seconds between two resumes of a session whose dead owner's lease has not lapsed.
 LEASE_POLL: Final = 0.2
 _SESSION_IN_USE: Final = -32010
 _ids = itertools.count(1)
-
-
-class Unrestorable(Exception):
-    """The stream cannot be rebuilt exactly; ``code`` is the close code to refuse with."""
-
-    def __init__(self, code: int, reason: str) -> None:
-        super().__init__(reason)
-        self.code = code
-        self.reason = reason
 
 
 class Backing:
@@ -88,104 +74,6 @@ class Backing:
         """Seconds a session lease lasts without its owner's heartbeat."""
         leases = getattr(self.store, "leases", None)
         return float(getattr(leases, "ttl", LEASE_TTL))
-
-
-@dataclass
-class Plan:
-    """How to rebuild one stream for a client at seq ``last`` (see :func:`plan`)."""
-
-    cursor: StreamCursor
-    last: int
-    #: Per session to resume: how many of its history updates the client has.
-    positions: dict[str, int] = field(default_factory=dict)
-    #: What was sent after ``last``, in order (runs clipped to the seqs after it).
-    missed: list[Run | Other] = field(default_factory=list)
-
-
-def plan(cursor: StreamCursor, last: int) -> Plan:
-    """Work out what a client at seq ``last`` missed; raises :class:`Unrestorable`."""
-    if cursor.pending:
-        raise Unrestorable(4404, "requests were unanswered when the stream's node went")
-    if [s for s in cursor.lost if s not in cursor.closed]:
-        raise Unrestorable(4404, "the stream joined a session midway")
-    marks = cursor.marks
-    open_run = bool(marks) and type(marks[-1]) is Run
-    if last < cursor.base or (last > cursor.sent and not open_run):
-        raise Unrestorable(4410, "Acp2-Last-Seq is outside what the stream sent")
-    result = Plan(cursor, last, {s: n for s, n in cursor.counts.items() if s not in cursor.closed})
-    for index, mark in enumerate(marks):
-        if type(mark) is Run:
-            end = max(mark.last, last) if index == len(marks) - 1 else mark.last
-            _split_run(result, mark.session, mark.first, end)
-        elif type(mark) is Other and mark.seq > last:
-            if not mark.kept:
-                raise Unrestorable(4404, "a message the client missed was too big to keep")
-            result.missed.append(mark)
-    return result
-
-
-def _split_run(result: Plan, session: str, first: int, end: int) -> None:
-    """Count the part of a run the client has; keep the part it missed."""
-    seen = min(end, result.last) - first + 1
-    if seen > 0 and session in result.positions:
-        result.positions[session] += seen
-    if end > result.last:
-        result.missed.append(Run(session, max(first, result.last + 1), end))
-
-
-def history_after(batches: Batches, session: str, skip: int) -> list[bytes]:
-    """The update bodies in ``batches`` (a session's stored rows) after the first
-    ``skip``; raises :class:`Unrestorable` when there are fewer (a write the client saw
-    was lost). Closes ``batches``."""
-    bodies = _bodies(batches)
-    try:
-        for _ in range(skip):
-            if next(bodies, None) is None:
-                raise Unrestorable(4404, f"the history of {session} is shorter than the stream")
-        return list(bodies)
-    finally:
-        batches.close()
-
-
-def _bodies(batches: Batches) -> Iterator[bytes]:
-    for rows in batches:
-        for row in rows:
-            yield from row.split(b"\n")  # a row holds one flush's bodies
-
-
-def rebuild(result: Plan, tails: dict[str, list[bytes]]) -> list[bytes]:
-    """The messages the client missed, in order: the marks after its seq (history runs
-    taken from ``tails``, other messages as kept), then the rest of each tail."""
-    cursors = {s: 0 for s in tails}
-    lines: list[bytes] = []
-    for mark in result.missed:
-        if type(mark) is Other:
-            lines.append(bytes(mark.message))
-            continue
-        assert type(mark) is Run
-        if mark.session not in tails:
-            continue  # a session the client closed: it wants nothing more of it
-        start, count = cursors[mark.session], mark.last - mark.first + 1
-        bodies = tails[mark.session][start : start + count]
-        if len(bodies) < count:
-            raise Unrestorable(4404, f"the history of {mark.session} is shorter than the stream")
-        cursors[mark.session] = start + count
-        lines.extend(update_frame(mark.session, b) for b in bodies)
-    for session, bodies in tails.items():
-        lines.extend(update_frame(session, b) for b in bodies[cursors[session] :])
-    return lines
-
-
-def update_frame(session: str, body: bytes) -> bytes:
-    """The ``session/update`` notification carrying stored ``body`` (the agent's layout)."""
-    return (
-        SESSION_UPDATE_PREFIX
-        + b'{"sessionId":'
-        + msgspec.json.encode(session)
-        + b',"update":'
-        + body
-        + b"}}"
-    )
 
 
 async def restore(registry: Registry, backing: Backing, result: Plan) -> RemoteConnection:
