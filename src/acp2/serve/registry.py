@@ -74,7 +74,7 @@ class Registry:
             connection_id or secrets.token_urlsafe(18), principal, kind, self.config, retention
         )
         if self.backing is not None and kind == "websocket" and retention is not None:
-            connection.recorder = CursorRecorder(self.backing.cursors, connection.id, principal)
+            connection.recorder = self._recorder(connection.id, principal)
         self._connections[connection.id] = connection
         task = asyncio.get_running_loop().create_task(self._run(connection))
         self._tasks.add(task)
@@ -82,6 +82,16 @@ class Registry:
         if self._reaper is None or self._reaper.done():
             self._reaper = asyncio.get_running_loop().create_task(self._reap_forever())
         return connection
+
+    def _recorder(self, connection_id: str, principal: str) -> CursorRecorder | None:
+        """A cursor recorder for a new durable stream; None (the stream lives and dies
+        with this process) when the cursor store cannot be opened."""
+        assert self.backing is not None
+        try:
+            return CursorRecorder(self.backing.cursors, connection_id, principal)
+        except Exception as exc:
+            logger.warning("stream cursors are off, the cursor store failed: %s", exc)
+            return None
 
     def get(self, connection_id: str) -> RemoteConnection | None:
         """The live connection with this id, or None."""
