@@ -148,3 +148,29 @@ async def test_a_stream_that_joined_its_session_midway_is_refused(tmp_path: Path
             await client.until(ws, lambda m: m.get("id") == 1)
             await die(first.app)
         assert await _refusal(second.ws_url, client.resume_headers(cid)) == 4404
+
+
+async def test_a_takeover_waits_for_the_sessions_lease_and_a_second_socket_meanwhile_waits(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "history.sqlite3"
+    client = Durable()
+    async with serve(node(path)) as first, serve(node(path)) as second:
+        async with connect(first.ws_url, additional_headers=headers()) as ws:
+            assert ws.response is not None
+            cid = ws.response.headers["acp-connection-id"]
+            sid = await open_session(ws, client)
+            await die(first.app)
+        holder = HistoryStore(path)  # another live owner holds the session for now
+        holder.acquire(sid)
+        try:
+            resume = headers(**client.resume_headers(cid))
+            async with connect(second.ws_url, additional_headers=resume) as again:
+                assert cid in second.app.registry.restoring  # waiting for the lease
+                assert await _refusal(second.ws_url, client.resume_headers(cid)) == 1013
+                holder.release(sid)
+                await client.send(again, prompt(3, sid, "echo back"))
+                await client.until(again, lambda m: m.get("id") == 3)  # the snapshot first
+                assert chunks(await client.until(again, is_idle)) == "back"
+        finally:
+            holder.close()

@@ -155,9 +155,9 @@ async def _take_over_stream(
         await _accept(send, [])
         await send({"type": "websocket.close", "code": code, "reason": reason})
         return
-    await _accept(send, _resumed_headers(registry, connection_id, cursor.received))
-    registry.restoring.add(connection_id)
+    registry.restoring.add(connection_id)  # before the 101: a second socket waits its turn
     try:
+        await _accept(send, _resumed_headers(registry, connection_id, cursor.received))
         connection = await restore.restore(registry, backing, result)
     except restore.Unrestorable as exc:
         logger.warning("could not take stream %s over: %s", connection_id, exc.reason)
