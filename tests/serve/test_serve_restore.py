@@ -15,7 +15,7 @@ from typing import Any
 
 import anyio
 import pytest
-from serve_helpers import is_idle, prompt, serve
+from serve_helpers import initialize, is_idle, prompt, serve
 from test_serve_durable_ws import Durable, chunks, open_session
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
@@ -132,15 +132,7 @@ async def test_a_stream_that_joined_its_session_midway_is_refused(tmp_path: Path
         async with connect(first.ws_url, additional_headers=headers()) as ws:
             assert ws.response is not None
             cid = ws.response.headers["acp-connection-id"]
-            await client.send(
-                ws,
-                {
-                    "jsonrpc": "2.0",
-                    "id": 0,
-                    "method": "initialize",
-                    "params": {"protocolVersion": 2},
-                },
-            )
+            await client.send(ws, initialize())
             params = {"sessionId": sid, "cwd": "/tmp/acp2-agent-tests"}
             await client.send(
                 ws, {"jsonrpc": "2.0", "id": 1, "method": "session/resume", "params": params}
@@ -174,3 +166,37 @@ async def test_a_takeover_waits_for_the_sessions_lease_and_a_second_socket_meanw
                 assert chunks(await client.until(again, is_idle)) == "back"
         finally:
             holder.close()
+
+
+async def test_a_session_another_client_resumed_here_meanwhile_is_not_taken_over(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "history.sqlite3"
+    client, other = Durable(), Durable()
+    async with serve(node(path)) as first, serve(node(path)) as second:
+        cid = await _dead_stream(first, client)
+        async with connect(second.ws_url, additional_headers=headers()) as ws:
+            await other.send(ws, initialize())
+            (sid,) = first_cursor_sessions(path)
+            params = {"sessionId": sid, "cwd": "/tmp/acp2-agent-tests"}
+            await other.send(
+                ws, {"jsonrpc": "2.0", "id": 1, "method": "session/resume", "params": params}
+            )
+            answered = await other.until(ws, lambda m: m.get("id") == 1)
+            assert "result" in answered[-1], answered[-1]
+            assert await _refusal(second.ws_url, client.resume_headers(cid)) == 4404
+
+
+def first_cursor_sessions(path: Path) -> list[str]:
+    import sqlite3
+
+    from acp2.store.cursors import decode_cursor
+
+    db = sqlite3.connect(path)
+    try:
+        (body,) = db.execute("SELECT body FROM stream_cursors").fetchone()
+    finally:
+        db.close()
+    cursor = decode_cursor(bytes(body))
+    assert cursor is not None
+    return list(cursor.counts)

@@ -135,6 +135,11 @@ async def _resume(
     record = store.get_session(session)
     if record is None:
         raise Unrestorable(4404, f"the session {session} is gone")
+    leases = getattr(store, "leases", None)
+    if leases is not None and session in leases.held():
+        # Live here for another client already (it resumed after the death): its live
+        # updates would race the rebuild's read of the history.
+        raise Unrestorable(4404, f"the session {session} is live here on another connection")
     params = {
         "sessionId": session,
         "cwd": record.cwd,
