@@ -82,6 +82,7 @@ async def test_another_node_rebuilds_exactly_what_the_client_missed(tmp_path: Pa
     assert text == "".join(f"{i} " for i in range(len(text.split())))
     assert chunks(more) == "still here"
     assert stored_chunks(path, sid) == text + "still here"
+    assert history_updates(before + after + more) == stored_updates(path, sid)
 
 
 async def _refusal(url: str, extra: dict[str, str], token: str = "token-a") -> int | None:
@@ -200,3 +201,51 @@ def first_cursor_sessions(path: Path) -> list[str]:
     cursor = decode_cursor(bytes(body))
     assert cursor is not None
     return list(cursor.counts)
+
+
+async def test_a_stream_taken_over_once_can_be_taken_over_again(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite3"
+    client = Durable()
+    async with serve(node(path)) as first, serve(node(path)) as second, serve(node(path)) as third:
+        async with connect(first.ws_url, additional_headers=headers()) as ws:
+            assert ws.response is not None
+            cid = ws.response.headers["acp-connection-id"]
+            sid = await open_session(ws, client)
+            await client.send(ws, prompt(2, sid, "stream 2000"))
+            seen = await client.until(ws, lambda m: "20 " in json.dumps(m))
+            await die(first.app)
+        async with connect(
+            second.ws_url, additional_headers=headers(**client.resume_headers(cid))
+        ) as ws:
+            seen += await client.until(ws, is_idle)
+            await client.send(ws, prompt(3, sid, "stream 2000"))
+            seen += await client.until(ws, lambda m: m.get("id") == 3)
+            seen += await client.until(ws, lambda m: "1500 " in json.dumps(m))
+            await die(second.app)
+        async with connect(
+            third.ws_url, additional_headers=headers(**client.resume_headers(cid))
+        ) as ws:
+            seen += await client.until(ws, is_idle)
+            # The takeover's snapshot (the idle), then its commands.
+            seen += await client.until(ws, lambda m: "available_commands" in json.dumps(m))
+    # Every history update once, in order -- chunks, messages, commands -- over two
+    # takeovers.
+    assert history_updates(seen) == stored_updates(path, sid)
+
+
+def history_updates(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The updates among ``messages`` that the agent records (not states or notices)."""
+    return [
+        m["params"]["update"]
+        for m in messages
+        if m.get("method") == "session/update"
+        and m["params"]["update"]["sessionUpdate"] not in ("state_update", "notice")
+    ]
+
+
+def stored_updates(path: Path, session_id: str) -> list[dict[str, Any]]:
+    store = HistoryStore(path)
+    try:
+        return [json.loads(b) for b in store.updates(session_id)]
+    finally:
+        store.close()

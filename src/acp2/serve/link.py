@@ -171,6 +171,10 @@ class RemoteConnection:
         if self._gate is None:
             self._gate = []
 
+    def held_output(self) -> list[bytes]:
+        """The lines held back so far (see :meth:`hold_output`)."""
+        return list(self._gate or ())
+
     def release_output(self) -> None:
         """Queue the held lines for the client, in order; stop holding."""
         held, self._gate = self._gate or [], None

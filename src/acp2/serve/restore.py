@@ -26,7 +26,7 @@ import anyio
 import anyio.to_thread
 import msgspec
 
-from acp2.serve.cursor import CursorRecorder
+from acp2.serve.cursor import CursorRecorder, history_session
 from acp2.serve.rebuild import Plan, Unrestorable, history_after, plan, rebuild
 from acp2.serve.routing import head, id_key
 from acp2.store.cursors import CursorStore, StreamCursor, open_cursors
@@ -92,7 +92,7 @@ async def restore(registry: Registry, backing: Backing, result: Plan) -> RemoteC
         deadline = time.monotonic() + backing.lease_ttl + 5.0
         for session in result.positions:
             await _resume(connection, backing.store, session, deadline)
-        tails = await _tails(backing.store, result.positions)
+        tails = _without_own(await _tails(backing.store, result.positions), connection)
         connection.recorder = CursorRecorder.resumed(backing.cursors, _going_on(result))
         for line in rebuild(result, tails):
             connection.push_restored(line)
@@ -101,6 +101,19 @@ async def restore(registry: Registry, backing: Backing, result: Plan) -> RemoteC
         registry.remove(connection.id)
         raise
     return connection
+
+
+def _without_own(
+    tails: dict[str, list[bytes]], connection: RemoteConnection
+) -> dict[str, list[bytes]]:
+    """``tails`` less the updates this node's resumes recorded: they are the last of each
+    session's history (nothing else writes it now) and go out with the held output."""
+    own: dict[str, int] = {}
+    for line in connection.held_output():
+        session = history_session(line)
+        if session is not None:
+            own[session] = own.get(session, 0) + 1
+    return {s: bodies[: max(0, len(bodies) - own.get(s, 0))] for s, bodies in tails.items()}
 
 
 def _going_on(result: Plan) -> StreamCursor:
