@@ -76,7 +76,9 @@ FILE_SECONDS: dict[str, float] = {
     # from a --durations run).
     "interop/test_ts_remote_clients_vs_acp2_serve.py": 130,
     "interop/test_acp2_remote_client_vs_ts_server.py": 50,
-    "serve/test_scale_out.py": 55,
+    "serve/test_scale_out.py": 80,
+    "serve/test_serve_takeover.py": 8,
+    "serve/test_serve_restore.py": 8,
     "transport/test_remote_vs_serve.py": 40,
     "transport/test_remote_faults.py": 25,
     "cli/test_cli_chat_elicitation.py": 30,

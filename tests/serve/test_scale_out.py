@@ -144,10 +144,24 @@ def cluster(tmp_path: Any, request: pytest.FixtureRequest) -> Iterator[Cluster]:
             balancer.stop()
 
 
-@pytest.mark.parametrize("profile", ["http", "websocket"])
+async def _session(cluster: Cluster, client: Any, joined: bool, listen: Any) -> Any:
+    """A new session of ``client``; with ``joined``, one made by another client first and
+    resumed on this one (so its stream joined it midway and keeps no cursor for it)."""
+    if not joined:
+        return await client.new_session(on_update=listen)
+    async with connect_url(cluster.url, transport="http", cwd=CWD) as maker:
+        session_id = (await maker.new_session()).id
+    return await client.resume(session_id, on_update=listen)
+
+
+@pytest.mark.parametrize("profile", ["http", "websocket-joined"])
 async def test_a_busy_session_survives_the_death_of_its_node_behind_a_balancer(
     cluster: Cluster, profile: Any
 ) -> None:
+    # Streamable HTTP keeps no stream cursors, and a WebSocket stream that resumed its
+    # session midway cannot be rebuilt: the client falls back to a new connection and
+    # session/resume with replay. (A WebSocket stream that made its session is taken over
+    # from the database instead: test_a_websocket_stream_is_taken_over_...)
     texts: list[str] = []
     seen_enough = anyio.Event()
 
@@ -158,10 +172,11 @@ async def test_a_busy_session_survives_the_death_of_its_node_behind_a_balancer(
                 seen_enough.set()
 
     with anyio.fail_after(SCENARIO_TIMEOUT * 4):
+        transport = profile.removesuffix("-joined")
         async with connect_url(
-            cluster.url, transport=profile, cwd=CWD, reconnect=BACKOFF
+            cluster.url, transport=transport, cwd=CWD, reconnect=BACKOFF
         ) as client:
-            session = await client.new_session(on_update=listen)
+            session = await _session(cluster, client, profile.endswith("-joined"), listen)
             work = await session.prompt("stream 1000000")
             await seen_enough.wait()
             owner = cluster.owner(session.id)
@@ -209,3 +224,44 @@ async def test_a_dropped_websocket_link_comes_back_to_its_node_by_its_cookie(
             assert work.text == "".join(f"{i} " for i in range(3000))
             assert client.remote.reconnects >= 1
             assert client.remote.rejoins == 0
+
+
+async def test_a_websocket_stream_is_taken_over_from_the_database_when_its_node_dies(
+    cluster: Cluster,
+) -> None:
+    # The stream's cursor is in PostgreSQL: the live node rebuilds what the client missed
+    # from the history and the stream goes on (no new connection, no session/resume by
+    # the client), every chunk exactly once.
+    texts: list[str] = []
+    seen_enough = anyio.Event()
+
+    def listen(update: Any, raw: bytes) -> None:
+        if isinstance(update, AgentMessageChunk):
+            texts.append(update.content.text)
+            if len(texts) >= 300:
+                seen_enough.set()
+
+    with anyio.fail_after(SCENARIO_TIMEOUT * 4):
+        async with connect_url(
+            cluster.url, transport="websocket", cwd=CWD, reconnect=BACKOFF
+        ) as client:
+            session = await client.new_session(on_update=listen)
+            work = await session.prompt("stream 1000000")
+            await seen_enough.wait()
+            owner = cluster.owner(session.id)
+            cluster.nodes[owner].process.send_signal(signal.SIGKILL)
+            await work.wait()  # the turn died with its node: it ends, it is not rerun
+            survivor = next(n for n in NODES if n != owner)
+            assert cluster.owner(session.id) == survivor
+            again = await session.prompt("echo still here")
+            assert await again.wait() == "end_turn"
+            assert client.remote.rejoins == 0, "".join(cluster.nodes[survivor].lines)[-3000:]
+            assert client.remote.reconnects >= 1
+            seen = session.state
+        assert "".join(texts).endswith("still here")
+        streamed = "".join(texts).removesuffix("still here")
+        count = len(streamed.split())
+        assert streamed == "".join(f"{i} " for i in range(count))
+        async with connect_url(cluster.url, transport="http", cwd=CWD) as fresh_client:
+            fresh = await fresh_client.resume(session.id, replay=True)
+            assert fresh.state.timeline == seen.timeline

@@ -21,6 +21,7 @@ from acp2.serve.asgi import Receive, Scope, Send, respond
 from acp2.serve.config import ServeConfig
 from acp2.serve.http import handle_http
 from acp2.serve.registry import Registry, ServeFn
+from acp2.serve.restore import Backing
 from acp2.serve.security import Headers, Refusal, admit
 from acp2.serve.ws import handle_websocket, reject_websocket
 
@@ -35,9 +36,11 @@ logger = logging.getLogger(__name__)
 class AcpApp:
     """The ACP endpoint as an ASGI application; ``registry`` holds its connections."""
 
-    def __init__(self, serve: ServeFn, config: ServeConfig | None = None) -> None:
+    def __init__(
+        self, serve: ServeFn, config: ServeConfig | None = None, backing: Backing | None = None
+    ) -> None:
         self.config = config or ServeConfig()
-        self.registry = Registry(self.config, serve)
+        self.registry = Registry(self.config, serve, backing)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one ASGI event (lifespan, http or websocket)."""
@@ -97,14 +100,22 @@ def create_app(
     config: ServeConfig | None = None,
 ) -> AcpApp:
     """The application serving ``agent`` (one object shared by every connection) or,
-    with ``command``, one ``command`` subprocess per connection. Exactly one is needed."""
+    with ``command``, one ``command`` subprocess per connection. Exactly one is needed.
+
+    With ``agent``, durable WebSocket streams keep their cursors beside the agent's
+    session store, so another node on the same database (or this one after a restart)
+    can take a stream over (:mod:`acp2.serve.restore`)."""
     from acp2.serve.agents import command as command_source
     from acp2.serve.agents import in_process
 
     if (agent is None) == (command is None):
         raise ValueError("pass exactly one of agent or command")
-    serve = in_process(agent) if agent is not None else command_source(command or ())
-    return AcpApp(serve, config)
+    if agent is None:
+        return AcpApp(command_source(command or ()), config)
+    from acp2.agent.runtime import runtime_for
+
+    runtime = runtime_for(agent)
+    return AcpApp(in_process(agent), config, Backing(lambda: runtime.store))
 
 
 def load_agent(spec: str) -> Agent:

@@ -21,6 +21,7 @@ import anyio
 
 from acp2.errors import ConnectionClosed
 from acp2.serve.config import ServeConfig
+from acp2.serve.cursor import CursorRecorder
 from acp2.serve.outlet import Outlet
 from acp2.serve.routing import Router, id_key
 from acp2.transport.durable import Received, Retention
@@ -74,6 +75,12 @@ class RemoteConnection:
         self._initial: tuple[bytes, asyncio.Future[bytes]] | None = None
         self.main = self._outlet()
         self.sessions: dict[str, Outlet] = {}
+        #: The stream's cursor, kept for a takeover by another node (durable WebSocket).
+        self.recorder: CursorRecorder | None = None
+        #: The agent side's lines held back while a taken-over stream is rebuilt.
+        self._gate: list[bytes] | None = None
+        #: Answers to requests the server itself made to the agent side (a takeover).
+        self._internal: dict[bytes, asyncio.Future[bytes]] = {}
 
     @property
     def durable(self) -> bool:
@@ -116,6 +123,11 @@ class RemoteConnection:
     async def deliver(self, message: bytes) -> None:
         """Hand one client message to the agent side; waits while its input is full."""
         self.touch()
+        if self.recorder is not None:
+            self.recorder.took(message)
+        await self._deliver(message)
+
+    async def _deliver(self, message: bytes) -> None:
         # Raw newlines in JSON text are only ever whitespace between tokens (a string
         # cannot hold one unescaped), so blanking them keeps the message and its framing.
         line = message.strip().replace(b"\n", b" ").replace(b"\r", b" ")
@@ -145,6 +157,34 @@ class RemoteConnection:
             outlet = self.sessions[session_id] = self._outlet()
         return outlet
 
+    async def ask(self, request_id: bytes, message: bytes) -> asyncio.Future[bytes]:
+        """Hand the agent side a request of the server's own (a takeover's ``initialize``
+        and ``session/resume``); its answer comes back in the returned future instead of
+        going to the client. ``request_id`` is its id as encoded JSON."""
+        future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        self._internal[request_id] = future
+        await self._deliver(message)
+        return future
+
+    def hold_output(self) -> None:
+        """Keep what the agent side sends from now on until :meth:`release_output`."""
+        if self._gate is None:
+            self._gate = []
+
+    def held_output(self) -> list[bytes]:
+        """The lines held back so far (see :meth:`hold_output`)."""
+        return list(self._gate or ())
+
+    def release_output(self) -> None:
+        """Queue the held lines for the client, in order; stop holding."""
+        held, self._gate = self._gate or [], None
+        for line in held:
+            self._route(line)
+
+    def push_restored(self, line: bytes) -> None:
+        """Queue ``line`` for the client now, ahead of held output (a rebuilt message)."""
+        self._push(line)
+
     def touch(self) -> None:
         """Note activity now (the idle countdown restarts)."""
         self.last_active = time.monotonic()
@@ -167,6 +207,12 @@ class RemoteConnection:
             outlet.wake()
         if self._initial is not None and not self._initial[1].done():
             self._initial[1].set_exception(ConnectionClosed("the agent ended the connection"))
+        for future in self._internal.values():
+            if not future.done():
+                future.set_exception(ConnectionClosed("the agent ended the connection"))
+        self._internal.clear()
+        if self.recorder is not None:
+            self.recorder.forget()  # the stream is over: nothing to resume anywhere
         self.ended.set()
 
     # -- internals ------------------------------------------------------------------------
@@ -187,8 +233,19 @@ class RemoteConnection:
     def _route(self, line: bytes) -> None:
         if self._initial is not None and self._answers_initial(line):
             return
+        if self._internal and self._answers_internal(line):
+            return
+        if self._gate is not None:
+            self._gate.append(line)
+            return
+        self._push(line)
+
+    def _push(self, line: bytes) -> None:
         if self.kind == "websocket":
-            self.main.push(line)
+            main = self.main
+            main.push(line)
+            if self.recorder is not None and main.retained is not None:
+                self.recorder.sent(main.retained.last, line)
         else:
             destination = self.router.destination(line)
             try:
@@ -209,6 +266,21 @@ class RemoteConnection:
         if parsed.method is not None or id_key(parsed.id) != request_id:
             return False
         self._initial = None
+        if not future.done():
+            future.set_result(line)
+        return True
+
+    def _answers_internal(self, line: bytes) -> bool:
+        from acp2.serve.routing import head
+
+        try:
+            parsed = head(line)
+        except ValueError:
+            return False
+        key = id_key(parsed.id) if parsed.method is None else None
+        future = self._internal.pop(key, None) if key is not None else None
+        if future is None:
+            return False
         if not future.done():
             future.set_result(line)
         return True

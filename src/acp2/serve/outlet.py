@@ -117,6 +117,13 @@ class Outlet:
         self._queue = deque(items)
         self._wake.set()
 
+    def start_at(self, seq: int) -> None:
+        """Number the next message ``seq + 1``, as if ``seq`` messages were sent and
+        acknowledged (a stream another node served up to ``seq``, taken over here)."""
+        if self.retained is None:
+            raise ValueError("not a durable stream")
+        self.retained.last = self.retained.acked = seq
+
     def attach(self) -> int:
         """Make a new reader current; return its generation (an older reader stops)."""
         self.generation += 1

@@ -16,12 +16,17 @@ import time
 from collections.abc import Awaitable, Callable
 
 from acp2.serve.config import ServeConfig
+from acp2.serve.cursor import CursorRecorder
 from acp2.serve.link import Kind, RemoteConnection
+from acp2.serve.restore import Backing
 from acp2.transport.durable import Retention
 
 __all__ = ["Registry", "ServeFn"]
 
 logger = logging.getLogger(__name__)
+
+#: Seconds between two prunings of old stream cursors.
+PRUNE_EVERY = 60.0
 
 #: Serves the agent side of one connection until its input ends.
 ServeFn = Callable[[RemoteConnection], Awaitable[None]]
@@ -30,9 +35,15 @@ ServeFn = Callable[[RemoteConnection], Awaitable[None]]
 class Registry:
     """The connections of one application, by ``Acp-Connection-Id``."""
 
-    def __init__(self, config: ServeConfig, serve: ServeFn) -> None:
+    def __init__(self, config: ServeConfig, serve: ServeFn, backing: Backing | None = None) -> None:
         self.config = config
         self._serve = serve
+        #: Where durable WebSocket streams keep their cursors, so another node can take
+        #: them over (None: a stream lives and dies with this process).
+        self.backing = backing if config.durable else None
+        #: Streams being taken over from their stored cursors (:mod:`acp2.serve.restore`).
+        self.restoring: set[str] = set()
+        self._pruned_at = time.monotonic()
         self._connections: dict[str, RemoteConnection] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._reaper: asyncio.Task[None] | None = None
@@ -48,11 +59,22 @@ class Registry:
         """True when ``max_connections`` connections are live."""
         return len(self._connections) >= self.config.max_connections
 
-    def create(self, principal: str, kind: Kind, retention: Retention | None) -> RemoteConnection:
-        """A new connection for ``principal``, its agent side started."""
+    def create(
+        self,
+        principal: str,
+        kind: Kind,
+        retention: Retention | None,
+        *,
+        connection_id: str | None = None,
+    ) -> RemoteConnection:
+        """A new connection for ``principal``, its agent side started; a durable
+        WebSocket records its cursor when the registry has a backing. ``connection_id``
+        is for a stream taken over from another node (a new random id otherwise)."""
         connection = RemoteConnection(
-            secrets.token_urlsafe(18), principal, kind, self.config, retention
+            connection_id or secrets.token_urlsafe(18), principal, kind, self.config, retention
         )
+        if self.backing is not None and kind == "websocket" and retention is not None:
+            connection.recorder = self._recorder(connection.id, principal)
         self._connections[connection.id] = connection
         task = asyncio.get_running_loop().create_task(self._run(connection))
         self._tasks.add(task)
@@ -60,6 +82,16 @@ class Registry:
         if self._reaper is None or self._reaper.done():
             self._reaper = asyncio.get_running_loop().create_task(self._reap_forever())
         return connection
+
+    def _recorder(self, connection_id: str, principal: str) -> CursorRecorder | None:
+        """A cursor recorder for a new durable stream; None (the stream lives and dies
+        with this process) when the cursor store cannot be opened."""
+        assert self.backing is not None
+        try:
+            return CursorRecorder(self.backing.cursors, connection_id, principal)
+        except Exception as exc:
+            logger.warning("stream cursors are off, the cursor store failed: %s", exc)
+            return None
 
     def get(self, connection_id: str) -> RemoteConnection | None:
         """The live connection with this id, or None."""
@@ -79,12 +111,27 @@ class Registry:
         now = time.monotonic() if now is None else now
         reaped = 0
         for connection in list(self._connections.values()):
+            if connection.recorder is not None:
+                connection.recorder.keepalive(self.config.grace / 3)
+        self._prune(now)
+        for connection in list(self._connections.values()):
             limit = self.config.grace if connection.durable else self.config.idle_timeout
             if connection.idle_for(now) > limit:
                 logger.info("ending idle remote connection %s", connection.id)
                 self.remove(connection.id)
                 reaped += 1
         return reaped
+
+    def _prune(self, now: float) -> None:
+        """Now and then, delete the cursors no node resumed within the grace (their
+        streams' nodes died and their clients went elsewhere)."""
+        if self.backing is None or now - self._pruned_at < PRUNE_EVERY:
+            return
+        self._pruned_at = now
+        try:
+            self.backing.cursors.prune(self.config.grace + self.backing.lease_ttl)
+        except Exception as exc:
+            logger.warning("could not prune the stream cursors: %s", exc)
 
     async def aclose(self, within: float = 10.0) -> None:
         """End every connection and wait (at most ``within`` seconds) for their agent sides."""

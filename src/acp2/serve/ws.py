@@ -14,11 +14,13 @@ socket with 1009.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 import anyio
 
 from acp2.errors import ConnectionClosed
+from acp2.serve import restore
 from acp2.serve.asgi import Receive, Scope, Send
 from acp2.serve.http import CONNECTION_HEADER
 from acp2.serve.link import RemoteConnection
@@ -36,6 +38,8 @@ from acp2.transport.durable import (
 )
 
 __all__ = ["handle_websocket", "reject_websocket"]
+
+logger = logging.getLogger(__name__)
 
 #: How soon after going quiet the server acknowledges what it received.
 ACK_DELAY = 1.0
@@ -90,6 +94,14 @@ async def _resume(
     connection_id: str,
 ) -> None:
     connection = registry.get(connection_id)
+    if connection_id in registry.restoring:
+        # Another socket is taking this stream over right now: come back in a moment.
+        await _accept(send, [])
+        await send({"type": "websocket.close", "code": 1013, "reason": "Resuming, try again"})
+        return
+    if connection is None and registry.backing is not None:
+        await _take_over_stream(receive, send, headers, registry, principal, connection_id)
+        return
     code, reason = 0, ""
     generation: int | None = None
     if connection is None or not connection.durable or connection.kind != "websocket":
@@ -107,15 +119,62 @@ async def _resume(
         await _accept(send, [])
         await send({"type": "websocket.close", "code": code, "reason": reason})
         return
-    await _accept(
-        send,
-        [
-            (CONNECTION_HEADER, connection.id),
-            (DURABLE_HEADER, registry.config.retention.header()),
-            (LAST_SEQ_HEADER, str(connection.received.last)),
-        ],
-    )
+    await _accept(send, _resumed_headers(registry, connection.id, connection.received.last))
     await _Socket(receive, send, connection).run(generation)
+
+
+async def _take_over_stream(
+    receive: Receive,
+    send: Send,
+    headers: Headers,
+    registry: Registry,
+    principal: str,
+    connection_id: str,
+) -> None:
+    """Resume a stream this node does not hold from its stored cursor (its node died):
+    accept at once with the cursor's client seq (the rebuild may wait for a lease), then
+    rebuild what the client missed (:mod:`acp2.serve.restore`) and serve the socket;
+    refused with a close code as an unknown stream is when that cannot be exact."""
+    backing = registry.backing
+    assert backing is not None
+    cursor = restore.load(backing, connection_id, registry.config.grace)
+    code, reason, result = 4404, "Unknown connection", None
+    if cursor is not None and cursor.principal != principal:
+        code, reason = 4401, "This connection belongs to another principal"
+    elif cursor is not None and registry.full():
+        code, reason = 1013, "Too many connections"
+    elif cursor is not None:
+        try:
+            result = restore.plan(cursor, int(headers.get(LAST_SEQ_HEADER) or "0"))
+        except restore.Unrestorable as exc:
+            code, reason = exc.code, exc.reason[:120]
+        except ValueError:
+            code, reason = 4410, "Acp2-Last-Seq is not a number"
+    if result is None or cursor is None:
+        logger.info("not taking stream %s over: %s", connection_id, reason)
+        await _accept(send, [])
+        await send({"type": "websocket.close", "code": code, "reason": reason})
+        return
+    registry.restoring.add(connection_id)  # before the 101: a second socket waits its turn
+    try:
+        await _accept(send, _resumed_headers(registry, connection_id, cursor.received))
+        connection = await restore.restore(registry, backing, result)
+    except restore.Unrestorable as exc:
+        logger.warning("could not take stream %s over: %s", connection_id, exc.reason)
+        await send({"type": "websocket.close", "code": exc.code, "reason": exc.reason[:120]})
+        return
+    finally:
+        registry.restoring.discard(connection_id)
+    await _Socket(receive, send, connection).run()
+
+
+def _resumed_headers(registry: Registry, connection_id: str, last: int) -> list[tuple[str, str]]:
+    """The 101 headers of a resumed stream: its id, the retention, the last client seq."""
+    return [
+        (CONNECTION_HEADER, connection_id),
+        (DURABLE_HEADER, registry.config.retention.header()),
+        (LAST_SEQ_HEADER, str(last)),
+    ]
 
 
 def _take_over(connection: RemoteConnection, last_seq: int) -> int:
@@ -202,9 +261,13 @@ class _Socket:
             frame = decode_frame(data)
             if frame.ack is not None:
                 connection.main.ack(frame.ack)
+                if connection.recorder is not None:
+                    connection.recorder.ack(frame.ack)
                 return True
             assert frame.seq is not None
             if connection.received.accept(frame.seq):
+                if connection.recorder is not None:
+                    connection.recorder.cursor.received = frame.seq
                 await connection.deliver(bytes(frame.msg))
                 if connection.received.ack_due():
                     connection.main.wake()
@@ -222,6 +285,8 @@ class _Socket:
                 break  # replaced while acknowledging: what is queued is the new reader's
             items = outlet.take()
             if items:
+                if connection.recorder is not None:
+                    connection.recorder.cover()  # the database describes what goes out
                 for seq, message in items:
                     data = encode_data(seq, message) if seq else message
                     await self.send({"type": "websocket.send", "text": data.decode()})
@@ -238,5 +303,9 @@ class _Socket:
         if not self.connection.durable or received.last <= self.acked:
             return
         if force or received.ack_due():
+            recorder = self.connection.recorder
+            if recorder is not None:
+                # What is acknowledged, the client forgets: a node taking over must know.
+                recorder.cover_received(received.last)
             self.acked = received.acked()
             await self.send({"type": "websocket.send", "text": encode_ack(self.acked).decode()})

@@ -1,0 +1,346 @@
+"""The recorder of one durable WebSocket stream's cursor (:mod:`acp2.store.cursors`).
+
+:class:`CursorRecorder` watches what the stream carries -- every message queued for the
+client (:meth:`~CursorRecorder.sent`, in seq order) and every message taken from it
+(:meth:`~CursorRecorder.took`) -- and keeps the :class:`~acp2.store.cursors.StreamCursor`
+another node would need. The socket's writer calls :meth:`~CursorRecorder.cover` before
+it writes a batch: the cursor is stored when the batch holds a seq the stored cursor does
+not describe (a new mark; a run of one session's history updates that goes on needs no
+write), so whatever the client can have received, the database describes. The server
+acknowledges client messages only up to the ``received`` stored (:meth:`cover_received`),
+so the client still holds whatever a node taking over did not see.
+
+A history update is a ``session/update`` whose kind the agent runtime records
+(:data:`acp2.agent.emitter.NOT_RECORDED` lists the others): the n-th such message of a
+session that the stream carried from its start is the session's n-th history update, as
+the runtime records each update before it is sent, in order. A session the stream
+resumed or attached to midway has no such count (``lost``): while it is carried, a
+resume elsewhere is refused.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Final
+
+import msgspec
+
+from acp2.agent.emitter import NOT_RECORDED
+from acp2.rpc.messages import SESSION_UPDATE_PREFIX
+from acp2.schema.extensions import SESSION_ATTACH
+from acp2.schema.methods import INITIALIZE, SESSION_CLOSE, SESSION_NEW, SESSION_RESUME
+from acp2.serve.routing import head, id_key, session_of
+from acp2.store.cursors import NOT_KEPT, CursorStore, Other, Run, StreamCursor
+
+__all__ = ["MAX_KEPT", "MAX_KEPT_BYTES", "MAX_MARKS", "CursorRecorder", "history_session"]
+
+log = logging.getLogger("acp2.serve")
+
+#: The largest message kept in a cursor as bytes; a bigger one makes a rebuild that
+#: needs it impossible (a resume then falls back to session/resume with replay).
+MAX_KEPT: Final = 64 * 1024
+#: The most message bytes one cursor keeps; later messages are marked not kept.
+MAX_KEPT_BYTES: Final = 1024 * 1024
+#: Seconds between two attempts to delete a row a failed write or delete left behind.
+RETRY_DELETE: Final = 5.0
+#: The most marks one cursor holds (a client that stops acknowledging); past it the
+#: stream is no longer recorded: a resume elsewhere is refused.
+MAX_MARKS: Final = 4096
+
+_UPDATE_HEAD: Final = SESSION_UPDATE_PREFIX + b'{"sessionId":"'
+_KIND_HEAD: Final = b'","update":{"sessionUpdate":"'
+#: What follows the kind field of an update that is never recorded (one startswith).
+_UNRECORDED: Final = tuple(kind + b'"' for kind in NOT_RECORDED)
+#: Requests after which the count of a session's history on this stream is unknown.
+_JOINS: Final = frozenset({SESSION_RESUME.name, SESSION_ATTACH.name, "session/load"})
+
+
+class _Kind(msgspec.Struct):
+    session_update: str = msgspec.field(default="", name="sessionUpdate")
+
+
+class _Params(msgspec.Struct):
+    session_id: str = msgspec.field(default="", name="sessionId")
+    update: _Kind = msgspec.field(default_factory=_Kind)
+
+
+class _Notification(msgspec.Struct):
+    method: str = ""
+    params: _Params = msgspec.field(default_factory=_Params)
+
+
+class _Result(msgspec.Struct):
+    session_id: str | None = msgspec.field(default=None, name="sessionId")
+
+
+class _Answer(msgspec.Struct):
+    result: _Result | None = None
+
+
+class _Version(msgspec.Struct):
+    protocol_version: int = msgspec.field(default=0, name="protocolVersion")
+
+
+class _Init(msgspec.Struct):
+    params: _Version = msgspec.field(default_factory=_Version)
+
+
+_notification = msgspec.json.Decoder(_Notification)
+_answer = msgspec.json.Decoder(_Answer)
+_init = msgspec.json.Decoder(_Init)
+_DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError)
+
+
+def history_session(line: bytes) -> str | None:
+    """The session whose history ``line`` is the next update of, or None when ``line``
+    is anything else (not a ``session/update``, or one of a kind never recorded)."""
+    if line.startswith(_UPDATE_HEAD):
+        start = len(_UPDATE_HEAD)
+        end = line.find(b'"', start)
+        if end > 0 and line.startswith(_KIND_HEAD, end) and b"\\" not in line[start:end]:
+            kind_start = end + len(_KIND_HEAD)
+            kind = line[kind_start : line.find(b'"', kind_start)]
+            return None if kind in NOT_RECORDED else line[start:end].decode()
+    elif not line.startswith(SESSION_UPDATE_PREFIX):
+        return None
+    try:  # the agent's layout differs (a raw update): read it properly
+        parsed = _notification.decode(line)
+    except _DECODE_ERRORS:
+        return None
+    kind = parsed.params.update.session_update.encode()
+    if parsed.method != "session/update" or not kind or kind in NOT_RECORDED:
+        return None
+    return parsed.params.session_id or None
+
+
+class CursorRecorder:
+    """Keeps and stores the cursor of one stream; see the module docstring."""
+
+    def __init__(self, store: CursorStore, stream_id: str, principal: str) -> None:
+        self.store = store
+        self.cursor = StreamCursor(id=stream_id, principal=principal, initialize=msgspec.Raw(b""))
+        #: False once the stream cannot be resumed elsewhere (a v1 client, a failed write).
+        self.enabled = True
+        #: The highest seq the client acknowledged (folded into the cursor when stored).
+        self.acked = 0
+        self._asked: dict[bytes, str] = {}  # the client's open requests: id -> method
+        self._asking: set[bytes] = set()  # the agent's open requests
+        self._stored_marks = -1  # len(cursor.marks) when last stored (-1: never)
+        # The run going on, and how its session's updates start (the hot path's test).
+        self._run: Run | None = None
+        self._run_head = b""
+        self._kept = 0  # bytes of the messages the marks keep
+        self._stale = False  # a stored row may outlive a failed delete
+        self._stale_since = 0.0
+        self._stored_received = 0
+        self.stored_at = 0.0
+
+    @classmethod
+    def resumed(cls, store: CursorStore, cursor: StreamCursor) -> CursorRecorder:
+        """A recorder going on from ``cursor`` (a stream taken over from another node,
+        whose client is at ``cursor.sent`` with ``cursor.counts``)."""
+        recorder = cls(store, cursor.id, cursor.principal)
+        recorder.cursor = cursor
+        recorder.acked = cursor.base
+        return recorder
+
+    # -- what the stream carries ------------------------------------------------------
+
+    def sent(self, seq: int, line: bytes) -> None:
+        """Note the message queued for the client under ``seq``."""
+        self.cursor.sent = seq
+        run, head = self._run, self._run_head
+        if (
+            run is not None
+            and line.startswith(head)
+            and not line.startswith(_UNRECORDED, len(head))
+            and run.last == seq - 1
+        ):
+            run.last = seq  # the hot path: one session's updates, one after another
+            return
+        self._run = None
+        session = history_session(line)
+        if session is None:
+            self._other(seq, line)
+            return
+        self._first_sight(session)
+        run = Run(session, seq, seq)
+        self.cursor.marks.append(run)
+        self._run = run
+        self._run_head = _UPDATE_HEAD + session.encode() + _KIND_HEAD
+
+    def _other(self, seq: int, line: bytes) -> None:
+        keep = NOT_KEPT
+        if len(line) <= MAX_KEPT and self._kept + len(line) <= MAX_KEPT_BYTES:
+            keep = msgspec.Raw(line)
+            self._kept += len(line)
+        self.cursor.marks.append(Other(seq, keep))
+        try:
+            parsed = head(line)
+        except _DECODE_ERRORS:
+            return
+        key = id_key(parsed.id)
+        if parsed.method is not None:
+            session = session_of(parsed)
+            if session is not None:
+                self._first_sight(session)
+            if key is not None:
+                self._asking.add(key)
+        elif key is not None and self._asked.pop(key, None) == SESSION_NEW.name:
+            try:
+                answer = _answer.decode(line)
+            except _DECODE_ERRORS:
+                return
+            if answer.result is not None and answer.result.session_id:
+                self._first_sight(answer.result.session_id)
+
+    def _first_sight(self, session: str) -> None:
+        cursor = self.cursor
+        if session not in cursor.counts and session not in cursor.lost:
+            cursor.counts[session] = 0
+
+    def took(self, message: bytes) -> None:
+        """Note a message taken from the client (before the agent side sees it)."""
+        try:
+            parsed = head(message)
+        except _DECODE_ERRORS:
+            return
+        key = id_key(parsed.id)
+        method = parsed.method
+        if method is None:
+            if key is not None:
+                self._asking.discard(key)
+            return
+        if key is not None:
+            self._asked[key] = method
+        if method == INITIALIZE.name and not len(self.cursor.initialize):
+            self._initialized(message)
+            return
+        session = session_of(parsed)
+        if session is None:
+            return
+        if method in _JOINS:
+            self.cursor.counts.pop(session, None)
+            if session not in self.cursor.lost:
+                self.cursor.lost.append(session)
+        elif method == SESSION_CLOSE.name and session not in self.cursor.closed:
+            self.cursor.closed.append(session)
+
+    def _initialized(self, message: bytes) -> None:
+        try:
+            version = _init.decode(message).params.protocol_version
+        except _DECODE_ERRORS:
+            version = 0
+        if version < 2:
+            self.disable()  # a v1 client (served through the bridge): not rebuilt
+            return
+        self.cursor.initialize = msgspec.Raw(message)
+
+    def ack(self, upto: int) -> None:
+        """The client acknowledged every seq up to ``upto``."""
+        self.acked = max(self.acked, min(upto, self.cursor.sent))
+
+    # -- storing ----------------------------------------------------------------------
+
+    def cover(self) -> None:
+        """Store the cursor unless the stored one already describes every seq queued
+        (call before writing them to the socket)."""
+        if self.enabled:
+            if len(self.cursor.marks) != self._stored_marks:
+                self.store_now()
+        elif self._stale and time.monotonic() - self._stale_since > RETRY_DELETE:
+            self.forget()  # a row it no longer describes must not be trusted elsewhere
+
+    def cover_received(self, seq: int) -> None:
+        """Store the cursor unless it says the server took client seq ``seq`` already
+        (call before acknowledging ``seq`` to the client)."""
+        if self.enabled and seq > self._stored_received:
+            self.cursor.received = seq
+            self.store_now()
+
+    def keepalive(self, every: float) -> None:
+        """Store the cursor again when it was last stored over ``every`` seconds ago (an
+        idle stream's row is not pruned as old)."""
+        if self.enabled and self._stored_marks >= 0 and time.time() - self.stored_at > every:
+            self.store_now()
+
+    def store_now(self) -> None:
+        """Fold what the client acknowledged into the counts and store the cursor; a
+        failed write disables the recorder (a stream is never held up by its cursor)."""
+        cursor = self.cursor
+        if not self.enabled or not len(cursor.initialize):
+            return  # not recorded, or nothing to rebuild from yet
+        self._fold_acked()
+        if len(cursor.marks) > MAX_MARKS:
+            log.info("stream %s is no longer recorded: its client stopped acknowledging", cursor.id)
+            self.disable()
+            return
+        cursor.pending = len(self._asked) + len(self._asking)
+        try:
+            self.store.save(cursor)
+        except Exception as exc:
+            log.warning("could not store the cursor of stream %s: %s", cursor.id, exc)
+            self.disable()
+            return
+        self._stored_marks = len(cursor.marks)
+        self._stored_received = cursor.received
+        self.stored_at = time.time()
+
+    def _fold_acked(self) -> None:
+        cursor = self.cursor
+        acked = self.acked
+        if acked <= cursor.base:
+            return
+        marks = cursor.marks
+        drop = 0
+        for mark in marks:
+            if not self._fold(mark, acked):
+                break
+            drop += 1
+        del marks[:drop]
+        cursor.base = acked
+        if self._run is not None and (not marks or marks[-1] is not self._run):
+            self._run = None  # folded away: the next update starts a new run
+
+    def _fold(self, mark: Run | Other, acked: int) -> bool:
+        """Fold what of ``mark`` is acknowledged; True when all of it was."""
+        if type(mark) is Other:
+            if mark.seq > acked:
+                return False
+            if mark.kept:
+                self._kept -= len(mark.message)
+            return True
+        assert type(mark) is Run
+        if mark.first > acked:
+            return False
+        upto = min(mark.last, acked)
+        counts = self.cursor.counts
+        if mark.session in counts:
+            counts[mark.session] += upto - mark.first + 1
+        if upto < mark.last:
+            mark.first = upto + 1
+            return False
+        return True
+
+    def disable(self) -> None:
+        """Stop recording and forget the stored cursor: a resume elsewhere is refused."""
+        if not self.enabled:
+            return
+        self.enabled = False
+        self.forget()
+
+    def forget(self) -> None:
+        """Delete the stored cursor (the stream ended, or is no longer recorded). When
+        that fails, :meth:`cover` tries again now and then: a node taking over must not
+        trust a row that no longer describes the stream."""
+        if self._stored_marks < 0 and not self._stale:
+            return
+        self._stored_marks = -1
+        try:
+            self.store.delete(self.cursor.id)
+        except Exception as exc:
+            log.warning("could not delete the cursor of stream %s: %s", self.cursor.id, exc)
+            self._stale, self._stale_since = True, time.monotonic()
+            return
+        self._stale = False
