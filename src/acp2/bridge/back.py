@@ -39,6 +39,7 @@ import acp2.schema as v2
 import acp2.schema.methods as v2m
 from acp2.bridge.back_fs import FileService
 from acp2.bridge.back_terminal import TerminalService
+from acp2.bridge.local import LocalEnd
 from acp2.compat.v1 import client_side, same_shape
 from acp2.compat.v1.convert import Drops
 from acp2.compat.v1.handshake import initialize_result_from_v1
@@ -97,7 +98,7 @@ class BackBridge:
     def __init__(
         self,
         agent: Connection,
-        client: Connection,
+        client: Connection | LocalEnd,
         result: v1.InitializeResponse,
         task_group: TaskGroup,
         *,
@@ -118,7 +119,14 @@ class BackBridge:
         self._can_load = caps is not UNSET and caps.load_session is True
         missing_empty = quirks_for(result).missing_file_empty
         self._fs = FileService(self._session_roots, self._ask_write, missing_empty=missing_empty)
-        self._terms = TerminalService(self._session_roots, self._allowed, self._send, task_group)
+        self._terms = TerminalService(
+            self._session_roots, self._allowed, self._send_soon, task_group
+        )
+        #: How lifted updates reach the client: frames on a v2 connection, or objects
+        #: handed to acp2's own client in this process (:mod:`acp2.bridge.local`).
+        self._send: Callable[[str, list[Any]], Awaitable[None] | None] = (
+            self._hand_over if isinstance(client, LocalEnd) else self._send_frames
+        )
 
     # -- registration --------------------------------------------------------------------
 
@@ -165,6 +173,10 @@ class BackBridge:
     # -- v2 requests from the client -------------------------------------------------------
 
     async def _initialize(self, _params: v2.InitializeRequest) -> v2.InitializeResponse:
+        return self.initialize_response()
+
+    def initialize_response(self) -> v2.InitializeResponse:
+        """The v2 ``initialize`` answer for the v1 agent's (protocol version 2)."""
         response = initialize_result_from_v1(self.result)
         response.protocol_version = 2  # the v2 side speaks v2, whatever the agent said
         return response
@@ -178,7 +190,9 @@ class BackBridge:
         # Sent before the answer: the v2 client keeps updates of a session it does not
         # know yet until that session is registered (the order stays the agent's).
         for note in self._early.pop(result.session_id, ()):
-            self._send(result.session_id, session.lifter.lift(note))
+            pending = self._send(result.session_id, session.lifter.lift(note))
+            if pending is not None:
+                await pending
         return response
 
     async def _resume(self, params: v2.ResumeSessionRequest) -> v2.ResumeSessionResponse:
@@ -266,18 +280,22 @@ class BackBridge:
         self, session: _Session, request: v1.PromptRequest, first: list[Any]
     ) -> None:
         lifter = session.lifter
-        self._send(lifter.session_id, first)
+        pending = self._send(lifter.session_id, first)
+        if pending is not None:
+            await pending
         try:
             result = await self.agent.call(v1m.SESSION_PROMPT, request)
         except RequestError as exc:
             error = v2.Error(code=exc.code, message=exc.message)
             if exc.data is not None:
                 error.data = exc.data
-            self._send(lifter.session_id, lifter.prompt_failed(error))
+            pending = self._send(lifter.session_id, lifter.prompt_failed(error))
         except ConnectionClosed:
             return  # the agent is gone: the bridge closes the client side
         else:
-            self._send(lifter.session_id, lifter.prompt_done(result))
+            pending = self._send(lifter.session_id, lifter.prompt_done(result))
+        if pending is not None:
+            await pending
 
     def _withdraw_held(self, session_id: str) -> None:
         session = self._sessions.get(session_id)
@@ -304,12 +322,14 @@ class BackBridge:
 
     # -- v1 messages from the agent --------------------------------------------------------
 
-    def _on_update(self, note: v1.SessionNotification) -> None:
+    def _on_update(self, note: v1.SessionNotification) -> Awaitable[None] | None:
+        # A plain function, called in the v1 connection's reader: an awaitable return (the
+        # client ordering an idle behind a prompt's answer) is awaited before the next.
         session = self._sessions.get(note.session_id)
         if session is None:
             self._keep_early(note)
-            return
-        self._send(note.session_id, session.lifter.lift(note))
+            return None
+        return self._send(note.session_id, session.lifter.lift(note))
 
     def _keep_early(self, note: v1.SessionNotification) -> None:
         # Real agents (Gemini CLI) send a session's first update right with the
@@ -367,10 +387,11 @@ class BackBridge:
         found = self._sessions.get(session_id)
         return found.roots if found is not None else None
 
-    def _send(self, session_id: str, updates: list[Any]) -> None:
+    def _send_frames(self, session_id: str, updates: list[Any]) -> Awaitable[None] | None:
+        """Send ``updates`` to a v2 client connection as ``session/update`` frames."""
         client = self.client
         if client.closed:
-            return
+            return None
         head = self._heads.get(session_id)
         if head is None:
             head = self._heads[session_id] = _frame_head(session_id)
@@ -378,6 +399,64 @@ class BackBridge:
             # The frame by concatenation, as the agent runtime's emitter builds it: one
             # encode of the update, no notification object per update.
             client.send_frame_nowait(head + encode(update) + b"}}")
+        return None
+
+    def _hand_over(
+        self, session_id: str, updates: list[Any], start: int = 0
+    ) -> Awaitable[None] | None:
+        """Give ``updates`` to acp2's client in this process: each with its params bytes
+        (one encode), and as the object itself when the lifter made it for this update
+        alone (:data:`_FRESH`; the rest the client decodes from the bytes, so nothing
+        the lifter keeps is shared). What the client returns to await is awaited before
+        the next update."""
+        client = self.client
+        assert isinstance(client, LocalEnd)
+        if client.closed:
+            return None
+        head = self._heads.get(session_id)
+        if head is None:
+            head = self._heads[session_id] = _params_head(session_id)
+        for at in range(start, len(updates)):
+            update = updates[at]
+            fresh = type(update) in _FRESH
+            params = (
+                v2.UpdateSessionNotification(session_id=session_id, update=update)
+                if fresh
+                else None
+            )
+            pending = client.deliver(v2m.SESSION_UPDATE.name, params, head + encode(update) + b"}")
+            if pending is not None:
+                return self._then(pending, session_id, updates, at + 1)
+        return None
+
+    async def _then(
+        self, pending: Awaitable[None], session_id: str, updates: list[Any], start: int
+    ) -> None:
+        await pending
+        more = self._hand_over(session_id, updates, start)
+        if more is not None:
+            await more
+
+    def _send_soon(self, session_id: str, updates: list[Any]) -> None:
+        """:meth:`_send` for callers that cannot await (the terminals' output)."""
+        pending = self._send(session_id, updates)
+        if pending is not None:
+            self._tg.start_soon(_wait_for, pending)
+
+
+async def _wait_for(pending: Awaitable[None]) -> None:
+    await pending
+
+
+#: Update kinds the lifter builds anew for each update: handed over as they are.
+_FRESH: Final = frozenset(
+    {v2.AgentMessageChunk, v2.AgentThoughtChunk, v2.UserMessageChunk, v2.StateUpdate}
+)
+
+
+def _params_head(session_id: str) -> bytes:
+    """How the ``session/update`` params of ``session_id`` start, up to the update."""
+    return b'{"sessionId":' + encode(session_id) + b',"update":'
 
 
 def _frame_head(session_id: str) -> bytes:
