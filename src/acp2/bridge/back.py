@@ -411,20 +411,20 @@ class BackBridge:
         the next update."""
         client = self.client
         assert isinstance(client, LocalEnd)
-        if client.closed:
+        if self.agent.closed:  # the link's end (its flow is the agent connection)
             return None
         head = self._heads.get(session_id)
         if head is None:
             head = self._heads[session_id] = _params_head(session_id)
+        deliver, method = client.deliver, v2m.SESSION_UPDATE.name
         for at in range(start, len(updates)):
             update = updates[at]
-            fresh = type(update) in _FRESH
-            params = (
-                v2.UpdateSessionNotification(session_id=session_id, update=update)
-                if fresh
-                else None
-            )
-            pending = client.deliver(v2m.SESSION_UPDATE.name, params, head + encode(update) + b"}")
+            raw = head + encode(update) + b"}"
+            if type(update) in _FRESH:
+                params = v2.UpdateSessionNotification(session_id=session_id, update=update)
+                pending = deliver(method, params, raw)
+            else:
+                pending = deliver(method, None, raw)
             if pending is not None:
                 return self._then(pending, session_id, updates, at + 1)
         return None

@@ -197,12 +197,15 @@ class LocalEnd:
     def deliver(self, method: str, params: Any, raw_params: bytes) -> Awaitable[None] | None:
         """Hand a notification to the other end; what to await before the next one.
         ``params`` None: the other end decodes ``raw_params`` with its handler's type."""
-        other = self.other
+        entry = self.other._notes.get(method)
+        if entry is None:  # the hot path is below: one lookup, one call
+            unknown = self.other._unknown_note
+            return None if unknown is None else unknown(method, Raw(raw_params))
         if params is None:
-            entry = other._notes.get(method)
-            params = Raw(raw_params) if entry is None else decode(raw_params, entry[0])
-        result: Awaitable[None] | None = other._note(method, params, raw_params)
-        return result
+            params = decode(raw_params, entry[0])
+        if entry[2]:
+            return entry[1](params, raw_params)  # type: ignore[no-any-return]
+        return entry[1](params)  # type: ignore[no-any-return]
 
     def send_frame_nowait(self, frame: bytes) -> None:
         """Hand one encoded notification frame to the other end (see the module);
