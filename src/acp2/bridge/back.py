@@ -1,10 +1,12 @@
 """The back bridge: a v1 agent presented as a v2 agent.
 
-Two JSON-RPC connections and the pure translation of :mod:`acp2.compat.v1` between them:
-``agent`` speaks v1 to the agent (its ``initialize`` already answered), and ``client``
-is a v2 agent-role connection to whoever drives it -- acp2's own client over one end of
-:func:`acp2.transport.direct.direct_pair`, or, later, a v2 client on stdio
-(``acp2 bridge -- V1_AGENT``). The v2 side sees a v2 agent:
+Two links and the pure translation of :mod:`acp2.compat.v1` between them: ``agent``
+speaks v1 to the agent (its ``initialize`` already answered), and ``client`` faces
+whoever drives it as a v2 agent: a JSON-RPC connection to a v2 client on stdio
+(``acp2 bridge -- V1_AGENT``, :func:`serve_back_transports`), or, for acp2's own
+client in this process, one end of :func:`acp2.bridge.local.local_pair` (its requests
+are the handlers here awaited, the lifted updates are handed over as objects). The v2
+side sees a v2 agent:
 
 - ``initialize`` is answered from the v1 result (protocol version 2);
 - ``session/new`` / ``resume`` (``replayFrom: start`` -> v1 ``session/load``) /

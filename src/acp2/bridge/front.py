@@ -1,13 +1,16 @@
 """The front bridge: a v2 agent served to a v1 client, through :mod:`acp2.compat.v1`.
 
-:class:`FrontBridge` joins two JSON-RPC connections: ``v1`` faces the editor (v1
-methods, :mod:`acp2.compat.v1.methods`) and ``v2`` faces the agent as its client (v2
-methods, :mod:`acp2.schema.methods`). Every v1 request is lifted to v2 with the pure
-functions of :mod:`acp2.compat.v1` and its answer projected back; every v2 update goes
-through the session's :class:`~acp2.compat.v1.project.V1Projector`. A v1
+:class:`FrontBridge` joins two links: ``v1``, a JSON-RPC connection to the editor (v1
+methods, :mod:`acp2.compat.v1.methods`), and ``v2``, which faces the agent as its client
+(v2 methods, :mod:`acp2.schema.methods`). Every v1 request is lifted to v2 with the
+pure functions of :mod:`acp2.compat.v1` and its answer projected back; every v2 update
+goes through the session's :class:`~acp2.compat.v1.project.V1Projector`. A v1
 ``session/prompt`` is held open until the v2 ``idle`` that ends its turn
-(:mod:`acp2.bridge.turns`). :func:`run_front` takes two transports, so the same code
-serves an in-process agent (:func:`serve_v1_client`) or a spawned one.
+(:mod:`acp2.bridge.turns`). ``v2`` is either a connection to a spawned agent
+(:func:`run_front`, ``acp2 bridge``) or, for an agent in this process
+(:func:`serve_v1_client`, ``Agent.serve``), one end of :func:`acp2.bridge.local.local_pair`
+whose other end the agent runtime serves: requests are its handlers awaited, its
+updates reach :meth:`FrontBridge.deliver` in the call that emits them.
 """
 
 from __future__ import annotations
