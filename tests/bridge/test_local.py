@@ -6,7 +6,7 @@ on) and checks what a caller on one end sees of the other end's handlers.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
 
 import anyio
@@ -20,6 +20,7 @@ from acp2.bridge.local import LocalEnd, local_pair
 from acp2.errors import ConnectionClosed, InternalError, InvalidParams, MethodNotFound
 from acp2.rpc import Connection
 from acp2.rpc.messages import encode_notification
+from acp2.schema.codec import encode
 from acp2.transport.memory import memory_pair
 
 pytestmark = pytest.mark.anyio
@@ -138,3 +139,63 @@ async def test_a_notification_reaches_a_coroutine_handler_awaited() -> None:
         agent.on(v2m.SESSION_CANCEL, on_cancel)
         await bridge.notify(v2m.SESSION_CANCEL, note)
     assert got == [note]
+
+
+async def test_a_delivered_notification_gets_the_object_or_its_bytes_decoded_and_raw() -> None:
+    got: list[tuple[object, bytes]] = []
+
+    def on_update(params: v2.UpdateSessionNotification, raw: bytes) -> None:
+        got.append((params, raw))
+
+    chunk = v2.AgentMessageChunk(message_id="m", content=v2.TextContent(text="hi"))
+    given = v2.UpdateSessionNotification(session_id="s1", update=chunk)
+    raw = b'{"sessionId":"s1","update":' + encode(chunk) + b"}"
+    async with pair() as (client, bridge, _flow):
+        client.on_notification("session/update", v2.UpdateSessionNotification, on_update, raw=True)
+        assert bridge.deliver("session/update", given, raw) is None
+        assert bridge.deliver("session/update", None, raw) is None
+    assert got[0] == (given, raw)
+    assert got[0][0] is given  # handed over, not copied
+    assert got[1] == (given, raw)
+    assert got[1][0] is not given  # decoded from the bytes
+
+
+async def test_what_a_delivered_notifications_handler_returns_is_left_to_the_sender() -> None:
+    order: list[str] = []
+
+    async def later() -> None:
+        order.append("awaited")
+
+    def on_update(params: object, raw: bytes) -> Awaitable[None]:
+        order.append("handled")
+        return later()
+
+    async with pair() as (client, bridge, _flow):
+        client.on_notification("session/update", object, on_update, raw=True)
+        pending = bridge.deliver("session/update", object(), b"{}")
+        assert pending is not None
+        order.append("returned")
+        await pending
+    assert order == ["handled", "returned", "awaited"]
+
+
+async def test_a_calls_waiter_is_resolved_before_the_caller_resumes() -> None:
+    from acp2 import _aio
+
+    async def close(params: v2.CloseSessionRequest) -> v2.CloseSessionResponse:
+        return v2.CloseSessionResponse()
+
+    async def refuse(params: v2.CloseSessionRequest) -> v2.CloseSessionResponse:
+        raise InvalidParams("no")
+
+    async with pair() as (agent, bridge, _flow):
+        agent.on(CLOSE, close)
+        waiter = _aio.new_waiter()
+        result = await bridge.call(CLOSE, REQUEST, waiter=waiter)
+        assert waiter.done()
+        assert waiter.result() == (result, None)
+        agent.on(CLOSE, refuse)
+        failed = _aio.new_waiter()
+        with pytest.raises(InvalidParams):
+            await bridge.call(CLOSE, REQUEST, waiter=failed)
+        assert isinstance(failed.result()[1], InvalidParams)
