@@ -188,3 +188,29 @@ async def test_a_chunk_of_another_message_is_noted_before_it_passes() -> None:
         )
 
     assert notes == []  # its chunks passed: the whole message is not said again
+
+
+@pytest.mark.parametrize("text", ["plain", 'a "quoted" word', "ends with \\", ""])
+async def test_a_chunks_text_with_escapes_still_passes(text: str) -> None:
+    chunk = v2.AgentMessageChunk(message_id="m", content=v2.TextContent(text=text))
+    _editor, v1_end = memory_pair()
+    session = BridgeSession("s1", boolean_options=False)
+    async with Connection(v1_end, name="v1") as v1:
+        splice = Splice(v1, {session.wire_id: session})
+        assert splice(update_frame("s1", chunk))
+        assert splice(update_frame("s1", chunk))  # the quick check: the same verdict
+
+
+async def test_anything_after_the_text_sends_the_chunk_through_the_projection() -> None:
+    plain = v2.AgentMessageChunk(message_id="m", content=v2.TextContent(text="x"))
+    noted = v2.AgentMessageChunk(message_id="m", content=v2.TextContent(text="x"), meta={"k": "v"})
+    annotated = v2.AgentMessageChunk(
+        message_id="m", content=v2.TextContent(text="x", annotations=v2.Annotations(priority=1))
+    )
+    _editor, v1_end = memory_pair()
+    session = BridgeSession("s1", boolean_options=False)
+    async with Connection(v1_end, name="v1") as v1:
+        splice = Splice(v1, {session.wire_id: session})
+        assert splice(update_frame("s1", plain))
+        assert not splice(update_frame("s1", noted))
+        assert not splice(update_frame("s1", annotated))

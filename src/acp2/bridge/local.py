@@ -210,12 +210,12 @@ class LocalEnd:
     def send_frame_nowait(self, frame: bytes) -> None:
         """Hand one encoded notification frame to the other end (see the module);
         ``ConnectionClosed`` once the flow connection is closing (the frame is dropped)."""
-        if self.flow.closed:
-            raise ConnectionClosed(f"{self.name}: the connection is closed")
         other = self.other
         take = other.frame_filter
         if take is not None and take(frame):
-            return
+            return  # it raises ConnectionClosed itself once the flow connection closes
+        if self.flow.closed:
+            raise ConnectionClosed(f"{self.name}: the connection is closed")
         if frame.startswith(SESSION_UPDATE_PREFIX):
             other._frame(SESSION_UPDATE.name, frame[_PARAMS_AT:-1])
         else:

@@ -34,10 +34,11 @@ _KINDS: Final = (
     (b'agent_thought_chunk","messageId":"', v2.AgentThoughtChunk),
 )
 _TEXT: Final = b'","content":{"type":"text","text":"'
-#: Keys that never occur inside an encoded JSON string (their quotes would be escaped):
-#: a frame holding one has an annotation or ``_meta`` v1 would be told differently.
-_META: Final = b'"_meta"'
-_ANNOTATIONS: Final = b'"annotations"'
+#: How a plain chunk's frame ends after its text: the text content, the update, the
+#: params and the envelope close. Anything else after the text (annotations, ``_meta``,
+#: keys v1 would be told differently) makes the frame take the projection.
+_END: Final = b'"}}}}'
+_BACKSLASH: Final = 92
 
 
 class _Session(Protocol):
@@ -65,14 +66,16 @@ class Splice:
     def __call__(self, frame: bytes) -> bool:
         """Queue ``frame`` on the v1 connection if it passes; whether it did."""
         # A stream repeats one session, kind and message: its frames start as the last one
-        # that passed, up to the text, and only the other keys need looking for.
+        # that passed, up to the text, and then only the text must end the frame.
         prefix = self._prefix
         if not (prefix and frame.startswith(prefix) and self._still_open()):
             if not self._parse(frame):
                 return False
-        elif _META in frame or _ANNOTATIONS in frame:
+        elif not _text_ends_frame(frame, len(prefix)):
             return False
-        self._v1.send_frame_nowait(frame)
+        # One frame of acp2's own encoder (no raw newline in it): queued without the
+        # newline check send_frame_nowait makes, as the emitter's sink would take it.
+        self._v1.send_frames_nowait(frame)
         return True
 
     def _still_open(self) -> bool:
@@ -95,12 +98,34 @@ class Splice:
         tag, kind = found
         at += len(tag)
         text = frame.find(_TEXT, at)
-        if text < 0 or _META in frame or _ANNOTATIONS in frame:
+        if text < 0 or not _text_ends_frame(frame, text + len(_TEXT)):
             return False
         session.projector.note_spoken(kind, decode(frame[at - 1 : text + 1], str))
         self._prefix = frame[: text + len(_TEXT)]
         self._prefix_id, self._prefix_session = wire_id, session
         return True
+
+
+def _text_ends_frame(frame: bytes, start: int) -> bool:
+    """Whether the JSON string that starts at ``start`` (after its opening quote) is
+    closed by the quote of the frame's :data:`_END`: no unescaped quote before it."""
+    end = len(frame) - len(_END)
+    if end < start or not frame.endswith(_END):
+        return False
+    at = frame.find(b'"', start, end)
+    while at >= 0:  # a quote inside the text must be escaped (rare: one look each)
+        if not _escaped(frame, at, start):
+            return False
+        at = frame.find(b'"', at + 1, end)
+    return frame[end - 1] != _BACKSLASH or not _escaped(frame, end, start)
+
+
+def _escaped(frame: bytes, at: int, start: int) -> bool:
+    """Whether the character at ``at`` follows an odd run of backslashes."""
+    run = 0
+    while at - run > start and frame[at - run - 1] == _BACKSLASH:
+        run += 1
+    return run % 2 == 1
 
 
 def _kind(frame: bytes, at: int) -> tuple[bytes, type] | None:
