@@ -13,17 +13,16 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import back_ways
 import pytest
 
 import acp2.compat.v1.methods as v1m
 import acp2.compat.v1.schema as v1
-from acp2.bridge.back import serve_back_transports
 from acp2.client import (
     ClientSession,
     PermissionPolicy,
     Work,
     allow_all,
-    connect_transport,
     deny_all,
 )
 from acp2.errors import (
@@ -34,7 +33,6 @@ from acp2.errors import (
     ResourceNotFound,
 )
 from acp2.rpc import Connection
-from acp2.transport.memory import memory_pair
 
 TIMEOUT = 10.0
 SESSION = "v1-session"
@@ -54,17 +52,23 @@ async def bridged(
     cwd: Path, permissions: PermissionPolicy = deny_all, *, files: bool = True
 ) -> AsyncIterator[tuple[Connection, ClientSession]]:
     """A v1 agent connection and the v2 client session the bridge made over it."""
-    client_end, bridge_v2 = memory_pair()
-    bridge_v1, agent_end = memory_pair()
-    agent = Connection(agent_end, name="in-process v1 agent")
-    agent.on(v1m.SESSION_NEW, _new)
     with anyio.fail_after(TIMEOUT):
-        async with agent, anyio.create_task_group() as tg:
-            tg.start_soon(partial(serve_back_transports, bridge_v2, bridge_v1, RESULT, files=files))
-            async with connect_transport(client_end, cwd=cwd, permissions=permissions) as client:
-                assert client.agent_info.name == "in-process-v1-agent"
-                yield agent, await client.new_session()
-            tg.cancel_scope.cancel()
+        async with back_ways.client_of(
+            lambda agent: agent.on(v1m.SESSION_NEW, _new),
+            RESULT,
+            files=files,
+            cwd=cwd,
+            permissions=permissions,
+        ) as (agent, client):
+            assert client.agent_info.name == "in-process-v1-agent"
+            yield agent, await client.new_session()
+
+
+@pytest.fixture(autouse=True, params=back_ways.WAYS)
+def way(request: pytest.FixtureRequest) -> str:
+    """Run every test both ways (see ``back_ways``)."""
+    back_ways.WAY = request.param
+    return str(request.param)
 
 
 def read(path: Path | str, **kw: Any) -> v1.ReadTextFileRequest:

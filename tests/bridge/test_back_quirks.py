@@ -10,19 +10,17 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from functools import partial
 from pathlib import Path
 
 import anyio
+import back_ways
 import pytest
 
 import acp2.compat.v1.methods as v1m
 import acp2.compat.v1.schema as v1
-from acp2.bridge.back import serve_back_transports
-from acp2.client import ClientSession, connect_transport, deny_all
+from acp2.client import ClientSession, deny_all
 from acp2.errors import ResourceNotFound
 from acp2.rpc import Connection
-from acp2.transport.memory import memory_pair
 
 TIMEOUT = 10.0
 SESSION = "v1-session"
@@ -52,17 +50,22 @@ async def bridged(
 ) -> AsyncIterator[tuple[Connection, ClientSession]]:
     """A v1 agent connection (``initialize`` answered as agent ``name``, ``session/new``
     served by ``new(agent)``) and the v2 client session the bridge made over it."""
-    client_end, bridge_v2 = memory_pair()
-    bridge_v1, agent_end = memory_pair()
-    agent = Connection(agent_end, name="in-process v1 agent")
-    agent.on(v1m.SESSION_NEW, new(agent))
-    serve = partial(serve_back_transports, bridge_v2, bridge_v1, answer(name), files=True)
     with anyio.fail_after(TIMEOUT):
-        async with agent, anyio.create_task_group() as tg:
-            tg.start_soon(serve)
-            async with connect_transport(client_end, cwd=cwd, permissions=deny_all) as client:
-                yield agent, await client.new_session()
-            tg.cancel_scope.cancel()
+        async with back_ways.client_of(
+            lambda agent: agent.on(v1m.SESSION_NEW, new(agent)),
+            answer(name),
+            files=True,
+            cwd=cwd,
+            permissions=deny_all,
+        ) as (agent, client):
+            yield agent, await client.new_session()
+
+
+@pytest.fixture(autouse=True, params=back_ways.WAYS)
+def way(request: pytest.FixtureRequest) -> str:
+    """Run every test both ways (see ``back_ways``)."""
+    back_ways.WAY = request.param
+    return str(request.param)
 
 
 def read(path: Path) -> v1.ReadTextFileRequest:

@@ -13,18 +13,17 @@ import shlex
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 import anyio
+import back_ways
 import msgspec
 import pytest
 
 import acp2.compat.v1.methods as v1m
 import acp2.compat.v1.schema as v1
 from acp2.bridge import back_terminal
-from acp2.bridge.back import serve_back_transports
 from acp2.client import ClientSession, PermissionPolicy, allow_all, connect_transport, deny_all
 from acp2.errors import InvalidParams, InvalidRequest, MethodNotFound, ResourceNotFound
 from acp2.rpc import Connection
@@ -57,19 +56,24 @@ async def bridged(
     cwd: Path, permissions: PermissionPolicy = allow_all, *, terminals: bool = True
 ) -> AsyncIterator[tuple[Connection, ClientSession]]:
     """A v1 agent connection and the v2 client session the bridge made over it."""
-    client_end, bridge_v2 = memory_pair()
-    bridge_v1, agent_end = memory_pair()
-    agent = Connection(agent_end, name="in-process v1 agent")
-    agent.on(v1m.SESSION_NEW, _new)
-    agent.on(v1m.SESSION_CLOSE, _close)
-    serve = partial(serve_back_transports, bridge_v2, bridge_v1, RESULT, terminals=terminals)
+
+    def setup(agent: Connection) -> None:
+        agent.on(v1m.SESSION_NEW, _new)
+        agent.on(v1m.SESSION_CLOSE, _close)
+
     # A whole scenario: up to 17 Python processes started on a loaded machine.
     with anyio.fail_after(SCENARIO_TIMEOUT):
-        async with agent, anyio.create_task_group() as tg:
-            tg.start_soon(serve)
-            async with connect_transport(client_end, cwd=cwd, permissions=permissions) as client:
-                yield agent, await client.new_session()
-            tg.cancel_scope.cancel()
+        async with back_ways.client_of(
+            setup, RESULT, terminals=terminals, cwd=cwd, permissions=permissions
+        ) as (agent, client):
+            yield agent, await client.new_session()
+
+
+@pytest.fixture(autouse=True, params=back_ways.WAYS)
+def way(request: pytest.FixtureRequest) -> str:
+    """Run every test both ways (see ``back_ways``)."""
+    back_ways.WAY = request.param
+    return str(request.param)
 
 
 async def create(agent: Connection, *argv: str, **fields: Any) -> str:

@@ -77,7 +77,7 @@ from acp2.transport.base import Transport
 if TYPE_CHECKING:
     from acp2.agent.settings import AgentSettings as Agent
 
-__all__ = ["AgentConnection", "serve_connection"]
+__all__ = ["AgentConnection", "serve_connection", "serve_link"]
 
 log = logging.getLogger("acp2.agent")
 
@@ -104,10 +104,25 @@ async def serve_connection(
     ``initialize`` request already answered on this transport (:mod:`acp2.agent.early`);
     the connection starts as if it had answered it.
     """
+    store = runtime_for(agent).store  # opened before the first message is read
+    async with Connection(transport, name="client") as conn:
+        await serve_link(agent, conn, principal=principal, initialized=initialized)
+    store.flush()
+
+
+async def serve_link(
+    agent: Agent,
+    conn: Connection,
+    *,
+    principal: object = None,
+    initialized: InitializeRequest | None = None,
+) -> None:
+    """:func:`serve_connection` on an entered connection, or on an in-process stand-in
+    that offers the same methods (:class:`acp2.bridge.local.LocalEnd`, the front
+    bridge's link); returns once it has closed and this connection's work has ended."""
     runtime = runtime_for(agent)
-    store = runtime.store
-    async with Connection(transport, name="client") as conn, anyio.create_task_group() as tg:
-        conn.add_flush_hook(store.flush)
+    async with anyio.create_task_group() as tg:
+        conn.add_flush_hook(runtime.store.flush)
         served = AgentConnection(agent, conn, tg, runtime, principal=principal)
         if initialized is not None:
             served.accept_initialize(initialized)
@@ -119,7 +134,6 @@ async def serve_connection(
             tg.cancel_scope.cancel()
             served.turns.cancel()
             await served.turns.wait()
-    store.flush()
 
 
 class AgentConnection:

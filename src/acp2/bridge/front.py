@@ -1,13 +1,16 @@
 """The front bridge: a v2 agent served to a v1 client, through :mod:`acp2.compat.v1`.
 
-:class:`FrontBridge` joins two JSON-RPC connections: ``v1`` faces the editor (v1
-methods, :mod:`acp2.compat.v1.methods`) and ``v2`` faces the agent as its client (v2
-methods, :mod:`acp2.schema.methods`). Every v1 request is lifted to v2 with the pure
-functions of :mod:`acp2.compat.v1` and its answer projected back; every v2 update goes
-through the session's :class:`~acp2.compat.v1.project.V1Projector`. A v1
+:class:`FrontBridge` joins two links: ``v1``, a JSON-RPC connection to the editor (v1
+methods, :mod:`acp2.compat.v1.methods`), and ``v2``, which faces the agent as its client
+(v2 methods, :mod:`acp2.schema.methods`). Every v1 request is lifted to v2 with the
+pure functions of :mod:`acp2.compat.v1` and its answer projected back; every v2 update
+goes through the session's :class:`~acp2.compat.v1.project.V1Projector`. A v1
 ``session/prompt`` is held open until the v2 ``idle`` that ends its turn
-(:mod:`acp2.bridge.turns`). :func:`run_front` takes two transports, so the same code
-serves an in-process agent (:func:`serve_v1_client`) or a spawned one.
+(:mod:`acp2.bridge.turns`). ``v2`` is either a connection to a spawned agent
+(:func:`run_front`, ``acp2 bridge``) or, for an agent in this process
+(:func:`serve_v1_client`, ``Agent.serve``), one end of :func:`acp2.bridge.local.local_pair`
+whose other end the agent runtime serves: requests are its handlers awaited, its
+updates reach :meth:`FrontBridge.deliver` in the call that emits them.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Awaitable
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import anyio
 import anyio.lowlevel
@@ -26,6 +29,7 @@ import acp2.compat.v1.methods as v1m
 import acp2.compat.v1.schema as v1
 import acp2.schema as v2
 import acp2.schema.methods as v2m
+from acp2.bridge.local import LocalEnd, local_pair
 from acp2.bridge.splice import Splice
 from acp2.bridge.turns import BridgeSession
 from acp2.compat.v1 import agent_side as side
@@ -54,7 +58,9 @@ class FrontBridge:
     could not be said in v1 so far, by the counter names of ``docs/v1-projection.md``.
     """
 
-    def __init__(self, v1conn: Connection, v2conn: Connection, task_group: TaskGroup) -> None:
+    def __init__(
+        self, v1conn: Connection, v2conn: Connection | LocalEnd, task_group: TaskGroup
+    ) -> None:
         self.v1 = v1conn
         self.v2 = v2conn
         self.task_group = task_group
@@ -212,10 +218,14 @@ class FrontBridge:
     # -- the agent's messages ---------------------------------------------------------------
 
     def on_update(self, params: v2.UpdateSessionNotification) -> Awaitable[None] | None:
-        """Project one v2 update and send what v1 can say of it (maybe nothing).
-
-        A plain function, called in the v2 connection's reader: only backpressure (the
+        """:meth:`deliver`, called in the v2 connection's reader: only backpressure (the
         v1 client reading slower than the agent writes) returns something to await."""
+        self.deliver(params)
+        return self.v1.drain() if self.v1.congested else None
+
+    def deliver(self, params: v2.UpdateSessionNotification) -> None:
+        """Project one v2 update and send what v1 can say of it (maybe nothing); held
+        back while its session's ``session/new`` answer is not out yet."""
         session = self.sessions.get(params.session_id)
         if session is None:
             self._hold(params)
@@ -223,9 +233,6 @@ class FrontBridge:
             session.backlog.append(params)
         else:
             self._send(session, params)
-            if self.v1.congested:
-                return self.v1.drain()
-        return None
 
     def _hold(self, params: v2.UpdateSessionNotification) -> None:
         """Keep an update of a session not answered yet, bounded: at most
@@ -281,8 +288,6 @@ async def run_front(v1_transport: Transport, v2_transport: Transport) -> Drops:
     ):
         bridge = FrontBridge(v1conn, v2conn, tg)
         bridge.register()
-        if isinstance(v2_transport, Splice):
-            v2_transport.attach(v1conn, bridge.wire_sessions)
         for conn in (v1conn, v2conn):
             tg.start_soon(_close_all_when_closed, conn, tg.cancel_scope)
     dropped = bridge.dropped()
@@ -297,18 +302,27 @@ async def _close_all_when_closed(conn: Connection, scope: anyio.CancelScope) -> 
 
 
 async def serve_v1_client(agent: Any, transport: Transport) -> None:
-    """Serve ``agent`` (an :class:`acp2.Agent`) to a v1 client on ``transport``: the
-    agent serves one end of an in-memory :func:`~acp2.transport.direct.direct_pair` and
-    the bridge the other."""
-    from acp2.agent.connection import serve_connection
-    from acp2.transport.direct import direct_pair
+    """Serve ``agent`` (an :class:`acp2.Agent`) to a v1 client on ``transport`` until the
+    client goes away. The agent runtime and the bridge share this process, so they meet
+    over :func:`~acp2.bridge.local.local_pair`: the bridge calls the runtime's handlers
+    and gets its results as objects, and the agent's updates reach the projection in
+    the call that emits them (plain text chunks pass as bytes: :class:`Splice`)."""
+    from acp2.agent.connection import serve_link
+    from acp2.agent.runtime import runtime_for
 
-    agent_end, client_end = direct_pair()
-    # The agent is in this process: its plain text chunks may pass as bytes.
-    spliced = Splice(client_end)
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(serve_connection, agent, agent_end)
+    store = runtime_for(agent).store
+    async with Connection(transport, name="client") as v1conn, anyio.create_task_group() as tg:
+        agent_end, bridge_end = local_pair(v1conn)
+        bridge = FrontBridge(v1conn, bridge_end, tg)
+        bridge.register()
+        # The producer (the agent's emitter) sees the v1 connection's backpressure itself.
+        bridge_end.on(v2m.SESSION_UPDATE, bridge.deliver)
+        bridge_end.frame_filter = Splice(v1conn, bridge.wire_sessions)
         try:
-            await run_front(transport, spliced)
+            await serve_link(agent, cast(Connection, agent_end))
         finally:
-            await client_end.aclose()
+            tg.cancel_scope.cancel()
+    store.flush()
+    dropped = bridge.dropped()
+    if dropped:
+        logger.debug("v1 bridge: not sent to the v1 client: %s", dict(dropped))

@@ -11,12 +11,12 @@ agent-initiated turn) ends with an idle that answers nothing.
 
 from __future__ import annotations
 
+import asyncio
 from collections import OrderedDict
 from typing import Final
 
-import anyio
-
 import acp2.schema as v2
+from acp2 import _aio
 from acp2.compat.v1.project import V1Projector
 from acp2.rpc.messages import SESSION_UPDATE_PREFIX
 from acp2.schema.codec import encode
@@ -33,8 +33,8 @@ class Turns:
     def __init__(self) -> None:
         self._current: str | None = None
         self._ended: OrderedDict[str, v2.StateUpdate] = OrderedDict()
-        self._waiting: dict[str, anyio.Event] = {}
-        self._answers: dict[str, v2.StateUpdate] = {}
+        #: Bare futures (acp2._aio waiters: ~0.2 µs, an anyio.Event ~2 µs per prompt).
+        self._waiting: dict[str, asyncio.Future[v2.StateUpdate]] = {}
 
     def observe(self, update: object) -> None:
         """Feed one v2 session update, in arrival order."""
@@ -48,8 +48,7 @@ class Turns:
     def _end(self, message_id: str, idle: v2.StateUpdate) -> None:
         waiter = self._waiting.pop(message_id, None)
         if waiter is not None:
-            self._answers[message_id] = idle
-            waiter.set()
+            _aio.resolve(waiter, idle)
             return
         self._ended[message_id] = idle
         while len(self._ended) > _KEPT:
@@ -59,9 +58,14 @@ class Turns:
         """The idle that ended the turn of ``message_id`` (waits for it)."""
         if message_id in self._ended:
             return self._ended.pop(message_id)
-        waiter = self._waiting.setdefault(message_id, anyio.Event())
-        await waiter.wait()
-        return self._answers.pop(message_id)
+        waiter = self._waiting.get(message_id)
+        if waiter is None:
+            waiter = self._waiting[message_id] = _aio.new_waiter()
+        try:
+            return await waiter
+        finally:
+            if self._waiting.get(message_id) is waiter:
+                del self._waiting[message_id]  # given up (cancelled): nothing waits now
 
     def forget(self) -> None:
         """Drop the pairings a replay left behind (no prompt waits for them)."""

@@ -9,13 +9,11 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import (
-    AbstractAsyncContextManager,
     AsyncExitStack,
     asynccontextmanager,
     contextmanager,
 )
-from functools import partial
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, cast
 
 import anyio
 from anyio.abc import TaskGroup
@@ -221,20 +219,15 @@ async def _connect(
                         terminals,
                     )
                     if not isinstance(response, InitializeResponse):  # a v1 agent's answer
-                        again = partial(
-                            _connect,
-                            watch=None,
-                            cwd=default_cwd,
-                            permissions=permissions,
-                            info=info,
-                            capabilities=capabilities,
-                            initialize_timeout=initialize_timeout,
-                            stderr_tail=stderr_tail,
-                            stderr_done=stderr_done,
-                        )
                         serving = {"files": files, "terminals": terminals}
-                        async with _bridged(connection, response, tg, again, serving) as client:
-                            yield client
+                        bridged = _bridged(link, response, tg, serving, stderr_done)
+                        async with bridged as bridge:
+                            yield ClientConnection(
+                                bridge,
+                                bridge.v2_response,
+                                permissions=permissions,
+                                default_cwd=default_cwd,
+                            )
                     else:
                         yield ClientConnection(
                             link, response, permissions=permissions, default_cwd=default_cwd
@@ -246,27 +239,46 @@ async def _connect(
             tg.cancel_scope.cancel()
 
 
+class _BridgedLink(AgentLink[ClientSession]):
+    """The link of a v1 agent's client: over the back bridge in this process."""
+
+    v2_response: InitializeResponse
+
+
 @asynccontextmanager
 async def _bridged(
-    agent: Connection,
+    v1_link: AgentLink[ClientSession],
     response: V1InitializeResponse,
     tg: TaskGroup,
-    connect_v2: Callable[[Transport], AbstractAsyncContextManager[ClientConnection]],
     serving: dict[str, bool],
-) -> AsyncIterator[ClientConnection]:
+    stderr_done: Callable[[float], Awaitable[object]] | None,
+) -> AsyncIterator[_BridgedLink]:
     """A v1 agent: run the back bridge (:mod:`acp2.bridge.back`, the one translation
-    boundary) over ``agent`` and yield the v2 client ``connect_v2`` makes over it;
-    ``serving`` holds :func:`~acp2.bridge.back.serve_back`'s ``files`` / ``terminals``."""
-    from acp2.bridge.back import serve_back
-    from acp2.transport.direct import direct_pair
+    boundary) over ``v1_link``'s connection and yield a link to it for the v2 client.
+    They meet over :func:`~acp2.bridge.local.local_pair`: the client's requests are the
+    bridge's handlers awaited, the lifted updates reach the sessions as objects (no v2
+    JSON-RPC between them). The link ends with the v1 connection. ``serving`` holds
+    :class:`~acp2.bridge.back.BackBridge`'s ``files`` / ``terminals``."""
+    from acp2.bridge.back import BackBridge
+    from acp2.bridge.local import local_pair
 
-    ours, bridge_end = direct_pair()
-    tg.start_soon(partial(serve_back, agent, bridge_end, response, **serving))
+    agent = v1_link.connection
+    ours, bridge_end = local_pair(agent, names=("v1 agent (bridge)", "v2 client (bridge)"))
+    bridge = BackBridge(agent, bridge_end, response, tg, **serving)
+    bridge.install()
+    # The same plumbing as for a v2 agent, on our end of the pair (a Connection's stand-in).
+    link = _BridgedLink(
+        cast(Connection, ours), tg, stderr_tail=v1_link.stderr_tail, stderr_done=stderr_done
+    )
+    link.elicitation_policy, link.advertised = v1_link.elicitation_policy, v1_link.advertised
+    link.install()
+    link.v2_response = bridge.initialize_response()
+    tg.start_soon(link.watch)
     try:
-        async with connect_v2(ours) as client:
-            yield client
+        yield link
     finally:
-        await ours.aclose()
+        link.fail_sessions()
+        await bridge.aclose()
 
 
 def _absolute(cwd: str | os.PathLike[str] | None) -> str:

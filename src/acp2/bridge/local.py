@@ -1,0 +1,325 @@
+"""An in-process link between a bridge and a runtime: no JSON-RPC between them.
+
+:func:`local_pair` returns two :class:`LocalEnd` objects that stand where two
+:class:`acp2.rpc.Connection` objects over a pipe would. The front bridge drives the
+agent runtime over one (:func:`acp2.bridge.front.serve_v1_client`; the runtime serves
+the other with :func:`acp2.agent.connection.serve_link`), and acp2's client drives the
+back bridge over one (:func:`acp2.client.launch`'s v1 path). They offer the part of the
+``Connection`` API those use, with the same meaning, and nothing is framed, numbered
+or scheduled in between:
+
+- ``call(spec, params)`` awaits the other end's handler for ``spec`` in the caller's task
+  and returns its result object; a ``RequestError`` it raises reaches the caller as it
+  is, any other exception becomes ``-32603`` (logged), as a ``Connection`` answers it;
+  a method the other end does not serve goes to its unknown-request handler, else
+  ``-32601``. Cancelling the caller cancels the handler (``$/cancel_request``'s effect).
+- ``notify(spec, params)`` calls the other end's handler with the object (awaited when
+  it returns an awaitable); unknown notifications are ignored.
+- ``deliver(method, params, raw_params)`` is a notification whose params the sender
+  has as bytes, and maybe as an object: the handler gets the object (decoded with its
+  params type when there is none) and the bytes, if it registered ``raw=True``; its
+  awaitable, if any, is returned for the sender to await before it sends on, as a
+  ``Connection``'s reader awaits it before the next message.
+- ``send_frame_nowait(frame)`` (the agent's emitter: one encoded ``session/update``
+  frame) is offered to the other end's ``frame_filter`` first (the front bridge passes
+  plain text chunks to the v1 client as the same bytes), else decoded with the params
+  type the handler registered and handled in the sender's call; such handlers must be
+  plain functions (the producer applies the backpressure itself).
+- Flow control and the end of the link are ``flow``'s, the connection to the v1 peer
+  that every message ends on: ``congested`` / ``drain()`` / ``closed`` /
+  ``wait_closed()`` / ``aclose()``, its close reason, and flush hooks (the history
+  store's commit), which run before its writes.
+
+Only for two parts of this process: the objects handed over are not copied (the
+senders hand over objects nothing else holds), and frames are what acp2's own encoder
+wrote (they are still decoded, never guessed).
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol, TypeVar
+
+import msgspec
+from msgspec import Raw
+
+from acp2.errors import (
+    ConnectionClosed,
+    InternalError,
+    LocalProtocolError,
+    MethodNotFound,
+    RequestError,
+)
+from acp2.rpc.messages import SESSION_UPDATE_PREFIX
+from acp2.rpc.peer import one_line
+from acp2.schema.codec import decode, encode
+from acp2.schema.methods import SESSION_UPDATE, MethodSpec
+
+__all__ = ["Flow", "LocalEnd", "local_pair"]
+
+log = logging.getLogger("acp2.bridge")
+
+P = TypeVar("P")
+R = TypeVar("R")
+
+_PARAMS_AT = len(SESSION_UPDATE_PREFIX)
+Handler = Callable[..., Any]
+
+
+class Flow(Protocol):
+    """What both ends of a local pair borrow from the connection their output ends on
+    (a :class:`acp2.rpc.Connection` is one)."""
+
+    @property
+    def closed(self) -> bool:
+        """True once that connection is closing."""
+
+    @property
+    def close_reason(self) -> str | None:
+        """Why we closed it, if we did."""
+
+    @property
+    def protocol_errors(self) -> int:
+        """Invalid messages its peer sent."""
+
+    @property
+    def last_protocol_error(self) -> str | None:
+        """The last of them."""
+
+    @property
+    def congested(self) -> bool:
+        """True when a producer should ``await drain()`` now."""
+
+    async def drain(self) -> None:
+        """Wait until the producer may go on."""
+
+    async def wait_closed(self) -> None:
+        """Return once that connection has closed."""
+
+    async def aclose(self) -> None:
+        """Close that connection."""
+
+    def coalesce_output(self) -> None:
+        """Hold queued frames until the ready tasks have run once (a hint)."""
+
+    def add_flush_hook(self, hook: Callable[[], None]) -> None:
+        """Call ``hook()`` right before each write."""
+
+
+class LocalEnd:
+    """One end of :func:`local_pair` (see the module). ``frame_filter``, when set, is
+    offered every frame the other end sends first; True means it took the frame."""
+
+    def __init__(self, name: str, flow: Flow) -> None:
+        self.name = name
+        self.flow = flow
+        self.other: LocalEnd = self
+        self.frame_filter: Callable[[bytes], bool] | None = None
+        self._requests: dict[str, Callable[[Any], Awaitable[Any]]] = {}
+        #: Notification handlers by method: (params type, handler, wants raw params).
+        self._notes: dict[str, tuple[Any, Handler, bool]] = {}
+        self._unknown_request: Callable[[str, Raw | None], Awaitable[Any]] | None = None
+        self._unknown_note: Callable[[str, Raw | None], Any] | None = None
+
+    # -- registration (as on a Connection) ------------------------------------------------
+
+    def on(self, spec: MethodSpec[Any, Any], handler: Handler) -> None:
+        """Serve ``spec`` with ``handler`` (replacing any handler for its method)."""
+        if spec.kind == "request":
+            self._requests[spec.name] = handler
+        else:
+            self._notes[spec.name] = (spec.params_type, handler, False)
+
+    def on_request(self, method: str, params_type: Any, handler: Handler) -> None:
+        """Serve request ``method`` (its params arrive as the sender's objects)."""
+        self._requests[method] = handler
+
+    def on_notification(
+        self, method: str, params_type: Any, handler: Handler, *, raw: bool = False
+    ) -> None:
+        """Handle notification ``method``; with ``raw``, as ``handler(params, raw)``."""
+        self._notes[method] = (params_type, handler, raw)
+
+    def on_unknown_request(self, handler: Callable[[str, Raw | None], Awaitable[Any]]) -> None:
+        """Serve every request without a handler (default: ``-32601``)."""
+        self._unknown_request = handler
+
+    def on_unknown_notification(self, handler: Callable[[str, Raw | None], Any]) -> None:
+        """Receive every notification without a handler (default: ignored)."""
+        self._unknown_note = handler
+
+    # -- outgoing -------------------------------------------------------------------------
+
+    async def call(self, spec: MethodSpec[P, R], params: P, *, waiter: Any = None) -> R:
+        """The other end's answer to ``spec`` with ``params`` (see the module). Served
+        even once the flow connection closed (the bridge may finish an ``initialize``).
+        ``waiter`` is resolved with ``(result, error)`` before this returns or raises."""
+        try:
+            result: R = await self._serve(spec.name, params)
+        except RequestError as exc:
+            _resolve(waiter, (None, exc))
+            raise
+        _resolve(waiter, (result, None))
+        return result
+
+    async def request(self, method: str, params: Any, result_type: type[R]) -> R:
+        """:meth:`call` by wire name, the result re-read as ``result_type`` (extensions)."""
+        result = await self._serve(method, params)
+        return decode(encode(result), result_type)
+
+    async def _serve(self, method: str, params: Any) -> Any:
+        other = self.other
+        handler = other._requests.get(method)
+        try:
+            if handler is not None:
+                return await handler(params)
+            if other._unknown_request is None:
+                raise MethodNotFound(f"Method not found: {method}")
+            return await other._unknown_request(method, Raw(encode(params)))
+        except (RequestError, ConnectionClosed):
+            raise
+        except Exception as exc:
+            log.exception("%s: request handler for %s failed", other.name, method)
+            raise InternalError(one_line(exc)) from None
+
+    async def notify(self, spec: MethodSpec[Any, None] | str, params: Any) -> None:
+        """Give ``params`` to the other end's handler for ``spec`` (awaited if it must be)."""
+        pending = self.other._note(_name(spec), params, None)
+        if pending is not None:
+            await pending
+
+    def send_notification_nowait(self, spec: MethodSpec[Any, None] | str, params: Any) -> None:
+        """:meth:`notify` for a plain-function handler (an awaitable one is refused)."""
+        _settle(_name(spec), self.other._note(_name(spec), params, None))
+
+    def deliver(self, method: str, params: Any, raw_params: bytes) -> Awaitable[None] | None:
+        """Hand a notification to the other end; what to await before the next one.
+        ``params`` None: the other end decodes ``raw_params`` with its handler's type."""
+        entry = self.other._notes.get(method)
+        if entry is None:  # the hot path is below: one lookup, one call
+            unknown = self.other._unknown_note
+            return None if unknown is None else unknown(method, Raw(raw_params))
+        if params is None:
+            params = decode(raw_params, entry[0])
+        if entry[2]:
+            return entry[1](params, raw_params)  # type: ignore[no-any-return]
+        return entry[1](params)  # type: ignore[no-any-return]
+
+    def send_frame_nowait(self, frame: bytes) -> None:
+        """Hand one encoded notification frame to the other end (see the module);
+        ``ConnectionClosed`` once the flow connection is closing (the frame is dropped)."""
+        other = self.other
+        take = other.frame_filter
+        if take is not None and take(frame):
+            return  # it raises ConnectionClosed itself once the flow connection closes
+        if self.flow.closed:
+            raise ConnectionClosed(f"{self.name}: the connection is closed")
+        if frame.startswith(SESSION_UPDATE_PREFIX):
+            other._frame(SESSION_UPDATE.name, frame[_PARAMS_AT:-1])
+        else:
+            envelope = decode(frame, _Envelope)
+            other._frame(envelope.method, bytes(envelope.params))
+
+    # -- flow (the v1 connection's) -------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        """True once the connection the messages end on is closing."""
+        return self.flow.closed
+
+    @property
+    def close_reason(self) -> str | None:
+        """The flow connection's close reason."""
+        return self.flow.close_reason
+
+    @property
+    def protocol_errors(self) -> int:
+        """Invalid messages the flow connection's peer sent."""
+        return self.flow.protocol_errors
+
+    @property
+    def last_protocol_error(self) -> str | None:
+        """The last of them."""
+        return self.flow.last_protocol_error
+
+    @property
+    def congested(self) -> bool:
+        """True when a producer should ``await drain()`` now."""
+        return self.flow.congested
+
+    async def drain(self) -> None:
+        """Wait until the producer may go on."""
+        await self.flow.drain()
+
+    async def wait_closed(self) -> None:
+        """Return once the flow connection has closed."""
+        await self.flow.wait_closed()
+
+    async def aclose(self) -> None:
+        """Close the flow connection: the link ends with it."""
+        await self.flow.aclose()
+
+    def coalesce_output(self) -> None:
+        """The flow connection's output coalescing hint."""
+        self.flow.coalesce_output()
+
+    def add_flush_hook(self, hook: Callable[[], None]) -> None:
+        """Run ``hook()`` before each write of the flow connection."""
+        self.flow.add_flush_hook(hook)
+
+    # -- receiving ------------------------------------------------------------------------
+
+    def _note(self, method: str, params: Any, raw: bytes | None) -> Any:
+        entry = self._notes.get(method)
+        if entry is not None:
+            if entry[2]:
+                return entry[1](params, encode(params) if raw is None else raw)
+            return entry[1](params)
+        if self._unknown_note is not None:
+            return self._unknown_note(method, Raw(encode(params) if raw is None else raw))
+        return None
+
+    def _frame(self, method: str, params: bytes) -> None:
+        entry = self._notes.get(method)
+        try:
+            value = Raw(params) if entry is None else decode(params, entry[0])
+            _settle(method, self._note(method, value, params))
+        except ConnectionClosed:
+            raise  # the sender's own concern (the emitter drops the frame)
+        except Exception:  # as a Connection's reader does: the sender never sees it
+            log.exception("%s: notification handler for %s failed", self.name, method)
+
+
+class _Envelope(msgspec.Struct):
+    """A notification frame other than ``session/update``: its method, params unread."""
+
+    method: str
+    params: Raw = Raw(b"null")
+
+
+def _name(spec: MethodSpec[Any, Any] | str) -> str:
+    return spec if isinstance(spec, str) else spec.name
+
+
+def _resolve(waiter: Any, value: Any) -> None:
+    if waiter is not None and not waiter.done():
+        waiter.set_result(value)
+
+
+def _settle(method: str, pending: object) -> None:
+    """Refuse an awaitable from a handler called where nothing can await it."""
+    if pending is not None:
+        if inspect.iscoroutine(pending):
+            pending.close()
+        raise LocalProtocolError(f"{method}: this handler must be a plain function")
+
+
+def local_pair(
+    flow: Flow, names: tuple[str, str] = ("agent", "client")
+) -> tuple[LocalEnd, LocalEnd]:
+    """Two joined ends over ``flow`` (see the module): the first named ``names[0]``."""
+    first, second = LocalEnd(names[0], flow), LocalEnd(names[1], flow)
+    first.other, second.other = second, first
+    return first, second
