@@ -17,7 +17,8 @@ protocol), ``py-sdk`` (official Python SDK 0.12.1, ACP v1, in its own venv) and 
 (official TypeScript SDK 2.4.0, ACP v2 entry point). Every measurement runs in fresh
 processes, ``--reps`` times (3 in full mode, 1 with ``--quick``), the implementations'
 repetitions interleaved; the table shows medians.
-``--tiny`` shrinks every size so the whole run takes seconds (used by the test suite).
+``--tiny`` shrinks every size so the whole run takes seconds (used by the test suite), and
+drops the start-up scenario's warm-up runs.
 Exit status: 0 when every scenario ran or was skipped with a reason, 1 when one failed.
 """
 
@@ -352,6 +353,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.reps is not None:
         sizes = dataclasses.replace(sizes, reps=max(1, args.reps))
     mode = "tiny" if args.tiny else "quick" if args.quick else "full"
+    if args.tiny:  # no warm-up runs in the start-up scenario: see bench/startup.py
+        os.environ.setdefault("ACP2_BENCH_STARTUP_WARMUP", "0")
     envs = Environments()
     load = os.getloadavg()
     load_at_start = " ".join(f"{x:.2f}" for x in load)

@@ -9,7 +9,9 @@
   and reports the median ms until its response line is read (``spawn_init_ms``).
 
 Plain pipes and stdlib JSON on the driver side, so every implementation is timed alike.
-Every measurement is preceded by one unmeasured warm-up run, with bytecode caching on.
+Every measurement is preceded by one unmeasured warm-up run, with bytecode caching on
+(``ACP2_BENCH_STARTUP_WARMUP=0``, which ``run.py --tiny`` sets, drops it: the tiny run
+only shows that the measurement works, and a Python SDK's import costs seconds).
 """
 
 from __future__ import annotations
@@ -26,6 +28,14 @@ from typing import Any
 from _common import emit_result, error_summary, median
 
 CLIENT_INFO = {"name": "acp2-bench", "version": "0"}
+#: The unmeasured runs before each measurement (see the module docstring).
+WARMUP_ENV = "ACP2_BENCH_STARTUP_WARMUP"
+
+
+def warmups() -> int:
+    """The number of unmeasured warm-up runs before each measurement: 1, or
+    ``$ACP2_BENCH_STARTUP_WARMUP``."""
+    return max(0, int(os.environ.get(WARMUP_ENV, "1")))
 
 
 def cached_bytecode_env() -> dict[str, str]:
@@ -111,9 +121,10 @@ def import_ms(python: str, module: str, runs: int) -> float:
     statement = f"from {package} import {name}" if name else f"import {module}"
     startup = top_level_names(_importtime(python, "pass")) if name else set()
     samples: list[float] = []
-    for i in range(runs + 1):
+    skip = warmups()
+    for i in range(runs + skip):
         stderr = _importtime(python, statement)
-        if i > 0:  # the first run may compile .pyc files
+        if i >= skip:  # a warm-up run may compile .pyc files
             cost = statement_us(stderr, startup) if name else import_statement_us(stderr, module)
             samples.append(cost / 1000)
     return median(samples)
@@ -134,7 +145,8 @@ def spawn_to_initialize_ms(argv: Sequence[str], protocol: int, runs: int) -> flo
     request = initialize_line(protocol)
     env = cached_bytecode_env()
     samples: list[float] = []
-    for i in range(runs + 1):
+    skip = warmups()
+    for i in range(runs + skip):
         t0 = time.perf_counter()
         proc = subprocess.Popen(
             list(argv),
@@ -160,7 +172,7 @@ def spawn_to_initialize_ms(argv: Sequence[str], protocol: int, runs: int) -> flo
         if not line or b'"result"' not in line:
             tail = error_summary(error) if error else line.decode(errors="replace").strip()
             raise RuntimeError(f"{' '.join(argv)}: no initialize result ({tail})")
-        if i > 0:
+        if i >= skip:
             samples.append(elapsed * 1000)
     return median(samples)
 

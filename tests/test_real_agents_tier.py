@@ -18,8 +18,20 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def collected(*args: str, env: dict[str, str] | None = None) -> str:
     """The last line of ``pytest --collect-only -q tests/real_agents ARGS``."""
+    # Without the plugins collection does not need: importing hypothesis's alone was
+    # half of each run's CPU.
+    plugins = ["-p", "no:hypothesispytest", "-p", "no:xdist"]
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "tests/real_agents", *args],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            *plugins,
+            "--collect-only",
+            "-q",
+            "tests/real_agents",
+            *args,
+        ],
         capture_output=True,
         text=True,
         cwd=ROOT,

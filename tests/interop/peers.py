@@ -23,6 +23,8 @@ from typing import Any
 
 import anyio
 
+from helpers.warm import WarmPython
+
 from .wire import read_log
 
 INTEROP_DIR = Path(__file__).resolve().parent
@@ -181,9 +183,21 @@ def run_ts_v1_client(
     return run_client([*argv, "--", *agent_argv], f"ts v1 client {list(scenarios)}", timeout)
 
 
+#: The warm servers of the Python SDK venvs (``helpers/warm.py``), by the venv's
+#: ``python``; the ``py_sdk_*`` fixtures start them. A venv without one starts cold.
+WARM: dict[Path, WarmPython] = {}
+
+
+def py_command(python: Path, script: Path, *args: str) -> list[str]:
+    """``python script args``, through the venv's warm server when it has one."""
+    command = [str(python), str(script), *args]
+    warm = WARM.get(python)
+    return warm.argv(command) if warm is not None else command
+
+
 def py_agent_argv(python: Path, version: str = "v2") -> list[str]:
     """The command line of the Python SDK test agent ``py/<version>_agent.py``."""
-    return [str(python), str(PY_DIR / f"{version}_agent.py")]
+    return py_command(python, PY_DIR / f"{version}_agent.py")
 
 
 def run_py_client(
@@ -203,7 +217,7 @@ def run_py_client(
     ``run_ts_client`` (the v1 client's scenarios and report: see ``py/v1_client.py``)."""
     if tap_log is not None:
         agent_argv = tap_argv(tap_log, agent_argv)
-    argv = [str(python), str(PY_DIR / f"{version}_client.py"), "--scenario", scenario]
+    argv = py_command(python, PY_DIR / f"{version}_client.py", "--scenario", scenario)
     argv += ["--timeout", str(timeout), "--cwd", str(cwd or INTEROP_DIR)]
     if count is not None:
         argv += ["--count", str(count)]
