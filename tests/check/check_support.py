@@ -31,8 +31,11 @@ PROMPTS = {"prompt": "echo hello", "cancel_prompt": "wait", "permission_prompt":
 
 def options(argv: Sequence[str], **overrides: Any) -> CheckOptions:
     """Check options for the test agents: short waits, six agent processes at once (the
-    machine-derived default is tested in test_timing), scenario prompts."""
+    machine-derived default is tested in test_timing), scenario prompts, and the seed's
+    revision (``aug``) that the row ids of these tests name (the CLI defaults to the
+    Preview)."""
     fields: dict[str, Any] = {
+        "draft": "aug",
         "timeout": SHORT_WAIT,
         "grace": 0.3,
         "jobs": 6,

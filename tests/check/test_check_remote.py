@@ -17,8 +17,11 @@ pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 async def test_the_remote_test_agent_passes_the_probes_that_run_remotely() -> None:
     with anyio.fail_after(SCENARIO_TIMEOUT * 4):
         async with durable_ws_server() as server:
+            # The helper server runs the agent's v2 runtime directly (no v1 peek, unlike
+            # `acp2 serve`), so the version-1 probe is judged by the Aug rule it meets.
             options = CheckOptions(
                 argv=[],
+                draft="aug",
                 url=server.url,
                 prompt="echo hello",
                 cancel_prompt="wait",

@@ -8,10 +8,10 @@
 
 The checker starts the agent (a fresh process per probe where isolation matters),
 drives it at the byte level, and judges each requirement row of
-:data:`~acp2.check.requirements.REQUIREMENTS` under the selected draft (``aug``, ACP v2
-alpha.3 of Aug 2026, by default; on request ``nov``, the draft of the TypeScript SDK 2.4.0
-of Nov 2026, or ``preview``, the ACP v2 Preview of 2026-11-20 as modelled from that SDK's
-schemas). An agent that answers ``initialize`` with protocol version 1 in v1's shape is
+:data:`~acp2.check.requirements.REQUIREMENTS` under the selected draft (``preview``, the
+ACP v2 Preview of 2026-11-20 as modelled from the TypeScript SDK 2.4.0's schemas, by
+default; on request ``nov``, the draft of that SDK of Nov 2026, or ``aug``, ACP v2 alpha.3
+of Aug 2026). An agent that answers ``initialize`` with protocol version 1 in v1's shape is
 judged as ACP v1 instead: the v1 probes (:data:`~acp2.check.probes.V1_PROBES`) and the
 ``V1-`` rows, with every frame validated against the shipped v1 schema (the report's
 ``draft`` is then ``v1``). Waits and parallelism come from the machine and the agent's

@@ -31,7 +31,7 @@ class CheckOptions:
     """
 
     argv: list[str]
-    draft: str = "aug"
+    draft: str = "preview"
     timeout: float | None = None
     prompt: str = DEFAULT_PROMPT
     cancel_prompt: str = DEFAULT_CANCEL_PROMPT

@@ -57,10 +57,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     add(
         "--draft",
         choices=DRAFTS,
-        default="aug",
-        help="judge against ACP v2 alpha.3 (aug, Aug 2026, the default), the TypeScript SDK "
-        "2.4.0 (nov, Nov 2026) or the ACP v2 Preview (preview, 2026-11-20, modelled from "
-        "the SDK 2.4.0 schemas)",
+        default="preview",
+        help="judge against the ACP v2 Preview (preview, 2026-11-20, modelled from the "
+        "SDK 2.4.0 schemas and the Preview pages: the default), the TypeScript SDK 2.4.0 "
+        "(nov, Nov 2026) or ACP v2 alpha.3 (aug, Aug 2026)",
     )
     add("--json", metavar="FILE", help="also write the report as JSON to FILE")
     add(
