@@ -1,3 +1,8 @@
+"""The ``acp2 check`` command line: its defaults."""
+
+from __future__ import annotations
+
+
 def test_acp2_check_judges_against_the_preview_unless_told_otherwise() -> None:
     import argparse
 
