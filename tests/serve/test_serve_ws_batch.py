@@ -14,8 +14,9 @@ from serve_helpers import agent_app, initialize, is_idle, new_session, prompt, s
 from websockets.asyncio.client import ClientConnection, connect
 
 from acp2.client import connect_url
+from acp2.errors import ConnectionClosed
 from acp2.transport.backoff import Backoff
-from acp2.transport.ws_client import WebSocketTransport
+from acp2.transport.ws_client import WebSocketTransport, open_websocket
 from helpers.cutproxy import CutProxy, cut_proxy
 from helpers.timeouts import TIMEOUT
 
@@ -153,3 +154,16 @@ async def test_acp2s_client_takes_a_batched_stream_through_cuts_exactly_once() -
             assert work.text == "".join(f"{i} " for i in range(count))
             assert transport.reconnects >= 1
             assert transport.batched
+
+
+async def test_a_message_over_the_clients_limit_ends_the_stream_though_batches_are_bigger() -> None:
+    async with (
+        serve(agent_app()) as served,
+        open_websocket(served.ws_url, max_message_bytes=64) as transport,
+    ):
+        assert transport.batched
+        await transport.send(json.dumps(initialize()).encode() + b"\n")
+        with anyio.fail_after(TIMEOUT):
+            assert await transport.receive() == b""
+        assert isinstance(transport.ended_by, ConnectionClosed)
+        assert "over" in str(transport.ended_by)

@@ -221,6 +221,10 @@ class WebSocketTransport:
         """Take the link's frames until it closes; return its close code."""
         async for frame in link.frames():
             if self.retention is None:
+                if self._max_message and len(frame) > self._max_message:
+                    # The socket's limit was raised for batches the server did not grant.
+                    await link.close(1009)
+                    raise ConnectionClosed("the server sent a message over the limit")
                 await self._inbox.put(frame + b"\n")
             else:
                 await self._take(link, frame)
