@@ -7,14 +7,17 @@ import pytest
 
 from acp2.transport.durable import (
     ACK_EVERY,
+    BATCH_MAX,
     CursorTooOld,
     FrameError,
     Received,
     Retained,
     Retention,
     SeqGap,
+    batches,
     decode_frame,
     encode_ack,
+    encode_batch,
     encode_data,
 )
 
@@ -128,9 +131,16 @@ def test_a_data_frame_round_trips_with_the_message_bytes_untouched() -> None:
         b'{"ack":-1}',
         b'{"ack":1,"seq":2,"msg":{}}',
         b'{"seq":"1","msg":{}}',
+        b'{"seq":1,"msgs":[]}',
+        b'{"seq":1,"msgs":{}}',
+        b'{"seq":0,"msgs":[{}]}',
+        b'{"msgs":[{}]}',
+        b'{"seq":1,"msg":{},"msgs":[{}]}',
+        b'{"ack":1,"msgs":[{}]}',
+        b'{"seq":1,"msgs":[' + b",".join([b"{}"] * (BATCH_MAX + 1)) + b"]}",
     ],
 )
-def test_anything_but_the_two_frame_shapes_is_a_frame_error(raw: bytes) -> None:
+def test_anything_but_the_frame_shapes_is_a_frame_error(raw: bytes) -> None:
     with pytest.raises(FrameError):
         decode_frame(raw)
 
@@ -145,3 +155,46 @@ def test_retention_renders_and_parses_its_header() -> None:
 def test_frames_decode_from_text_too() -> None:
     assert isinstance(decode_frame('{"ack":0}').ack, int)
     assert msgspec.json.decode(encode_data(1, b"{}")) == {"seq": 1, "msg": {}}
+
+
+def test_a_batch_frame_carries_consecutive_seqs_from_its_first_with_the_bytes_untouched() -> None:
+    messages = [b'{"a":1}', b'{"b":[1,2]}\n', b'"text"']
+    frame = decode_frame(encode_batch(7, messages))
+    assert frame.seq == 7
+    assert frame.messages() == [b'{"a":1}', b'{"b":[1,2]}', b'"text"']
+    assert msgspec.json.decode(encode_batch(1, [b"{}"])) == {"seq": 1, "msgs": [{}]}
+    assert decode_frame(encode_data(3, b"{}")).messages() == [b"{}"]
+
+
+def test_batches_cut_runs_by_count_and_bytes_and_a_lone_message_stays_a_data_frame() -> None:
+    items = [(seq, b'{"n":%d}' % seq) for seq in range(1, 11)]
+    frames = [decode_frame(f) for f in batches(items, max_count=4)]
+    assert [(f.seq, len(f.messages())) for f in frames] == [(1, 4), (5, 4), (9, 2)]
+    by_bytes = [decode_frame(f) for f in batches(items, max_bytes=len(items[0][1]) * 3)]
+    assert [f.seq for f in by_bytes] == [1, 4, 7, 10]
+    assert by_bytes[-1].msgs is None  # one message: the plain data frame
+    big = [(1, b"[" + b"0," * 100 + b"0]"), (2, b"{}")]
+    assert [decode_frame(f).seq for f in batches(big, max_bytes=10)] == [1, 2]
+
+
+def test_batches_never_join_seqs_that_are_not_consecutive() -> None:
+    frames = batches([(1, b"{}"), (2, b"{}"), (5, b"{}")])
+    assert [(decode_frame(f).seq, len(decode_frame(f).messages())) for f in frames] == [
+        (1, 2),
+        (5, 1),
+    ]
+
+
+def test_the_receiver_takes_a_batch_that_straddles_its_last_seq_once() -> None:
+    inbox = Received(ack_every=10)
+    assert inbox.accept_batch(1, 4) == 0
+    assert inbox.accept_batch(3, 4) == 2  # 3 and 4 again, 5 and 6 new
+    assert inbox.last == 6
+    assert inbox.accept_batch(2, 3) == 3  # all duplicates
+    with pytest.raises(SeqGap):
+        inbox.accept_batch(8, 2)
+    assert inbox.last == 6
+    assert not inbox.ack_due()
+    inbox.accept_batch(7, 4)
+    assert inbox.ack_due()
+    assert inbox.acked() == 10

@@ -9,7 +9,10 @@ upgrade naming the connection with ``Acp2-Last-Seq`` resumes it — the 101 carr
 last client seq the server took, then the server resends what the client missed.
 Refusals of a resume are close codes right after the accept: 4404 unknown connection,
 4410 cursor too old, 4401 another principal. A message over the size limit closes the
-socket with 1009.
+socket with 1009. A durable upgrade that also asks ``Acp2-Batch: 1`` is granted batch
+frames (the 101 repeats the header): the writer frames what is queued when it runs into
+batches (:func:`acp2.transport.durable.batches`) instead of one frame per message; it
+never waits for more. The grant is per socket: a resume asks again.
 """
 
 from __future__ import annotations
@@ -27,11 +30,13 @@ from acp2.serve.link import RemoteConnection
 from acp2.serve.registry import Registry
 from acp2.serve.security import Headers, Refusal
 from acp2.transport.durable import (
+    BATCH_HEADER,
     DURABLE_HEADER,
     LAST_SEQ_HEADER,
     CursorTooOld,
     FrameError,
     SeqGap,
+    batches,
     decode_frame,
     encode_ack,
     encode_data,
@@ -77,10 +82,13 @@ async def handle_websocket(
     retention = config.retention if wants_durable else None
     connection = registry.create(principal, "websocket", retention)
     accept = [(CONNECTION_HEADER, connection.id)]
+    batch = wants_durable and _wants_batch(headers)
     if wants_durable:
         accept.append((DURABLE_HEADER, config.retention.header()))
+    if batch:
+        accept.append((BATCH_HEADER, "1"))
     await _accept(send, accept)
-    await _Socket(receive, send, connection).run()
+    await _Socket(receive, send, connection, batch=batch).run()
     if not connection.durable:
         registry.remove(connection.id)  # RFD: a plain connection ends with its socket
 
@@ -119,8 +127,10 @@ async def _resume(
         await _accept(send, [])
         await send({"type": "websocket.close", "code": code, "reason": reason})
         return
-    await _accept(send, _resumed_headers(registry, connection.id, connection.received.last))
-    await _Socket(receive, send, connection).run(generation)
+    batch = _wants_batch(headers)
+    last = connection.received.last
+    await _accept(send, _resumed_headers(registry, connection.id, last, batch))
+    await _Socket(receive, send, connection, batch=batch).run(generation)
 
 
 async def _take_over_stream(
@@ -156,8 +166,9 @@ async def _take_over_stream(
         await send({"type": "websocket.close", "code": code, "reason": reason})
         return
     registry.restoring.add(connection_id)  # before the 101: a second socket waits its turn
+    batch = _wants_batch(headers)
     try:
-        await _accept(send, _resumed_headers(registry, connection_id, cursor.received))
+        await _accept(send, _resumed_headers(registry, connection_id, cursor.received, batch))
         connection = await restore.restore(registry, backing, result)
     except restore.Unrestorable as exc:
         logger.warning("could not take stream %s over: %s", connection_id, exc.reason)
@@ -165,16 +176,27 @@ async def _take_over_stream(
         return
     finally:
         registry.restoring.discard(connection_id)
-    await _Socket(receive, send, connection).run()
+    await _Socket(receive, send, connection, batch=batch).run()
 
 
-def _resumed_headers(registry: Registry, connection_id: str, last: int) -> list[tuple[str, str]]:
-    """The 101 headers of a resumed stream: its id, the retention, the last client seq."""
-    return [
+def _wants_batch(headers: Headers) -> bool:
+    """Whether a durable upgrade asks for batch frames (``Acp2-Batch: 1``)."""
+    return headers.get(BATCH_HEADER) == "1"
+
+
+def _resumed_headers(
+    registry: Registry, connection_id: str, last: int, batch: bool
+) -> list[tuple[str, str]]:
+    """The 101 headers of a resumed stream: its id, the retention, the last client seq,
+    and the batch grant when asked for."""
+    accept = [
         (CONNECTION_HEADER, connection_id),
         (DURABLE_HEADER, registry.config.retention.header()),
         (LAST_SEQ_HEADER, str(last)),
     ]
+    if batch:
+        accept.append((BATCH_HEADER, "1"))
+    return accept
 
 
 def _take_over(connection: RemoteConnection, last_seq: int) -> int:
@@ -202,6 +224,8 @@ class _Socket:
     close_code: int = 1000
     close_reason: str = ""
     acked: int = 0
+    #: Whether this socket was granted batch frames (``Acp2-Batch``).
+    batch: bool = False
 
     async def run(self, generation: int | None = None) -> None:
         """Pump both ways until the socket closes, a resume replaces it, or the
@@ -265,16 +289,24 @@ class _Socket:
                     connection.recorder.ack(frame.ack)
                 return True
             assert frame.seq is not None
-            if connection.received.accept(frame.seq):
-                if connection.recorder is not None:
-                    connection.recorder.cursor.received = frame.seq
-                await connection.deliver(bytes(frame.msg))
-                if connection.received.ack_due():
-                    connection.main.wake()
+            await self._deliver(frame.seq, frame.messages())
         except (FrameError, SeqGap) as exc:
             self.close_code, self.close_reason = 1008, str(exc)[:120]
             return False
         return True
+
+    async def _deliver(self, first: int, messages: list[bytes]) -> None:
+        """Deliver the messages of a data or batch frame that were not taken before."""
+        connection = self.connection
+        # One seq at a time: the count of taken messages never runs ahead of delivery.
+        for seq, message in enumerate(messages, first):
+            if not connection.received.accept(seq):
+                continue
+            if connection.recorder is not None:
+                connection.recorder.cursor.received = seq
+            await connection.deliver(message)
+        if connection.received.ack_due():
+            connection.main.wake()
 
     async def _write(self, generation: int) -> None:
         connection = self.connection
@@ -287,8 +319,7 @@ class _Socket:
             if items:
                 if connection.recorder is not None:
                     connection.recorder.cover()  # the database describes what goes out
-                for seq, message in items:
-                    data = encode_data(seq, message) if seq else message
+                for data in self._frames(items):
                     await self.send({"type": "websocket.send", "text": data.decode()})
                 continue
             if connection.closed:
@@ -297,6 +328,13 @@ class _Socket:
             if not await outlet.wait(ACK_DELAY if pending else None):
                 await self._ack_if_due(force=True)
         self.close_code, self.close_reason = 4000, "Replaced by a newer socket"
+
+    def _frames(self, items: list[tuple[int, bytes]]) -> list[bytes]:
+        """The frames carrying ``items``: batches when granted, else one per message
+        (a plain stream's messages go as they are)."""
+        if self.batch and self.connection.durable:
+            return batches(items)
+        return [encode_data(seq, message) if seq else message for seq, message in items]
 
     async def _ack_if_due(self, *, force: bool) -> None:
         received = self.connection.received

@@ -11,7 +11,13 @@ envelope fields that no ACP message uses (docs/remote.md, "Durable streams"):
   anything at or below it (a resend after a reconnect).
 * On a WebSocket a durable link carries envelopes (:func:`encode_data`,
   :func:`encode_ack`, :func:`decode_frame`): ``{"seq":N,"msg":<the JSON-RPC message>}`` and
-  ``{"ack":N}``. Over SSE the seq is the event ``id:``; a POST carries its own seq in the
+  ``{"ack":N}``. A WebSocket client that asks with ``Acp2-Batch: 1`` on the upgrade, and
+  is granted it (the 101 repeats the header), may also get batch frames
+  (:func:`encode_batch`): ``{"seq":N,"msgs":[m1,...,mk]}`` carries k >= 1 messages whose
+  seqs are N, N+1, ..., N+k-1 (``seq`` is the first). Each message keeps its own seq:
+  duplicates are dropped, acknowledgements and resends count per message, and a resend may
+  cut the same messages into other batches.
+* Over SSE the seq is the event ``id:``; a POST carries its own seq in the
   ``Acp2-Seq`` header, and the client acknowledges the events it took with a bodiless
   POST carrying ``Acp2-Ack`` (the stream is the one its ``Acp-Session-Id`` names, or the
   connection's); reopening with ``Last-Event-ID`` acknowledges too.
@@ -36,6 +42,10 @@ import msgspec
 __all__ = [
     "ACK_EVERY",
     "ACK_HEADER",
+    "BATCH_BYTES",
+    "BATCH_HEADER",
+    "BATCH_MAX",
+    "BATCH_MESSAGES",
     "DURABLE_HEADER",
     "LAST_SEQ_HEADER",
     "SEQ_HEADER",
@@ -46,8 +56,10 @@ __all__ = [
     "Retained",
     "Retention",
     "SeqGap",
+    "batches",
     "decode_frame",
     "encode_ack",
+    "encode_batch",
     "encode_data",
 ]
 
@@ -63,6 +75,16 @@ ACK_HEADER = "acp2-ack"
 #: A receiver acknowledges at least every this many messages (and when the link goes
 #: quiet), unless it acknowledges on a timer instead (:class:`Received`'s ``ack_every``).
 ACK_EVERY = 64
+#: WebSocket upgrade header asking for (value ``1``) and granting (the 101 repeats it)
+#: batch frames from the server: several messages per frame, far fewer frames to parse.
+BATCH_HEADER = "acp2-batch"
+#: The most messages a sender puts in one batch frame (:func:`batches`).
+BATCH_MESSAGES = 64
+#: The most message bytes a sender puts in one batch frame, unless a single message is
+#: bigger (it then goes alone): a frame is at most max(this, one message) plus the envelope.
+BATCH_BYTES = 256 * 1024
+#: The most messages a receiver accepts in one batch frame (:func:`decode_frame`).
+BATCH_MAX = 1024
 
 
 class CursorTooOld(Exception):
@@ -210,6 +232,20 @@ class Received:
         self._unacked += 1
         return True
 
+    def accept_batch(self, first: int, count: int) -> int:
+        """Take the messages ``first .. first+count-1``; return how many of them, from the
+        front, are duplicates (drop those, take the rest). A batch may straddle
+        :attr:`last` (a resend cut differently). Raises :class:`SeqGap` when ``first``
+        skips ahead, as :meth:`accept` does."""
+        if first > self.last + 1:
+            raise SeqGap(f"expected seq {self.last + 1}, got {first}")
+        end = first + count - 1
+        skip = min(count, self.last - first + 1)
+        if end > self.last:
+            self._unacked += end - self.last
+            self.last = end
+        return skip
+
     def ack_due(self) -> bool:
         """True once ``ack_every`` messages arrived since the last :meth:`acked`."""
         return self._unacked >= self._every
@@ -221,12 +257,21 @@ class Received:
 
 
 class Frame(msgspec.Struct, frozen=True, omit_defaults=True):
-    """One durable WebSocket frame: data (``seq`` + ``msg``) or an acknowledgement (``ack``)."""
+    """One durable WebSocket frame: data (``seq`` + ``msg``), a batch (``seq`` of the first
+    message + ``msgs``) or an acknowledgement (``ack``)."""
 
     seq: int | None = None
     #: The message bytes; empty when absent (msgspec cannot put Raw in a union).
     msg: msgspec.Raw = msgspec.Raw(b"")
+    #: A batch's messages, in seq order; ``None`` for the other shapes.
+    msgs: list[msgspec.Raw] | None = None
     ack: int | None = None
+
+    def messages(self) -> list[bytes]:
+        """A data or batch frame's messages as bytes, in seq order (the first is ``seq``)."""
+        if self.msgs is None:
+            return [bytes(self.msg)]
+        return [bytes(m) for m in self.msgs]
 
 
 _decoder = msgspec.json.Decoder(Frame)
@@ -235,6 +280,41 @@ _decoder = msgspec.json.Decoder(Frame)
 def encode_data(seq: int, message: bytes) -> bytes:
     """The data frame carrying ``message`` (one JSON-RPC message, JSON bytes) as ``seq``."""
     return b'{"seq":%d,"msg":%s}' % (seq, message.strip())
+
+
+def encode_batch(first: int, messages: list[bytes]) -> bytes:
+    """The batch frame carrying ``messages`` (JSON bytes each) as seqs ``first``, ``first+1``..."""
+    return b'{"seq":%d,"msgs":[%s]}' % (first, b",".join(m.strip() for m in messages))
+
+
+def batches(
+    items: list[tuple[int, bytes]],
+    max_count: int = BATCH_MESSAGES,
+    max_bytes: int = BATCH_BYTES,
+) -> list[bytes]:
+    """The frames that carry ``items`` ((seq, message) pairs, oldest first): runs of
+    consecutive seqs cut at ``max_count`` messages or ``max_bytes`` message bytes, a run
+    of one as a plain data frame. Nothing waits for more: this frames what is given."""
+    frames: list[bytes] = []
+    run: list[bytes] = []
+    first = size = 0
+    for seq, message in items:
+        if run and (
+            len(run) >= max_count or size + len(message) > max_bytes or seq != first + len(run)
+        ):
+            frames.append(_frame(first, run))
+            run = []
+        if not run:
+            first, size = seq, 0
+        run.append(message)
+        size += len(message)
+    if run:
+        frames.append(_frame(first, run))
+    return frames
+
+
+def _frame(first: int, run: list[bytes]) -> bytes:
+    return encode_data(first, run[0]) if len(run) == 1 else encode_batch(first, run)
 
 
 def encode_ack(seq: int) -> bytes:
@@ -246,16 +326,23 @@ def decode_frame(data: bytes | str) -> Frame:
     """Decode a durable frame; raises :class:`FrameError` for anything else.
 
     A data frame has a positive ``seq`` and a ``msg`` (any JSON value: the JSON-RPC layer
-    judges it), and no ``ack``; an acknowledgement has a non-negative ``ack`` only.
+    judges it), and no ``ack``; a batch has a positive ``seq`` and ``msgs``, a list of 1 to
+    :data:`BATCH_MAX` messages, and nothing else; an acknowledgement has a non-negative
+    ``ack`` only.
     """
     try:
         frame = _decoder.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         raise FrameError(f"not a durable frame: {exc}") from None
     if frame.ack is not None:
-        if frame.seq is not None or len(frame.msg) or frame.ack < 0:
+        if frame.seq is not None or len(frame.msg) or frame.msgs is not None or frame.ack < 0:
             raise FrameError("an ack frame carries a non-negative ack only")
         return frame
-    if frame.seq is None or not len(frame.msg) or frame.seq < 1:
-        raise FrameError("a data frame carries a positive seq and a msg")
+    if frame.seq is None or frame.seq < 1:
+        raise FrameError("a data frame carries a positive seq")
+    if frame.msgs is None:
+        if not len(frame.msg):
+            raise FrameError("a data frame carries a msg")
+    elif len(frame.msg) or not 1 <= len(frame.msgs) <= BATCH_MAX:
+        raise FrameError(f"a batch frame carries 1 to {BATCH_MAX} msgs and no msg")
     return frame

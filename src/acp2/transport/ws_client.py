@@ -6,7 +6,10 @@ Every text frame is one JSON-RPC message; binary frames are ignored (RFD).
 
 When the client asks for a durable link (``Acp2-Durable: 1``) and the server grants it,
 frames are envelopes (:mod:`acp2.transport.durable`): each direction numbers its data
-frames, keeps them until acknowledged, and drops duplicates. A link that drops is
+frames, keeps them until acknowledged, and drops duplicates. The client also asks for
+batch frames (``Acp2-Batch: 1``): a server that grants them sends several messages per
+frame when several are queued, which the client splits, each message under its own seq
+(the client's own frames stay one message each: it sends few). A link that drops is
 reconnected underneath the byte stream, paced by a :class:`~acp2.transport.backoff.Backoff`:
 the new upgrade names the connection and the last seq taken, the server answers with the
 last seq it took, and both resend what the other missed -- the rpc layer above sees one
@@ -31,6 +34,9 @@ from anyio.abc import TaskGroup
 from acp2.errors import ConnectionClosed
 from acp2.transport.backoff import Backoff
 from acp2.transport.durable import (
+    BATCH_BYTES,
+    BATCH_HEADER,
+    BATCH_MAX,
     DURABLE_HEADER,
     LAST_SEQ_HEADER,
     CursorTooOld,
@@ -82,12 +88,19 @@ class WebSocketTransport:
 
     Read-only after :func:`open_websocket` returns it: ``connection_id`` (the
     ``Acp-Connection-Id`` of the 101, or ``None``), ``retention`` (the server's grant, or
-    ``None`` for a plain link), ``reconnects`` (links re-established so far),
+    ``None`` for a plain link), ``batched`` (whether the current link's server granted
+    batch frames), ``reconnects`` (links re-established so far),
     ``ended_by`` (why the stream ended: ``None`` while it runs or after :meth:`aclose`).
     """
 
     def __init__(
-        self, url: str, headers: Mapping[str, str], backoff: Backoff, options: dict[str, Any]
+        self,
+        url: str,
+        headers: Mapping[str, str],
+        backoff: Backoff,
+        options: dict[str, Any],
+        *,
+        max_message: int = 0,
     ) -> None:
         self.url = url
         self._headers = dict(headers)
@@ -105,6 +118,7 @@ class WebSocketTransport:
         self._ack_pending = False
         self.connection_id: str | None = None
         self.retention: Retention | None = None
+        self.batched = False
         self.reconnects = 0
         #: The cookies the server set, sent back on every re-dial (load-balancer affinity:
         #: the RFD expects clients to keep them for the connection, RT-10).
@@ -112,6 +126,9 @@ class WebSocketTransport:
         self.ended_by: BaseException | None = None
         self._out = Retained()
         self._in = Received()
+        #: The largest message taken (0: the socket's frame limit is the only bound); the
+        #: socket's limit is per frame, and a batch frame holds several messages.
+        self._max_message = max_message
 
     # -- the Transport protocol ---------------------------------------------------------
 
@@ -173,6 +190,7 @@ class WebSocketTransport:
         self._cookies.update(link.cookies())
         self.connection_id = link.header(CONNECTION_HEADER)
         granted = link.header(DURABLE_HEADER)
+        self.batched = link.header(BATCH_HEADER) == "1"
         if granted is not None and self.connection_id:
             self.retention = Retention.parse(granted)
             self._out = Retained(self.retention)
@@ -203,6 +221,10 @@ class WebSocketTransport:
         """Take the link's frames until it closes; return its close code."""
         async for frame in link.frames():
             if self.retention is None:
+                if self._max_message and len(frame) > self._max_message:
+                    # The socket's limit was raised for batches the server did not grant.
+                    await link.close(1009)
+                    raise ConnectionClosed("the server sent a message over the limit")
                 await self._inbox.put(frame + b"\n")
             else:
                 await self._take(link, frame)
@@ -215,17 +237,38 @@ class WebSocketTransport:
                 self._out.ack(parsed.ack)
                 return
             assert parsed.seq is not None
-            if not self._in.accept(parsed.seq):
-                return
+            if parsed.msgs is None:
+                if self._max_message and len(parsed.msg) > self._max_message:
+                    raise _TooBig(f"a message over {self._max_message} bytes")
+                if not self._in.accept(parsed.seq):
+                    return
+                chunk = bytes(parsed.msg) + b"\n"
+            else:
+                chunk = self._split(parsed.seq, parsed.msgs)
         except (FrameError, SeqGap) as exc:
             await link.close(1002)
             raise ConnectionClosed(f"the server broke the durable link: {exc}") from None
-        await self._inbox.put(bytes(parsed.msg) + b"\n")
+        except _TooBig as exc:
+            await link.close(1009)
+            raise ConnectionClosed(f"the server sent a message over the limit: {exc}") from None
+        if not chunk:
+            return
+        await self._inbox.put(chunk)
         if self._in.ack_due():
             await self._send_ack(link)
         elif not self._ack_pending:
             self._ack_pending = True
             self._ack_wanted.set()
+
+    def _split(self, first: int, msgs: list[Any]) -> bytes:
+        """The messages of a batch frame not taken before, newline-terminated, as one
+        chunk (one inbox put per frame); ``b""`` when all were duplicates."""
+        if self._max_message and max(map(len, msgs)) > self._max_message:
+            raise _TooBig(f"a batch holds a message over {self._max_message} bytes")
+        skip = self._in.accept_batch(first, len(msgs))
+        if skip == len(msgs):
+            return b""
+        return b"\n".join([bytes(m) for m in msgs[skip:]]) + b"\n"
 
     async def _send_ack(self, link: Link) -> None:
         seq = self._in.acked()
@@ -266,6 +309,7 @@ class WebSocketTransport:
                     raise
                 continue
             self._cookies.update(link.cookies())
+            self.batched = link.header(BATCH_HEADER) == "1"
             await self._resend(link)
             self.reconnects += 1
             return link
@@ -295,6 +339,10 @@ class WebSocketTransport:
             log.info("remote stream ended: %s", reason)
         self._link = None
         self._inbox.close()
+
+
+class _TooBig(Exception):
+    """A message in a batch frame over the client's message size limit."""
 
 
 def _int(value: str | None) -> int:
@@ -333,6 +381,7 @@ async def open_websocket(
     *,
     headers: Mapping[str, str] | None = None,
     durable: bool = True,
+    batch: bool = True,
     backoff: Backoff | None = None,
     max_message_bytes: int = 64 * 1024 * 1024,
     open_timeout: float = 10.0,
@@ -342,7 +391,10 @@ async def open_websocket(
     transport; close it on exit.
 
     ``headers`` go on every upgrade (e.g. ``Authorization``). With ``durable`` the client
-    asks for a durable link; the transport's ``retention`` says whether it was granted.
+    asks for a durable link; the transport's ``retention`` says whether it was granted;
+    ``batch`` (with ``durable``) also asks for batch frames (``batched`` says the grant).
+    ``max_message_bytes`` bounds each message; a batch frame may be bigger (up to
+    :data:`~acp2.transport.durable.BATCH_BYTES` of messages plus the envelope).
     ``backoff`` paces reconnects of a durable link (default :class:`Backoff`). Raises
     :class:`RemoteRefused` when the server cannot be reached or refuses the upgrade
     (``status`` says how: the caller may fall back to Streamable HTTP), ``ImportError``
@@ -350,14 +402,20 @@ async def open_websocket(
     """
     needs("websockets")
     wanted = dict(headers or {})
+    frame_limit = max_message_bytes
     if durable:
         wanted[DURABLE_HEADER] = "1"
-    options = {
-        "max_size": max_message_bytes,
+    if durable and batch:
+        wanted[BATCH_HEADER] = "1"
+        # A frame of several messages: their bytes plus a comma each and the envelope.
+        frame_limit = max(max_message_bytes, BATCH_BYTES) + BATCH_MAX + 1024
+    options: dict[str, Any] = {
+        "max_size": frame_limit,
         "open_timeout": open_timeout,
         "ping_interval": ping_interval,
     }
-    transport = WebSocketTransport(url, wanted, backoff or Backoff(), options)
+    limit = max_message_bytes if frame_limit > max_message_bytes else 0
+    transport = WebSocketTransport(url, wanted, backoff or Backoff(), options, max_message=limit)
     await transport.dial()
     async with anyio.create_task_group() as tg:
         transport.start(tg)
