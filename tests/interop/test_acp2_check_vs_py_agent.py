@@ -14,7 +14,7 @@ second test sends the same inputs to the agent directly and pins the frames:
 - TR-14:empty and D-01:nov (SHOULD): a batch, empty or not, is "ignored as a non-object
   message": no ``-32600`` (nothing in it runs, which Nov wants).
 
-Under the default Aug draft the same rows fail, with the Aug variants of the draft
+Under the Aug draft (`--draft aug`) the same rows fail, with the Aug variants of the draft
 rows (IN-04:1:aug, TR-14:mixed) instead of the Nov ones (measured, not tested here: one
 run of the checker takes about 30 s).
 """
