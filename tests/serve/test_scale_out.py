@@ -10,13 +10,9 @@ Skipped only when haproxy or PostgreSQL is absent (CI turns skips into failures)
 from __future__ import annotations
 
 import os
-import queue
-import re
 import signal
 import subprocess
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +25,7 @@ from acp2.schema import AgentMessageChunk
 from acp2.transport.backoff import Backoff
 from helpers.cutproxy import cut_proxy
 from helpers.haproxy import Balancer, find_haproxy
+from helpers.serve_process import listening_port
 from helpers.timeouts import PROCESS_TIMEOUT, SCENARIO_TIMEOUT
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -65,24 +62,7 @@ def _start_node(name: str, store: str, tmp: str) -> Node:
 
 def _await_listening(node: Node) -> None:
     """Read the node's stderr (in a thread, kept draining) until it says where it listens."""
-    lines: queue.Queue[str] = queue.Queue()
-
-    def drain() -> None:
-        assert node.process.stderr is not None
-        for line in node.process.stderr:
-            node.lines.append(line)
-            lines.put(line)
-        lines.put("")
-
-    threading.Thread(target=drain, daemon=True).start()
-    deadline = time.monotonic() + PROCESS_TIMEOUT
-    while True:
-        line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
-        found = re.search(r"listening on http://127\.0\.0\.1:(\d+)/acp", line)
-        if found:
-            node.port = int(found.group(1))
-            return
-        assert line, f"{node.name} exited: {''.join(node.lines)[-2000:]}"
+    node.port = listening_port(node.process, node.lines, node.name)
 
 
 def _stop(node: Node) -> None:

@@ -9,13 +9,9 @@ The same over PostgreSQL and two nodes behind a balancer is in test_scale_out.py
 from __future__ import annotations
 
 import os
-import queue
-import re
 import signal
 import subprocess
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +22,7 @@ import pytest
 from acp2.client import connect_url
 from acp2.schema import AgentMessageChunk
 from acp2.transport.backoff import Backoff
+from helpers.serve_process import listening_port
 from helpers.timeouts import PROCESS_TIMEOUT, SCENARIO_TIMEOUT
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -50,26 +47,7 @@ class Server:
         self.process = subprocess.Popen(
             [*argv, "--store", str(self.store)], stderr=subprocess.PIPE, text=True, env=env
         )
-        self.port = self._listening(self.process)
-
-    def _listening(self, process: subprocess.Popen[str]) -> int:
-        lines: queue.Queue[str] = queue.Queue()
-
-        def drain() -> None:
-            assert process.stderr is not None
-            for line in process.stderr:
-                self.lines.append(line)
-                lines.put(line)
-            lines.put("")
-
-        threading.Thread(target=drain, daemon=True).start()
-        deadline = time.monotonic() + PROCESS_TIMEOUT
-        while True:
-            line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
-            found = re.search(r"listening on http://127\.0\.0\.1:(\d+)/acp", line)
-            if found:
-                return int(found.group(1))
-            assert line, f"acp2 serve exited: {''.join(self.lines)[-2000:]}"
+        self.port = listening_port(self.process, self.lines)
 
     def kill(self) -> None:
         assert self.process is not None

@@ -1,0 +1,41 @@
+"""Waiting for an ``acp2 serve`` subprocess to listen, with its stderr kept for failures."""
+
+from __future__ import annotations
+
+import queue
+import re
+import subprocess
+import threading
+import time
+
+from helpers.timeouts import PROCESS_TIMEOUT
+
+__all__ = ["listening_port"]
+
+_LISTENING = re.compile(r"listening on http://127\.0\.0\.1:(\d+)/acp")
+
+
+def listening_port(
+    process: subprocess.Popen[str], sink: list[str], name: str = "acp2 serve"
+) -> int:
+    """The port ``process`` (an ``acp2 serve`` with ``stderr=PIPE``, text) says it listens
+    on. A thread keeps draining its stderr into ``sink`` for the process's life, so a
+    failure message can quote it; fails the test if the process exits first or says
+    nothing within :data:`PROCESS_TIMEOUT`."""
+    lines: queue.Queue[str] = queue.Queue()
+
+    def drain() -> None:
+        assert process.stderr is not None
+        for line in process.stderr:
+            sink.append(line)
+            lines.put(line)
+        lines.put("")
+
+    threading.Thread(target=drain, daemon=True).start()
+    deadline = time.monotonic() + PROCESS_TIMEOUT
+    while True:
+        line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+        found = _LISTENING.search(line)
+        if found:
+            return int(found.group(1))
+        assert line, f"{name} exited: {''.join(sink)[-2000:]}"
