@@ -1,7 +1,7 @@
 """``acp2 check`` judges the official TypeScript SDK 2.4.0 v2 agent (``ts/agent.mjs``).
 
 The SDK speaks the Nov draft, so under ``--draft nov`` the agent must be CONFORMANT
-(exit 0); under the default Aug draft every failing row must be one the report marks
+(exit 0); under the Aug draft (`--draft aug`) every failing row must be one the report marks
 as a draft difference (``differs``: a D-xx difference between the drafts, listed in
 ``acp2.check.requirements``) whose Nov counterpart passes.
 
@@ -63,7 +63,7 @@ def nov(ts_sdk: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[int, di
 
 @pytest.fixture(scope="module")
 def aug(ts_sdk: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict[str, Any], str]:
-    return run_check(ts_sdk, tmp_path_factory.mktemp("check-aug"), None)
+    return run_check(ts_sdk, tmp_path_factory.mktemp("check-aug"), "aug")
 
 
 def test_ts_agent_is_conformant_under_nov(nov: tuple[int, dict[str, Any], str]) -> None:

@@ -27,9 +27,16 @@ from typing import Final
 import msgspec
 
 from acp2.agent.emitter import NOT_RECORDED
+from acp2.compat.v1.names import SESSION_LOAD_NAME
 from acp2.rpc.messages import SESSION_UPDATE_PREFIX
 from acp2.schema.extensions import SESSION_ATTACH
-from acp2.schema.methods import INITIALIZE, SESSION_CLOSE, SESSION_NEW, SESSION_RESUME
+from acp2.schema.methods import (
+    INITIALIZE,
+    SESSION_CLOSE,
+    SESSION_NEW,
+    SESSION_RESUME,
+    SESSION_UPDATE,
+)
 from acp2.serve.routing import head, id_key, session_of
 from acp2.store.cursors import NOT_KEPT, CursorStore, Other, Run, StreamCursor
 
@@ -53,7 +60,7 @@ _KIND_HEAD: Final = b'","update":{"sessionUpdate":"'
 #: What follows the kind field of an update that is never recorded (one startswith).
 _UNRECORDED: Final = tuple(kind + b'"' for kind in NOT_RECORDED)
 #: Requests after which the count of a session's history on this stream is unknown.
-_JOINS: Final = frozenset({SESSION_RESUME.name, SESSION_ATTACH.name, "session/load"})
+_JOINS: Final = frozenset({SESSION_RESUME.name, SESSION_ATTACH.name, SESSION_LOAD_NAME})
 
 
 class _Kind(msgspec.Struct):
@@ -109,7 +116,7 @@ def history_session(line: bytes) -> str | None:
     except _DECODE_ERRORS:
         return None
     kind = parsed.params.update.session_update.encode()
-    if parsed.method != "session/update" or not kind or kind in NOT_RECORDED:
+    if parsed.method != SESSION_UPDATE.name or not kind or kind in NOT_RECORDED:
         return None
     return parsed.params.session_id or None
 

@@ -26,6 +26,7 @@ import anyio
 import anyio.to_thread
 import msgspec
 
+from acp2.schema.methods import SESSION_RESUME
 from acp2.serve.cursor import CursorRecorder, history_session
 from acp2.serve.rebuild import Plan, Unrestorable, history_after, plan, rebuild
 from acp2.serve.routing import head, id_key
@@ -161,7 +162,7 @@ async def _resume(
     while True:
         request_id = f"acp2-takeover-{next(_ids)}"
         line = msgspec.json.encode(
-            {"jsonrpc": "2.0", "id": request_id, "method": "session/resume", "params": params}
+            {"jsonrpc": "2.0", "id": request_id, "method": SESSION_RESUME.name, "params": params}
         )
         wait = max(0.0, deadline - time.monotonic())
         answer = await _answer(connection, msgspec.json.encode(request_id), line, wait)
