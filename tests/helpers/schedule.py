@@ -79,7 +79,7 @@ FILE_SECONDS: dict[str, float] = {
     "serve/test_scale_out.py": 80,
     "serve/test_serve_takeover.py": 8,
     "serve/test_serve_restore.py": 8,
-    "transport/test_remote_vs_serve.py": 40,
+    "transport/test_remote_vs_serve.py": 80,
     "transport/test_remote_faults.py": 25,
     "cli/test_cli_chat_elicitation.py": 30,
     "cli/test_cli_chat_login.py": 25,
