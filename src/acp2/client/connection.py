@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 from msgspec import UNSET
@@ -59,10 +59,14 @@ from acp2.schema.methods import (
     SESSION_LIST,
     SESSION_NEW,
     SESSION_RESUME,
+    MethodSpec,
 )
 from acp2.state import SessionState
 
 __all__ = ["AgentClosed", "ClientConnection"]
+
+P = TypeVar("P")
+R = TypeVar("R")
 
 PathLike = str | os.PathLike[str]
 
@@ -206,22 +210,9 @@ class ClientConnection:
         if replay:
             params.replay_from = ReplayFromStart()
         session = ClientSession(self, self._link, session_id, cwd_s, state=known)
-        previous = self.sessions.get(session_id)
         if on_update is not None:
             session.add_listener(on_update)
-        self._link.attach(session)  # replayed updates arrive before the response
-        answered = _aio.new_waiter()
-        if replay:
-            session.begin_replay(answered)
-        try:
-            response = await self._link.call(SESSION_RESUME, params, waiter=answered)
-        except BaseException:
-            session.end_replay(complete=False)
-            self._link.detach(session)
-            if previous is not None:
-                self._link.attach(previous)
-            raise
-        session.end_replay(complete=True)
+        response = await self._join(session, SESSION_RESUME, params, replay=replay)
         self._link.attach(session)  # again: of concurrent resumes of one id, the last answered wins
         return _seeded(session, response)
 
@@ -249,22 +240,10 @@ class ClientConnection:
         session = ClientSession(self, self._link, session_id, "")
         session.role = role
         session.attached = True
-        previous = self.sessions.get(session_id)
         if on_update is not None:
             session.add_listener(on_update)
-        self._link.attach(session)  # the snapshot arrives before the response
-        answered = _aio.new_waiter()
-        session.begin_replay(answered)
         params = AttachSessionRequest(session_id=session_id, role=role)
-        try:
-            response = await self._link.call(SESSION_ATTACH, params, waiter=answered)
-        except BaseException:
-            session.end_replay(complete=False)
-            self._link.detach(session)
-            if previous is not None:
-                self._link.attach(previous)
-            raise
-        session.end_replay(complete=True)
+        response = await self._join(session, SESSION_ATTACH, params)
         session.cwd = response.cwd
         session.seed(response.available_commands, response.config_options)
         return session
@@ -283,29 +262,47 @@ class ClientConnection:
         params = ResumeSessionRequest(session_id=session.id, cwd=session.cwd)
         _fill_roots(params, None, None)
         params.replay_from = ReplayFromStart()
-        answered = _aio.new_waiter()
-        session.begin_replay(answered)
-        try:
-            response = await self._link.call(SESSION_RESUME, params, waiter=answered)
-        except BaseException:
-            session.end_replay(complete=False)
-            raise
-        session.end_replay(complete=True)
+        response = await self._replayed(session, SESSION_RESUME, params)
         _seeded(session, response)
 
     async def _reattach(self, session: ClientSession) -> None:
         """:meth:`rejoin` of an attached ``session``: ``_acp2/session/attach`` again, its
         snapshot rebuilding what ``state`` holds."""
         params = AttachSessionRequest(session_id=session.id, role=session.role)
-        answered = _aio.new_waiter()
-        session.begin_replay(answered)
+        response = await self._replayed(session, SESSION_ATTACH, params)
+        session.seed(response.available_commands, response.config_options)
+
+    async def _join(
+        self, session: ClientSession, spec: MethodSpec[P, R], params: P, *, replay: bool = True
+    ) -> R:
+        """Make ``session`` the object its id's updates go to, then :meth:`_replayed`; on
+        failure the object that held the id before (if any) gets it back."""
+        previous = self.sessions.get(session.id)
+        self._link.attach(session)  # replayed updates arrive before the response
         try:
-            response = await self._link.call(SESSION_ATTACH, params, waiter=answered)
+            return await self._replayed(session, spec, params, replay=replay)
+        except BaseException:
+            self._link.detach(session)
+            if previous is not None:
+                self._link.attach(previous)
+            raise
+
+    async def _replayed(
+        self, session: ClientSession, spec: MethodSpec[P, R], params: P, *, replay: bool = True
+    ) -> R:
+        """Send ``spec`` for ``session``, whose answer follows a replay of its history:
+        ``session.replaying`` from now until the answer (with ``replay``), the replay
+        ended complete on an answer and incomplete on a failure."""
+        answered = _aio.new_waiter()
+        if replay:
+            session.begin_replay(answered)
+        try:
+            response = await self._link.call(spec, params, waiter=answered)
         except BaseException:
             session.end_replay(complete=False)
             raise
         session.end_replay(complete=True)
-        session.seed(response.available_commands, response.config_options)
+        return response
 
     async def list_sessions(self, *, cwd: PathLike | None = None) -> list[SessionInfo]:
         """Every session the agent lists (all pages), optionally only those in ``cwd``.
