@@ -59,7 +59,7 @@ from acp2.agent.ledger import (
 )
 from acp2.agent.private import COMPANIONS, prepare_private_file, tighten
 from acp2.errors import HistoryWriteError
-from acp2.store.base import SessionRecord, now_text
+from acp2.store.base import SessionRecord, now_text, session_changes
 from acp2.store.queued import Queued, QueuedStore
 
 __all__ = [
@@ -230,19 +230,15 @@ class HistoryStore(QueuedStore):
         data: dict[str, Any] | None = None,
     ) -> None:
         """Change a session's title, extra roots or author data, and bump ``updated_at``."""
-        sets = ["updated_at = ?"]
-        args: list[Any] = [now_text()]
-        if title is not None or clear_title:
-            sets.append("title = ?")
-            args.append(title)
-        if additional_directories is not None:
-            sets.append("additional_directories = ?")
-            args.append(json.dumps(list(additional_directories)))
-        if data is not None:
-            sets.append("data = ?")
-            args.append(json.dumps(data))
+        columns, args = session_changes(
+            title=title,
+            clear_title=clear_title,
+            additional_directories=additional_directories,
+            data=data,
+        )
         self.flush()
-        self._db.execute(f"UPDATE sessions SET {', '.join(sets)} WHERE id = ?", (*args, session_id))
+        sets = ", ".join(f"{column} = ?" for column in columns)
+        self._db.execute(f"UPDATE sessions SET {sets} WHERE id = ?", (*args, session_id))
 
     def delete_session(self, session_id: str) -> None:
         """Mark a session deleted and drop its history. Unknown ids are ignored.

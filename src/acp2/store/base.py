@@ -15,6 +15,7 @@ for ``postgresql://`` URLs). Every implementation keeps the same promises:
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ __all__ = [
     "SessionStore",
     "StoreSpec",
     "now_text",
+    "session_changes",
     "trim_interval",
 ]
 
@@ -53,6 +55,29 @@ def now_text() -> str:
     """The current UTC time as stored in ``created_at`` / ``updated_at`` (ISO 8601, ms, Z):
     strings of this form sort in time order."""
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def session_changes(
+    *,
+    title: str | None,
+    clear_title: bool,
+    additional_directories: Sequence[str] | None,
+    data: dict[str, Any] | None,
+) -> tuple[list[str], list[Any]]:
+    """The columns an ``update_session`` call sets and their values, in order:
+    ``updated_at`` always, then each field given (our column names, never a caller's)."""
+    columns: list[str] = ["updated_at"]
+    values: list[Any] = [now_text()]
+    if title is not None or clear_title:
+        columns.append("title")
+        values.append(title)
+    if additional_directories is not None:
+        columns.append("additional_directories")
+        values.append(json.dumps(list(additional_directories)))
+    if data is not None:
+        columns.append("data")
+        values.append(json.dumps(data))
+    return columns, values
 
 
 @dataclass

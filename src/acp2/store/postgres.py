@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from acp2.store import pg_sql as sql
-from acp2.store.base import Batches, PromptEntry, SessionRecord, now_text
+from acp2.store.base import Batches, PromptEntry, SessionRecord, now_text, session_changes
 from acp2.store.leasing import LEASE_TTL
 from acp2.store.queued import Queued, QueuedStore
 
@@ -146,18 +146,15 @@ class PostgresStore(QueuedStore):
         data: dict[str, Any] | None = None,
     ) -> None:
         """Change a session's title, extra roots or author data, and bump ``updated_at``."""
-        sets, args = ["updated_at = %s"], [now_text()]
-        if title is not None or clear_title:
-            sets.append("title = %s")
-            args.append(title)  # type: ignore[arg-type]
-        if additional_directories is not None:
-            sets.append("additional_directories = %s")
-            args.append(json.dumps(list(additional_directories)))
-        if data is not None:
-            sets.append("data = %s")
-            args.append(json.dumps(data))
+        columns, args = session_changes(
+            title=title,
+            clear_title=clear_title,
+            additional_directories=additional_directories,
+            data=data,
+        )
         self.flush()
-        query = f"UPDATE acp2_sessions SET {', '.join(sets)} WHERE id = %s"
+        sets = ", ".join(f"{column} = %s" for column in columns)
+        query = f"UPDATE acp2_sessions SET {sets} WHERE id = %s"
         self._run(lambda db: db.execute(query, (*args, session_id)))
 
     def delete_session(self, session_id: str) -> None:
