@@ -9,26 +9,14 @@ from __future__ import annotations
 
 import argparse
 import tempfile
-import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from _acp2 import agent_argv, require, size_arguments
 from _common import SESSION_CWD, cpu_seconds, emit_result, latency_metrics, stream_prompt
+from _drivers import timed
 
 NEEDS = ("acp2.agent", "acp2.client", "acp2.transport.stdio")
-
-
-async def timed(count: int, warmup: int, call: Callable[[], Awaitable[Any]]) -> list[float]:
-    """Await ``call()`` ``warmup + count`` times one after another; return the last timings."""
-    samples: list[float] = []
-    for i in range(warmup + count):
-        t0 = time.perf_counter()
-        await call()
-        if i >= warmup:
-            samples.append(time.perf_counter() - t0)
-    return samples
 
 
 async def measure(args: argparse.Namespace, store: str) -> dict[str, Any]:

@@ -14,7 +14,7 @@ import argparse
 import asyncio
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,6 @@ from acp.experimental.v2 import (  # type: ignore[import-not-found,unused-ignore
 from _common import (
     SESSION_CWD,
     cpu_seconds,
-    emit_result,
     latency_metrics,
     maxrss_kib,
     rss_kib,
@@ -36,6 +35,7 @@ from _common import (
     stream_metrics,
     stream_prompt,
 )
+from _drivers import Scenario, driver_main, limited, timed
 
 AGENT = Path(__file__).with_name("sdk2_agent.py")
 
@@ -174,17 +174,6 @@ async def stream(args: argparse.Namespace) -> dict[str, Any]:
     return stream_metrics(args.updates, seconds, own, agent)
 
 
-async def timed(count: int, warmup: int, call: Callable[[], Awaitable[Any]]) -> list[float]:
-    """Await ``call()`` ``warmup + count`` times one after another; return the last timings."""
-    samples: list[float] = []
-    for i in range(warmup + count):
-        t0 = time.perf_counter()
-        await call()
-        if i >= warmup:
-            samples.append(time.perf_counter() - t0)
-    return samples
-
-
 async def rtt(args: argparse.Namespace) -> dict[str, Any]:
     """p50/p99 of ``_bench/ping`` and of a prompt whose turn ends at once (-> idle)."""
     client = BenchClient()
@@ -224,17 +213,6 @@ async def replay(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-async def limited(window: int, count: int, make: Callable[[int], Awaitable[Any]]) -> list[Any]:
-    """Run ``make(i)`` for ``i < count`` with at most ``window`` in flight; return results."""
-    gate = asyncio.Semaphore(window)
-
-    async def one(i: int) -> Any:
-        async with gate:
-            return await make(i)
-
-    return list(await asyncio.gather(*(one(i) for i in range(count))))
-
-
 async def sessions(args: argparse.Namespace) -> dict[str, Any]:
     """Open ``args.sessions`` sessions on one connection, one short turn each."""
     client = BenchClient()
@@ -257,7 +235,7 @@ async def sessions(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-SCENARIOS: dict[str, Callable[[argparse.Namespace], Coroutine[Any, Any, dict[str, Any]]]] = {
+SCENARIOS: dict[str, Scenario] = {
     "stream": stream,
     "rtt": rtt,
     "replay": replay,
@@ -267,17 +245,7 @@ SCENARIOS: dict[str, Callable[[argparse.Namespace], Coroutine[Any, Any, dict[str
 
 def main() -> None:
     """Command line: ``sdk2_client.py SCENARIO [sizes]``."""
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("scenario", choices=sorted(SCENARIOS))
-    parser.add_argument("--updates", type=int, default=100_000)
-    parser.add_argument("--pings", type=int, default=2000)
-    parser.add_argument("--prompts", type=int, default=1000)
-    parser.add_argument("--warmup", type=int, default=50)
-    parser.add_argument("--replay", type=int, default=10_000)
-    parser.add_argument("--sessions", type=int, default=1000)
-    parser.add_argument("--window", type=int, default=64)
-    args = parser.parse_args()
-    emit_result(asyncio.run(SCENARIOS[args.scenario](args)))
+    driver_main(__doc__, SCENARIOS)
 
 
 if __name__ == "__main__":
