@@ -76,6 +76,8 @@ async def _write(send: Send, connection: RemoteConnection, outlet: Outlet, gener
     while outlet.generation == generation:
         items = outlet.take()
         if items:
+            if connection.recorder is not None:
+                connection.recorder.cover()  # the database describes what goes out
             body = b"".join(
                 b"id: %d\ndata: %s\n\n" % (seq, message) if seq else b"data: %s\n\n" % message
                 for seq, message in items
