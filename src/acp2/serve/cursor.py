@@ -1,4 +1,4 @@
-"""The recorder of one durable WebSocket stream's cursor (:mod:`acp2.store.cursors`).
+"""The recorder of one durable connection's cursor (:mod:`acp2.store.cursors`).
 
 :class:`CursorRecorder` watches what the stream carries -- every message queued for the
 client (:meth:`~CursorRecorder.sent`, in seq order) and every message taken from it
@@ -16,6 +16,14 @@ session that the stream carried from its start is the session's n-th history upd
 the runtime records each update before it is sent, in order. A session the stream
 resumed or attached to midway has no such count (``lost``): while it is carried, a
 resume elsewhere is refused.
+
+A durable WebSocket is one stream. A durable Streamable HTTP connection has one per SSE
+stream, each with its own seqs (:meth:`~CursorRecorder.sent_on`,
+:meth:`~CursorRecorder.ack_on`): the connection's, and a
+:class:`~acp2.store.cursors.Track` per session stream. Every writer covers the one row
+that describes them all; what is shared (the open requests, ``lost``, ``closed``, the
+counts) is kept once. A session's history updates must all go to its own stream (its
+count belongs to that stream's position); one that goes elsewhere ends the recording.
 """
 
 from __future__ import annotations

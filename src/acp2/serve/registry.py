@@ -14,6 +14,7 @@ import logging
 import secrets
 import time
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from acp2.serve.config import ServeConfig
 from acp2.serve.cursor import CursorRecorder
@@ -48,7 +49,7 @@ class Registry:
         self.taking_over: dict[str, asyncio.Task[RemoteConnection | tuple[int, str]]] = {}
         self._pruned_at = time.monotonic()
         self._connections: dict[str, RemoteConnection] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()
         self._reaper: asyncio.Task[None] | None = None
 
     def __len__(self) -> int:
@@ -95,6 +96,12 @@ class Registry:
         except Exception as exc:
             logger.warning("stream cursors are off, the cursor store failed: %s", exc)
             return None
+
+    def adopt(self, task: asyncio.Task[Any]) -> None:
+        """Keep ``task`` (work on behalf of a connection, e.g. a takeover) until it ends;
+        :meth:`aclose` waits for it as for the agent sides."""
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     def get(self, connection_id: str) -> RemoteConnection | None:
         """The live connection with this id, or None."""

@@ -11,14 +11,12 @@ takeover runs in a task of its own, and every request naming the connection mean
 sees the id in ``registry.restoring`` and asks its socket to come back later.
 
 What cannot be rebuilt answers as an unknown connection does (404, or 410 for a cursor
-too old), and the cursor row goes: the client falls back to a new connection and
-``session/resume``.
+too old): the client falls back to a new connection and ``session/resume``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 
 from acp2.serve import restore
@@ -75,6 +73,7 @@ def _start(
         return _status(exc)
     task = asyncio.get_running_loop().create_task(_take_over(registry, result))
     registry.taking_over[connection_id] = task
+    registry.adopt(task)
     registry.restoring.add(connection_id)
     task.add_done_callback(lambda _: _done(registry, connection_id))
     return task
@@ -87,14 +86,12 @@ async def _take_over(registry: Registry, result: restore.StreamsPlan) -> Found:
     try:
         return await restore.restore_streams(registry, backing, result)
     except restore.Unrestorable as exc:
+        # The row stays, as a refused WebSocket's does: its owner may be alive (a request
+        # sent to the wrong node), and its writes must keep counting on it.
         logger.warning("could not take connection %s over: %s", connection_id, exc.reason)
-        with contextlib.suppress(Exception):
-            backing.cursors.delete(connection_id)  # the client falls back: nobody resumes it
         return _status(exc)
     except Exception:
         logger.exception("could not take connection %s over", connection_id)
-        with contextlib.suppress(Exception):
-            backing.cursors.delete(connection_id)
         return _UNKNOWN
 
 
