@@ -23,6 +23,7 @@ from test_serve_restore import die, node, stored_chunks, stored_updates
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+from acp2.agent import HistoryStore
 from helpers.timeouts import TIMEOUT
 
 pytestmark = pytest.mark.anyio
@@ -180,3 +181,36 @@ async def test_what_cannot_be_rebuilt_is_refused_as_an_unknown_connection(
                     await ws.recv()
                 assert ws.protocol.close_rcvd is not None
                 assert ws.protocol.close_rcvd.code == 4404
+
+
+async def test_requests_that_arrive_during_the_takeover_wait_for_the_same_one(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "history.sqlite3"
+    async with serve(node(path)) as first, serve(node(path)) as second, client_of() as http:
+        poster, sid, last = await _dead_connection(first, http)
+        holder = HistoryStore(path)  # the session's lease is held: the takeover waits
+        holder.acquire(sid)
+        poster.url = second.url
+        answers: list[int] = []
+        events: list[Event] = []
+
+        async def post() -> None:
+            answers.append(await poster.post(prompt(4, sid, "echo both"), sid))
+
+        async def reopen() -> None:
+            async with sse(http, second.url, poster.cid, sid, last_event_id=last) as session:
+                events.extend(await session.until(lambda d: d.get("id") == 4))
+                events.extend(await session.until(is_idle))
+
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(reopen)
+                tg.start_soon(post)
+                await anyio.sleep(0.3)  # both wait on the lease meanwhile (or not: same end)
+                holder.release(sid)
+        finally:
+            holder.close()
+        assert answers == [202]
+        assert [c.id for c in second.app.registry.connections()] == [poster.cid]
+    assert chunks(events) == "both"
