@@ -1,7 +1,9 @@
-"""A durable WebSocket stream outlives its server process on one machine (SQLite): the
-server is killed mid-stream and started again on the same port and history file; the
-client's resume finds the stream's cursor in the file and the new process rebuilds what
-the client missed from the history (no new connection, no session/resume with replay).
+"""A durable stream -- a WebSocket, or Streamable HTTP's SSE streams -- outlives its
+server process on one machine (SQLite): the server is killed mid-stream and started
+again on the same port and history file; the client's resume (the upgrade, or each
+stream's reopen) finds the connection's cursor in the file and the new process rebuilds
+what the client missed from the history (no new connection, no session/resume with
+replay).
 
 The same over PostgreSQL and two nodes behind a balancer is in test_scale_out.py.
 """
