@@ -134,14 +134,14 @@ async def _session(cluster: Cluster, client: Any, joined: bool, listen: Any) -> 
     return await client.resume(session_id, on_update=listen)
 
 
-@pytest.mark.parametrize("profile", ["http", "websocket-joined"])
+@pytest.mark.parametrize("profile", ["http-joined", "websocket-joined"])
 async def test_a_busy_session_survives_the_death_of_its_node_behind_a_balancer(
     cluster: Cluster, profile: Any
 ) -> None:
-    # Streamable HTTP keeps no stream cursors, and a WebSocket stream that resumed its
-    # session midway cannot be rebuilt: the client falls back to a new connection and
-    # session/resume with replay. (A WebSocket stream that made its session is taken over
-    # from the database instead: test_a_websocket_stream_is_taken_over_...)
+    # A stream that resumed its session midway cannot be rebuilt (its count of the
+    # session's history is unknown): the client falls back to a new connection and
+    # session/resume with replay. (A stream that made its session is taken over from
+    # the database instead: test_a_durable_stream_is_taken_over_...)
     texts: list[str] = []
     seen_enough = anyio.Event()
 
@@ -206,12 +206,14 @@ async def test_a_dropped_websocket_link_comes_back_to_its_node_by_its_cookie(
             assert client.remote.rejoins == 0
 
 
-async def test_a_websocket_stream_is_taken_over_from_the_database_when_its_node_dies(
-    cluster: Cluster,
+@pytest.mark.parametrize("transport", ["websocket", "http"])
+async def test_a_durable_stream_is_taken_over_from_the_database_when_its_node_dies(
+    cluster: Cluster, transport: Any
 ) -> None:
     # The stream's cursor is in PostgreSQL: the live node rebuilds what the client missed
     # from the history and the stream goes on (no new connection, no session/resume by
-    # the client), every chunk exactly once.
+    # the client), every chunk exactly once. Over Streamable HTTP every SSE stream (the
+    # connection's, the session's) resumes from its own Last-Event-ID.
     texts: list[str] = []
     seen_enough = anyio.Event()
 
@@ -223,7 +225,7 @@ async def test_a_websocket_stream_is_taken_over_from_the_database_when_its_node_
 
     with anyio.fail_after(SCENARIO_TIMEOUT * 4):
         async with connect_url(
-            cluster.url, transport="websocket", cwd=CWD, reconnect=BACKOFF
+            cluster.url, transport=transport, cwd=CWD, reconnect=BACKOFF
         ) as client:
             session = await client.new_session(on_update=listen)
             work = await session.prompt("stream 1000000")

@@ -109,6 +109,12 @@ async def test_a_last_event_id_older_than_the_window_is_410() -> None:
         assert (await client.get(served.url, headers=headers)).status_code == 410
         gone = {**headers, "acp-connection-id": "unknown"}
         assert (await client.get(served.url, headers=gone)).status_code == 404
+        # A seq the stream never sent (a history shorter than what the client saw, on
+        # a node that took the connection over) is 410 too: the client falls back.
+        unsent = {**headers, "last-event-id": "99999"}
+        assert (await client.get(served.url, headers=unsent)).status_code == 410
+        bad = {**headers, "last-event-id": "x1"}
+        assert (await client.get(served.url, headers=bad)).status_code == 400
 
 
 async def test_unconfirmed_events_are_all_kept_and_an_ack_post_lets_them_go() -> None:

@@ -1,7 +1,9 @@
-"""A durable WebSocket stream outlives its server process on one machine (SQLite): the
-server is killed mid-stream and started again on the same port and history file; the
-client's resume finds the stream's cursor in the file and the new process rebuilds what
-the client missed from the history (no new connection, no session/resume with replay).
+"""A durable stream -- a WebSocket, or Streamable HTTP's SSE streams -- outlives its
+server process on one machine (SQLite): the server is killed mid-stream and started
+again on the same port and history file; the client's resume (the upgrade, or each
+stream's reopen) finds the connection's cursor in the file and the new process rebuilds
+what the client missed from the history (no new connection, no session/resume with
+replay).
 
 The same over PostgreSQL and two nodes behind a balancer is in test_scale_out.py.
 """
@@ -75,8 +77,9 @@ def server(tmp_path: Path) -> Iterator[Server]:
         running.stop()
 
 
-async def test_a_websocket_stream_survives_a_restart_of_its_server_on_the_same_file(
-    server: Server,
+@pytest.mark.parametrize("transport", ["websocket", "http"])
+async def test_a_durable_stream_survives_a_restart_of_its_server_on_the_same_file(
+    server: Server, transport: Any
 ) -> None:
     texts: list[str] = []
     seen_enough = anyio.Event()
@@ -89,7 +92,7 @@ async def test_a_websocket_stream_survives_a_restart_of_its_server_on_the_same_f
 
     url = f"http://127.0.0.1:{server.port}/acp"
     with anyio.fail_after(SCENARIO_TIMEOUT * 2):
-        async with connect_url(url, transport="websocket", cwd=CWD, reconnect=BACKOFF) as client:
+        async with connect_url(url, transport=transport, cwd=CWD, reconnect=BACKOFF) as client:
             session = await client.new_session(on_update=listen)
             work = await session.prompt("stream 1000000")
             await seen_enough.wait()

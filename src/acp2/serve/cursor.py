@@ -1,4 +1,4 @@
-"""The recorder of one durable WebSocket stream's cursor (:mod:`acp2.store.cursors`).
+"""The recorder of one durable connection's cursor (:mod:`acp2.store.cursors`).
 
 :class:`CursorRecorder` watches what the stream carries -- every message queued for the
 client (:meth:`~CursorRecorder.sent`, in seq order) and every message taken from it
@@ -16,6 +16,14 @@ session that the stream carried from its start is the session's n-th history upd
 the runtime records each update before it is sent, in order. A session the stream
 resumed or attached to midway has no such count (``lost``): while it is carried, a
 resume elsewhere is refused.
+
+A durable WebSocket is one stream. A durable Streamable HTTP connection has one per SSE
+stream, each with its own seqs (:meth:`~CursorRecorder.sent_on`,
+:meth:`~CursorRecorder.ack_on`): the connection's, and a
+:class:`~acp2.store.cursors.Track` per session stream. Every writer covers the one row
+that describes them all; what is shared (the open requests, ``lost``, ``closed``, the
+counts) is kept once. A session's history updates must all go to its own stream (its
+count belongs to that stream's position); one that goes elsewhere ends the recording.
 """
 
 from __future__ import annotations
@@ -38,9 +46,16 @@ from acp2.schema.methods import (
     SESSION_UPDATE,
 )
 from acp2.serve.routing import head, id_key, session_of
-from acp2.store.cursors import NOT_KEPT, CursorStore, Other, Run, StreamCursor
+from acp2.store.cursors import NOT_KEPT, CursorStore, Other, Run, StreamCursor, Track
 
-__all__ = ["MAX_KEPT", "MAX_KEPT_BYTES", "MAX_MARKS", "CursorRecorder", "history_session"]
+__all__ = [
+    "MAX_KEPT",
+    "MAX_KEPT_BYTES",
+    "MAX_MARKS",
+    "REFOLD_EVERY",
+    "CursorRecorder",
+    "history_session",
+]
 
 log = logging.getLogger("acp2.serve")
 
@@ -54,6 +69,9 @@ RETRY_DELETE: Final = 5.0
 #: The most marks one cursor holds (a client that stops acknowledging); past it the
 #: stream is no longer recorded: a resume elsewhere is refused.
 MAX_MARKS: Final = 4096
+#: Acknowledged seqs of one SSE stream past its stored ``base`` that make the cursor
+#: stored again (:meth:`CursorRecorder.ack_on`): what a takeover rebuilds stays bounded.
+REFOLD_EVERY: Final = 4096
 
 _UPDATE_HEAD: Final = SESSION_UPDATE_PREFIX + b'{"sessionId":"'
 _KIND_HEAD: Final = b'","update":{"sessionUpdate":"'
@@ -121,22 +139,43 @@ def history_session(line: bytes) -> str | None:
     return parsed.params.session_id or None
 
 
-class CursorRecorder:
-    """Keeps and stores the cursor of one stream; see the module docstring."""
+class _Tracking:
+    """The recording state of one stream: its stored part (the cursor itself for the
+    connection's stream, a :class:`~acp2.store.cursors.Track` for a session's), the run
+    going on and how its session's updates start (the hot path's test), and the highest
+    seq its client acknowledged (folded into the cursor when stored)."""
 
-    def __init__(self, store: CursorStore, stream_id: str, principal: str) -> None:
+    __slots__ = ("acked", "head", "run", "track")
+
+    def __init__(self, track: StreamCursor | Track) -> None:
+        self.track = track
+        self.run: Run | None = None
+        self.head = b""
+        self.acked = track.base
+
+
+class CursorRecorder:
+    """Keeps and stores the cursor of one stream; see the module docstring.
+
+    ``kind`` is the connection's: a ``"websocket"`` has one stream (:meth:`sent`,
+    :meth:`ack`); an ``"http"`` connection has its connection stream and one per session
+    (:meth:`sent_on`, :meth:`ack_on`), all stored in one row."""
+
+    def __init__(
+        self, store: CursorStore, stream_id: str, principal: str, kind: str = "websocket"
+    ) -> None:
         self.store = store
-        self.cursor = StreamCursor(id=stream_id, principal=principal, initialize=msgspec.Raw(b""))
+        self.cursor = StreamCursor(
+            id=stream_id, principal=principal, initialize=msgspec.Raw(b""), kind=kind
+        )
         #: False once the stream cannot be resumed elsewhere (a v1 client, a failed write).
         self.enabled = True
-        #: The highest seq the client acknowledged (folded into the cursor when stored).
-        self.acked = 0
+        self._main = _Tracking(self.cursor)
+        self._tracks: dict[str, _Tracking] = {}
         self._asked: dict[bytes, str] = {}  # the client's open requests: id -> method
         self._asking: set[bytes] = set()  # the agent's open requests
-        self._stored_marks = -1  # len(cursor.marks) when last stored (-1: never)
-        # The run going on, and how its session's updates start (the hot path's test).
-        self._run: Run | None = None
-        self._run_head = b""
+        self._dirty = False  # a mark was made since the cursor was last stored
+        self._stored = False  # a row is stored (delete it when the stream ends)
         self._kept = 0  # bytes of the messages the marks keep
         self._stale = False  # a stored row may outlive a failed delete
         self._stale_since = 0.0
@@ -147,17 +186,38 @@ class CursorRecorder:
     def resumed(cls, store: CursorStore, cursor: StreamCursor) -> CursorRecorder:
         """A recorder going on from ``cursor`` (a stream taken over from another node,
         whose client is at ``cursor.sent`` with ``cursor.counts``)."""
-        recorder = cls(store, cursor.id, cursor.principal)
+        recorder = cls(store, cursor.id, cursor.principal, cursor.kind)
         recorder.cursor = cursor
-        recorder.acked = cursor.base
+        recorder._main = _Tracking(cursor)
+        recorder._tracks = {s: _Tracking(t) for s, t in cursor.streams.items()}
         return recorder
+
+    @property
+    def acked(self) -> int:
+        """The highest seq the client acknowledged (the connection's stream)."""
+        return self._main.acked
 
     # -- what the stream carries ------------------------------------------------------
 
     def sent(self, seq: int, line: bytes) -> None:
-        """Note the message queued for the client under ``seq``."""
-        self.cursor.sent = seq
-        run, head = self._run, self._run_head
+        """Note the message queued for the client under ``seq`` (the connection's stream)."""
+        self._sent(self._main, None, seq, line)
+
+    def sent_on(self, stream: str | None, seq: int, line: bytes) -> None:
+        """Note the message queued under ``seq`` on ``stream``'s SSE stream (None: the
+        connection's)."""
+        if stream is None:
+            self._sent(self._main, None, seq, line)
+            return
+        tracking = self._tracks.get(stream)
+        if tracking is None:
+            track = self.cursor.streams[stream] = Track()
+            tracking = self._tracks[stream] = _Tracking(track)
+        self._sent(tracking, stream, seq, line)
+
+    def _sent(self, tracking: _Tracking, stream: str | None, seq: int, line: bytes) -> None:
+        tracking.track.sent = seq
+        run, head = tracking.run, tracking.head
         if (
             run is not None
             and line.startswith(head)
@@ -166,23 +226,32 @@ class CursorRecorder:
         ):
             run.last = seq  # the hot path: one session's updates, one after another
             return
-        self._run = None
+        tracking.run = None
+        if not self.enabled:
+            return  # nothing is stored any more: keep no marks either
+        self._dirty = True
         session = history_session(line)
         if session is None:
-            self._other(seq, line)
+            self._other(tracking, seq, line)
+            return
+        if stream != session and self.cursor.kind != "websocket":
+            # A session's history on a stream not its own (too many session streams):
+            # its count no longer belongs to one stream's position.
+            log.info("stream %s is no longer recorded: %s moved streams", self.cursor.id, session)
+            self.disable()
             return
         self._first_sight(session)
         run = Run(session, seq, seq)
-        self.cursor.marks.append(run)
-        self._run = run
-        self._run_head = _UPDATE_HEAD + session.encode() + _KIND_HEAD
+        tracking.track.marks.append(run)
+        tracking.run = run
+        tracking.head = _UPDATE_HEAD + session.encode() + _KIND_HEAD
 
-    def _other(self, seq: int, line: bytes) -> None:
+    def _other(self, tracking: _Tracking, seq: int, line: bytes) -> None:
         keep = NOT_KEPT
         if len(line) <= MAX_KEPT and self._kept + len(line) <= MAX_KEPT_BYTES:
             keep = msgspec.Raw(line)
             self._kept += len(line)
-        self.cursor.marks.append(Other(seq, keep))
+        tracking.track.marks.append(Other(seq, keep))
         try:
             parsed = head(line)
         except _DECODE_ERRORS:
@@ -219,8 +288,8 @@ class CursorRecorder:
             if key is not None:
                 self._asking.discard(key)
             return
-        if key is not None:
-            self._asked[key] = method
+        if key is not None and (method != INITIALIZE.name or self.cursor.kind == "websocket"):
+            self._asked[key] = method  # (over HTTP initialize is answered in the POST's body)
         if method == INITIALIZE.name and not len(self.cursor.initialize):
             self._initialized(message)
             return
@@ -245,8 +314,20 @@ class CursorRecorder:
         self.cursor.initialize = msgspec.Raw(message)
 
     def ack(self, upto: int) -> None:
-        """The client acknowledged every seq up to ``upto``."""
-        self.acked = max(self.acked, min(upto, self.cursor.sent))
+        """The client acknowledged every seq up to ``upto`` (the connection's stream)."""
+        main = self._main
+        main.acked = max(main.acked, min(upto, self.cursor.sent))
+
+    def ack_on(self, stream: str | None, upto: int) -> None:
+        """The client acknowledged every seq up to ``upto`` of ``stream`` (None: the
+        connection's). Past :data:`REFOLD_EVERY` seqs beyond the stored ``base`` the
+        cursor is stored again, so a takeover rebuilds a bounded window."""
+        tracking = self._main if stream is None else self._tracks.get(stream)
+        if tracking is None:
+            return
+        tracking.acked = max(tracking.acked, min(upto, tracking.track.sent))
+        if tracking.acked - tracking.track.base >= REFOLD_EVERY:
+            self.store_now()
 
     # -- storing ----------------------------------------------------------------------
 
@@ -254,7 +335,7 @@ class CursorRecorder:
         """Store the cursor unless the stored one already describes every seq queued
         (call before writing them to the socket)."""
         if self.enabled:
-            if len(self.cursor.marks) != self._stored_marks:
+            if self._dirty:
                 self.store_now()
         elif self._stale and time.monotonic() - self._stale_since > RETRY_DELETE:
             self.forget()  # a row it no longer describes must not be trusted elsewhere
@@ -269,7 +350,7 @@ class CursorRecorder:
     def keepalive(self, every: float) -> None:
         """Store the cursor again when it was last stored over ``every`` seconds ago (an
         idle stream's row is not pruned as old)."""
-        if self.enabled and self._stored_marks >= 0 and time.time() - self.stored_at > every:
+        if self.enabled and self._stored and time.time() - self.stored_at > every:
             self.store_now()
 
     def store_now(self) -> None:
@@ -278,8 +359,10 @@ class CursorRecorder:
         cursor = self.cursor
         if not self.enabled or not len(cursor.initialize):
             return  # not recorded, or nothing to rebuild from yet
-        self._fold_acked()
-        if len(cursor.marks) > MAX_MARKS:
+        marks = self._fold_acked(self._main)
+        for tracking in self._tracks.values():
+            marks += self._fold_acked(tracking)
+        if marks > MAX_MARKS:
             log.info("stream %s is no longer recorded: its client stopped acknowledging", cursor.id)
             self.disable()
             return
@@ -290,25 +373,29 @@ class CursorRecorder:
             log.warning("could not store the cursor of stream %s: %s", cursor.id, exc)
             self.disable()
             return
-        self._stored_marks = len(cursor.marks)
+        self._dirty = False
+        self._stored = True
         self._stored_received = cursor.received
         self.stored_at = time.time()
 
-    def _fold_acked(self) -> None:
-        cursor = self.cursor
-        acked = self.acked
-        if acked <= cursor.base:
-            return
-        marks = cursor.marks
+    def _fold_acked(self, tracking: _Tracking) -> int:
+        """Fold what the client acknowledged of one stream into the counts; return how
+        many marks the stream keeps."""
+        track = tracking.track
+        acked = tracking.acked
+        marks = track.marks
+        if acked <= track.base:
+            return len(marks)
         drop = 0
         for mark in marks:
             if not self._fold(mark, acked):
                 break
             drop += 1
         del marks[:drop]
-        cursor.base = acked
-        if self._run is not None and (not marks or marks[-1] is not self._run):
-            self._run = None  # folded away: the next update starts a new run
+        track.base = acked
+        if tracking.run is not None and (not marks or marks[-1] is not tracking.run):
+            tracking.run = None  # folded away: the next update starts a new run
+        return len(marks)
 
     def _fold(self, mark: Run | Other, acked: int) -> bool:
         """Fold what of ``mark`` is acknowledged; True when all of it was."""
@@ -341,9 +428,9 @@ class CursorRecorder:
         """Delete the stored cursor (the stream ended, or is no longer recorded). When
         that fails, :meth:`cover` tries again now and then: a node taking over must not
         trust a row that no longer describes the stream."""
-        if self._stored_marks < 0 and not self._stale:
+        if not self._stored and not self._stale:
             return
-        self._stored_marks = -1
+        self._stored = False
         try:
             self.store.delete(self.cursor.id)
         except Exception as exc:

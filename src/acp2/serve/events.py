@@ -4,8 +4,8 @@ A plain stream has one reader at a time (a second GET is answered 409, as the Ty
 SDK's server does). A durable stream numbers its events (``id: <seq>``); a GET that
 reopens it with ``Last-Event-ID`` takes over from any earlier reader (which may be a
 half-open socket nobody reads) and first gets everything after that seq, or 410 when the
-window no longer holds it. A comment line ``: keepalive`` goes out every ``keepalive``
-seconds of silence so intermediaries keep the stream open.
+window no longer holds it (or never sent it). A comment line ``: keepalive`` goes out
+every ``keepalive`` seconds of silence so intermediaries keep the stream open.
 """
 
 from __future__ import annotations
@@ -62,12 +62,17 @@ async def stream_events(
 
 
 def _resume(outlet: Outlet, last_event_id: str) -> tuple[int, str] | None:
+    if not (last_event_id.isascii() and last_event_id.isdigit()):
+        return 400, f"Bad Last-Event-ID: {last_event_id[:40]!r}"
+    seq = int(last_event_id)
+    if outlet.retained is not None and seq > outlet.retained.last:
+        # Never sent here: a stream taken over whose history is shorter than what its
+        # client saw. 410, as a WebSocket's 4410: the client falls back.
+        return 410, f"Last-Event-ID {seq} was never sent"
     try:
-        outlet.resume(int(last_event_id))
+        outlet.resume(seq)
     except CursorTooOld as exc:
         return 410, f"Last-Event-ID too old: {exc}"
-    except ValueError:
-        return 400, f"Bad Last-Event-ID: {last_event_id[:40]!r}"
     return None
 
 
@@ -76,6 +81,8 @@ async def _write(send: Send, connection: RemoteConnection, outlet: Outlet, gener
     while outlet.generation == generation:
         items = outlet.take()
         if items:
+            if connection.recorder is not None:
+                connection.recorder.cover()  # the database describes what goes out
             body = b"".join(
                 b"id: %d\ndata: %s\n\n" % (seq, message) if seq else b"data: %s\n\n" % message
                 for seq, message in items

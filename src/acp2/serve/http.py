@@ -11,7 +11,9 @@ and is answered 200 with the agent's JSON response and the ``Acp-Connection-Id``
 every other accepted POST is answered 202 and its response comes on a GET stream. A
 bodiless POST with ``Acp2-Ack`` (durable connections) confirms SSE events and is answered
 204: a durable stream keeps every event until it is confirmed so (or by a reopen's
-``Last-Event-ID``), and the agent waits while the connection holds too much.
+``Last-Event-ID``), and the agent waits while the connection holds too much. A
+request naming a durable connection whose node died is taken over from its stored
+cursor when it can be (:mod:`acp2.serve.takeover`), else answered 404 / 410 as before.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from acp2.serve.link import RemoteConnection, TooManyStreams
 from acp2.serve.registry import Registry
 from acp2.serve.routing import Head, head, id_key, session_of
 from acp2.serve.security import Headers
+from acp2.serve.takeover import held_connection
 from acp2.transport.durable import ACK_HEADER, DURABLE_HEADER, SEQ_HEADER, SeqGap
 
 __all__ = ["CONNECTION_HEADER", "SESSION_HEADER", "handle_http"]
@@ -56,23 +59,24 @@ async def handle_http(
         await respond(send, 405, "Method Not Allowed", headers=[("allow", "GET, POST, DELETE")])
 
 
-def _connection(
-    headers: Headers, registry: Registry, principal: str
+async def _connection(
+    headers: Headers, registry: Registry, principal: str, *, take_over: bool = True
 ) -> RemoteConnection | tuple[int, str]:
-    """The connection the request names, or the status and text refusing it."""
+    """The connection the request names (taken over from its stored cursor when its
+    node died, with ``take_over``), or the status and text refusing it."""
     connection_id = headers.get(CONNECTION_HEADER)
     if not connection_id:
         return 400, "Missing Acp-Connection-Id"
-    connection = registry.get(connection_id)
-    if connection is None:
-        return 404, "Unknown Acp-Connection-Id"
+    connection = await held_connection(registry, connection_id, principal, take_over=take_over)
+    if isinstance(connection, tuple):
+        return connection
     if connection.principal != principal:
         return 403, "This connection belongs to another principal"
     return connection
 
 
 async def _delete(send: Send, headers: Headers, registry: Registry, principal: str) -> None:
-    found = _connection(headers, registry, principal)
+    found = await _connection(headers, registry, principal, take_over=False)
     if isinstance(found, tuple):
         await respond(send, *found)
         return
@@ -112,7 +116,7 @@ async def _post(
     if message.method == INITIALIZE.name:
         await respond(send, 400, "initialize is not allowed on an existing connection")
         return
-    found = _connection(headers, registry, principal)
+    found = await _connection(headers, registry, principal)
     if isinstance(found, tuple):
         await respond(send, *found)
         return
@@ -122,7 +126,7 @@ async def _post(
 async def _ack(send: Send, headers: Headers, registry: Registry, principal: str) -> None:
     """A durable client confirms the SSE events it took (``Acp2-Ack``): 204, and the
     stream forgets them (a session stream not open yet is left alone)."""
-    found = _connection(headers, registry, principal)
+    found = await _connection(headers, registry, principal)
     if isinstance(found, tuple):
         await respond(send, *found)
         return
@@ -134,6 +138,8 @@ async def _ack(send: Send, headers: Headers, registry: Registry, principal: str)
     outlet = found.main if session is None else found.sessions.get(session)
     if outlet is not None:
         outlet.ack(int(raw))
+        if found.recorder is not None:
+            found.recorder.ack_on(session, int(raw))
     found.touch()
     await respond(send, 204)
 
@@ -163,6 +169,9 @@ async def _forward(
         except ConnectionClosed:
             await respond(send, 404, "Unknown Acp-Connection-Id")
             return
+        if connection.recorder is not None:
+            # What is answered 202 the client forgets: a node taking over must know it.
+            connection.recorder.cover_received(connection.received.last)
     await respond(send, 202)
 
 
@@ -206,6 +215,8 @@ async def _initialize(
         connection.received.accept(1)  # a client that numbers its initialize POST too
     answer = connection.expect_initial(request_id)
     await connection.deliver(body)
+    if connection.recorder is not None:
+        connection.recorder.cover_received(connection.received.last)
     try:
         response = await asyncio.wait_for(answer, config.initialize_timeout)
     except (TimeoutError, ConnectionClosed):
@@ -224,16 +235,20 @@ async def _get(
     if "text/event-stream" not in (headers.get("accept") or "").lower():
         await respond(send, 406, "Not Acceptable: GET needs Accept: text/event-stream")
         return
-    found = _connection(headers, registry, principal)
+    found = await _connection(headers, registry, principal)
     if isinstance(found, tuple):
         await respond(send, *found)
         return
     if found.kind != "http":
         await respond(send, 409, "This connection is served over its WebSocket")
         return
+    session = headers.get(SESSION_HEADER)
     try:
-        outlet = found.stream(headers.get(SESSION_HEADER))
+        outlet = found.stream(session)
     except TooManyStreams as exc:
         await respond(send, 400, f"Too many session streams: {exc}")
         return
-    await stream_events(receive, send, found, outlet, headers.get("last-event-id"))
+    last_event_id = headers.get("last-event-id")
+    if found.recorder is not None and last_event_id is not None and last_event_id.isdigit():
+        found.recorder.ack_on(session, int(last_event_id))  # a reopen confirms up to it
+    await stream_events(receive, send, found, outlet, last_event_id)

@@ -75,7 +75,7 @@ class RemoteConnection:
         self._initial: tuple[bytes, asyncio.Future[bytes]] | None = None
         self.main = self._outlet()
         self.sessions: dict[str, Outlet] = {}
-        #: The stream's cursor, kept for a takeover by another node (durable WebSocket).
+        #: The stream's cursor, kept for a takeover by another node (durable only).
         self.recorder: CursorRecorder | None = None
         #: The agent side's lines held back while a taken-over stream is rebuilt.
         self._gate: list[bytes] | None = None
@@ -185,6 +185,11 @@ class RemoteConnection:
         """Queue ``line`` for the client now, ahead of held output (a rebuilt message)."""
         self._push(line)
 
+    def push_restored_to(self, stream: str | None, line: bytes) -> None:
+        """Queue ``line`` on ``stream``'s SSE stream (None: the connection's) now, ahead
+        of held output (a rebuilt message of that stream)."""
+        self._push_to(stream, line)
+
     def touch(self) -> None:
         """Note activity now (the idle countdown restarts)."""
         self.last_active = time.monotonic()
@@ -247,12 +252,16 @@ class RemoteConnection:
             if self.recorder is not None and main.retained is not None:
                 self.recorder.sent(main.retained.last, line)
         else:
-            destination = self.router.destination(line)
-            try:
-                outlet = self.stream(destination)
-            except TooManyStreams:
-                outlet = self.main
-            outlet.push(line)
+            self._push_to(self.router.destination(line), line)
+
+    def _push_to(self, destination: str | None, line: bytes) -> None:
+        try:
+            outlet = self.stream(destination)
+        except TooManyStreams:
+            outlet, destination = self.main, None
+        outlet.push(line)
+        if self.recorder is not None and outlet.retained is not None:
+            self.recorder.sent_on(destination, outlet.retained.last, line)
 
     def _answers_initial(self, line: bytes) -> bool:
         from acp2.serve.routing import head

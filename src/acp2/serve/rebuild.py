@@ -3,7 +3,8 @@
 :func:`plan` reads a stored :class:`~acp2.store.cursors.StreamCursor` and the client's
 last seq: how many history updates of each session the client has (the counts, plus the
 marks up to its seq; the stored cursor's last run is open-ended), and what came after --
-runs of history updates, other messages kept as bytes. It raises :class:`Unrestorable`,
+runs of history updates, other messages kept as bytes (:func:`plan_streams`: every
+stream of a Streamable HTTP connection, each from its stored base). It raises :class:`Unrestorable`,
 with the close code the client falls back on, when the rebuild cannot be exact: a
 request either way was unanswered, a session was joined midway (``lost``), a message
 after the client's seq was too big to keep, a seq outside what the stream sent.
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -26,7 +27,17 @@ from acp2.store.cursors import Other, Run, StreamCursor
 if TYPE_CHECKING:
     from acp2.store.base import Batches
 
-__all__ = ["Plan", "Unrestorable", "history_after", "plan", "rebuild", "update_frame"]
+__all__ = [
+    "Plan",
+    "StreamsPlan",
+    "Unrestorable",
+    "history_after",
+    "plan",
+    "plan_streams",
+    "rebuild",
+    "rebuild_streams",
+    "update_frame",
+]
 
 
 class Unrestorable(Exception):
@@ -52,10 +63,9 @@ class Plan:
 
 def plan(cursor: StreamCursor, last: int) -> Plan:
     """Work out what a client at seq ``last`` missed; raises :class:`Unrestorable`."""
-    if cursor.pending:
-        raise Unrestorable(4404, "requests were unanswered when the stream's node went")
-    if [s for s in cursor.lost if s not in cursor.closed]:
-        raise Unrestorable(4404, "the stream joined a session midway")
+    _check_connection(cursor)
+    if cursor.kind != "websocket":
+        raise Unrestorable(4404, "the stream is not a WebSocket")
     marks = cursor.marks
     open_run = bool(marks) and type(marks[-1]) is Run
     if last < cursor.base or (last > cursor.sent and not open_run):
@@ -70,6 +80,68 @@ def plan(cursor: StreamCursor, last: int) -> Plan:
                 raise Unrestorable(4404, "a message the client missed was too big to keep")
             result.missed.append(mark)
     return result
+
+
+def _check_connection(cursor: StreamCursor) -> None:
+    """Refuse what no stream of the connection can be rebuilt past."""
+    if cursor.pending:
+        raise Unrestorable(4404, "requests were unanswered when the stream's node went")
+    if [s for s in cursor.lost if s not in cursor.closed]:
+        raise Unrestorable(4404, "the stream joined a session midway")
+
+
+@dataclass
+class StreamsPlan:
+    """How to rebuild every SSE stream of a Streamable HTTP connection (see
+    :func:`plan_streams`): each stream is rebuilt from its stored ``base`` on, so a
+    reopen with any ``Last-Event-ID`` from there gets exactly what it missed."""
+
+    cursor: StreamCursor
+    #: Per session to resume: how many of its history updates its stream's client has
+    #: at that stream's base.
+    positions: dict[str, int] = field(default_factory=dict)
+    #: Per stream (None: the connection's, else the session's): the seq it is rebuilt
+    #: after, and what it sent after that, in order.
+    bases: dict[str | None, int] = field(default_factory=dict)
+    missed: dict[str | None, list[Run | Other]] = field(default_factory=dict)
+
+    def stream_plan(self, stream: str | None) -> Plan:
+        """The one-stream :class:`Plan` of ``stream`` (for :func:`rebuild`)."""
+        return Plan(self.cursor, self.bases.get(stream, 0), missed=self.missed.get(stream, []))
+
+
+def plan_streams(cursor: StreamCursor) -> StreamsPlan:
+    """Work out how to rebuild every stream of a Streamable HTTP connection from its
+    stored ``base`` on (the client's ``Last-Event-ID`` of each is not known yet: each
+    comes with its own reopen); raises :class:`Unrestorable` (``code`` a WebSocket close
+    code: 4404 stands for HTTP 404, 4410 for 410)."""
+    _check_connection(cursor)
+    if cursor.kind != "http":
+        raise Unrestorable(4404, "the stream is a WebSocket")
+    result = StreamsPlan(cursor, {s: n for s, n in cursor.counts.items() if s not in cursor.closed})
+    tracks: list[tuple[str | None, Any]] = [(None, cursor), *cursor.streams.items()]
+    for stream, track in tracks:
+        result.bases[stream] = track.base
+        missed = result.missed[stream] = []
+        for mark in track.marks:
+            if type(mark) is Other and not mark.kept:
+                raise Unrestorable(4404, "a message the client may miss was too big to keep")
+            if type(mark) is Run and mark.session != stream:
+                raise Unrestorable(4404, "a session's history went to another stream")
+            missed.append(mark)
+    return result
+
+
+def rebuild_streams(
+    result: StreamsPlan, tails: dict[str, list[bytes]]
+) -> dict[str | None, list[bytes]]:
+    """Per stream, the messages it sent after its base, in order (the history runs taken
+    from ``tails``, the rest of each session's tail on that session's stream)."""
+    streams: dict[str | None, list[bytes]] = {}
+    for stream in {*result.missed, *tails}:
+        own = {stream: tails[stream]} if stream is not None and stream in tails else {}
+        streams[stream] = rebuild(result.stream_plan(stream), own)
+    return streams
 
 
 def _split_run(result: Plan, session: str, first: int, end: int) -> None:

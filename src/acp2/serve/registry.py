@@ -14,6 +14,7 @@ import logging
 import secrets
 import time
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from acp2.serve.config import ServeConfig
 from acp2.serve.cursor import CursorRecorder
@@ -38,14 +39,17 @@ class Registry:
     def __init__(self, config: ServeConfig, serve: ServeFn, backing: Backing | None = None) -> None:
         self.config = config
         self._serve = serve
-        #: Where durable WebSocket streams keep their cursors, so another node can take
-        #: them over (None: a stream lives and dies with this process).
+        #: Where durable connections keep their cursors, so another node can take them
+        #: over (None: a connection lives and dies with this process).
         self.backing = backing if config.durable else None
         #: Streams being taken over from their stored cursors (:mod:`acp2.serve.restore`).
         self.restoring: set[str] = set()
+        #: The Streamable HTTP takeovers under way (:mod:`acp2.serve.takeover`): every
+        #: request naming the connection meanwhile waits for the same one.
+        self.taking_over: dict[str, asyncio.Task[RemoteConnection | tuple[int, str]]] = {}
         self._pruned_at = time.monotonic()
         self._connections: dict[str, RemoteConnection] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()
         self._reaper: asyncio.Task[None] | None = None
 
     def __len__(self) -> int:
@@ -67,14 +71,14 @@ class Registry:
         *,
         connection_id: str | None = None,
     ) -> RemoteConnection:
-        """A new connection for ``principal``, its agent side started; a durable
-        WebSocket records its cursor when the registry has a backing. ``connection_id``
+        """A new connection for ``principal``, its agent side started; a durable one
+        records its cursor when the registry has a backing. ``connection_id``
         is for a stream taken over from another node (a new random id otherwise)."""
         connection = RemoteConnection(
             connection_id or secrets.token_urlsafe(18), principal, kind, self.config, retention
         )
-        if self.backing is not None and kind == "websocket" and retention is not None:
-            connection.recorder = self._recorder(connection.id, principal)
+        if self.backing is not None and retention is not None:
+            connection.recorder = self._recorder(connection.id, principal, kind)
         self._connections[connection.id] = connection
         task = asyncio.get_running_loop().create_task(self._run(connection))
         self._tasks.add(task)
@@ -83,15 +87,21 @@ class Registry:
             self._reaper = asyncio.get_running_loop().create_task(self._reap_forever())
         return connection
 
-    def _recorder(self, connection_id: str, principal: str) -> CursorRecorder | None:
-        """A cursor recorder for a new durable stream; None (the stream lives and dies
-        with this process) when the cursor store cannot be opened."""
+    def _recorder(self, connection_id: str, principal: str, kind: Kind) -> CursorRecorder | None:
+        """A cursor recorder for a new durable connection; None (it lives and dies with
+        this process) when the cursor store cannot be opened."""
         assert self.backing is not None
         try:
-            return CursorRecorder(self.backing.cursors, connection_id, principal)
+            return CursorRecorder(self.backing.cursors, connection_id, principal, kind)
         except Exception as exc:
             logger.warning("stream cursors are off, the cursor store failed: %s", exc)
             return None
+
+    def adopt(self, task: asyncio.Task[Any]) -> None:
+        """Keep ``task`` (work on behalf of a connection, e.g. a takeover) until it ends;
+        :meth:`aclose` waits for it as for the agent sides."""
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     def get(self, connection_id: str) -> RemoteConnection | None:
         """The live connection with this id, or None."""

@@ -1,4 +1,6 @@
-"""Taking over a durable WebSocket stream whose node died, from its stored cursor.
+"""Taking over a durable stream whose node died, from its stored cursor: a WebSocket
+(:func:`restore`), or every SSE stream of a Streamable HTTP connection
+(:func:`restore_streams`).
 
 A resume naming a stream this node does not hold looks the stream up in the cursor store
 (:mod:`acp2.store.cursors`). :func:`plan` (from :mod:`acp2.serve.rebuild`) decides,
@@ -11,7 +13,10 @@ answered to the server, not the client, and retried while the dead node's lease 
 lapsed (``-32010``); its output is held meanwhile. Once every session is held here
 (nobody else writes their history any more), the missed messages are rebuilt from the
 history, queued under the seqs after the client's, and the held output (the resumes'
-state snapshots and commands) follows them.
+state snapshots and commands) follows them. A Streamable HTTP connection's reopens each
+name their own stream's ``Last-Event-ID``, one request at a time: its streams are
+rebuilt from their stored bases instead (every position a client can be at), and each
+reopen then resends what it missed as on the node that died.
 """
 
 from __future__ import annotations
@@ -28,9 +33,18 @@ import msgspec
 
 from acp2.schema.methods import SESSION_RESUME
 from acp2.serve.cursor import CursorRecorder, history_session
-from acp2.serve.rebuild import Plan, Unrestorable, history_after, plan, rebuild
+from acp2.serve.rebuild import (
+    Plan,
+    StreamsPlan,
+    Unrestorable,
+    history_after,
+    plan,
+    plan_streams,
+    rebuild,
+    rebuild_streams,
+)
 from acp2.serve.routing import head, id_key
-from acp2.store.cursors import CursorStore, StreamCursor, open_cursors
+from acp2.store.cursors import CursorStore, StreamCursor, Track, open_cursors
 from acp2.store.leasing import LEASE_TTL
 
 if TYPE_CHECKING:
@@ -38,7 +52,17 @@ if TYPE_CHECKING:
     from acp2.serve.registry import Registry
     from acp2.store.base import SessionStore
 
-__all__ = ["Backing", "Plan", "Unrestorable", "load", "plan", "restore"]
+__all__ = [
+    "Backing",
+    "Plan",
+    "StreamsPlan",
+    "Unrestorable",
+    "load",
+    "plan",
+    "plan_streams",
+    "restore",
+    "restore_streams",
+]
 
 #: Seconds between two resumes of a session whose dead owner's lease has not lapsed.
 LEASE_POLL: Final = 0.2
@@ -102,6 +126,56 @@ async def restore(registry: Registry, backing: Backing, result: Plan) -> RemoteC
         registry.remove(connection.id)
         raise
     return connection
+
+
+async def restore_streams(
+    registry: Registry, backing: Backing, result: StreamsPlan
+) -> RemoteConnection:
+    """Make the Streamable HTTP connection of ``result.cursor`` live here, every SSE
+    stream's window rebuilt from its base (a reopen's ``Last-Event-ID`` then resends
+    what it missed); raises :class:`Unrestorable` (the connection is ended) when that
+    fails."""
+    cursor = result.cursor
+    assert registry.config.durable
+    connection = registry.create(
+        cursor.principal, "http", registry.config.retention, connection_id=cursor.id
+    )
+    try:
+        connection.received.last = cursor.received
+        for stream, base in result.bases.items():
+            connection.stream(stream).start_at(base)
+        connection.hold_output()
+        await _initialize(connection, cursor)
+        deadline = time.monotonic() + backing.lease_ttl + 5.0
+        for session in result.positions:
+            await _resume(connection, backing.store, session, deadline)
+        tails = _without_own(await _tails(backing.store, result.positions), connection)
+        connection.recorder = CursorRecorder.resumed(backing.cursors, _streams_going_on(result))
+        for stream, lines in rebuild_streams(result, tails).items():
+            for line in lines:
+                connection.push_restored_to(stream, line)
+        connection.release_output()
+    except BaseException:
+        registry.remove(connection.id)
+        raise
+    return connection
+
+
+def _streams_going_on(result: StreamsPlan) -> StreamCursor:
+    """The cursor of the connection here before anything is queued: every stream at its
+    base, the sessions at ``result.positions``."""
+    cursor = result.cursor
+    return StreamCursor(
+        id=cursor.id,
+        principal=cursor.principal,
+        initialize=cursor.initialize,
+        received=cursor.received,
+        base=cursor.base,
+        sent=cursor.base,
+        counts=dict(result.positions),
+        kind=cursor.kind,
+        streams={s: Track(base=t.base, sent=t.base) for s, t in cursor.streams.items()},
+    )
 
 
 def _without_own(

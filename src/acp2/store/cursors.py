@@ -16,6 +16,13 @@ from the session history instead of refusing:
   sessions this stream joined midway (``lost``: resumed or attached here, so the count of
   their history before the stream is unknown).
 
+A durable Streamable HTTP connection has several streams, each numbered on its own: the
+connection's SSE stream is described by the fields above (``kind`` is ``"http"``), each
+session's SSE stream by a :class:`Track` in ``streams`` (its own ``base``, ``sent`` and
+``marks``). ``counts`` stays one map: a session's history updates go to its own stream
+only, so its count belongs to that stream's ``base``. A WebSocket row has no ``streams``
+and reads as before.
+
 A stream writes its cursor before it sends any seq that the stored one does not describe;
 a run that goes on needs no write (the stored run is open-ended: every seq after
 ``sent`` up to the client's last continues it). So a long stream of one session's
@@ -46,6 +53,7 @@ __all__ = [
     "Run",
     "SqliteCursors",
     "StreamCursor",
+    "Track",
     "decode_cursor",
     "encode_cursor",
     "open_cursors",
@@ -79,6 +87,16 @@ class Other(msgspec.Struct, tag="o", array_like=True):
         return bytes(self.message) != b"null"
 
 
+class Track(msgspec.Struct, kw_only=True):
+    """One more stream of a connection (a Streamable HTTP session stream): its own seqs,
+    the client's acknowledged ``base``, the last seq ``sent`` and the ``marks`` after
+    ``base``, as :class:`StreamCursor` has them for the connection's stream."""
+
+    base: int = 0
+    sent: int = 0
+    marks: list[Run | Other] = msgspec.field(default_factory=list)
+
+
 class StreamCursor(msgspec.Struct, kw_only=True):
     """The stored state of one durable stream (see the module docstring)."""
 
@@ -93,6 +111,10 @@ class StreamCursor(msgspec.Struct, kw_only=True):
     lost: list[str] = msgspec.field(default_factory=list)
     closed: list[str] = msgspec.field(default_factory=list)
     pending: int = 0
+    #: ``"websocket"`` (one stream: the fields above) or ``"http"`` (the fields above
+    #: describe the connection's SSE stream, :attr:`streams` each session's).
+    kind: str = "websocket"
+    streams: dict[str, Track] = msgspec.field(default_factory=dict)
 
 
 _encoder = msgspec.json.Encoder()
