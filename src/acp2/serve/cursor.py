@@ -121,6 +121,17 @@ def history_session(line: bytes) -> str | None:
     return parsed.params.session_id or None
 
 
+def _run_end(lines: list[bytes], start: int, head: bytes) -> int:
+    """The index of the first line from ``start`` on that does not go on the run whose
+    updates start with ``head`` (``len(lines)`` when all do)."""
+    offset = len(head)
+    for index in range(start, len(lines)):
+        line = lines[index]
+        if not line.startswith(head) or line.startswith(_UNRECORDED, offset):
+            return index
+    return len(lines)
+
+
 class CursorRecorder:
     """Keeps and stores the cursor of one stream; see the module docstring."""
 
@@ -176,6 +187,22 @@ class CursorRecorder:
         self.cursor.marks.append(run)
         self._run = run
         self._run_head = _UPDATE_HEAD + session.encode() + _KIND_HEAD
+
+    def sent_all(self, first: int, lines: list[bytes]) -> None:
+        """Note ``lines`` queued for the client under ``first``, ``first + 1``, ... (as
+        :meth:`sent` each; a run that goes on is extended in one step)."""
+        index, count = 0, len(lines)
+        while index < count:
+            run, head = self._run, self._run_head
+            if run is not None and run.last == first + index - 1:
+                end = _run_end(lines, index, head)
+                if end > index:
+                    run.last = first + end - 1
+                    index = end
+                    continue
+            self.sent(first + index, lines[index])
+            index += 1
+        self.cursor.sent = max(self.cursor.sent, first + count - 1)
 
     def _other(self, seq: int, line: bytes) -> None:
         keep = NOT_KEPT
