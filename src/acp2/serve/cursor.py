@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import logging
 import time
+from itertools import islice, takewhile
+from operator import methodcaller
 from typing import Final
 
 import msgspec
@@ -124,12 +126,20 @@ def history_session(line: bytes) -> str | None:
 def _run_end(lines: list[bytes], start: int, head: bytes) -> int:
     """The index of the first line from ``start`` on that does not go on the run whose
     updates start with ``head`` (``len(lines)`` when all do)."""
-    offset = len(head)
-    for index in range(start, len(lines)):
-        line = lines[index]
+    offset, end, count = len(head), start, len(lines)
+    while end < count:
+        line = lines[end]
         if not line.startswith(head) or line.startswith(_UNRECORDED, offset):
-            return index
-    return len(lines)
+            return end
+        kind_end = line.find(b'"', offset)
+        if kind_end < 0:
+            end += 1
+            continue
+        # Every following line with this session and this (recorded) kind goes on the
+        # run too: skip them with one C-level startswith each.
+        same = methodcaller("startswith", line[: kind_end + 1])
+        end += len(list(takewhile(same, islice(lines, end, None))))
+    return end
 
 
 class CursorRecorder:

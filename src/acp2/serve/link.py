@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import time
+from itertools import islice, takewhile
+from operator import methodcaller
 from typing import Final, Literal
 
 import anyio
@@ -276,18 +278,14 @@ class RemoteConnection:
             if self.recorder is not None and self.main.durable:
                 self.recorder.sent_all(last - len(lines) + 1, lines)
             return
-        run: list[bytes] = []
-        current: str | None = None
-        same = _NEVER  # how a line for ``current``'s session stream starts, when known
-        for line in lines:
-            if not line.startswith(same):
-                destination = self._destination(line)
-                if run and destination != current:
-                    self._outlet_of(current).push_all(run)
-                    run = []
-                current, same = destination, _head_of(destination)
-            run.append(line)
-        self._outlet_of(current).push_all(run)
+        index, count = 0, len(lines)
+        while index < count:
+            destination = self._destination(lines[index])
+            # The lines after it for the same session stream (one C-level test each).
+            same = methodcaller("startswith", _head_of(destination))
+            end = index + 1 + len(list(takewhile(same, islice(lines, index + 1, None))))
+            self._outlet_of(destination).push_all(lines[index:end])
+            index = end
 
     def _destination(self, line: bytes) -> str | None:
         """The session stream ``line`` goes to (None: the connection stream)."""
