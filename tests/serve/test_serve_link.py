@@ -80,3 +80,11 @@ async def test_the_recorder_sees_every_line_of_a_bulk_write_under_its_seq() -> N
         await connection.send(update("a", 5) + b"\n")
     assert recorder.cursor.sent == 7
     assert [type(mark).__name__ for mark in recorder.cursor.marks] == ["Run", "Other", "Run"]
+
+
+async def test_a_write_given_as_a_bytearray_is_queued_as_bytes() -> None:
+    connection = RemoteConnection("c", "p", "websocket", ServeConfig(), Retention())
+    whole = update("a", 1)
+    with anyio.fail_after(TIMEOUT):
+        await connection.send(bytearray(whole + b"\n"))
+    assert connection.main.take() == [(1, whole)]

@@ -34,15 +34,13 @@ __all__ = ["Kind", "RemoteConnection"]
 #: How the agent runtime's ``session/update`` notifications start, up to the session id.
 _UPDATE_HEAD: Final = SESSION_UPDATE_PREFIX + b'{"sessionId":"'
 _UPDATE_START: Final = len(_UPDATE_HEAD)
-#: A prefix no line has (no JSON text starts with a NUL).
-_NEVER: Final = b"\x00"
 
 
 def _head_of(session: str | None) -> bytes:
     """How a ``session/update`` of ``session`` starts, up to the end of its id: any line
-    with that prefix goes to the same stream (an id that needs escaping never matches)."""
-    if session is None or "\\" in session or '"' in session:
-        return _NEVER
+    with that prefix goes to the same stream; empty for None or an id JSON escapes."""
+    if session is None or "\\" in session or '"' in session or not session.isprintable():
+        return b""
     return _UPDATE_HEAD + session.encode() + b'"'
 
 
@@ -125,7 +123,7 @@ class RemoteConnection:
         Raises ``ConnectionClosed`` once the connection ended."""
         if self.closed:
             raise ConnectionClosed("the remote connection ended")
-        lines = (self._partial + data).split(b"\n")
+        lines = (self._partial + data if self._partial else bytes(data)).split(b"\n")
         self._partial = lines.pop()
         # Stripped once here (a no-op copy-free call on the agent's own lines), so every
         # later step may join the bytes as they are; blank lines carry nothing.
@@ -281,9 +279,12 @@ class RemoteConnection:
         index, count = 0, len(lines)
         while index < count:
             destination = self._destination(lines[index])
-            # The lines after it for the same session stream (one C-level test each).
-            same = methodcaller("startswith", _head_of(destination))
-            end = index + 1 + len(list(takewhile(same, islice(lines, index + 1, None))))
+            end = index + 1
+            prefix = _head_of(destination)
+            if prefix:
+                # The updates after it for the same session (one C-level test each).
+                same = methodcaller("startswith", prefix)
+                end += len(list(takewhile(same, islice(lines, end, None))))
             self._outlet_of(destination).push_all(lines[index:end])
             index = end
 
