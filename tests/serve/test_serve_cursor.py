@@ -4,6 +4,7 @@ frames are the agent runtime's own (its Emitter), the history a real SQLite stor
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -294,3 +295,23 @@ def test_a_row_a_failed_write_left_behind_is_deleted_once_the_store_is_back(
     rec.sent(3, line({"jsonrpc": "2.0", "method": "x/note", "params": {}}))
     rec.cover()
     assert store.load("stream-1", max_age=60) is None
+
+
+def test_lines_noted_in_bulk_make_the_cursor_that_noting_each_makes() -> None:
+    updates = [chunk(f"{i}") if i % 5 else StateUpdate(state="running") for i in range(40)]
+    mixed = frames_of(S, *updates[:20]) + frames_of(T, *updates[20:30]) + frames_of(S, *updates)
+    mixed.insert(7, line({"jsonrpc": "2.0", "id": 3, "result": {}}))
+    one, bulk = recorder(), recorder()
+    for seq, frame in enumerate(mixed, 1):
+        one.sent(seq, frame)
+    cuts = [0, 1, 2, 9, 10, 33, 34, 60, len(mixed)]
+    for start, end in itertools.pairwise(cuts):
+        bulk.sent_all(start + 1, mixed[start:end])
+        if end == 33:
+            bulk.ack(30)  # a fold between writes ends the run the next write goes on with
+            bulk.store_now()
+            one.ack(30)
+    one.store_now()
+    bulk.store_now()
+    assert bulk.cursor == one.cursor
+    assert bulk.cursor.sent == len(mixed)

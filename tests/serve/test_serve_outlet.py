@@ -101,3 +101,29 @@ def test_a_newer_reader_makes_the_older_generation_stale() -> None:
     assert outlet.reading
     outlet.detach(second)
     assert not outlet.reading
+
+
+def test_pushing_many_at_once_queues_numbers_and_counts_them_as_single_pushes_do() -> None:
+    one, many = Held(), Held()
+    single = Outlet(one, retention=Retention(), peer_acks=True)
+    bulk = Outlet(many, retention=Retention(), peer_acks=True)
+    for message in (b"a", b"bb", b"ccc"):
+        single.push(message)
+    assert bulk.push_all([b"a", b"bb", b"ccc"]) == 3
+    assert bulk.take() == single.take() == [(1, b"a"), (2, b"bb"), (3, b"ccc")]
+    assert many.total == one.total == 6
+    bulk.ack(2)
+    assert many.total == 3
+    plain = Outlet(Held())
+    assert plain.push_all([b"x", b"y"]) == 0
+    assert plain.take() == [(0, b"x"), (0, b"y")]
+
+
+def test_a_bulk_push_past_the_byte_bound_of_an_unacknowledged_window_cuts_it() -> None:
+    outlet = Outlet(Held(), retention=Retention(), max_bytes=10)
+    outlet.push_all([b"abcd"] * 5)
+    outlet.take()
+    with pytest.raises(CursorTooOld):
+        outlet.resume(2)
+    outlet.resume(3)
+    assert [seq for seq, _ in outlet.take()] == [4, 5]

@@ -198,3 +198,56 @@ def test_the_receiver_takes_a_batch_that_straddles_its_last_seq_once() -> None:
     inbox.accept_batch(7, 4)
     assert inbox.ack_due()
     assert inbox.acked() == 10
+
+
+def test_extend_numbers_many_messages_as_adds_would_and_returns_the_first_seq() -> None:
+    one, many = Retained(), Retained()
+    one.add(b"a")
+    many.add(b"a")
+    for message in (b"bb", b"ccc"):
+        one.add(message)
+    assert many.extend([b"bb", b"ccc"]) == 2
+    assert many.extend([]) == 4
+    assert many.after(0) == one.after(0) == [(1, b"a"), (2, b"bb"), (3, b"ccc")]
+    assert many.last == 3
+
+
+def test_the_window_knows_its_kept_bytes_through_acks_count_and_age_trims() -> None:
+    clock = Clock()
+    window = Retained(Retention(messages=4, seconds=10), clock=clock)
+    window.extend([b"a", b"bb", b"ccc"])
+    assert window.held_bytes == 6
+    window.ack(2)
+    assert window.held_bytes == 3
+    clock.now = 5
+    window.extend([b"dddd", b"eeeee", b"f", b"gg"])  # 4 kept at most: "ccc" goes
+    assert window.held_bytes == 12
+    clock.now = 14
+    window.add(b"h")  # "dddd" goes by count; nothing is 10 s old yet
+    assert window.held_bytes == 9
+    clock.now = 15.5
+    window.add(b"i")  # everything sent at 5 expires
+    assert window.after(7) == [(8, b"h"), (9, b"i")]
+    assert window.held_bytes == 2
+
+
+def test_shed_forgets_the_oldest_until_the_kept_bytes_fit() -> None:
+    window = Retained()
+    window.extend([b"aaaa", b"bbbb", b"cccc", b"dd"])
+    window.shed(7)
+    assert window.held_bytes == 6
+    assert window.acked == 2
+    window.shed(100)
+    assert window.held_bytes == 6
+    with pytest.raises(CursorTooOld):
+        window.after(1)
+
+
+def test_batches_of_a_consecutive_queue_match_the_general_cut_and_leave_no_message_out() -> None:
+    items = [(seq, b'{"n":%d}' % seq + b" " * (seq % 7) * 40) for seq in range(10, 400)]
+    frames = batches(items, max_count=16, max_bytes=900)
+    seen = [m for frame in frames for m in decode_frame(frame).messages()]
+    assert seen == [m.strip() for _, m in items]
+    assert all(len(decode_frame(f).messages()) <= 16 for f in frames)
+    gapped = [*items[:5], *items[6:]]  # not consecutive: the general path, same rule
+    assert [decode_frame(f).seq for f in batches(gapped, 16, 900)][:2] == [10, 16]

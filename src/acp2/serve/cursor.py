@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import logging
 import time
+from itertools import islice, takewhile
+from operator import methodcaller
 from typing import Final
 
 import msgspec
@@ -139,6 +141,25 @@ def history_session(line: bytes) -> str | None:
     return parsed.params.session_id or None
 
 
+def _run_end(lines: list[bytes], start: int, head: bytes) -> int:
+    """The index of the first line from ``start`` on that does not go on the run whose
+    updates start with ``head`` (``len(lines)`` when all do)."""
+    offset, end, count = len(head), start, len(lines)
+    while end < count:
+        line = lines[end]
+        if not line.startswith(head) or line.startswith(_UNRECORDED, offset):
+            return end
+        kind_end = line.find(b'"', offset)
+        if kind_end < 0:
+            end += 1
+            continue
+        # Every following line with this session and this (recorded) kind goes on the
+        # run too: skip them with one C-level startswith each.
+        same = methodcaller("startswith", line[: kind_end + 1])
+        end += len(list(takewhile(same, islice(lines, end, None))))
+    return end
+
+
 class _Tracking:
     """The recording state of one stream: its stored part (the cursor itself for the
     connection's stream, a :class:`~acp2.store.cursors.Track` for a session's), the run
@@ -206,14 +227,16 @@ class CursorRecorder:
     def sent_on(self, stream: str | None, seq: int, line: bytes) -> None:
         """Note the message queued under ``seq`` on ``stream``'s SSE stream (None: the
         connection's)."""
+        self._sent(self._tracking_of(stream), stream, seq, line)
+
+    def _tracking_of(self, stream: str | None) -> _Tracking:
         if stream is None:
-            self._sent(self._main, None, seq, line)
-            return
+            return self._main
         tracking = self._tracks.get(stream)
         if tracking is None:
             track = self.cursor.streams[stream] = Track()
             tracking = self._tracks[stream] = _Tracking(track)
-        self._sent(tracking, stream, seq, line)
+        return tracking
 
     def _sent(self, tracking: _Tracking, stream: str | None, seq: int, line: bytes) -> None:
         tracking.track.sent = seq
@@ -245,6 +268,32 @@ class CursorRecorder:
         tracking.track.marks.append(run)
         tracking.run = run
         tracking.head = _UPDATE_HEAD + session.encode() + _KIND_HEAD
+
+    def sent_all(self, first: int, lines: list[bytes]) -> None:
+        """Note ``lines`` queued on the connection's stream under ``first``, ``first + 1``,
+        ... (as :meth:`sent` each; a run that goes on is extended in one step)."""
+        self._sent_all(self._main, None, first, lines)
+
+    def sent_all_on(self, stream: str | None, first: int, lines: list[bytes]) -> None:
+        """Note ``lines`` queued on ``stream``'s SSE stream (None: the connection's) under
+        ``first``, ``first + 1``, ... (as :meth:`sent_on` each)."""
+        self._sent_all(self._tracking_of(stream), stream, first, lines)
+
+    def _sent_all(
+        self, tracking: _Tracking, stream: str | None, first: int, lines: list[bytes]
+    ) -> None:
+        index, count = 0, len(lines)
+        while index < count:
+            run = tracking.run
+            if run is not None and run.last == first + index - 1:
+                end = _run_end(lines, index, tracking.head)
+                if end > index:
+                    run.last = first + end - 1
+                    index = end
+                    continue
+            self._sent(tracking, stream, first + index, lines[index])
+            index += 1
+        tracking.track.sent = max(tracking.track.sent, first + count - 1)
 
     def _other(self, tracking: _Tracking, seq: int, line: bytes) -> None:
         keep = NOT_KEPT

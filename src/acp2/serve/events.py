@@ -25,6 +25,8 @@ _HEADERS = [
     (b"x-accel-buffering", b"no"),
 ]
 _KEEPALIVE = b": keepalive\n\n"
+_NUMBERED = b"id: %d\ndata: %s\n\n"
+_PLAIN = b"data: %s\n\n"
 
 
 async def stream_events(
@@ -83,16 +85,20 @@ async def _write(send: Send, connection: RemoteConnection, outlet: Outlet, gener
         if items:
             if connection.recorder is not None:
                 connection.recorder.cover()  # the database describes what goes out
-            body = b"".join(
-                b"id: %d\ndata: %s\n\n" % (seq, message) if seq else b"data: %s\n\n" % message
-                for seq, message in items
-            )
+            body = _events(items)
             await send({"type": "http.response.body", "body": body, "more_body": True})
             continue
         if connection.closed:
             return
         if not await outlet.wait(keepalive):
             await send({"type": "http.response.body", "body": _KEEPALIVE, "more_body": True})
+
+
+def _events(items: list[tuple[int, bytes]]) -> bytes:
+    """The SSE events of ``items`` from one outlet: all numbered (durable) or none."""
+    if items[0][0]:
+        return b"".join(map(_NUMBERED.__mod__, items))
+    return b"".join(map(_PLAIN.__mod__, [message for _, message in items]))
 
 
 async def _watch_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:

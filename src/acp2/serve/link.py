@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Literal
+from itertools import islice, takewhile
+from operator import methodcaller
+from typing import Final, Literal
 
 import anyio
 
 from acp2.errors import ConnectionClosed
+from acp2.rpc.messages import SESSION_UPDATE_PREFIX
 from acp2.serve.config import ServeConfig
 from acp2.serve.cursor import CursorRecorder
 from acp2.serve.outlet import Outlet
@@ -27,6 +30,19 @@ from acp2.serve.routing import Router, id_key
 from acp2.transport.durable import Received, Retention
 
 __all__ = ["Kind", "RemoteConnection"]
+
+#: How the agent runtime's ``session/update`` notifications start, up to the session id.
+_UPDATE_HEAD: Final = SESSION_UPDATE_PREFIX + b'{"sessionId":"'
+_UPDATE_START: Final = len(_UPDATE_HEAD)
+
+
+def _head_of(session: str | None) -> bytes:
+    """How a ``session/update`` of ``session`` starts, up to the end of its id: any line
+    with that prefix goes to the same stream; empty for None or an id JSON escapes."""
+    if session is None or "\\" in session or '"' in session or not session.isprintable():
+        return b""
+    return _UPDATE_HEAD + session.encode() + b'"'
+
 
 #: How the client reaches the connection.
 Kind = Literal["http", "websocket"]
@@ -107,11 +123,11 @@ class RemoteConnection:
         Raises ``ConnectionClosed`` once the connection ended."""
         if self.closed:
             raise ConnectionClosed("the remote connection ended")
-        lines = (self._partial + data).split(b"\n")
+        lines = (self._partial + data if self._partial else bytes(data)).split(b"\n")
         self._partial = lines.pop()
-        for line in lines:
-            if line.strip():
-                self._route(line)
+        # Stripped once here (a no-op copy-free call on the agent's own lines), so every
+        # later step may join the bytes as they are; blank lines carry nothing.
+        self._route_all([line for line in map(bytes.strip, lines) if line])
         await self._wait_for_room()
 
     async def aclose(self) -> None:
@@ -178,8 +194,7 @@ class RemoteConnection:
     def release_output(self) -> None:
         """Queue the held lines for the client, in order; stop holding."""
         held, self._gate = self._gate or [], None
-        for line in held:
-            self._route(line)
+        self._route_all(held)
 
     def push_restored(self, line: bytes) -> None:
         """Queue ``line`` for the client now, ahead of held output (a rebuilt message)."""
@@ -188,7 +203,7 @@ class RemoteConnection:
     def push_restored_to(self, stream: str | None, line: bytes) -> None:
         """Queue ``line`` on ``stream``'s SSE stream (None: the connection's) now, ahead
         of held output (a rebuilt message of that stream)."""
-        self._push_to(stream, line)
+        self._push_to(stream, [line])
 
     def touch(self) -> None:
         """Note activity now (the idle countdown restarts)."""
@@ -245,23 +260,61 @@ class RemoteConnection:
             return
         self._push(line)
 
-    def _push(self, line: bytes) -> None:
-        if self.kind == "websocket":
-            main = self.main
-            main.push(line)
-            if self.recorder is not None and main.retained is not None:
-                self.recorder.sent(main.retained.last, line)
-        else:
-            self._push_to(self.router.destination(line), line)
+    def _route_all(self, lines: list[bytes]) -> None:
+        """Route ``lines`` in order; in bulk unless some line may be intercepted."""
+        if self._initial is None and not self._internal and self._gate is None:
+            self._push_all(lines)
+            return
+        for line in lines:
+            self._route(line)
 
-    def _push_to(self, destination: str | None, line: bytes) -> None:
+    def _push(self, line: bytes) -> None:
+        self._push_all([line])
+
+    def _push_all(self, lines: list[bytes]) -> None:
+        """Queue ``lines`` for the client: on the WebSocket all at once, over SSE one
+        push per run of lines that go to the same stream."""
+        if not lines:
+            return
+        if self.kind == "websocket":
+            last = self.main.push_all(lines)
+            if self.recorder is not None and self.main.durable:
+                self.recorder.sent_all(last - len(lines) + 1, lines)
+            return
+        index, count = 0, len(lines)
+        while index < count:
+            destination = self._destination(lines[index])
+            end = index + 1
+            prefix = _head_of(destination)
+            if prefix:
+                # The updates after it for the same session (one C-level test each).
+                same = methodcaller("startswith", prefix)
+                end += len(list(takewhile(same, islice(lines, end, None))))
+            self._push_to(destination, lines[index:end])
+            index = end
+
+    def _push_to(self, destination: str | None, lines: list[bytes]) -> None:
+        """Queue ``lines`` on ``destination``'s stream (the connection's when it cannot
+        have one), and note them for the cursor."""
         try:
             outlet = self.stream(destination)
         except TooManyStreams:
             outlet, destination = self.main, None
-        outlet.push(line)
-        if self.recorder is not None and outlet.retained is not None:
-            self.recorder.sent_on(destination, outlet.retained.last, line)
+        last = outlet.push_all(lines)
+        if self.recorder is not None and outlet.durable:
+            self.recorder.sent_all_on(destination, last - len(lines) + 1, lines)
+
+    def _destination(self, line: bytes) -> str | None:
+        """The session stream ``line`` goes to (None: the connection stream)."""
+        if line.startswith(_UPDATE_HEAD):
+            # The hot path: a session/update notification goes to its params.sessionId.
+            end = line.find(b'"', _UPDATE_START)
+            if end > 0 and b"\\" not in line[_UPDATE_START:end]:
+                try:
+                    return line[_UPDATE_START:end].decode()
+                except UnicodeDecodeError:
+                    pass  # as routing judges it
+        return self.router.destination(line)
 
     def _answers_initial(self, line: bytes) -> bool:
         from acp2.serve.routing import head

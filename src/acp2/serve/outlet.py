@@ -22,6 +22,7 @@ import math
 import sys
 from collections import deque
 from collections.abc import Callable
+from itertools import repeat
 
 import anyio
 
@@ -55,8 +56,7 @@ class Outlet:
         self.retained = Retained(retention) if retention is not None else None
         self._max_bytes = max_bytes
         self._queue: deque[tuple[int, bytes]] = deque()
-        #: (seq, size) of every message in the retained window, oldest first.
-        self._sizes: deque[tuple[int, int]] = deque()
+        #: The retained window's bytes as last counted (follows its acks and trims).
         self._retained_bytes = 0
         self._wake = asyncio.Event()
         #: Bumped by every :meth:`attach`; a reader whose number is stale stops.
@@ -71,19 +71,29 @@ class Outlet:
 
     def push(self, message: bytes) -> None:
         """Queue ``message`` (one JSON-RPC message, no newline) for the reader."""
-        seq = 0
-        size = len(message)
-        if self.retained is not None:
-            seq = self.retained.add(message)
-            self._sizes.append((seq, size))
-            self._retained_bytes += size
-            if self._peer_acks:
-                self._account(size)
-            self._sync()
+        self.push_all([message])
+
+    def push_all(self, messages: list[bytes]) -> int:
+        """Queue ``messages`` in order, as :meth:`push` each would, with one window append,
+        one byte count and one wake-up for all of them; return the seq of the last (0 on
+        a plain stream)."""
+        size = sum(map(len, messages))
+        retained = self.retained
+        if retained is None:
+            self._queue.extend(zip(repeat(0), messages))
+            self._account(size)
+            self._wake.set()
+            return 0
+        first = retained.extend(messages)
+        self._queue.extend(zip(range(first, first + len(messages)), messages, strict=True))
+        self._retained_bytes += size
+        if self._peer_acks:
+            self._account(size)
+        self._sync()
         if not self._peer_acks:
             self._account(size)
-        self._queue.append((seq, message))
         self._wake.set()
+        return retained.last
 
     def take(self) -> list[tuple[int, bytes]]:
         """Everything queued, oldest first (seq 0 on a plain stream); the queue empties.
@@ -157,7 +167,6 @@ class Outlet:
         held = self._retained_bytes if self._peer_acks else sum(len(m) for _, m in self._queue)
         self._account(-held)
         self._queue.clear()
-        self._sizes.clear()
         self._retained_bytes = 0
         self._peer_acks = False
         self.retained = None
@@ -166,19 +175,9 @@ class Outlet:
         """Follow the window's trims and acks in the byte count; cut it to ``max_bytes``."""
         retained = self.retained
         assert retained is not None
-        if not self._peer_acks and self._retained_bytes > self._max_bytes:
-            cut = self._retained_bytes - self._max_bytes
-            upto = 0
-            for seq, size in self._sizes:
-                cut -= size
-                upto = seq
-                if cut <= 0:
-                    break
-            retained.ack(upto)
-        freed = 0
-        sizes = self._sizes
-        while sizes and (len(sizes) > retained.pending() or sizes[0][0] <= retained.acked):
-            freed += sizes.popleft()[1]
+        if not self._peer_acks:
+            retained.shed(self._max_bytes)
+        freed = self._retained_bytes - retained.held_bytes
         if freed:
             self._retained_bytes -= freed
             if self._peer_acks:

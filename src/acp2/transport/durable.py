@@ -33,9 +33,11 @@ client so it knows how long a drop it can ride out.
 from __future__ import annotations
 
 import time
+from bisect import bisect_left
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import accumulate, repeat
 
 import msgspec
 
@@ -138,27 +140,52 @@ class Retained:
     Messages past the count bound or older than the age bound are dropped from the window
     even when unacknowledged: a peer that stays away that long resumes through the session
     history instead (:class:`CursorTooOld`). ``clock`` is injectable for tests.
+    :attr:`held_bytes` is the size of the messages kept, exact after every call.
     """
 
-    __slots__ = ("_clock", "_items", "acked", "last", "retention")
+    __slots__ = ("_added", "_clock", "_gone", "_items", "acked", "last", "retention")
 
     def __init__(
         self, retention: Retention | None = None, *, clock: Callable[[], float] = time.monotonic
     ) -> None:
         self.retention = retention or Retention()
         self._clock = clock
-        self._items: deque[tuple[int, float, bytes]] = deque()
+        # (seq, sent at, message, bytes added up to and including it): the running total
+        # makes the kept size one subtraction however many messages an ack forgets.
+        self._items: deque[tuple[int, float, bytes, int]] = deque()
+        self._added = 0  # bytes of every message ever added
+        self._gone = 0  # bytes of every message dropped (acknowledged or trimmed)
         #: The seq of the newest message added (0: none yet).
         self.last = 0
         #: The highest seq the peer acknowledged.
         self.acked = 0
 
+    @property
+    def held_bytes(self) -> int:
+        """The total size of the messages kept."""
+        return self._added - self._gone
+
     def add(self, message: bytes) -> int:
         """Keep ``message`` under the next seq and return that seq."""
         self.last += 1
-        self._items.append((self.last, self._clock(), message))
+        self._added += len(message)
+        self._items.append((self.last, self._clock(), message, self._added))
         self._trim()
         return self.last
+
+    def extend(self, messages: list[bytes]) -> int:
+        """Keep ``messages`` under the next seqs, in order (as many :meth:`add` calls, with
+        one clock reading and one trim); return the seq of the first."""
+        first = self.last + 1
+        if not messages:
+            return first
+        totals = list(accumulate(map(len, messages), initial=self._added))
+        seqs = range(first, first + len(messages))
+        self._items.extend(zip(seqs, repeat(self._clock()), messages, totals[1:]))
+        self.last += len(messages)
+        self._added = totals[-1]
+        self._trim()
+        return first
 
     def ack(self, upto: int) -> None:
         """Forget every message with seq ``<= upto`` (values above :attr:`last` are capped)."""
@@ -167,8 +194,18 @@ class Retained:
             return
         self.acked = upto
         items = self._items
-        while items and items[0][0] <= upto:
-            items.popleft()
+        if items and items[0][0] <= upto:
+            self._drop(upto - items[0][0] + 1)
+
+    def shed(self, max_bytes: int) -> None:
+        """Forget the oldest messages until at most ``max_bytes`` are kept, as if the peer
+        acknowledged them (a window that must stay bounded without acknowledgements)."""
+        excess = self.held_bytes - max_bytes
+        if excess <= 0:
+            return
+        horizon = self._gone + excess
+        upto = next(seq for seq, _, _, total in self._items if total >= horizon)
+        self.ack(upto)
 
     def after(self, seq: int) -> list[tuple[int, bytes]]:
         """Every kept message with seq ``> seq``, in order, for a resend.
@@ -186,7 +223,7 @@ class Retained:
         first = items[0][0] if items else self.last + 1
         if first > seq + 1:
             raise CursorTooOld(f"messages after {seq} are no longer kept (oldest is {first})")
-        return [(s, m) for s, _, m in items if s > seq]
+        return [(s, m) for s, _, m, _ in items if s > seq]
 
     def pending(self) -> int:
         """How many messages are kept (sent, not acknowledged, not expired)."""
@@ -194,11 +231,28 @@ class Retained:
 
     def _trim(self) -> None:
         items = self._items
-        while len(items) > self.retention.messages:
-            items.popleft()
+        excess = len(items) - self.retention.messages
+        if excess > 0:
+            self._drop(excess)
         horizon = self._clock() - self.retention.seconds
-        while items and items[0][1] < horizon:
+        if items and items[0][1] < horizon:
+            # Seqs are consecutive and sent-at times ascend: find the cut by bisection.
+            self._drop(bisect_left(items, horizon, key=_sent_at))
+
+    def _drop(self, count: int) -> None:
+        """Forget the ``count`` oldest messages (0 < count <= kept)."""
+        items = self._items
+        if count >= len(items):
+            self._gone = items[-1][3]
+            items.clear()
+            return
+        self._gone = items[count - 1][3]
+        for _ in range(count):
             items.popleft()
+
+
+def _sent_at(item: tuple[int, float, bytes, int]) -> float:
+    return item[1]
 
 
 class Received:
@@ -284,7 +338,7 @@ def encode_data(seq: int, message: bytes) -> bytes:
 
 def encode_batch(first: int, messages: list[bytes]) -> bytes:
     """The batch frame carrying ``messages`` (JSON bytes each) as seqs ``first``, ``first+1``..."""
-    return b'{"seq":%d,"msgs":[%s]}' % (first, b",".join(m.strip() for m in messages))
+    return b'{"seq":%d,"msgs":[%s]}' % (first, b",".join(map(bytes.strip, messages)))
 
 
 def batches(
@@ -295,6 +349,26 @@ def batches(
     """The frames that carry ``items`` ((seq, message) pairs, oldest first): runs of
     consecutive seqs cut at ``max_count`` messages or ``max_bytes`` message bytes, a run
     of one as a plain data frame. Nothing waits for more: this frames what is given."""
+    if items and items[-1][0] - items[0][0] == len(items) - 1:
+        return _consecutive(items, max_count, max_bytes)
+    return _runs(items, max_count, max_bytes)
+
+
+def _consecutive(items: list[tuple[int, bytes]], max_count: int, max_bytes: int) -> list[bytes]:
+    """:func:`batches` of items whose seqs are all consecutive (what an outlet queues):
+    whole chunks of ``max_count`` at a time, cut finer only where one is too big."""
+    frames: list[bytes] = []
+    for start in range(0, len(items), max_count):
+        chunk = items[start : start + max_count]
+        messages = [message for _, message in chunk]
+        if sum(map(len, messages)) <= max_bytes:
+            frames.append(_frame(chunk[0][0], messages))
+        else:
+            frames.extend(_runs(chunk, max_count, max_bytes))
+    return frames
+
+
+def _runs(items: list[tuple[int, bytes]], max_count: int, max_bytes: int) -> list[bytes]:
     frames: list[bytes] = []
     run: list[bytes] = []
     first = size = 0
