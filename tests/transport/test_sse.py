@@ -90,7 +90,7 @@ def test_random_cuts_give_the_same_events_as_one_chunk() -> None:
         assert feed_all(chunks) == feed_all([body])
 
 
-def test_an_unfinished_event_past_the_bound_is_read_by_line_and_refused() -> None:
+def test_a_long_comment_line_is_skipped_and_an_event_over_the_bound_refused() -> None:
     parser = SseParser(max_bytes=16)
     assert parser.messages(b": a comment longer than the bound\nid: 9\ndata: ok") == []
     assert parser.messages(b"\n\ndata: next\n\n") == [b"ok", b"next"]

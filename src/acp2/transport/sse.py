@@ -4,10 +4,10 @@ Only what ACP streams use: ``data:`` lines (joined with newlines), ``id:`` (the 
 cursor), comments (keepalives) skipped, other fields ignored; lines end in CRLF, LF or CR
 (the SSE grammar), also when a chunk boundary splits a CRLF.
 
-The parser scans for whole events (a blank line ends one) and reads the usual shape of an
-event -- ``id: N`` and one ``data: ...`` line, or the data line alone -- by prefix, without
-cutting it into lines; anything else goes through the general line grammar. A stream is
-many small events, so this per-event work is most of what a client spends on SSE framing.
+A chunk is cut into lines once; the usual shape of an event -- ``id: N`` and one
+``data: ...`` line, or the data line alone, then the blank line -- is read by prefix, three
+lines at a time, and anything else goes through the general line grammar. A stream is many
+small events, so this per-event work is most of what a client spends on SSE framing.
 """
 
 from __future__ import annotations
@@ -41,17 +41,14 @@ class SseParser:
     grammar says) as bytes, ``None`` before any.
     """
 
-    __slots__ = ("_buffer", "_cr", "_data", "_id", "_ids", "_max", "_mid", "_size", "last_id")
+    __slots__ = ("_buffer", "_cr", "_data", "_id", "_ids", "_max", "_size", "last_id")
 
     def __init__(self, max_bytes: int = 64 * 1024 * 1024) -> None:
         self._max = max_bytes
-        #: The unread bytes; they always start at a line start.
+        #: The partial line at the end of what was fed.
         self._buffer = b""
         #: A CR ended the last chunk: it may be the first half of a CRLF.
         self._cr = False
-        #: Whether lines of the current event were already taken into the state below
-        #: (only when an unfinished event grew past the bound: then it is read by line).
-        self._mid = False
         self._data: list[bytes] = []
         self._size = 0
         self._id: bytes | None = None
@@ -72,91 +69,56 @@ class SseParser:
     def messages(self, chunk: bytes) -> list[bytes]:
         """The data of each event ``chunk`` completes, in order (:attr:`last_id` is then
         the id of the last of them)."""
-        buffer = self._unread(chunk)
+        lines = self._lines(chunk)
         out: list[bytes] = []
-        start = 0
-        if self._mid:
-            start = self._finish_event(buffer, out)
-            if start < 0:
-                return out
-        find = buffer.find
-        while (end := find(b"\n\n", start)) >= 0:
-            self._event(buffer, start, end, out)
-            start = end + 2
-        rest = buffer[start:] if start else buffer
-        if len(rest) > self._max:
-            rest = self._take_lines(rest, out)
-        self._buffer = rest
+        count = len(lines)
+        at = 0
+        while at < count:
+            # The usual shapes, whole in this chunk, read by prefix: ``id: N`` (digits),
+            # ``data: ...``, blank; or ``data: ...``, blank. The rest goes by the grammar.
+            line = lines[at]
+            if not self._data:
+                if line[:4] == _ID and at + 2 < count and not lines[at + 2]:
+                    data, ident = lines[at + 1], line[4:]
+                    if data[:6] == _DATA and ident.isdigit():
+                        self._id = ident
+                        self._take(data, out)
+                        at += 3
+                        continue
+                elif line[:6] == _DATA and at + 1 < count and not lines[at + 1]:
+                    self._take(line, out)
+                    at += 2
+                    continue
+            self._line(line, out)
+            at += 1
         return out
 
-    # -- reading -----------------------------------------------------------------------
-
-    def _unread(self, chunk: bytes) -> bytes:
-        """The buffer with ``chunk`` appended, line endings made LF."""
+    def _lines(self, chunk: bytes) -> list[bytes]:
+        """The whole lines that ``chunk`` ends, line endings made LF; the partial last
+        line is kept for the next chunk."""
         if self._cr:
             chunk = b"\r" + chunk
             self._cr = False
         if b"\r" in chunk:
-            if chunk.endswith(b"\r"):
+            if chunk.endswith(b"\r"):  # maybe the first half of a CRLF
                 chunk = chunk[:-1]
                 self._cr = True
             chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        return self._buffer + chunk if self._buffer else chunk
-
-    def _event(self, buffer: bytes, start: int, end: int, out: list[bytes]) -> None:
-        """The event in ``buffer[start:end]`` (its lines, without the blank line)."""
-        at = start
-        ident = self._id
-        if buffer.startswith(_ID, start):
-            nl = buffer.find(b"\n", start, end)
-            if nl < 0 or buffer.find(b"\0", start, nl) >= 0:
-                self._general(buffer[start:end], out)
-                return
-            ident = buffer[start + 4 : nl]
-            at = nl + 1
-        if not buffer.startswith(_DATA, at) or buffer.find(b"\n", at, end) >= 0:
-            self._general(buffer[start:end], out)
-            return
-        if end - at - 5 > self._max:  # as :meth:`_line` counts: the data and a newline
-            raise SseError(f"an SSE event larger than {self._max} bytes")
-        self._id = self.last_id = ident
-        out.append(buffer[at + 6 : end])
-        if self._ids is not None:
-            self._ids.append(ident)
-
-    def _general(self, block: bytes, out: list[bytes]) -> None:
-        for line in block.split(b"\n"):
-            self._line(line, out)
-        self._dispatch(out)
-
-    def _finish_event(self, buffer: bytes, out: list[bytes]) -> int:
-        """Read the event begun in an earlier chunk line by line; return where the next
-        event starts, or -1 when this one is not finished (the rest is kept)."""
-        start = 0
-        while (nl := buffer.find(b"\n", start)) >= 0:
-            line = buffer[start:nl]
-            start = nl + 1
-            if not line:
-                self._mid = False
-                self._dispatch(out)
-                return start
-            self._line(line, out)
-        self._buffer = self._bounded(buffer[start:])
-        return -1
-
-    def _take_lines(self, rest: bytes, out: list[bytes]) -> bytes:
-        """An unfinished event past the bound: take its whole lines now (so a long one
-        raises), keep only its last, partial line."""
-        lines = rest.split(b"\n")
-        for line in lines[:-1]:
-            self._line(line, out)
-        self._mid = True
-        return self._bounded(lines[-1])
-
-    def _bounded(self, partial: bytes) -> bytes:
+        lines = (self._buffer + chunk if self._buffer else chunk).split(b"\n")
+        partial = lines.pop()
         if len(partial) > self._max:
             raise SseError(f"an SSE line longer than {self._max} bytes")
-        return partial
+        self._buffer = partial
+        return lines
+
+    def _take(self, line: bytes, out: list[bytes]) -> None:
+        """Dispatch the event whose one data line is ``line`` (``data: ...``)."""
+        if len(line) - 5 > self._max:  # as :meth:`_line` counts: the data and a newline
+            raise SseError(f"an SSE event larger than {self._max} bytes")
+        out.append(line[6:])
+        self.last_id = self._id
+        if self._ids is not None:
+            self._ids.append(self._id)
 
     def _line(self, line: bytes, out: list[bytes]) -> None:
         if not line:
