@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from acp2.transport.remote import auth_headers, http_url, ws_url
-from acp2.transport.remote_base import LineSplitter, peek
+from acp2.transport.remote_base import LineSplitter, has_id, peek
 
 
 def test_written_bytes_are_cut_into_whole_messages() -> None:
@@ -29,6 +29,16 @@ def test_peek_of_something_that_is_not_an_object_is_empty() -> None:
     assert not found.is_request
     assert not found.is_response
     assert found.session_id() is None
+
+
+def test_has_id_tells_requests_and_responses_from_notifications_and_junk() -> None:
+    assert has_id(b'{"jsonrpc":"2.0","id":1,"method":"session/request_permission"}')
+    assert has_id(b'{"jsonrpc":"2.0","result":{},"id":"a"}')
+    assert has_id(b'{"jsonrpc":"2.0","method":"session/update","params":{"id":1},"id":0}')
+    assert not has_id(b'{"jsonrpc":"2.0","method":"session/update","params":{"id":1}}')
+    assert not has_id(b'{"jsonrpc":"2.0","id":null,"error":{}}')
+    assert not has_id(b"[1, 2]")
+    assert not has_id(b"{not json")
 
 
 def test_urls_switch_scheme_between_the_profiles() -> None:

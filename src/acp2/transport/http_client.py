@@ -50,6 +50,7 @@ from acp2.transport.remote_base import (
     Peek,
     RemoteRefused,
     ResumeRefused,
+    has_id,
     needs,
     peek,
 )
@@ -285,25 +286,34 @@ class HttpTransport:
         raise _gone(self.url, got)
 
     async def _read_events(self, session: str | None, got: Any) -> None:
+        """Feed the events of one GET to the inbox, a body chunk's worth at a time (one
+        cursor update, one inbox put); the cursor is the last event's id."""
         parser = SseParser()
+        durable = self.retention is not None
         async for chunk in got.aiter_raw():
-            for event in parser.feed(chunk):
-                if event.id is not None and self.retention is not None:
-                    self._cursors[session] = _int(event.id)
-                    self._ack_wanted.set()
-                await self._deliver(event.data)
+            messages = parser.messages(chunk)
+            if not messages:
+                continue
+            if durable and parser.last_id is not None:
+                self._cursors[session] = _int(parser.last_id)
+                self._ack_wanted.set()
+            await self._deliver(messages)
 
-    async def _deliver(self, message: bytes) -> None:
-        fields = peek(message)
-        if fields.is_request:
-            asked = fields.session_id()
-            if asked is not None:
-                self._asked[_key(fields.id)] = asked
-        elif fields.is_response:
-            found = fields.session_id()
-            if found is not None:
-                self._open(found)
-        await self._inbox.put(message + b"\n")
+    async def _deliver(self, messages: list[bytes]) -> None:
+        for message in messages:
+            if not has_id(message):
+                continue  # a notification: nothing to route
+            fields = peek(message)
+            if fields.is_request:
+                asked = fields.session_id()
+                if asked is not None:
+                    self._asked[_key(fields.id)] = asked
+            elif fields.is_response:
+                found = fields.session_id()
+                if found is not None:
+                    self._open(found)
+        messages.append(b"")
+        await self._inbox.put(b"\n".join(messages))
 
     # -- confirming events ------------------------------------------------------------------
 
@@ -340,7 +350,7 @@ def _key(value: Any) -> Any:
     return (type(value).__name__, value) if isinstance(value, (int, str)) else None
 
 
-def _int(value: str) -> int:
+def _int(value: str | bytes) -> int:
     try:
         return max(0, int(value))
     except ValueError:

@@ -29,6 +29,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
+import msgspec
 from anyio.abc import TaskGroup
 
 from acp2.errors import ConnectionClosed
@@ -268,7 +269,10 @@ class WebSocketTransport:
         skip = self._in.accept_batch(first, len(msgs))
         if skip == len(msgs):
             return b""
-        return b"\n".join([bytes(m) for m in msgs[skip:]]) + b"\n"
+        # The Raw values are views of the frame: joined without a copy of each.
+        fresh = msgs[skip:] if skip else msgs
+        fresh.append(msgspec.Raw(b""))
+        return b"\n".join(fresh)
 
     async def _send_ack(self, link: Link) -> None:
         seq = self._in.acked()
