@@ -6,7 +6,9 @@ Four peerings, each against its same-run baseline (the same agent spoken to dire
   client (below) -> ``acp2_agent.py`` over stdio, against acp2's v2 client -> the same
   agent. Round trip: v1 ``session/prompt`` -> its response; v2 prompt -> ``idle``.
 * **back** (acp2's client driving a v1 agent through ``acp2.bridge.back``): acp2's client
-  -> a raw v1 agent (``--v1-agent``, below), against a raw v1 client -> the same agent.
+  -> a raw v1 agent (``--agent 1``, below), against acp2's client -> the raw v2 agent
+  doing the same (``--agent 2``); also shown (``back_alt``): a raw v1 client -> the raw
+  v1 agent. Round trip: prompt -> ``idle`` (the client's ``Work.wait``).
 
 For each: the prompt round trip p50 (``stream 0``) and the CPU µs per streamed
 ``agent_message_chunk`` of both processes together (each side's own ``getrusage`` for

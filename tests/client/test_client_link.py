@@ -80,3 +80,26 @@ def test_an_idle_while_a_prompt_waits_is_delivered_in_order_and_others_at_once()
     assert pending is not None  # the reader awaits it before the next message
     pending.close()  # type: ignore[attr-defined]
     assert session.state.messages[("agent", "m")].text == "now"
+
+
+def _object_chunk(text: str) -> Any:
+    from acp2.schema import AgentMessageChunk, TextContent
+
+    return AgentMessageChunk(message_id="m", content=TextContent(text=text))
+
+
+def test_an_update_fed_as_an_object_is_routed_buffered_and_encoded_for_listeners() -> None:
+    link = _link()
+    assert link.feed("s", _object_chunk("early ")) is None  # buffered: no session yet
+    session = _session(link)
+    seen: list[bytes] = []
+    session.add_listener(lambda update, raw: seen.append(raw))
+    link.attach(session)
+    assert link.feed("s", _object_chunk("late")) is None
+    assert session.state.messages[("agent", "m")].text == "early late"
+    assert [json.loads(raw)["content"]["text"] for raw in seen] == ["early ", "late"]
+    link.detach(session)
+    link.feed("s", _object_chunk("after"))  # a forgotten id: dropped
+    again = _session(link)
+    link.attach(again)
+    assert again.state.messages == {}

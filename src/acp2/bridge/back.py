@@ -29,12 +29,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any, Final
 
 import anyio
 from anyio.abc import TaskGroup
 from msgspec import UNSET
 
+import acp2.compat.v1.lift_params as hot
 import acp2.compat.v1.methods as v1m
 import acp2.compat.v1.schema as v1
 import acp2.schema as v2
@@ -67,6 +69,8 @@ log = logging.getLogger("acp2.bridge")
 #: and how many such ids at once (a bound against an agent that invents ids).
 MAX_EARLY_UPDATES: Final = 256
 MAX_EARLY_SESSIONS: Final = 8
+
+_HOT_CHUNK: Final = hot.AgentMessageChunk
 
 
 class _Session:
@@ -116,7 +120,7 @@ class BackBridge:
         self._tg = task_group
         self._turns = _aio.Tasks(_turn_failed)
         self._sessions: dict[str, _Session] = {}
-        self._early: dict[str, list[v1.SessionNotification]] = {}
+        self._early: dict[str, list[hot.SessionNotification]] = {}
         caps = result.agent_capabilities
         self._can_load = caps is not UNSET and caps.load_session is True
         missing_empty = quirks_for(result).missing_file_empty
@@ -130,11 +134,20 @@ class BackBridge:
 
     # -- registration --------------------------------------------------------------------
 
+    def feed_updates_to(self, feed: Callable[[str, Any], Awaitable[None] | None]) -> None:
+        """With acp2's client in this process: hand the lifted updates made for one
+        update alone to ``feed(session_id, update)`` (its link's
+        :meth:`~acp2.client.link.AgentLink.feed`) rather than through the local end
+        (:meth:`acp2.bridge.back_send.UpdateSender.feed_to`); the rest still goes that
+        way. Call it before the first session starts."""
+        self._out.feed_to(feed)
+
     def install(self) -> None:
         """Register every handler on both connections."""
         self._install_client()
         agent = self.agent
-        agent.on(v1m.SESSION_UPDATE, self._on_update)
+        # Chunks' text blocks are decoded as v2's (one decode per streamed chunk).
+        agent.on_notification(v1m.SESSION_UPDATE.name, hot.SessionNotification, self._on_update)
         agent.on(v1m.SESSION_REQUEST_PERMISSION, self._on_permission)
         if self.files:
             agent.on(v1m.FS_READ_TEXT_FILE, self._fs.read)
@@ -250,9 +263,14 @@ class BackBridge:
         except BaseException:
             session.turn.release()
             raise
-        # Accepted now; the turn's updates follow the answer (v2 order), from a task: a
-        # plain one (anyio's start_soon costs ~15-20 µs of every prompt), stopped by aclose.
-        self._turns.spawn(self._turn(session, request, updates))
+        # Accepted now; the turn runs in a task: a plain one (anyio's start_soon costs
+        # ~15-20 µs of every prompt), stopped by aclose. Its first step writes the v1
+        # request, before anything else is done for the turn; `user_message` and
+        # `running` follow the answer (v2 order) from a callback that runs right after
+        # that step, before any reply can be read (delivered first, they held the request
+        # back by ~40 µs).
+        self._turns.spawn(self._turn(session, request))
+        _aio.call_soon(partial(self._out.send_soon, params.session_id, updates))
         return v2.PromptResponse(message_id=message_id)
 
     async def _hold(self, session: _Session) -> None:
@@ -274,19 +292,14 @@ class BackBridge:
                 session.turn.release()
             raise RequestCancelled("the prompt was withdrawn by session/cancel")
 
-    async def _turn(self, session: _Session, request: v1.PromptRequest, first: list[Any]) -> None:
+    async def _turn(self, session: _Session, request: v1.PromptRequest) -> None:
         try:
-            await self._run_turn(session, request, first)
+            await self._run_turn(session, request)
         finally:
             session.turn.release()
 
-    async def _run_turn(
-        self, session: _Session, request: v1.PromptRequest, first: list[Any]
-    ) -> None:
+    async def _run_turn(self, session: _Session, request: v1.PromptRequest) -> None:
         lifter = session.lifter
-        pending = self._send(lifter.session_id, first)
-        if pending is not None:
-            await pending
         try:
             result = await self.agent.call(v1m.SESSION_PROMPT, request)
         except RequestError as exc:
@@ -326,16 +339,19 @@ class BackBridge:
 
     # -- v1 messages from the agent --------------------------------------------------------
 
-    def _on_update(self, note: v1.SessionNotification) -> Awaitable[None] | None:
+    def _on_update(self, note: hot.SessionNotification) -> Awaitable[None] | None:
         # A plain function, called in the v1 connection's reader: an awaitable return (the
         # client ordering an idle behind a prompt's answer) is awaited before the next.
         session = self._sessions.get(note.session_id)
         if session is None:
             self._keep_early(note)
             return None
-        return self._send(note.session_id, session.lifter.lift(note))
+        update = note.update
+        if type(update) is _HOT_CHUNK:  # a stream's hot path: two calls to the session
+            return self._out.pass_on(note.session_id, session.lifter.agent_chunk(update))
+        return self._send(note.session_id, session.lifter.lift(update))
 
-    def _keep_early(self, note: v1.SessionNotification) -> None:
+    def _keep_early(self, note: hot.SessionNotification) -> None:
         # Real agents (Gemini CLI) send a session's first update right with the
         # session/new answer, which reaches this handler before `_new` resumes.
         early = self._early.get(note.session_id)

@@ -5,17 +5,20 @@
 - a v2 JSON-RPC connection (``acp2 bridge -- V1_AGENT``): each update becomes a
   ``session/update`` frame by concatenation, as the agent runtime's emitter builds it
   (a cached per-session head, one encode of the update, no notification object);
-- acp2's own client in this process (a :class:`~acp2.bridge.local.LocalEnd`): each
-  update is handed to the client's handler with its params bytes (one encode, for
-  listeners), and as the object itself when the lifter made it for this update alone
-  (:data:`FRESH`); the rest the client decodes from the bytes, so nothing the lifter
-  keeps is shared. What the client returns to await (an ``idle`` it orders behind a
-  prompt's answer) is awaited before the next update, as a connection's reader does.
+- acp2's own client in this process (a :class:`~acp2.bridge.local.LocalEnd`): an
+  update the lifter made for this update alone (:data:`FRESH`) is handed over as the
+  object itself, with no bytes (nothing is encoded: the client encodes it only if a
+  listener asks for its JSON) -- to the client link's ``feed`` when it gave one
+  (:meth:`UpdateSender.feed_to`: no notification object either), else to the local
+  end's handler; the rest is handed over as its params bytes (one encode), which the
+  client decodes, so nothing the lifter keeps is shared. What the client returns to
+  await (an ``idle`` it orders behind a prompt's answer) is awaited before the next
+  update, as a connection's reader does.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 from anyio.abc import TaskGroup
@@ -29,6 +32,8 @@ from acp2.schema.codec import encode
 
 __all__ = ["FRESH", "UpdateSender"]
 
+_METHOD: Final = v2m.SESSION_UPDATE.name
+
 #: Update kinds the lifter builds anew for each update: handed over as they are.
 FRESH: Final = frozenset(
     {v2.AgentMessageChunk, v2.AgentThoughtChunk, v2.UserMessageChunk, v2.StateUpdate}
@@ -38,31 +43,43 @@ FRESH: Final = frozenset(
 class UpdateSender:
     """Sends one bridge's lifted updates to ``client`` (see the module). ``agent`` is
     the v1 connection (a local link ends with it); ``task_group`` runs the waits of
-    :meth:`send_soon`."""
+    :meth:`send_soon`.
+
+    ``send(session_id, updates)`` sends ``updates`` of ``session_id`` and returns an
+    awaitable to await before sending on (only ever to a local client), or None;
+    nothing is sent once the client is gone. It is bound once to the way of this
+    client (an attribute: one call less per streamed update). ``pass_on(session_id,
+    update)`` is ``send`` of one update the lifter made for this update alone
+    (:data:`FRESH`: a stream's chunks) from one the v1 connection's reader just read:
+    sent even while that connection closes, as a connection's reader dispatches what it
+    read (one check less)."""
 
     def __init__(
         self, agent: Connection, client: Connection | LocalEnd, task_group: TaskGroup
     ) -> None:
         self._agent = agent
-        self._client = client
         self._tg = task_group
         self._heads: dict[str, bytes] = {}
-
-    def send(self, session_id: str, updates: list[Any]) -> Awaitable[None] | None:
-        """Send ``updates`` of ``session_id``; an awaitable to await before sending on
-        (only ever from a local client), or None. Nothing once the client is gone."""
-        client = self._client
+        self._feed: Callable[[str, Any], Awaitable[None] | None] | None = None
+        self.send: Callable[[str, list[Any]], Awaitable[None] | None]
+        self.pass_on: Callable[[str, Any], Awaitable[None] | None]
         if isinstance(client, LocalEnd):
-            return self._hand_over(client, session_id, updates, 0)
-        if client.closed:
-            return None
-        head = self._head(session_id, SESSION_UPDATE_PREFIX)
-        for update in updates:
-            client.send_frame_nowait(head + encode(update) + b"}}")
-        return None
+            self._local = client
+            self.send, self.pass_on = self._hand_over, self._pass_on
+        else:
+            self._client = client
+            self.send, self.pass_on = self._write, self._write_one
+
+    def feed_to(self, feed: Callable[[str, Any], Awaitable[None] | None]) -> None:
+        """Local client only: hand :data:`FRESH` updates to ``feed(session_id, update)``
+        (acp2's client's :meth:`acp2.client.link.AgentLink.feed`, what the local end's
+        handler would do with them) instead of through the local end: no notification
+        object per update. What it returns is awaited as the handler's return is."""
+        self._feed = feed
+        self.pass_on = feed  # no check, no layer in between: the hot path
 
     def send_soon(self, session_id: str, updates: list[Any]) -> None:
-        """:meth:`send` for callers that cannot await (the terminals' output)."""
+        """``send`` for callers that cannot await (the terminals' output)."""
         pending = self.send(session_id, updates)
         if pending is not None:
             self._tg.start_soon(_wait_for, pending)
@@ -78,35 +95,51 @@ class UpdateSender:
             self._heads[session_id] = head
         return head
 
+    def _write(self, session_id: str, updates: list[Any]) -> None:
+        client = self._client
+        if client.closed:
+            return
+        head = self._head(session_id, SESSION_UPDATE_PREFIX)
+        for update in updates:
+            client.send_frame_nowait(head + encode(update) + b"}}")
+
+    def _write_one(self, session_id: str, update: Any) -> None:
+        self._write(session_id, [update])
+
+    def _hand_over_one(self, session_id: str, update: Any) -> Awaitable[None] | None:
+        if self._agent.closed:  # as _hand_over
+            return None
+        return self._pass_on(session_id, update)
+
+    def _pass_on(self, session_id: str, update: Any) -> Awaitable[None] | None:
+        feed = self._feed
+        if feed is not None:
+            return feed(session_id, update)
+        params = v2.UpdateSessionNotification(session_id=session_id, update=update)
+        return self._local.deliver(_METHOD, params, None)
+
     def _hand_over(
-        self, client: LocalEnd, session_id: str, updates: list[Any], start: int
+        self, session_id: str, updates: list[Any], start: int = 0
     ) -> Awaitable[None] | None:
         if self._agent.closed:  # the link's end (its flow is the agent connection)
             return None
-        head = self._head(session_id, b"")
-        deliver, method = client.deliver, v2m.SESSION_UPDATE.name
+        deliver = self._local.deliver
         for at in range(start, len(updates)):
             update = updates[at]
-            raw = head + encode(update) + b"}"
             if type(update) in FRESH:
-                params = v2.UpdateSessionNotification(session_id=session_id, update=update)
-                pending = deliver(method, params, raw)
+                pending = self._hand_over_one(session_id, update)
             else:
-                pending = deliver(method, None, raw)
+                raw = self._head(session_id, b"") + encode(update) + b"}"
+                pending = deliver(_METHOD, None, raw)
             if pending is not None:
-                return self._then(pending, client, session_id, updates, at + 1)
+                return self._then(pending, session_id, updates, at + 1)
         return None
 
     async def _then(
-        self,
-        pending: Awaitable[None],
-        client: LocalEnd,
-        session_id: str,
-        updates: list[Any],
-        start: int,
+        self, pending: Awaitable[None], session_id: str, updates: list[Any], start: int
     ) -> None:
         await pending
-        more = self._hand_over(client, session_id, updates, start)
+        more = self._hand_over(session_id, updates, start)
         if more is not None:
             await more
 

@@ -16,10 +16,11 @@ or scheduled in between:
 - ``notify(spec, params)`` calls the other end's handler with the object (awaited when
   it returns an awaitable); unknown notifications are ignored.
 - ``deliver(method, params, raw_params)`` is a notification whose params the sender
-  has as bytes, and maybe as an object: the handler gets the object (decoded with its
-  params type when there is none) and the bytes, if it registered ``raw=True``; its
-  awaitable, if any, is returned for the sender to await before it sends on, as a
-  ``Connection``'s reader awaits it before the next message.
+  has as bytes, or as an object, or both: the handler gets the object (decoded with its
+  params type when there is none) and the bytes, if it registered ``raw=True`` (None
+  when the sender has only the object: such a handler encodes it if it needs the
+  bytes); its awaitable, if any, is returned for the sender to await before it sends
+  on, as a ``Connection``'s reader awaits it before the next message.
 - ``send_frame_nowait(frame)`` (the agent's emitter: one encoded ``session/update``
   frame) is offered to the other end's ``frame_filter`` first (the front bridge passes
   plain text chunks to the v1 client as the same bytes), else decoded with the params
@@ -194,14 +195,19 @@ class LocalEnd:
         """:meth:`notify` for a plain-function handler (an awaitable one is refused)."""
         _settle(_name(spec), self.other._note(_name(spec), params, None))
 
-    def deliver(self, method: str, params: Any, raw_params: bytes) -> Awaitable[None] | None:
+    def deliver(self, method: str, params: Any, raw_params: bytes | None) -> Awaitable[None] | None:
         """Hand a notification to the other end; what to await before the next one.
-        ``params`` None: the other end decodes ``raw_params`` with its handler's type."""
+        ``params`` None: the other end decodes ``raw_params`` with its handler's type;
+        ``raw_params`` None: the sender has only ``params`` (not both None)."""
         entry = self.other._notes.get(method)
         if entry is None:  # the hot path is below: one lookup, one call
             unknown = self.other._unknown_note
-            return None if unknown is None else unknown(method, Raw(raw_params))
+            if unknown is None:
+                return None
+            raw = encode(params) if raw_params is None else raw_params
+            return unknown(method, Raw(raw))  # type: ignore[no-any-return]
         if params is None:
+            assert raw_params is not None, "deliver() needs params or their bytes"
             params = decode(raw_params, entry[0])
         if entry[2]:
             return entry[1](params, raw_params)  # type: ignore[no-any-return]

@@ -272,6 +272,7 @@ async def _bridged(
     )
     link.elicitation_policy, link.advertised = v1_link.elicitation_policy, v1_link.advertised
     link.install()
+    bridge.feed_updates_to(link.feed)  # its lifted chunks go straight to the sessions
     link.v2_response = bridge.initialize_response()
     tg.start_soon(link.watch)
     try:

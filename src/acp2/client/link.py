@@ -46,6 +46,7 @@ from acp2.schema import (
     RequestPermissionResponse,
     SessionUpdate,
 )
+from acp2.schema.codec import encode
 from acp2.schema.methods import (
     ELICITATION_COMPLETE,
     ELICITATION_CREATE,
@@ -54,7 +55,7 @@ from acp2.schema.methods import (
     MethodSpec,
 )
 
-__all__ = ["AgentLink", "SessionFeed", "raw_update"]
+__all__ = ["AgentLink", "SessionFeed", "raw_update", "update_bytes"]
 
 log = logging.getLogger("acp2.client")
 P = TypeVar("P")
@@ -78,9 +79,11 @@ class SessionFeed(Protocol):
     def id(self) -> str:
         """The session id updates and permission requests are routed by."""
 
-    def deliver(self, update: Any, raw_params: bytes) -> Awaitable[None] | None:
+    def deliver(self, update: Any, raw_params: bytes | None) -> Awaitable[None] | None:
         """Take one update from the reader (``raw_params``: the notification's params
-        bytes); an awaitable return is awaited before the next message is dispatched."""
+        bytes, or None when the update came as an object alone, from the in-process back
+        bridge: see :func:`update_bytes`); an awaitable return is awaited before the next
+        message is dispatched."""
 
     def receive(self, update: Any, raw: bytes) -> None:
         """Take one update whose exact bytes ``raw`` are already cut out (buffered ones)."""
@@ -130,6 +133,12 @@ def raw_update(raw_params: bytes) -> bytes | None:
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         log.warning("dropped a malformed session/update: %s", exc)
         return None
+
+
+def update_bytes(update: Any, raw_params: bytes | None) -> bytes | None:
+    """The JSON bytes of ``update``: cut from ``raw_params`` (:func:`raw_update`), or,
+    when there are none (an update handed over as an object), its encoding."""
+    return encode(update) if raw_params is None else raw_update(raw_params)
 
 
 class AgentLink(Generic[S]):
@@ -266,15 +275,30 @@ class AgentLink(Generic[S]):
 
     # -- handlers -----------------------------------------------------------------------
 
-    def _on_update(self, note: _UpdateNotification, raw_params: bytes) -> Awaitable[None] | None:
+    def _on_update(
+        self, note: _UpdateNotification, raw_params: bytes | None
+    ) -> Awaitable[None] | None:
         # A plain function: the reader calls it inline, no coroutine per update.
         session = self.sessions.get(note.session_id)
         if session is not None:
             return session.deliver(note.update, raw_params)
         if note.session_id not in self._forgotten:
-            raw = raw_update(raw_params)
+            raw = update_bytes(note.update, raw_params)
             if raw is not None:
                 self._buffer(note.session_id, note.update, raw)
+        return None
+
+    def feed(self, session_id: str, update: Any) -> Awaitable[None] | None:
+        """Take one update of ``session_id`` handed over as an object alone, as the
+        reader hands over a ``session/update`` (the in-process back bridge's lifted
+        updates, :mod:`acp2.bridge.back_send`: no notification object, no bytes; it is
+        encoded only for a listener or the early-update buffer). The object must be
+        the caller's to give away. An awaitable return is awaited before the next."""
+        session = self.sessions.get(session_id)
+        if session is not None:
+            return session.deliver(update, None)
+        if session_id not in self._forgotten:
+            self._buffer(session_id, update, encode(update))
         return None
 
     def _buffer(self, session_id: str, update: Any, raw: bytes) -> None:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from acp2.client.checks import check_prompt
 from acp2.client.elicitation import CANCEL, ElicitationPolicy, ElicitationRequest, run_policy
-from acp2.client.link import AgentLink, raw_update
+from acp2.client.link import AgentLink, update_bytes
 from acp2.client.pending import PendingPermissions
 from acp2.client.permissions import PermissionRequest
 from acp2.client.work import Work
@@ -154,10 +154,11 @@ class ClientSession:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
-    def deliver(self, update: Any, raw_params: bytes) -> Awaitable[None] | None:
+    def deliver(self, update: Any, raw_params: bytes | None) -> Awaitable[None] | None:
         """Internal (:class:`~acp2.client.link.SessionFeed`): take one update from the
         connection's reader; ``raw_params`` are the notification's params bytes, from which
-        the update's own bytes are cut only when a listener needs them.
+        the update's own bytes are cut only when a listener needs them (None: there are
+        none, and the update is encoded for such a listener).
 
         Returns an awaitable for an ``idle`` that arrives while a prompt waits for its
         response (see :meth:`_receive_in_order`); the reader awaits it before the next
@@ -179,7 +180,7 @@ class ClientSession:
             self._wake()
         return None
 
-    def _deliver_replayed(self, update: Any, raw_params: bytes) -> Awaitable[None] | None:
+    def _deliver_replayed(self, update: Any, raw_params: bytes | None) -> Awaitable[None] | None:
         """:meth:`deliver` while a resume's replay runs: the replay ends at its
         ``replay_complete`` or, from an agent that sends none, at the resume response
         (an update dispatched after it is live, even one read together with it)."""
@@ -220,10 +221,10 @@ class ClientSession:
         self._merge = None
         self._answered = None
 
-    def _deliver_in_full(self, update: Any, raw_params: bytes) -> Awaitable[None] | None:
+    def _deliver_in_full(self, update: Any, raw_params: bytes | None) -> Awaitable[None] | None:
         raw = b""
         if self._listeners:
-            found = raw_update(raw_params)
+            found = update_bytes(update, raw_params)
             if found is None:
                 return None
             raw = found

@@ -20,6 +20,7 @@ from typing import Any, Final
 
 from msgspec import UNSET, Raw
 
+import acp2.compat.v1.lift_params as hot
 import acp2.compat.v1.schema as v1
 import acp2.schema as v2
 from acp2.compat.v1.convert import (
@@ -44,6 +45,10 @@ _CHUNKS: Final[dict[type, tuple[str, type]]] = {
     v1.UserMessageChunk: ("user", v2.UserMessageChunk),
     v1.AgentMessageChunk: ("agent", v2.AgentMessageChunk),
     v1.AgentThoughtChunk: ("thought", v2.AgentThoughtChunk),
+    # The same kinds as the bridge decodes them (acp2.compat.v1.lift_params).
+    hot.UserMessageChunk: ("user", v2.UserMessageChunk),
+    hot.AgentMessageChunk: ("agent", v2.AgentMessageChunk),
+    hot.AgentThoughtChunk: ("thought", v2.AgentThoughtChunk),
 }
 
 
@@ -163,13 +168,33 @@ class V1Lifter:
 
     def lift(self, update: Any) -> list[Any]:
         """The v2 updates for one v1 update (a ``SessionUpdate`` variant or a whole
-        :class:`acp2.compat.v1.schema.SessionNotification`)."""
-        if isinstance(update, v1.SessionNotification):
-            update = update.update
+        :class:`acp2.compat.v1.schema.SessionNotification`, or either as
+        :mod:`acp2.compat.v1.lift_params` decodes them). Every update returned is a new
+        object, or holds ones the v1 update held (that update is not used again)."""
         handler = _HANDLERS.get(type(update))
-        if handler is None:
-            return self._unknown(update)
-        return handler(self, update)
+        if handler is not None:
+            return handler(self, update)
+        if isinstance(update, (hot.SessionNotification, v1.SessionNotification)):
+            return self.lift(update.update)
+        return self._unknown(update)
+
+    def agent_chunk(
+        self, update: hot.AgentMessageChunk | v1.AgentMessageChunk
+    ) -> v2.AgentMessageChunk:
+        """:meth:`lift` of an ``agent_message_chunk``: the one v2 update it lifts to (a
+        stream's hot path: no dispatch, no list)."""
+        message_id = update.message_id
+        if isinstance(message_id, str):
+            self._open = ("agent", message_id)
+        else:  # as _message_id, inlined (once per streamed chunk)
+            opened = self._open
+            if opened is None or opened[0] != "agent":
+                opened = self._open = ("agent", self.new_id())
+            message_id = opened[1]
+        block = update.content
+        if type(block) is not v2.TextContent:
+            block = block_from_v1(block)
+        return v2.AgentMessageChunk(message_id=message_id, content=block, meta=update.meta)
 
     def _chunk(self, update: Any) -> list[Any]:
         kind, cls = _CHUNKS[type(update)]
@@ -177,15 +202,19 @@ class V1Lifter:
             # Some v1 agents echo the prompt back; the synthesized user message has it.
             self.dropped["user_message_chunk.echo"] += 1
             return []
-        message_id = update.message_id if isinstance(update.message_id, str) else None
-        if message_id is None:
-            # v1 ids are optional: one message lasts while its kind keeps streaming.
-            if self._open is None or self._open[0] != kind:
-                self._open = (kind, self.new_id())
-            message_id = self._open[1]
-        else:
+        message_id = self._message_id(kind, update)
+        return [cls(message_id=message_id, content=_block(update.content), meta=update.meta)]
+
+    def _message_id(self, kind: str, update: Any) -> str:
+        message_id = update.message_id
+        if isinstance(message_id, str):
             self._open = (kind, message_id)
-        return [cls(message_id=message_id, content=block_from_v1(update.content), meta=update.meta)]
+            return message_id
+        # v1 ids are optional: one message lasts while its kind keeps streaming.
+        opened = self._open
+        if opened is None or opened[0] != kind:
+            opened = self._open = (kind, self.new_id())
+        return opened[1]
 
     def _tool_call(self, update: v1.ToolCall) -> list[Any]:
         self._open = None
@@ -278,6 +307,11 @@ class V1Lifter:
         return [update] if isinstance(update, Raw) else []
 
 
+def _block(block: Any) -> Any:
+    # A text block lift_params decoded is v2's already, made for this chunk alone.
+    return block if type(block) is v2.TextContent else block_from_v1(block)
+
+
 def _locations(locations: list[v1.ToolCallLocation]) -> list[v2.ToolCallLocation]:
     return [recode(location, v2.ToolCallLocation) for location in locations]
 
@@ -286,6 +320,9 @@ _HANDLERS: Final[dict[type, Callable[[V1Lifter, Any], list[Any]]]] = {
     v1.UserMessageChunk: V1Lifter._chunk,
     v1.AgentMessageChunk: V1Lifter._chunk,
     v1.AgentThoughtChunk: V1Lifter._chunk,
+    hot.UserMessageChunk: V1Lifter._chunk,
+    hot.AgentMessageChunk: V1Lifter._chunk,
+    hot.AgentThoughtChunk: V1Lifter._chunk,
     v1.ToolCall: V1Lifter._tool_call,
     v1.SessionToolCallUpdate: V1Lifter._tool_call_update,
     v1.Plan: V1Lifter._plan,
