@@ -3,14 +3,14 @@
 A request handler normally answers by returning (or raising). One that must wait for
 something another task or callback produces -- the in-process v1 bridge holds
 ``session/prompt`` open until the agent's turn reports ``idle`` -- may instead return a
-:class:`Later` and keep it: the request stays open (it counts among the unanswered
-ones, so it is bounded like every live request and a graceful close waits for it) until
-:meth:`Later.resolve` or :meth:`Later.fail` is called, from any code running in the
-connection's event loop. The answer is queued in that call, without waking a task.
+:class:`Later` and keep it: the request stays open (it counts among the live,
+unanswered requests, so it is bounded as they are) until :meth:`Later.resolve` or
+:meth:`Later.fail` is called, from any code running in the connection's event loop.
+The answer is queued in that call, without waking a task.
 
-A cancel of the request (``$/cancel_request``, the connection closing) calls the
-``on_cancel`` hook given to the ``Later`` and answers ``-32800``, as for a cancelled
-handler. Only the first outcome counts; later calls are ignored.
+A cancel of the request (``$/cancel_request`` TR-22, the connection closing TR-23) calls
+the ``on_cancel`` hook given to the ``Later`` and answers ``-32800`` at once, as a
+cancelled handler would be. Only the first outcome counts; later calls are ignored.
 """
 
 from __future__ import annotations
