@@ -325,7 +325,9 @@ async def serve_v1_client(agent: Any, transport: Transport) -> None:
     client goes away. The agent runtime and the bridge share this process, so they meet
     over :func:`~acp2.bridge.local.local_pair`: the bridge calls the runtime's handlers
     and gets its results as objects, and the agent's updates reach the projection in
-    the call that emits them (plain text chunks pass as bytes: :class:`Splice`)."""
+    the call that emits them: :class:`Splice` is the agent's sink, plain text chunks pass
+    as bytes, the turn's state updates and user messages are decoded from their own
+    bytes, and the idle that ends a turn answers its held v1 prompt in that call."""
     from acp2.agent.connection import serve_link
     from acp2.agent.runtime import runtime_for
 

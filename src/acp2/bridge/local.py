@@ -24,7 +24,9 @@ or scheduled in between:
   frame) is offered to the other end's ``frame_filter`` first (the front bridge passes
   plain text chunks to the v1 client as the same bytes), else decoded with the params
   type the handler registered and handled in the sender's call; such handlers must be
-  plain functions (the producer applies the backpressure itself).
+  plain functions (the producer applies the backpressure itself). A relay may instead
+  stand in for it entirely (``send_frames_through``: one call less per streamed frame),
+  handing what it does not take to ``hand_over``.
 - Flow control and the end of the link are ``flow``'s, the connection to the v1 peer
   that every message ends on: ``congested`` / ``drain()`` / ``closed`` /
   ``wait_closed()`` / ``aclose()``, its close reason, and flush hooks (the history
