@@ -12,14 +12,17 @@ import sys
 from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any, cast
 
 import anyio
 import pytest
 from wire import TIMEOUT, ZED_INITIALIZE, Wire
 
 import acp2.schema as v2
-from acp2.bridge.front import run_front
+from acp2.bridge.front import FrontBridge, run_front
 from acp2.bridge.turns import Turns
+from acp2.errors import RequestError
+from acp2.rpc import Later
 from acp2.testing.scenarios import build_test_agent
 from acp2.transport.memory import memory_pair
 from acp2.transport.stdio import spawn_agent
@@ -271,3 +274,12 @@ def test_an_idle_that_came_first_answers_at_once_and_a_given_up_prompt_is_not_an
     turns.observe(v2.UserMessage(message_id="m2"))
     turns.observe(v2.StateUpdate(state="idle", stop_reason="cancelled"))
     assert answered == [early]
+
+
+def test_an_idle_the_bridge_cannot_read_still_answers_its_prompt_with_an_internal_error() -> None:
+    bridge = FrontBridge(cast(Any, None), cast(Any, None), cast(Any, None))
+    later: Later[Any] = Later()
+    answers: list[RequestError | None] = []
+    later.bind(lambda _result, error: answers.append(error))
+    bridge._answer_prompt(later, cast(Any, object()))  # no stop reason to read
+    assert [error.code if error else None for error in answers] == [-32603]
