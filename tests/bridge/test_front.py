@@ -12,12 +12,17 @@ import sys
 from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any, cast
 
 import anyio
 import pytest
 from wire import TIMEOUT, ZED_INITIALIZE, Wire
 
-from acp2.bridge.front import run_front
+import acp2.schema as v2
+from acp2.bridge.front import FrontBridge, run_front
+from acp2.bridge.turns import Turns
+from acp2.errors import RequestError
+from acp2.rpc import Later
 from acp2.testing.scenarios import build_test_agent
 from acp2.transport.memory import memory_pair
 from acp2.transport.stdio import spawn_agent
@@ -144,6 +149,50 @@ async def test_session_cancel_answers_the_held_prompt_cancelled() -> None:
     assert v1_problems(wire) == []
 
 
+async def test_a_cancel_request_for_a_held_prompt_answers_it_and_the_session_goes_on() -> None:
+    async with in_process() as wire:
+        sid = await v1_session(wire)
+        wait = {"sessionId": sid, "prompt": [{"type": "text", "text": "wait"}]}
+        await wire.send({"id": 41, "method": "session/prompt", "params": wait})
+        await wire.until(lambda m: m.get("method") == "session/update")  # held now
+        await wire.send({"method": "$/cancel_request", "params": {"requestId": 41}})
+        cancelled = await wire.answer(41)
+        await wire.send({"method": "session/cancel", "params": {"sessionId": sid}})
+        stop = {"sessionId": sid, "prompt": [{"type": "text", "text": "stop max_tokens"}]}
+        after = await wire.request("session/prompt", stop)
+
+    assert cancelled["error"]["code"] == -32800
+    assert after["result"] == {"stopReason": "max_tokens"}  # the old idle answered nothing
+    assert [f["id"] for f in wire.frames if f.get("id") == 41] == [41]  # answered once
+    assert v1_problems(wire) == []
+
+
+@pytest.mark.parametrize("reason", ["end_turn", "max_tokens", "refusal"])
+async def test_each_stop_reason_of_the_idle_answers_the_held_prompt(reason: str) -> None:
+    async with in_process() as wire:
+        sid = await v1_session(wire)
+        params = {"sessionId": sid, "prompt": [{"type": "text", "text": f"stop {reason}"}]}
+        answered = await wire.request("session/prompt", params)
+
+    assert answered["result"] == {"stopReason": reason}
+    assert wire.updates("state_update") == []  # v1 has no foreground state
+    assert v1_problems(wire) == []
+
+
+async def test_a_turn_that_fails_answers_its_held_prompt_with_the_error() -> None:
+    async with in_process() as wire:
+        sid = await v1_session(wire)
+        params = {"sessionId": sid, "prompt": [{"type": "text", "text": "fail"}]}
+        answered = await wire.request("session/prompt", params)
+        after = await wire.request(
+            "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]}
+        )
+
+    assert "error" in answered
+    assert "result" not in answered
+    assert after["result"] == {"stopReason": "end_turn"}
+
+
 async def test_the_prompt_is_answered_after_every_update_of_its_turn() -> None:
     async with in_process() as wire:
         sid = await v1_session(wire)
@@ -199,3 +248,38 @@ async def test_run_front_joins_two_transports_and_returns_what_v1_could_not_carr
     (counts,) = dropped
     assert counts["state_update"] >= 2  # running and idle: the prompt's answer says it
     assert counts["user_message.ack"] == 1
+
+
+def test_a_turns_idle_answers_its_prompt_in_the_call_that_delivers_it() -> None:
+    turns = Turns()
+    answered: list[v2.StateUpdate] = []
+    idle = v2.StateUpdate(state="idle", stop_reason="end_turn")
+    turns.answer("m1", answered.append)
+    turns.observe(v2.UserMessage(message_id="m1"))
+    turns.observe(v2.StateUpdate(state="running"))
+    assert answered == []
+    turns.observe(idle)
+    assert answered == [idle]
+
+
+def test_an_idle_that_came_first_answers_at_once_and_a_given_up_prompt_is_not_answered() -> None:
+    turns = Turns()
+    early = v2.StateUpdate(state="idle", stop_reason="end_turn")
+    turns.observe(v2.UserMessage(message_id="m1"))
+    turns.observe(early)
+    answered: list[v2.StateUpdate] = []
+    turns.answer("m1", answered.append)
+    turns.answer("m2", answered.append)
+    turns.give_up("m2")
+    turns.observe(v2.UserMessage(message_id="m2"))
+    turns.observe(v2.StateUpdate(state="idle", stop_reason="cancelled"))
+    assert answered == [early]
+
+
+def test_an_idle_the_bridge_cannot_read_still_answers_its_prompt_with_an_internal_error() -> None:
+    bridge = FrontBridge(cast(Any, None), cast(Any, None), cast(Any, None))
+    later: Later[Any] = Later()
+    answers: list[RequestError | None] = []
+    later.bind(lambda _result, error: answers.append(error))
+    bridge._answer_prompt(later, cast(Any, object()))  # no stop reason to read
+    assert [error.code if error else None for error in answers] == [-32603]

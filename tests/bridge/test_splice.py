@@ -214,3 +214,64 @@ async def test_anything_after_the_text_sends_the_chunk_through_the_projection() 
         assert splice(update_frame("s1", plain))
         assert not splice(update_frame("s1", noted))
         assert not splice(update_frame("s1", annotated))
+
+
+async def test_the_turns_bookkeeping_updates_are_decoded_from_their_bytes_and_projected() -> None:
+    running = v2.StateUpdate(state="running")
+    idle = v2.StateUpdate(state="idle", stop_reason="end_turn")
+    user = v2.UserMessage(message_id="u1", content=[v2.TextContent(text="hi")])
+    _editor, v1_end = memory_pair()
+    opened, held = (
+        BridgeSession("s1", boolean_options=False),
+        BridgeSession("s3", boolean_options=False),
+    )
+    held.backlog = []
+    projected: list[tuple[Any, Any]] = []
+    async with Connection(v1_end, name="v1") as v1:
+        splice = Splice(
+            v1,
+            {opened.wire_id: opened, held.wire_id: held},
+            project=lambda session, update: projected.append((session, update)),
+        )
+        taken = [
+            splice(update_frame("s1", user)),
+            splice(update_frame("s1", running)),
+            splice(update_frame("s1", idle)),
+            splice(update_frame("s3", idle)),  # held back: the full path keeps it
+            splice(
+                encode_notification(
+                    "session/update", {"sessionId": "s1", "update": idle, "_meta": {}}
+                )
+            ),
+        ]
+
+    assert taken == [True, True, True, False, False]
+    assert projected == [(opened, user), (opened, running), (opened, idle)]
+
+
+async def test_without_a_projection_the_splice_leaves_bookkeeping_updates_alone() -> None:
+    _editor, v1_end = memory_pair()
+    session = BridgeSession("s1", boolean_options=False)
+    async with Connection(v1_end, name="v1") as v1:
+        splice = Splice(v1, {session.wire_id: session})
+        assert not splice(update_frame("s1", v2.StateUpdate(state="running")))
+
+
+async def test_as_the_agents_sink_the_splice_hands_what_it_does_not_take_on() -> None:
+    plain = v2.AgentMessageChunk(message_id="m", content=v2.TextContent(text="hi"))
+    quoted = v2.AgentMessageChunk(message_id="m", content=v2.TextContent(text='say "hi"'))
+    plan = v2.PlanUpdate(plan=v2.PlanItems(plan_id="p", entries=[]))
+    editor, v1_end = memory_pair()
+    session = BridgeSession("s1", boolean_options=False)
+    handed: list[bytes] = []
+    async with Connection(v1_end, name="v1") as v1:
+        splice = Splice(v1, {session.wire_id: session}, fallback=handed.append)
+        for update in (plain, plain, quoted, plan):
+            splice.send(update_frame("s1", update))
+        wire = Wire(editor)
+        with anyio.fail_after(5):
+            passed = [await wire._read() for _ in range(3)]
+
+    texts = [frame["params"]["update"]["content"]["text"] for frame in passed]
+    assert texts == ["hi", "hi", 'say "hi"']
+    assert handed == [update_frame("s1", plan)]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Awaitable
+from functools import partial
 from typing import Any, Final, cast
 
 import anyio
@@ -35,8 +36,10 @@ from acp2.bridge.turns import BridgeSession
 from acp2.compat.v1 import agent_side as side
 from acp2.compat.v1 import handshake, same_shape
 from acp2.compat.v1.convert import Drops
-from acp2.errors import InvalidParams, RequestCancelled, RequestError
+from acp2.errors import InternalError, InvalidParams, RequestCancelled, RequestError
 from acp2.rpc.connection import Connection
+from acp2.rpc.later import Later
+from acp2.rpc.peer import one_line
 from acp2.schema.codec import encode
 from acp2.transport.base import Transport
 
@@ -189,24 +192,38 @@ class FrontBridge:
             result, booleans=self._booleans, dropped=self._drops
         )
 
-    async def on_prompt(self, params: v1.PromptRequest) -> v1.PromptResponse:
-        """``session/prompt``, held open until the idle that ends its turn; a prompt the
-        agent withdrew (cancelled while queued) is answered ``cancelled``."""
+    async def on_prompt(
+        self, params: v1.PromptRequest
+    ) -> v1.PromptResponse | Later[v1.PromptResponse]:
+        """``session/prompt``, held open until the idle that ends its turn and answered in
+        the call that delivers that idle (a :class:`Later`: no task wakes for it); a
+        prompt the agent withdrew (cancelled while queued) is answered ``cancelled``."""
         session = self.session(params.session_id)
         session.projector.prompt_sent()
         try:
             accepted = await self.v2.call(v2m.SESSION_PROMPT, side.prompt_request_from_v1(params))
         except RequestCancelled:
             return v1.PromptResponse(stop_reason="cancelled")
-        if accepted.message_id is UNSET:
+        message_id = accepted.message_id
+        if message_id is UNSET:
             raise RequestError("The agent did not name the prompt's message")
-        idle = await session.turns.wait(accepted.message_id)
+        later: Later[v1.PromptResponse] = Later(
+            on_cancel=partial(session.turns.give_up, message_id)
+        )
+        session.turns.answer(message_id, partial(self._answer_prompt, later))
+        return later
+
+    def _answer_prompt(self, later: Later[v1.PromptResponse], idle: v2.StateUpdate) -> None:
+        """Answer a held prompt with the stop reason of its ``idle`` (or its error)."""
         try:
-            return side.prompt_result_to_v1(idle, self._drops)
+            later.resolve(side.prompt_result_to_v1(idle, self._drops))
         except side.PromptFailed as failed:
             error = failed.error
             data = None if error.data is UNSET else error.data
-            raise RequestError(error.message, data, code=error.code) from None
+            later.fail(RequestError(error.message, data, code=error.code))
+        except Exception as exc:  # as a failing handler is answered: never left open
+            logger.exception("v1 bridge: answering a prompt from its idle failed")
+            later.fail(InternalError(one_line(exc)))
 
     async def on_cancel(self, params: v1.CancelNotification) -> None:
         """``session/cancel``: the agent ends the turn ``cancelled``, which answers it."""
@@ -256,9 +273,15 @@ class FrontBridge:
             # A plain text chunk is the same JSON in both versions: encoded once, as v1.
             self.v1.send_frame_nowait(session.frame_head + encode(params.update) + b"}}")
             return
-        session.turns.observe(params.update)
-        for note in session.projector.project(params):
+        self.project(session, params.update)
+
+    def project(self, session: BridgeSession, update: Any) -> None:
+        """Send what v1 says of ``update`` (a v2 session update of ``session``, open and
+        not held back), then note it in the session's turns: an ``idle`` answers its
+        held prompt here, behind anything said before it."""
+        for note in session.projector.project(update):
             self.v1.send_notification_nowait(v1m.SESSION_UPDATE, note)
+        session.turns.observe(update)
 
     async def _flush(self, session: BridgeSession) -> None:
         backlog = session.backlog or []
@@ -306,7 +329,9 @@ async def serve_v1_client(agent: Any, transport: Transport) -> None:
     client goes away. The agent runtime and the bridge share this process, so they meet
     over :func:`~acp2.bridge.local.local_pair`: the bridge calls the runtime's handlers
     and gets its results as objects, and the agent's updates reach the projection in
-    the call that emits them (plain text chunks pass as bytes: :class:`Splice`)."""
+    the call that emits them: :class:`Splice` is the agent's sink, plain text chunks pass
+    as bytes, the turn's state updates and user messages are decoded from their own
+    bytes, and the idle that ends a turn answers its held v1 prompt in that call."""
     from acp2.agent.connection import serve_link
     from acp2.agent.runtime import runtime_for
 
@@ -317,7 +342,10 @@ async def serve_v1_client(agent: Any, transport: Transport) -> None:
         bridge.register()
         # The producer (the agent's emitter) sees the v1 connection's backpressure itself.
         bridge_end.on(v2m.SESSION_UPDATE, bridge.deliver)
-        bridge_end.frame_filter = Splice(v1conn, bridge.wire_sessions)
+        splice = Splice(
+            v1conn, bridge.wire_sessions, project=bridge.project, fallback=agent_end.hand_over
+        )
+        agent_end.send_frames_through(splice.send)
         try:
             await serve_link(agent, cast(Connection, agent_end))
         finally:

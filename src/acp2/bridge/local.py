@@ -25,7 +25,9 @@ or scheduled in between:
   frame) is offered to the other end's ``frame_filter`` first (the front bridge passes
   plain text chunks to the v1 client as the same bytes), else decoded with the params
   type the handler registered and handled in the sender's call; such handlers must be
-  plain functions (the producer applies the backpressure itself).
+  plain functions (the producer applies the backpressure itself). A relay may instead
+  stand in for it entirely (``send_frames_through``: one call less per streamed frame),
+  handing what it does not take to ``hand_over``.
 - Flow control and the end of the link are ``flow``'s, the connection to the v1 peer
   that every message ends on: ``congested`` / ``drain()`` / ``closed`` /
   ``wait_closed()`` / ``aclose()``, its close reason, and flush hooks (the history
@@ -216,10 +218,22 @@ class LocalEnd:
     def send_frame_nowait(self, frame: bytes) -> None:
         """Hand one encoded notification frame to the other end (see the module);
         ``ConnectionClosed`` once the flow connection is closing (the frame is dropped)."""
-        other = self.other
-        take = other.frame_filter
+        take = self.other.frame_filter
         if take is not None and take(frame):
             return  # it raises ConnectionClosed itself once the flow connection closes
+        self.hand_over(frame)
+
+    def send_frames_through(self, send: Callable[[bytes], None]) -> None:
+        """Make ``send`` this end's :meth:`send_frame_nowait` (a relay on the stream's
+        hot path: one call less per frame). It must hand every frame it does not take to
+        :meth:`hand_over`, and raise ``ConnectionClosed`` once the flow connection is
+        closing, as :meth:`send_frame_nowait` does."""
+        self.send_frame_nowait = send  # type: ignore[method-assign, assignment]
+
+    def hand_over(self, frame: bytes) -> None:
+        """:meth:`send_frame_nowait` past the other end's ``frame_filter``: the frame is
+        decoded and handled by the other end in this call."""
+        other = self.other
         if self.flow.closed:
             raise ConnectionClosed(f"{self.name}: the connection is closed")
         if frame.startswith(SESSION_UPDATE_PREFIX):

@@ -4,19 +4,20 @@ A v2 agent answers ``session/prompt`` as soon as the prompt is accepted, with it
 ``messageId``; the turn then sends ``user_message`` with that id, ``running``, its
 updates and one ``idle``. A v1 client expects the prompt held open until that idle, so
 :class:`Turns` pairs each idle with the ``user_message`` that began its turn. The pairing
-is made as the updates arrive (in the v2 connection's reader), so it does not depend on
-when the prompt's handler resumes after its response. Work without a user message (an
-agent-initiated turn) ends with an idle that answers nothing.
+is made as the updates arrive (in the v2 connection's reader, or in process in the
+emitting call), so it does not depend on when the prompt's handler resumes after its
+response; the prompt's answer is given in the call that delivers its idle
+(:meth:`Turns.answer`, an :class:`acp2.rpc.Later` in the front bridge). Work without a
+user message (an agent-initiated turn) ends with an idle that answers nothing.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Final
 
 import acp2.schema as v2
-from acp2 import _aio
 from acp2.compat.v1.project import V1Projector
 from acp2.rpc.messages import SESSION_UPDATE_PREFIX
 from acp2.schema.codec import encode
@@ -33,8 +34,8 @@ class Turns:
     def __init__(self) -> None:
         self._current: str | None = None
         self._ended: OrderedDict[str, v2.StateUpdate] = OrderedDict()
-        #: Bare futures (acp2._aio waiters: ~0.2 µs, an anyio.Event ~2 µs per prompt).
-        self._waiting: dict[str, asyncio.Future[v2.StateUpdate]] = {}
+        #: What to call with the idle of each prompt still running, by its message id.
+        self._waiting: dict[str, Callable[[v2.StateUpdate], None]] = {}
 
     def observe(self, update: object) -> None:
         """Feed one v2 session update, in arrival order."""
@@ -46,26 +47,27 @@ class Turns:
                 self._end(message_id, update)
 
     def _end(self, message_id: str, idle: v2.StateUpdate) -> None:
-        waiter = self._waiting.pop(message_id, None)
-        if waiter is not None:
-            _aio.resolve(waiter, idle)
+        then = self._waiting.pop(message_id, None)
+        if then is not None:
+            then(idle)
             return
         self._ended[message_id] = idle
         while len(self._ended) > _KEPT:
             self._ended.popitem(last=False)
 
-    async def wait(self, message_id: str) -> v2.StateUpdate:
-        """The idle that ended the turn of ``message_id`` (waits for it)."""
-        if message_id in self._ended:
-            return self._ended.pop(message_id)
-        waiter = self._waiting.get(message_id)
-        if waiter is None:
-            waiter = self._waiting[message_id] = _aio.new_waiter()
-        try:
-            return await waiter
-        finally:
-            if self._waiting.get(message_id) is waiter:
-                del self._waiting[message_id]  # given up (cancelled): nothing waits now
+    def answer(self, message_id: str, then: Callable[[v2.StateUpdate], None]) -> None:
+        """Call ``then(idle)`` with the idle that ends the turn of ``message_id``: now if
+        it ended already, else in the call that :meth:`observe` s it. One per id: a
+        second call replaces the first (a v2 agent names each prompt once)."""
+        idle = self._ended.pop(message_id, None)
+        if idle is not None:
+            then(idle)
+        else:
+            self._waiting[message_id] = then
+
+    def give_up(self, message_id: str) -> None:
+        """Nothing waits for ``message_id`` any more (its prompt was cancelled)."""
+        self._waiting.pop(message_id, None)
 
     def forget(self) -> None:
         """Drop the pairings a replay left behind (no prompt waits for them)."""

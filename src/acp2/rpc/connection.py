@@ -42,6 +42,7 @@ from acp2.errors import ConnectionClosed, LocalProtocolError, RemoteProtocolErro
 from acp2.rpc.dispatch import REQUEST_BURST, Dispatcher, UnknownNotificationHandler
 from acp2.rpc.events import Tap
 from acp2.rpc.framing import DEFAULT_MAX_MESSAGE_SIZE
+from acp2.rpc.later import Later
 from acp2.rpc.messages import TOO_DEEP
 from acp2.rpc.outbox import DEFAULT_HIGH_WATER, FLUSH_SIZE, Outbox
 from acp2.rpc.peer import Peer
@@ -255,7 +256,8 @@ class Connection:
         self, method: str, params_type: type[P], handler: Callable[[P], Awaitable[Any]]
     ) -> None:
         """Serve ``method``: params are decoded as ``params_type`` (``-32602`` if they do
-        not fit) and the handler's return value is the result. Replaces any handler."""
+        not fit) and the handler's return value is the result -- or, when it returns a
+        :class:`~acp2.rpc.later.Later`, what that is resolved with. Replaces any handler."""
         self._peer.serve(method, params_type, handler)
 
     @overload
@@ -299,10 +301,13 @@ class Connection:
         self, spec: MethodSpec[P, None], handler: Callable[[P], Awaitable[None] | None]
     ) -> None: ...
     @overload
-    def on(self, spec: MethodSpec[P, R], handler: Callable[[P], Awaitable[R]]) -> None: ...
+    def on(
+        self, spec: MethodSpec[P, R], handler: Callable[[P], Awaitable[R | Later[R]]]
+    ) -> None: ...
     def on(self, spec: MethodSpec[P, Any], handler: Callable[[P], Any]) -> None:
         """Handle the method ``spec`` (a method table entry): a request's handler returns
-        its result (:meth:`on_request`); a notification's is called in arrival order
+        its result (:meth:`on_request`), or a :class:`~acp2.rpc.later.Later` it resolves
+        afterwards; a notification's is called in arrival order
         (:meth:`on_notification`). Replaces any handler for the method."""
         if spec.kind == "request":
             self.on_request(spec.name, spec.params_type, handler)

@@ -41,7 +41,8 @@ class Incoming:
     """One request of the remote side that is not answered yet.
 
     Only the peer's ``send_response`` / ``send_error`` answer it, once. ``scope`` is the
-    shell's to use (the request's cancel scope); the peer never reads it.
+    shell's to use (the request's cancel scope, or the :class:`~acp2.rpc.later.Later` its
+    handler returned); the peer never reads it.
     """
 
     __slots__ = ("batch", "id", "scope")

@@ -3,8 +3,9 @@
 The :class:`~acp2.rpc.peer.Peer` decides that a request is answered exactly once
 (TR-09, TR-21, TR-22, TR-23); a :class:`Responder` runs its handler inside the request's
 own cancel scope and writes the answer the peer returns, in the same synchronous step in
-which the handler returns. Handler exceptions are mapped to error responses here, in one
-place.
+which the handler returns -- or, when the handler returns a :class:`~acp2.rpc.later.Later`,
+in the step that resolves it. Handler exceptions are mapped to error responses here, in
+one place.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import anyio
 
 from acp2.errors import InternalError, RequestCancelled, RequestError
 from acp2.rpc.events import Incoming
+from acp2.rpc.later import Later
 from acp2.rpc.peer import Peer, one_line
 
 __all__ = ["Responder", "one_line"]
@@ -38,7 +40,8 @@ class Responder:
 
     @staticmethod
     def cancel(request: Incoming) -> None:
-        """Cancel the handler of ``request`` (TR-22); a no-op before it was opened."""
+        """Cancel the handler of ``request`` (TR-22), or its :class:`Later` once the
+        handler returned one; a no-op before it was opened."""
         if request.scope is not None:
             request.scope.cancel()
 
@@ -63,13 +66,17 @@ class Responder:
         """Run ``handler(params)`` in the request's cancel scope and answer it once.
 
         A cancelled handler is answered ``-32800`` unless it returned a result of its
-        own; ``RequestError`` is sent as is; anything else is ``-32603`` and logged.
+        own; ``RequestError`` is sent as is; anything else is ``-32603`` and logged. A
+        :class:`Later` it returns answers the request when it is resolved.
         """
         scope: anyio.CancelScope = request.scope
         try:
             with scope:
                 result = await handler(params)
-                self._sent(self._peer.send_response(request, result))
+                if type(result) is Later:
+                    self._defer(request, result)
+                else:
+                    self._sent(self._peer.send_response(request, result))
                 return
             self.answer_error(request, RequestCancelled())
         except RequestError as exc:
@@ -84,6 +91,18 @@ class Responder:
         except BaseException as exc:  # e.g. KeyboardInterrupt: answer, then let it through
             self.answer_error(request, InternalError(one_line(exc)))
             raise
+
+    def _defer(self, request: Incoming, later: Later[Any]) -> None:
+        # The request's scope is now its Later: a cancel (TR-22, TR-23) reaches it there.
+        request.scope = later
+
+        def answer(result: Any, error: RequestError | None) -> None:
+            if error is None:
+                self._sent(self._peer.send_response(request, result))
+            else:
+                self.answer_error(request, error)
+
+        later.bind(answer)
 
     def answer_error(self, request: Incoming, error: RequestError) -> None:
         """Answer ``request`` with ``error``, if still unanswered."""
