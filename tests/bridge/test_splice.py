@@ -275,3 +275,30 @@ async def test_as_the_agents_sink_the_splice_hands_what_it_does_not_take_on() ->
     texts = [frame["params"]["update"]["content"]["text"] for frame in passed]
     assert texts == ["hi", "hi", 'say "hi"']
     assert handed == [update_frame("s1", plan)]
+
+
+async def test_the_sinks_quick_check_hands_on_every_frame_with_more_after_its_text() -> None:
+    first = v2.AgentMessageChunk(message_id="m", content=v2.TextContent(text="go"))
+    passing = [
+        v2.AgentMessageChunk(message_id="m", content=v2.TextContent(text=text))
+        for text in ("plain", "", "a\nb", "ends with \\")
+    ]
+    noted = v2.AgentMessageChunk(message_id="m", content=v2.TextContent(text="x"), meta={"k": "v"})
+    annotated = v2.AgentMessageChunk(
+        message_id="m", content=v2.TextContent(text="x", annotations=v2.Annotations(priority=1))
+    )
+    editor, v1_end = memory_pair()
+    session = BridgeSession("s1", boolean_options=False)
+    handed: list[bytes] = []
+    async with Connection(v1_end, name="v1") as v1:
+        splice = Splice(v1, {session.wire_id: session}, fallback=handed.append)
+        splice.send(update_frame("s1", first))  # sets the prefix the quick check compares
+        for update in (*passing, noted, annotated):
+            splice.send(update_frame("s1", update))
+        wire = Wire(editor)
+        with anyio.fail_after(5):
+            passed = [await wire._read() for _ in range(1 + len(passing))]
+
+    texts = [frame["params"]["update"]["content"]["text"] for frame in passed]
+    assert texts == ["go", "plain", "", "a\nb", "ends with \\"]
+    assert handed == [update_frame("s1", noted), update_frame("s1", annotated)]

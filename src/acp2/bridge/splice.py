@@ -54,6 +54,8 @@ _TEXT: Final = b'","content":{"type":"text","text":"'
 _END: Final = b'"}}}}'
 _END_LEN: Final = len(_END)
 _BACKSLASH: Final = 92
+#: The prefix before any frame passed: no frame starts with it (frames start with ``{``).
+_NEVER: Final = b"\x00"
 #: The update kinds decoded from their own bytes (``"sessionUpdate":"`` ends before the
 #: tag) and handed to the projection directly: the turn's bookkeeping frames.
 _DIRECT: Final = (
@@ -97,6 +99,7 @@ class Splice:
         "_project",
         "_put",
         "_sessions",
+        "_start",
         "_v1",
     )
 
@@ -114,7 +117,8 @@ class Splice:
         self._project = project
         self._fallback = fallback
         #: How the last frame that passed starts, up to its text, and its session.
-        self._prefix = b""
+        self._prefix = _NEVER
+        self._start = 0
         self._prefix_id = b""
         self._prefix_session: _Session | None = None
 
@@ -138,19 +142,18 @@ class Splice:
     def send(self, frame: bytes) -> None:
         """Take ``frame`` as :meth:`__call__` does, or hand it to ``fallback``: the
         agent's sink (the common case inlined: one call per streamed chunk)."""
-        prefix = self._prefix
-        if prefix and frame.startswith(prefix):
-            session = self._sessions.get(self._prefix_id)
-            start, end = len(prefix), len(frame) - _END_LEN
+        if frame.startswith(self._prefix):
+            end = len(frame) - _END_LEN
+            # The first quote after the text is the one that closes it, right before the
+            # frame's end (no quote in the text, the text does not end in a backslash).
             if (
-                session is self._prefix_session
-                and session.backlog is None  # type: ignore[union-attr]
-                and end >= start
-                and frame.endswith(_END)
-                and frame.find(b'"', start, end) < 0
+                frame.find(b'"', self._start) == end
                 and frame[end - 1] != _BACKSLASH
+                and frame.endswith(_END)
+                and self._sessions.get(self._prefix_id) is (session := self._prefix_session)
+                and session.backlog is None  # type: ignore[union-attr]
             ):
-                self._put(frame)  # no quote, no trailing backslash: the text ends here
+                self._put(frame)
                 return
         if not self(frame):
             assert self._fallback is not None
@@ -182,6 +185,7 @@ class Splice:
             return _REFUSED
         session.projector.note_spoken(kind, decode(frame[at - 1 : text + 1], str))
         self._prefix = frame[: text + len(_TEXT)]
+        self._start = len(self._prefix)
         self._prefix_id, self._prefix_session = wire_id, session
         return _PASS
 
