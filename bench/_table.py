@@ -180,6 +180,8 @@ def _remote_rows(key: str, name: str) -> tuple[Row, ...]:
         Row(f"remote.{key}_updates_per_s", f"remote {name}: updates/s", 0, vs_ts),
         Row(f"remote.{key}_client_cpu_us", f"remote {name}: client CPU µs/update", 1),
         Row(f"remote.{key}_server_cpu_us", f"remote {name}: server CPU µs/update", 1),
+        Row(f"remote.{key}_client_idle_us", f"remote {name}: client idle µs/update", 1),
+        Row(f"remote.{key}_server_idle_us", f"remote {name}: server idle µs/update", 1),
         Row(f"remote.{key}_plain_updates_per_s", f"remote {name} plain: updates/s", 0, vs_ts_plain),
         Row(f"remote.{key}_plain_client_cpu_us", f"remote {name} plain: client CPU µs/update", 1),
         Row(f"remote.{key}_plain_server_cpu_us", f"remote {name} plain: server CPU µs/update", 1),

@@ -8,6 +8,11 @@ Measures, on 127.0.0.1, in fresh processes (the server is a subprocess):
   client's and the server's CPU µs per update inside the window (``*_client_cpu_us``,
   ``*_server_cpu_us``); ``ws_plain_*`` / ``sse_plain_*``: the same over plain links
   (no durability asked for: what the TS SDK pair of ``ts_remote.py`` runs);
+  ``*_client_idle_us`` / ``*_server_idle_us``: µs per update each process's event-loop
+  thread was neither on a CPU nor waiting for one (``/proc/<pid>/schedstat``): time it had
+  nothing to do, i.e. waited for the other side. Near zero for the slower side of a link
+  that pipelines; both sides idle at once would mean the link serialises them (left out
+  where the kernel keeps no schedstat);
 * ``reconnect_p50_ms``: a small TCP proxy in front of the server cuts the connection
   (RST both ways); the time from the cut until a prompt sent right after it is answered,
   p50 over ``--runs`` cuts per profile (the prompt alone is ``prompt_p50_ms``, so the
@@ -23,6 +28,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
+import os
 import socket
 import statistics
 import struct
@@ -86,6 +93,23 @@ async def proxied(port: int) -> AsyncIterator[Proxy]:
         proxy.cut()
 
 
+def busy_s(pid: int) -> float | None:
+    """Seconds the main thread of ``pid`` has been on a CPU or runnable and waiting for
+    one (``/proc/<pid>/schedstat``: run time + run-queue wait), or None without it."""
+    try:
+        with open(f"/proc/{pid}/schedstat") as stat:
+            ran, waited = stat.read().split()[:2]
+    except (OSError, ValueError):
+        return None
+    return (int(ran) + int(waited)) / 1e9
+
+
+def idle_us(busy: float, seconds: float, updates: int) -> float:
+    """µs per update of ``seconds`` that were neither run nor run-queue wait (``busy``:
+    the growth of :func:`busy_s` over the window)."""
+    return max(0.0, seconds - busy) / updates * 1e6
+
+
 def _client(port: int, profile: str, durable: bool = True) -> Any:
     from acp2.client import connect_url
     from acp2.transport.backoff import Backoff
@@ -99,7 +123,8 @@ async def throughput(
     port: int, pid: int, profile: str, updates: int, durable: bool = True
 ) -> dict[str, float]:
     """One ``stream N`` prompt over ``profile``: updates/s, client and server CPU µs per
-    update (this process's own CPU; the server's from ``/proc``), inside the window."""
+    update (this process's own CPU; the server's from ``/proc``), inside the window, and
+    how long each side's event loop was idle per update (when the kernel says)."""
     seen = 0
 
     def count(update: Any, raw: bytes) -> None:
@@ -109,15 +134,26 @@ async def throughput(
     async with _client(port, profile, durable) as client:
         session = await client.new_session(on_update=count)
         await (await session.prompt("stream 10")).wait()
+        # Collect the garbage of what ran before (e.g. the idle connections' clients) now:
+        # otherwise a full collection of it lands in whichever stream runs first (measured:
+        # 0.1-0.2 s in the first 100,000-update window, 1-2 µs per update of its client).
+        gc.collect()
+        me = os.getpid()
+        busy0 = busy_s(me), busy_s(pid)
         server0, own0, t0 = cpu_s(pid), time.process_time(), time.perf_counter()
         await (await session.prompt(f"stream {updates}")).wait()
         seconds = time.perf_counter() - t0
         own, server = time.process_time() - own0, cpu_s(pid) - server0
-    return {
+        busy1 = busy_s(me), busy_s(pid)
+    found = {
         "updates_per_s": updates / seconds,
         "client_cpu_us": own / updates * 1e6,
         "server_cpu_us": server / updates * 1e6,
     }
+    for side, before, after in zip(("client", "server"), busy0, busy1, strict=True):
+        if before is not None and after is not None:
+            found[f"{side}_idle_us"] = idle_us(after - before, seconds, updates)
+    return found
 
 
 async def reconnects(port: int, profile: str, runs: int) -> tuple[float, float]:

@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 from .test_harness import BENCH, provisioned, run_tiny
 
 
@@ -76,3 +78,21 @@ def test_a_metric_the_baseline_skipped_reads_n_a() -> None:
     absent = {"ts-sdk": {"remote.ws_reconnect_p50_ms": "n/a"}}
     cells = remote_lines(values, absent)["remote WebSocket: cut -> prompt answered p50 ms"]
     assert cells[:2] == ["12.00", "n/a"]
+
+
+def test_acp2_reports_how_long_each_side_of_a_link_was_idle(tmp_path: Path) -> None:
+    if not Path("/proc/self/schedstat").exists():
+        pytest.skip("this kernel keeps no /proc/<pid>/schedstat")
+    _, results = run_tiny(tmp_path, "acp2", "--only", "remote")
+    remote = results["remote"]
+    assert remote["status"] == "ok", remote["reason"]
+    for key in ("ws", "sse", "ws_plain", "sse_plain"):
+        for side in ("client", "server"):
+            assert remote["metrics"][f"{key}_{side}_idle_us"] >= 0
+
+
+def test_the_idle_time_of_both_sides_is_shown_for_each_durable_link() -> None:
+    values = {"acp2": {"remote.ws_client_idle_us": 0.31, "remote.sse_server_idle_us": 3.0}}
+    lines = remote_lines(values, {})
+    assert lines["remote WebSocket: client idle µs/update"][0] == "0.3"
+    assert lines["remote SSE: server idle µs/update"][0] == "3.0"
