@@ -3,8 +3,9 @@
 Measures, on 127.0.0.1, in fresh processes (the server is a subprocess):
 
 * ``ws_updates_per_s`` / ``sse_updates_per_s``: one ``stream N`` prompt's updates per
-  second over a durable WebSocket and over Streamable HTTP (POST + durable SSE), counted
-  by the session's update listener (every update decoded into its model), with the
+  second over a durable WebSocket and over Streamable HTTP (POST + durable SSE), every
+  update decoded into its model and reduced into the session state and the work's text
+  (checked at the end, as ``acp2_stream.py`` does; no listener), with the
   client's and the server's CPU µs per update inside the window (``*_client_cpu_us``,
   ``*_server_cpu_us``); ``ws_plain_*`` / ``sse_plain_*``: the same over plain links
   (no durability asked for: what the TS SDK pair of ``ts_remote.py`` runs);
@@ -125,14 +126,8 @@ async def throughput(
     """One ``stream N`` prompt over ``profile``: updates/s, client and server CPU µs per
     update (this process's own CPU; the server's from ``/proc``), inside the window, and
     how long each side's event loop was idle per update (when the kernel says)."""
-    seen = 0
-
-    def count(update: Any, raw: bytes) -> None:
-        nonlocal seen
-        seen += 1
-
     async with _client(port, profile, durable) as client:
-        session = await client.new_session(on_update=count)
+        session = await client.new_session()
         await (await session.prompt("stream 10")).wait()
         # Collect the garbage of what ran before (e.g. the idle connections' clients) now:
         # otherwise a full collection of it lands in whichever stream runs first (measured:
@@ -141,10 +136,15 @@ async def throughput(
         me = os.getpid()
         busy0 = busy_s(me), busy_s(pid)
         server0, own0, t0 = cpu_s(pid), time.process_time(), time.perf_counter()
-        await (await session.prompt(f"stream {updates}")).wait()
+        work = await session.prompt(f"stream {updates}")
+        stop = await work.wait()
         seconds = time.perf_counter() - t0
         own, server = time.process_time() - own0, cpu_s(pid) - server0
         busy1 = busy_s(me), busy_s(pid)
+    # The test agent's chunks are "0 ", "1 ", ...: every one reduced into the work's text.
+    expected = sum(len(f"{i} ") for i in range(updates))
+    if stop != "end_turn" or len(work.text) != expected:
+        raise RuntimeError(f"stream ended {stop!r} with {len(work.text)} of {expected} chars")
     found = {
         "updates_per_s": updates / seconds,
         "client_cpu_us": own / updates * 1e6,
