@@ -38,6 +38,7 @@ CONNECT_ACP2_MODULES = {
     "acp2.rpc.dispatch",
     "acp2.rpc.events",
     "acp2.rpc.framing",
+    "acp2.rpc.later",  # deferred answers (the responder binds a handler's Later)
     "acp2.rpc.messages",
     "acp2.rpc.outbox",
     "acp2.rpc.peer",
