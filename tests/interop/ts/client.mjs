@@ -182,15 +182,24 @@ function observed(stream) {
       controller.enqueue(message);
     },
   });
-  const outgoing = new TransformStream({
-    transform(message, controller) {
+  // Each outgoing message is recorded as its write starts and the write is awaited, so
+  // the last write still in flight (over HTTP: a POST) can be awaited before exiting:
+  // otherwise a message the report lists might never reach the agent.
+  const writer = stream.writable.getWriter();
+  const outgoing = new WritableStream({
+    write(message) {
       observeOutgoing(message);
-      controller.enqueue(message);
+      inFlight = writer.write(message);
+      return inFlight;
     },
+    close: () => writer.close(),
+    abort: (reason) => writer.abort(reason),
   });
-  void outgoing.readable.pipeTo(stream.writable).catch(() => {});
-  return { readable: stream.readable.pipeThrough(incoming), writable: outgoing.writable };
+  return { readable: stream.readable.pipeThrough(incoming), writable: outgoing };
 }
+
+// The write in flight (see observed), settled before the process exits.
+let inFlight = Promise.resolve();
 
 // Resolves with the first event at index >= `from` matching `predicate`.
 function waitFor(predicate, what, from = 0) {
@@ -457,6 +466,8 @@ async function main() {
   if (child) {
     await stopAgent(child, exited);
   }
+  // Bounded: a write the server never answers must not keep the report from being printed.
+  await Promise.race([inFlight.catch(() => {}), new Promise((r) => setTimeout(r, 5000).unref())]);
   summarize();
   if (failure) {
     report.error = String(failure?.stack ?? failure);
