@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from _common import emit_skip
+from _drivers import size_parser
 
 BENCH_DIR = Path(__file__).resolve().parent
 AGENT = BENCH_DIR / "acp2_agent.py"
@@ -51,14 +52,7 @@ def acp2_command() -> str:
 
 def size_arguments(description: str | None) -> argparse.ArgumentParser:
     """Return a parser with every size option the hooks take (the same as the SDK drivers)."""
-    parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--updates", type=int, default=100_000)
-    parser.add_argument("--pings", type=int, default=2000)
-    parser.add_argument("--prompts", type=int, default=1000)
-    parser.add_argument("--warmup", type=int, default=50)
-    parser.add_argument("--replay", type=int, default=10_000)
-    parser.add_argument("--sessions", type=int, default=1000)
-    parser.add_argument("--window", type=int, default=64)
+    parser = size_parser(description)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument(
         "--store",

@@ -27,7 +27,6 @@ import os
 import statistics
 import sys
 import tempfile
-import time
 from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
@@ -44,6 +43,7 @@ from _common import (
     percentile,
     stream_prompt,
 )
+from _drivers import timed
 from raw_stream import json_dumps, json_loads
 
 NEEDS = ("acp2.agent", "acp2.client", "acp2.bridge.front", "acp2.bridge.back")
@@ -244,17 +244,6 @@ class RawAgent:
 
 
 # -- one peering, measured ------------------------------------------------------------------
-
-
-async def timed(count: int, warmup: int, call: Callable[[], Awaitable[Any]]) -> list[float]:
-    """Await ``call()`` ``warmup + count`` times; the last ``count`` timings (s)."""
-    samples: list[float] = []
-    for i in range(warmup + count):
-        t0 = time.perf_counter()
-        await call()
-        if i >= warmup:
-            samples.append(time.perf_counter() - t0)
-    return samples
 
 
 async def timed_turns(

@@ -25,7 +25,7 @@ import asyncio
 import itertools
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import anyio
 import anyio.to_thread
@@ -165,16 +165,22 @@ def _streams_going_on(result: StreamsPlan) -> StreamCursor:
     """The cursor of the connection here before anything is queued: every stream at its
     base, the sessions at ``result.positions``."""
     cursor = result.cursor
+    streams = {s: Track(base=t.base, sent=t.base) for s, t in cursor.streams.items()}
+    return _here(cursor, result.positions, cursor.base, kind=cursor.kind, streams=streams)
+
+
+def _here(cursor: StreamCursor, positions: dict[str, int], at: int, **more: Any) -> StreamCursor:
+    """A new cursor of ``cursor``'s stream going on from seq ``at`` with the sessions at
+    ``positions`` (what the taking node records from)."""
     return StreamCursor(
         id=cursor.id,
         principal=cursor.principal,
         initialize=cursor.initialize,
         received=cursor.received,
-        base=cursor.base,
-        sent=cursor.base,
-        counts=dict(result.positions),
-        kind=cursor.kind,
-        streams={s: Track(base=t.base, sent=t.base) for s, t in cursor.streams.items()},
+        base=at,
+        sent=at,
+        counts=dict(positions),
+        **more,
     )
 
 
@@ -194,16 +200,7 @@ def _without_own(
 def _going_on(result: Plan) -> StreamCursor:
     """The cursor of the stream here before anything is queued: the client is at
     ``result.last`` with ``result.positions``."""
-    cursor = result.cursor
-    return StreamCursor(
-        id=cursor.id,
-        principal=cursor.principal,
-        initialize=cursor.initialize,
-        received=cursor.received,
-        base=result.last,
-        sent=result.last,
-        counts=dict(result.positions),
-    )
+    return _here(result.cursor, result.positions, result.last)
 
 
 async def _initialize(connection: RemoteConnection, cursor: StreamCursor) -> None:
