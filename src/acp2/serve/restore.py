@@ -112,12 +112,7 @@ async def restore(registry: Registry, backing: Backing, result: Plan) -> RemoteC
     try:
         connection.received.last = cursor.received
         connection.main.start_at(result.last)
-        connection.hold_output()
-        await _initialize(connection, cursor)
-        deadline = time.monotonic() + backing.lease_ttl + 5.0
-        for session in result.positions:
-            await _resume(connection, backing.store, session, deadline)
-        tails = _without_own(await _tails(backing.store, result.positions), connection)
+        tails = await _sessions_back(connection, backing, cursor, result.positions)
         connection.recorder = CursorRecorder.resumed(backing.cursors, _going_on(result))
         for line in rebuild(result, tails):
             connection.push_restored(line)
@@ -144,12 +139,7 @@ async def restore_streams(
         connection.received.last = cursor.received
         for stream, base in result.bases.items():
             connection.stream(stream).start_at(base)
-        connection.hold_output()
-        await _initialize(connection, cursor)
-        deadline = time.monotonic() + backing.lease_ttl + 5.0
-        for session in result.positions:
-            await _resume(connection, backing.store, session, deadline)
-        tails = _without_own(await _tails(backing.store, result.positions), connection)
+        tails = await _sessions_back(connection, backing, cursor, result.positions)
         connection.recorder = CursorRecorder.resumed(backing.cursors, _streams_going_on(result))
         for stream, lines in rebuild_streams(result, tails).items():
             for line in lines:
@@ -159,6 +149,20 @@ async def restore_streams(
         registry.remove(connection.id)
         raise
     return connection
+
+
+async def _sessions_back(
+    connection: RemoteConnection, backing: Backing, cursor: StreamCursor, positions: dict[str, int]
+) -> dict[str, list[bytes]]:
+    """Hold the output, send the stored ``initialize``, resume every session (retried
+    until its old lease can have expired) and return the sessions' history tails less
+    what those resumes recorded."""
+    connection.hold_output()
+    await _initialize(connection, cursor)
+    deadline = time.monotonic() + backing.lease_ttl + 5.0
+    for session in positions:
+        await _resume(connection, backing.store, session, deadline)
+    return _without_own(await _tails(backing.store, positions), connection)
 
 
 def _streams_going_on(result: StreamsPlan) -> StreamCursor:
