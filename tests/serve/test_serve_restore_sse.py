@@ -122,6 +122,9 @@ async def test_a_connection_is_not_taken_over_for_another_principal_or_an_old_ev
         assert (await http.get(second.url, headers=unknown)).status_code == 404
         old = {**reopen, "acp-session-id": sid, "last-event-id": "1"}  # before the base
         assert (await http.get(second.url, headers=old)).status_code == 410
+        # A digit str.isdigit takes but int() does not: refused, the recorder untouched.
+        odd = {**reopen, "acp-session-id": sid, "last-event-id": "\u00b2".encode("latin-1")}
+        assert (await http.get(second.url, headers=odd)).status_code == 400
         # The takeover itself went through: the stream reopens from where it was.
         async with sse(http, second.url, poster.cid, sid, last_event_id=last) as session:
             poster.url = second.url

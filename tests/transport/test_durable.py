@@ -19,6 +19,7 @@ from acp2.transport.durable import (
     encode_ack,
     encode_batch,
     encode_data,
+    header_seq,
 )
 
 
@@ -251,3 +252,13 @@ def test_batches_of_a_consecutive_queue_match_the_general_cut_and_leave_no_messa
     assert all(len(decode_frame(f).messages()) <= 16 for f in frames)
     gapped = [*items[:5], *items[6:]]  # not consecutive: the general path, same rule
     assert [decode_frame(f).seq for f in batches(gapped, 16, 900)][:2] == [10, 16]
+
+
+@pytest.mark.parametrize("value", ["12", "0"])
+def test_a_header_seq_of_ascii_digits_is_read(value: str) -> None:
+    assert header_seq(value) == int(value)
+
+
+@pytest.mark.parametrize("value", [None, "", "-1", "+1", " 1", "1.0", "\u00b2", "\u0665", "x1"])
+def test_a_header_seq_of_anything_else_is_none(value: str | None) -> None:
+    assert header_seq(value) is None

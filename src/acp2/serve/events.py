@@ -15,7 +15,7 @@ import anyio
 from acp2.serve.asgi import Receive, Send, respond
 from acp2.serve.link import RemoteConnection
 from acp2.serve.outlet import Outlet
-from acp2.transport.durable import CursorTooOld
+from acp2.transport.durable import CursorTooOld, header_seq
 
 __all__ = ["stream_events"]
 
@@ -64,9 +64,9 @@ async def stream_events(
 
 
 def _resume(outlet: Outlet, last_event_id: str) -> tuple[int, str] | None:
-    if not (last_event_id.isascii() and last_event_id.isdigit()):
+    seq = header_seq(last_event_id)
+    if seq is None:
         return 400, f"Bad Last-Event-ID: {last_event_id[:40]!r}"
-    seq = int(last_event_id)
     if outlet.retained is not None and seq > outlet.retained.last:
         # Never sent here: a stream taken over whose history is shorter than what its
         # client saw. 410, as a WebSocket's 4410: the client falls back.

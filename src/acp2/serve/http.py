@@ -31,7 +31,7 @@ from acp2.serve.registry import Registry
 from acp2.serve.routing import Head, head, id_key, session_of
 from acp2.serve.security import Headers
 from acp2.serve.takeover import held_connection
-from acp2.transport.durable import ACK_HEADER, DURABLE_HEADER, SEQ_HEADER, SeqGap
+from acp2.transport.durable import ACK_HEADER, DURABLE_HEADER, SEQ_HEADER, SeqGap, header_seq
 
 __all__ = ["CONNECTION_HEADER", "SESSION_HEADER", "handle_http"]
 
@@ -131,15 +131,16 @@ async def _ack(send: Send, headers: Headers, registry: Registry, principal: str)
         await respond(send, *found)
         return
     raw = headers.get(ACK_HEADER) or ""
-    if not found.durable or found.kind != "http" or not (raw.isascii() and raw.isdigit()):
+    upto = header_seq(raw)
+    if not found.durable or found.kind != "http" or upto is None:
         await respond(send, 400, f"Bad {ACK_HEADER}: {raw[:40]!r} (durable SSE streams only)")
         return
     session = headers.get(SESSION_HEADER)
     outlet = found.main if session is None else found.sessions.get(session)
     if outlet is not None:
-        outlet.ack(int(raw))
+        outlet.ack(upto)
         if found.recorder is not None:
-            found.recorder.ack_on(session, int(raw))
+            found.recorder.ack_on(session, upto)
     found.touch()
     await respond(send, 204)
 
@@ -249,6 +250,7 @@ async def _get(
         await respond(send, 400, f"Too many session streams: {exc}")
         return
     last_event_id = headers.get("last-event-id")
-    if found.recorder is not None and last_event_id is not None and last_event_id.isdigit():
-        found.recorder.ack_on(session, int(last_event_id))  # a reopen confirms up to it
+    confirmed = header_seq(last_event_id)
+    if found.recorder is not None and confirmed is not None:
+        found.recorder.ack_on(session, confirmed)  # a reopen confirms up to it
     await stream_events(receive, send, found, outlet, last_event_id)

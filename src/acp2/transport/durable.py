@@ -63,6 +63,7 @@ __all__ = [
     "encode_ack",
     "encode_batch",
     "encode_data",
+    "header_seq",
 ]
 
 #: Request header asking for a durable link (value ``1``); the answer repeats it with the
@@ -389,6 +390,15 @@ def _runs(items: list[tuple[int, bytes]], max_count: int, max_bytes: int) -> lis
 
 def _frame(first: int, run: list[bytes]) -> bytes:
     return encode_data(first, run[0]) if len(run) == 1 else encode_batch(first, run)
+
+
+def header_seq(value: str | None) -> int | None:
+    """A seq sent as a header (``Last-Event-ID``, ``Acp2-Ack``): ASCII digits only, else
+    None (``int()`` would take signs, spaces and other scripts' digits, and fail on
+    some characters ``str.isdigit`` accepts, such as superscripts)."""
+    if value is None or not (value.isascii() and value.isdigit()):
+        return None
+    return int(value)
 
 
 def encode_ack(seq: int) -> bytes:
