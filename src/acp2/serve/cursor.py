@@ -55,6 +55,7 @@ __all__ = [
     "MAX_KEPT_BYTES",
     "MAX_MARKS",
     "REFOLD_EVERY",
+    "UPDATE_HEAD",
     "CursorRecorder",
     "history_session",
 ]
@@ -75,7 +76,9 @@ MAX_MARKS: Final = 4096
 #: stored again (:meth:`CursorRecorder.ack_on`): what a takeover rebuilds stays bounded.
 REFOLD_EVERY: Final = 4096
 
-_UPDATE_HEAD: Final = SESSION_UPDATE_PREFIX + b'{"sessionId":"'
+#: How the agent runtime's ``session/update`` notifications start, up to the session id
+#: (:mod:`acp2.serve.link` routes by it too).
+UPDATE_HEAD: Final = SESSION_UPDATE_PREFIX + b'{"sessionId":"'
 _KIND_HEAD: Final = b'","update":{"sessionUpdate":"'
 #: What follows the kind field of an update that is never recorded (one startswith).
 _UNRECORDED: Final = tuple(kind + b'"' for kind in NOT_RECORDED)
@@ -122,8 +125,8 @@ _DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError)
 def history_session(line: bytes) -> str | None:
     """The session whose history ``line`` is the next update of, or None when ``line``
     is anything else (not a ``session/update``, or one of a kind never recorded)."""
-    if line.startswith(_UPDATE_HEAD):
-        start = len(_UPDATE_HEAD)
+    if line.startswith(UPDATE_HEAD):
+        start = len(UPDATE_HEAD)
         end = line.find(b'"', start)
         if end > 0 and line.startswith(_KIND_HEAD, end) and b"\\" not in line[start:end]:
             kind_start = end + len(_KIND_HEAD)
@@ -267,7 +270,7 @@ class CursorRecorder:
         run = Run(session, seq, seq)
         tracking.track.marks.append(run)
         tracking.run = run
-        tracking.head = _UPDATE_HEAD + session.encode() + _KIND_HEAD
+        tracking.head = UPDATE_HEAD + session.encode() + _KIND_HEAD
 
     def sent_all(self, first: int, lines: list[bytes]) -> None:
         """Note ``lines`` queued on the connection's stream under ``first``, ``first + 1``,

@@ -22,18 +22,15 @@ from typing import Final, Literal
 import anyio
 
 from acp2.errors import ConnectionClosed
-from acp2.rpc.messages import SESSION_UPDATE_PREFIX
 from acp2.serve.config import ServeConfig
-from acp2.serve.cursor import CursorRecorder
+from acp2.serve.cursor import UPDATE_HEAD, CursorRecorder
 from acp2.serve.outlet import Outlet
 from acp2.serve.routing import Router, id_key
 from acp2.transport.durable import Received, Retention
 
 __all__ = ["Kind", "RemoteConnection"]
 
-#: How the agent runtime's ``session/update`` notifications start, up to the session id.
-_UPDATE_HEAD: Final = SESSION_UPDATE_PREFIX + b'{"sessionId":"'
-_UPDATE_START: Final = len(_UPDATE_HEAD)
+_UPDATE_START: Final = len(UPDATE_HEAD)
 
 
 def _head_of(session: str | None) -> bytes:
@@ -41,7 +38,7 @@ def _head_of(session: str | None) -> bytes:
     with that prefix goes to the same stream; empty for None or an id JSON escapes."""
     if session is None or "\\" in session or '"' in session or not session.isprintable():
         return b""
-    return _UPDATE_HEAD + session.encode() + b'"'
+    return UPDATE_HEAD + session.encode() + b'"'
 
 
 #: How the client reaches the connection.
@@ -306,7 +303,7 @@ class RemoteConnection:
 
     def _destination(self, line: bytes) -> str | None:
         """The session stream ``line`` goes to (None: the connection stream)."""
-        if line.startswith(_UPDATE_HEAD):
+        if line.startswith(UPDATE_HEAD):
             # The hot path: a session/update notification goes to its params.sessionId.
             end = line.find(b'"', _UPDATE_START)
             if end > 0 and b"\\" not in line[_UPDATE_START:end]:

@@ -80,9 +80,7 @@ class Registry:
         if self.backing is not None and retention is not None:
             connection.recorder = self._recorder(connection.id, principal, kind)
         self._connections[connection.id] = connection
-        task = asyncio.get_running_loop().create_task(self._run(connection))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self.adopt(asyncio.get_running_loop().create_task(self._run(connection)))
         if self._reaper is None or self._reaper.done():
             self._reaper = asyncio.get_running_loop().create_task(self._reap_forever())
         return connection
