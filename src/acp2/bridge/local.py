@@ -22,12 +22,11 @@ or scheduled in between:
   bytes); its awaitable, if any, is returned for the sender to await before it sends
   on, as a ``Connection``'s reader awaits it before the next message.
 - ``send_frame_nowait(frame)`` (the agent's emitter: one encoded ``session/update``
-  frame) is offered to the other end's ``frame_filter`` first (the front bridge passes
-  plain text chunks to the v1 client as the same bytes), else decoded with the params
-  type the handler registered and handled in the sender's call; such handlers must be
-  plain functions (the producer applies the backpressure itself). A relay may instead
-  stand in for it entirely (``send_frames_through``: one call less per streamed frame),
-  handing what it does not take to ``hand_over``.
+  frame) is decoded with the params type the handler registered and handled in the
+  sender's call; such handlers must be plain functions (the producer applies the
+  backpressure itself). A relay may stand in for it (``send_frames_through``: the front
+  bridge passes plain text chunks to the v1 client as the same bytes), handing what it
+  does not take to ``hand_over``.
 - Flow control and the end of the link are ``flow``'s, the connection to the v1 peer
   that every message ends on: ``congested`` / ``drain()`` / ``closed`` /
   ``wait_closed()`` / ``aclose()``, its close reason, and flush hooks (the history
@@ -112,14 +111,12 @@ class Flow(Protocol):
 
 
 class LocalEnd:
-    """One end of :func:`local_pair` (see the module). ``frame_filter``, when set, is
-    offered every frame the other end sends first; True means it took the frame."""
+    """One end of :func:`local_pair` (see the module)."""
 
     def __init__(self, name: str, flow: Flow) -> None:
         self.name = name
         self.flow = flow
         self.other: LocalEnd = self
-        self.frame_filter: Callable[[bytes], bool] | None = None
         self._requests: dict[str, Callable[[Any], Awaitable[Any]]] = {}
         #: Notification handlers by method: (params type, handler, wants raw params).
         self._notes: dict[str, tuple[Any, Handler, bool]] = {}
@@ -217,10 +214,8 @@ class LocalEnd:
 
     def send_frame_nowait(self, frame: bytes) -> None:
         """Hand one encoded notification frame to the other end (see the module);
-        ``ConnectionClosed`` once the flow connection is closing (the frame is dropped)."""
-        take = self.other.frame_filter
-        if take is not None and take(frame):
-            return  # it raises ConnectionClosed itself once the flow connection closes
+        ``ConnectionClosed`` once the flow connection is closing (the frame is dropped).
+        :meth:`send_frames_through` puts a relay in its place."""
         self.hand_over(frame)
 
     def send_frames_through(self, send: Callable[[bytes], None]) -> None:
@@ -231,8 +226,8 @@ class LocalEnd:
         self.send_frame_nowait = send  # type: ignore[method-assign, assignment]
 
     def hand_over(self, frame: bytes) -> None:
-        """:meth:`send_frame_nowait` past the other end's ``frame_filter``: the frame is
-        decoded and handled by the other end in this call."""
+        """The frame decoded and handled by the other end in this call (what
+        :meth:`send_frame_nowait` does when no relay stands in for it)."""
         other = self.other
         if self.flow.closed:
             raise ConnectionClosed(f"{self.name}: the connection is closed")

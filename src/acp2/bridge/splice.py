@@ -2,8 +2,8 @@
 
 An acp2 agent's ``agent_message_chunk`` / ``agent_thought_chunk`` of plain text (no
 annotations, no ``_meta``) is, byte for byte, a valid v1 ``session/update`` with the
-same meaning (:meth:`acp2.compat.v1.project.V1Projector.verbatim`). :class:`Splice` is
-the ``frame_filter`` of the bridge's end of the in-process link
+same meaning (:meth:`acp2.compat.v1.project.V1Projector.verbatim`). :class:`Splice`
+stands in for the agent's end of the in-process link
 (:func:`acp2.bridge.front.serve_v1_client`): it sees each frame the agent's emitter
 sends before anything decodes it, and queues such a frame, for a session the bridge
 has open and not held back, on the v1 connection as it is. A ``state_update`` or a
@@ -128,7 +128,7 @@ class Splice:
         # A stream repeats one session, kind and message: its frames start as the last one
         # that passed, up to the text, and then only the text must end the frame.
         prefix = self._prefix
-        if not (prefix and frame.startswith(prefix) and self._still_open()):
+        if not (frame.startswith(prefix) and self._still_open()):
             verdict = self._parse(frame)
             if verdict is not _PASS:
                 return verdict is _TAKEN
