@@ -81,4 +81,5 @@ def test_cancel_bg_picks_a_cancellable_item_by_number() -> None:
         background.pick(_state(), "4")[1] == "usage: /cancel-bg N, N from 1 to 3 (/bg lists them)"
     )
     assert background.pick(_state(), "x")[0] is None
+    assert background.pick(_state(), "\u00b2")[0] is None  # a digit int() refuses
     assert background.pick(state_from(), "1") == (None, "nothing runs in the background")

@@ -13,6 +13,7 @@ from rich.text import Text
 
 from acp2 import sanitize
 from acp2.state import BackgroundItem, background_items
+from acp2.ui.choose import picked
 
 __all__ = ["KIND_NAMES", "listing", "pick", "status_part"]
 
@@ -52,11 +53,12 @@ def listing(state: Any) -> list[Text]:
 def pick(state: Any, arg: str) -> tuple[BackgroundItem | None, str]:
     """The item ``/cancel-bg arg`` names, and the label to show (or why there is none)."""
     items = background_items(state)
-    if not arg.isdigit() or not 1 <= int(arg) <= len(items):
+    index = picked(arg, len(items))
+    if index is None:
         if not items:
             return None, "nothing runs in the background"
         return None, f"usage: /cancel-bg N, N from 1 to {len(items)} (/bg lists them)"
-    item = items[int(arg) - 1]
+    item = items[index]
     label = _label(item)
     if not item.cancellable:
         return None, f"the agent does not let {label} be cancelled"

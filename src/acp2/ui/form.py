@@ -32,6 +32,7 @@ from acp2.schema.elicitation_schema import (
     NumberPropertySchema,
     StringPropertySchema,
 )
+from acp2.ui.choose import picked
 
 __all__ = ["MAX_TRIES", "Field", "FieldError", "Unfillable", "fill", "form_fields", "parse"]
 
@@ -178,8 +179,9 @@ def _number(prop: IntegerPropertySchema | NumberPropertySchema, text: str) -> in
 
 
 def _choice(spec: Field, text: str) -> str:
-    if text.isdigit() and 1 <= int(text) <= len(spec.choices):
-        return spec.choices[int(text) - 1][0]
+    index = picked(text, len(spec.choices))
+    if index is not None:
+        return spec.choices[index][0]
     for value, title in spec.choices:
         if text in (value, title):
             return value

@@ -19,6 +19,7 @@ from acp2.client.terminal_login import login_argv, run_terminal_login
 from acp2.errors import LocalProtocolError
 from acp2.sanitize import line
 from acp2.schema.auth import AuthMethodAgent, AuthMethodTerminal
+from acp2.ui.choose import picked
 
 __all__ = ["Ask", "LoginOutcome", "describe_methods", "offer_login"]
 
@@ -69,9 +70,10 @@ async def offer_login(
     for text in lines:
         note(text)
     answer = (await ask(f"log in with [1-{len(methods)}, Enter: quit]: ")).strip()
-    if not answer.isdigit() or not 1 <= int(answer) <= len(methods):
+    index = picked(answer, len(methods))
+    if index is None:
         return "declined"
-    method = methods[int(answer) - 1]
+    method = methods[index]
     if isinstance(method, AuthMethodAgent):
         await client.login(method.method_id)
         return "retry"

@@ -12,6 +12,7 @@ from typing import Any
 
 from acp2.client import ClientSession
 from acp2.schema import SessionConfigSelect
+from acp2.ui.choose import picked
 
 __all__ = ["categories", "choices", "current_name", "find_select", "pick", "set_select"]
 
@@ -55,8 +56,9 @@ def pick(option: SessionConfigSelect, answer: str) -> str | None:
     (case-insensitive); None when it designates none."""
     answer = answer.strip()
     listed = choices(option)
-    if answer.isdigit() and 1 <= int(answer) <= len(listed):
-        return listed[int(answer) - 1][0]
+    index = picked(answer, len(listed))
+    if index is not None:
+        return listed[index][0]
     for value, name in listed:
         if answer == value or answer.casefold() == name.casefold():
             return value

@@ -17,6 +17,7 @@ from acp2 import sanitize
 from acp2.errors import Acp2Error
 from acp2.state import background_items
 from acp2.ui import background, commands, options
+from acp2.ui.choose import picked
 from acp2.ui.style import cost_text, tokens_text
 
 if TYPE_CHECKING:
@@ -176,8 +177,9 @@ class SlashCommands:
                 line.append("  (this session)", style="dim")
             self.chat.console.print(line)
         answer = await self._ask(f"resume which? [1-{len(found)}, enter: none] › ")
-        if answer.isdigit() and 1 <= int(answer) <= len(found):
-            await self.do_resume(found[int(answer) - 1].session_id)
+        index = picked(answer, len(found))
+        if index is not None:
+            await self.do_resume(found[index].session_id)
         elif answer:
             self.say(f"no session {answer!r}")
 

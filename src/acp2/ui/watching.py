@@ -19,6 +19,7 @@ from acp2 import sanitize
 from acp2.client import ClientConnection, ClientSession
 from acp2.errors import Acp2Error
 from acp2.schema import StateUpdate
+from acp2.ui.choose import picked
 
 __all__ = [
     "OBSERVER_CANNOT_CANCEL",
@@ -128,8 +129,9 @@ async def pick_session(client: ClientConnection, note: Note, ask: Ask) -> str | 
     for number, info in enumerate(found, 1):
         note(_listed(number, info))
     answer = (await ask(f"attach to which? [1-{len(found)}, enter: none] ")).strip()
-    if answer.isdigit() and 1 <= int(answer) <= len(found):
-        return str(found[int(answer) - 1].session_id)
+    index = picked(answer, len(found))
+    if index is not None:
+        return str(found[index].session_id)
     if answer:
         note(sanitize.line(f"no session {answer!r}"))
     return None
