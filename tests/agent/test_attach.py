@@ -20,6 +20,7 @@ from acp2.errors import (
     ResourceNotFound,
     SessionInUse,
 )
+from helpers.timeouts import TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
@@ -177,7 +178,7 @@ async def test_the_last_client_leaving_cancels_the_work_the_first_one_started() 
         await anyio.wait_all_tasks_blocked()
         assert not found.served[0].is_set()  # its connection waits for the shared work
         await watcher.connection.aclose()
-        with anyio.fail_after(10):
+        with anyio.fail_after(TIMEOUT):
             await found.served[0].wait()
     assert sid not in agent.history().leases.held()
 

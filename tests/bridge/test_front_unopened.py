@@ -13,6 +13,7 @@ from acp2.rpc import Connection
 from acp2.schema import UpdateSessionNotification
 from acp2.schema.codec import decode
 from acp2.transport.memory import memory_pair
+from helpers.timeouts import TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
@@ -28,7 +29,7 @@ def note(session_id: str, n: int) -> Any:
 async def test_updates_of_unopened_sessions_are_bounded_and_the_rest_counted() -> None:
     a, b = memory_pair()
     c, d = memory_pair()
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with Connection(a) as v1, Connection(c) as v2, anyio.create_task_group() as tg:
             bridge = FrontBridge(v1, v2, tg)
             for n in range(MAX_UNOPENED_UPDATES + 10):

@@ -22,6 +22,7 @@ from acp2.rpc import Connection
 from acp2.rpc.messages import encode_notification
 from acp2.schema.codec import encode
 from acp2.transport.memory import memory_pair
+from helpers.timeouts import TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
@@ -129,7 +130,7 @@ async def test_frames_are_refused_once_the_flow_connection_is_closed_but_calls_g
     async with pair() as (agent, bridge, flow):
         agent.on(CLOSE, close)
         await flow.aclose()
-        with anyio.fail_after(5):
+        with anyio.fail_after(TIMEOUT):
             await bridge.wait_closed()
         with pytest.raises(ConnectionClosed):
             agent.send_frame_nowait(encode_notification("session/update", {}))

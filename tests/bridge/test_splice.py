@@ -23,6 +23,7 @@ from acp2.bridge.turns import BridgeSession
 from acp2.rpc import Connection
 from acp2.rpc.messages import encode_notification
 from acp2.transport.memory import memory_pair
+from helpers.timeouts import TIMEOUT
 from interop.v1_schema import validate_v1_frame
 
 pytestmark = pytest.mark.anyio
@@ -165,7 +166,7 @@ async def test_the_splice_passes_plain_chunks_of_open_sessions_and_refuses_the_r
         splice = Splice(v1, {opened.wire_id: opened, held.wire_id: held})
         taken = [splice(frame) for frame in frames]
         passed = Wire(editor)
-        with anyio.fail_after(5):
+        with anyio.fail_after(TIMEOUT):
             first, second = await passed._read(), await passed._read()
 
     assert taken == [True, False, False, False, False, True]
@@ -269,7 +270,7 @@ async def test_as_the_agents_sink_the_splice_hands_what_it_does_not_take_on() ->
         for update in (plain, plain, quoted, plan):
             splice.send(update_frame("s1", update))
         wire = Wire(editor)
-        with anyio.fail_after(5):
+        with anyio.fail_after(TIMEOUT):
             passed = [await wire._read() for _ in range(3)]
 
     texts = [frame["params"]["update"]["content"]["text"] for frame in passed]
@@ -296,7 +297,7 @@ async def test_the_sinks_quick_check_hands_on_every_frame_with_more_after_its_te
         for update in (*passing, noted, annotated):
             splice.send(update_frame("s1", update))
         wire = Wire(editor)
-        with anyio.fail_after(5):
+        with anyio.fail_after(TIMEOUT):
             passed = [await wire._read() for _ in range(1 + len(passing))]
 
     texts = [frame["params"]["update"]["content"]["text"] for frame in passed]

@@ -13,6 +13,7 @@ import anyio
 from acp2.check import CheckOptions, Report, run_check
 from acp2.check.preflight import preflight
 from acp2.check.timing import STARTUP_FACTOR
+from helpers.timeouts import RUN_TIMEOUT, SCENARIO_TIMEOUT
 
 AGENTS = Path(__file__).parent / "agents"
 REFERENCE = [sys.executable, str(AGENTS / "reference_agent.py")]
@@ -53,7 +54,7 @@ async def check(argv: Sequence[str], **overrides: Any) -> Report:
     chosen = options(argv, **overrides)
     if "timeout" not in overrides:
         chosen = dataclasses.replace(chosen, timeout=await scaled_wait(chosen))
-    with anyio.fail_after(20 * (chosen.timeout or LONGEST_WAIT) + 30):
+    with anyio.fail_after(20 * (chosen.timeout or LONGEST_WAIT) + SCENARIO_TIMEOUT):
         return await run_check(chosen)
 
 
@@ -61,7 +62,7 @@ async def scaled_wait(chosen: CheckOptions) -> float:
     """:data:`SHORT_WAIT`, or ``STARTUP_FACTOR`` times the agent's start-up measured now
     (as ``acp2 check`` measures it) when that is longer, at most :data:`LONGEST_WAIT`.
     An agent that cannot be measured gets :data:`SHORT_WAIT`; the check says why."""
-    with anyio.fail_after(60):
+    with anyio.fail_after(RUN_TIMEOUT):
         first = await preflight(dataclasses.replace(chosen, timeout=LONGEST_WAIT))
     if first.problem is not None:
         return SHORT_WAIT

@@ -13,6 +13,7 @@ from acp2.check.driver import open_link
 from acp2.check.frames import Frame
 from acp2.check.spawn import AgentStartError, start_process
 from acp2.transport.procgroup import group_alive, stop_group
+from helpers.timeouts import PROCESS_TIMEOUT, TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
@@ -26,7 +27,7 @@ async def test_every_line_is_recorded_exactly_including_garbage_and_a_last_parti
         import sys
         sys.stdout.write('{"jsonrpc":"2.0","method":"a"}\nhello\n\n{"partial"')
     """)
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with open_link(argv, label="t", wait_limit=5) as link:
             await link.settle(5)
             assert link.eof
@@ -39,14 +40,14 @@ async def test_every_line_is_recorded_exactly_including_garbage_and_a_last_parti
 async def test_a_wait_for_something_that_never_comes_returns_none_in_time() -> None:
     argv = script("import sys; sys.stdin.read()")
     async with open_link(argv, label="t", wait_limit=5) as link:
-        with anyio.fail_after(2):
+        with anyio.fail_after(TIMEOUT):
             assert await link.wait_for(lambda f: True, within=0.2) is None
 
 
 async def test_waits_end_early_when_the_agent_exits() -> None:
     argv = script("import sys; sys.stderr.write('bye\\n'); sys.exit(3)")
     async with open_link(argv, label="t", wait_limit=30) as link:
-        with anyio.fail_after(5):
+        with anyio.fail_after(TIMEOUT):
             assert await link.response(1) is None
         assert await link.wait_exit(5) == 3
         assert "exit code 3" in link.exit_note()
@@ -85,7 +86,7 @@ async def test_a_process_that_ignores_stdin_and_sigterm_is_killed_and_reaped() -
     code += "print('ready', flush=True); time.sleep(60)"
     process = await start_process(script(code))
     assert process.stdout is not None
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         await process.stdout.receive()
         assert await stop_group(process, grace=0.1, term_grace=0.1) == "killed"
     assert process.returncode is not None
@@ -96,7 +97,7 @@ async def test_a_process_that_ignores_stdin_and_sigterm_is_killed_and_reaped() -
 async def test_closing_the_link_stops_a_helper_the_agent_left_in_its_group() -> None:
     helper_parent = Path(__file__).parents[1] / "support" / "helper_parent.py"
     argv = [sys.executable, str(helper_parent), "--helper-ignores-term"]
-    with anyio.fail_after(20):
+    with anyio.fail_after(PROCESS_TIMEOUT):
         async with open_link(argv, label="t", wait_limit=5) as link:
             assert await link.wait_for(lambda f: isinstance(f.value, int)) is not None
             pgid = link.process.pid
@@ -127,7 +128,7 @@ async def test_a_link_speaks_v1_once_initialize_is_answered_in_v1_even_after_the
         sys.stdout.flush()
         sys.stdin.read()
     """)
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with open_link(argv, label="t", wait_limit=5) as link:
             assert await link.call("initialize", {"protocolVersion": 2}) is not None
             assert link.version == 1
@@ -146,7 +147,7 @@ async def test_an_answer_in_v2_shape_or_to_another_request_leaves_the_link_on_v2
             else:
                 print('{"jsonrpc":"2.0","id":2,"result":{"protocolVersion":1}}', flush=True)
     """)
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with open_link(argv, label="t", wait_limit=5) as link:
             assert await link.call("initialize", {"protocolVersion": 1}, id=1) is not None
             assert await link.call("session/new", {}, id=2) is not None

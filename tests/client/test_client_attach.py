@@ -27,6 +27,7 @@ from acp2.schema.extensions import is_implicit
 from acp2.testing.scenarios import build_test_agent
 from acp2.transport.base import Transport
 from acp2.transport.memory import memory_pair
+from helpers.timeouts import PROCESS_TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
@@ -61,7 +62,7 @@ async def two_clients(agent: Any = None, **second: Any) -> AsyncIterator[list[Cl
     """The same agent served twice in process; the second client connected with ``second``.
     The first client's agent end is ``FIRST[-1]`` (it notes an implicit answer arriving)."""
     agent = agent if agent is not None else build_test_agent()
-    with anyio.fail_after(20):
+    with anyio.fail_after(PROCESS_TIMEOUT):
         async with anyio.create_task_group() as tg, AsyncExitStack() as stack:
             found = []
             for options in ({"permissions": deny_all}, {"permissions": deny_all, **second}):

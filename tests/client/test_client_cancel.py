@@ -8,13 +8,14 @@ from client_helpers import fake_agent, handshake, in_process, initialize_result
 
 from acp2.client import PermissionRequest
 from acp2.schema import AgentMessageChunk, StateUpdate
+from helpers.timeouts import TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
 
 async def test_cancel_mid_turn_waits_for_the_agents_idle_cancelled() -> None:
     """PL-14, PL-18: cancel() returns after idle/cancelled; the work reports cancelled."""
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with in_process() as client:
             session = await client.new_session()
             work = await session.prompt("wait")
@@ -41,7 +42,7 @@ async def test_cancel_during_a_permission_wait_answers_it_cancelled_and_marks_to
         await anyio.sleep_forever()
         return "allow_once"  # pragma: no cover
 
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with in_process(permissions=never_answers) as client:
             session = await client.new_session()
             work = await session.prompt("tools")
@@ -59,7 +60,7 @@ async def test_cancel_during_a_permission_wait_answers_it_cancelled_and_marks_to
 
 async def test_work_cancel_returns_the_stop_reason_when_the_work_already_ended() -> None:
     """PL-18 (Nov): nothing extra when already idle; cancel returns at once."""
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with in_process() as client:
             session = await client.new_session()
             work = await session.prompt("echo done")
@@ -95,7 +96,7 @@ async def test_tool_updates_after_cancel_are_still_applied() -> None:
                 "s1", {"sessionUpdate": "state_update", "state": "idle", "stopReason": "cancelled"}
             )
 
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with fake_agent(script) as (client, fake):
             session = await client.new_session()
             work = await session.prompt("go")
@@ -146,7 +147,7 @@ async def test_cancel_leaves_permission_requests_of_listed_background_work_open(
                 },
             )
 
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with fake_agent(script, permissions=waits) as (client, fake):
             session = await client.new_session()
             bg = await fake.request("session/request_permission", ask("bg"))

@@ -10,6 +10,7 @@ from client_helpers import FakeAgent, fake_agent, handshake
 
 from acp2.errors import LocalProtocolError
 from acp2.schema import SessionConfigBoolean, SessionConfigSelect
+from helpers.timeouts import TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
@@ -35,7 +36,7 @@ def _sent(fake: FakeAgent) -> list[dict[str, Any]]:
 
 
 async def test_a_string_value_is_sent_as_an_id_and_the_answer_replaces_the_options() -> None:
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with fake_agent(_config_agent) as (client, fake):
             session = await client.new_session()
             await session.set_config_option("model", "haiku")
@@ -50,7 +51,7 @@ async def test_a_string_value_is_sent_as_an_id_and_the_answer_replaces_the_optio
 
 
 async def test_a_bool_value_is_sent_as_a_boolean() -> None:
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with fake_agent(_config_agent) as (client, fake):
             session = await client.new_session()
             await session.set_config_option("think", True)
@@ -62,7 +63,7 @@ async def test_a_bool_value_is_sent_as_a_boolean() -> None:
 
 
 async def test_a_closed_session_refuses_locally() -> None:
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with fake_agent(_config_agent) as (client, fake):
             session = await client.new_session()
             session.closed = True  # as close() leaves it, without the close round trip

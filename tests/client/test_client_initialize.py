@@ -19,6 +19,7 @@ from acp2.schema import (
     TextContent,
     supports,
 )
+from helpers.timeouts import TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
@@ -37,7 +38,7 @@ def _answer_initialize_with(result):  # type: ignore[no-untyped-def]
 async def test_initialize_sends_version_2_our_info_and_capabilities() -> None:
     """IN-01, IN-02: initialize is the first request; version 2, info, capabilities {}."""
     info = Implementation(name="my-editor", version="9.9")
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with fake_agent(_answer_initialize_with(initialize_result()), info=info) as (
             client,
             fake,
@@ -60,7 +61,7 @@ async def test_the_default_info_names_acp2() -> None:
 
 async def test_the_test_agent_advertises_what_the_client_reads_by_presence() -> None:
     """IN-07: `{}` markers are detected as supported (never truthiness)."""
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with in_process() as client:
             session_caps = client.agent_capabilities.session
             assert supports(session_caps)
@@ -75,7 +76,7 @@ async def test_an_agent_answering_another_version_is_refused_and_disconnected(
 ) -> None:
     """IN-05: the client disconnects with a clear error naming both versions."""
     script = _answer_initialize_with(initialize_result(version=version))
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         with pytest.raises(UnsupportedProtocolVersion, match=f"version {version}"):
             async with fake_agent(script):
                 pytest.fail("connected despite the version")  # pragma: no cover
@@ -88,7 +89,7 @@ async def test_an_agent_answering_32022_is_refused_with_the_supported_versions()
         if msg.get("method") == "initialize":
             await fake.error(msg, -32022, "Unsupported", {"requested": 2, "supported": [3]})
 
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         with pytest.raises(UnsupportedProtocolVersion) as caught:
             async with fake_agent(script):
                 pass  # pragma: no cover
@@ -101,7 +102,7 @@ async def test_an_agent_that_never_answers_initialize_times_out_clearly() -> Non
     async def silent(fake, msg):  # type: ignore[no-untyped-def]
         return None
 
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         with pytest.raises(TimeoutError, match="did not answer initialize"):
             async with fake_agent(silent, initialize_timeout=0.2):
                 pass  # pragma: no cover
@@ -111,7 +112,7 @@ async def test_a_lenient_capability_value_reads_as_unsupported() -> None:
     """IN-16: a malformed marker is treated as absent; initialize still succeeds."""
     result = initialize_result()
     result["capabilities"]["session"]["prompt"] = "yes"
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with fake_agent(_answer_initialize_with(result)) as (client, _fake):
             session = await client.new_session()
             with pytest.raises(LocalProtocolError, match="image"):
@@ -130,7 +131,7 @@ def _blocks():  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("kind", ["image", "audio", "embeddedContext"])
 async def test_prompt_content_the_agent_did_not_advertise_is_refused_locally(kind: str) -> None:
     """PL-02: refused with LocalProtocolError; nothing is sent."""
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with fake_agent(_answer_initialize_with(initialize_result())) as (client, fake):
             session = await client.new_session()
             sent = len(fake.received)
@@ -144,7 +145,7 @@ async def test_prompt_content_the_agent_did_not_advertise_is_refused_locally(kin
 async def test_text_and_resource_links_are_always_allowed() -> None:
     """IN-11, PL-02: text and resource_link need no capability."""
     link = ResourceLink(name="a", uri="file:///a.txt")
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with in_process() as client:
             session = await client.new_session()
             work = await session.prompt([TextContent(text="echo hi"), link])
@@ -153,7 +154,7 @@ async def test_text_and_resource_links_are_always_allowed() -> None:
 
 async def test_an_advertised_image_capability_lets_images_through() -> None:
     """IN-07: `image: {}` means supported."""
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with in_process() as client:
             session = await client.new_session()
             image = ImageContent(data="AA==", mime_type="image/png")
@@ -163,7 +164,7 @@ async def test_an_advertised_image_capability_lets_images_through() -> None:
 
 async def test_unadvertised_session_features_are_refused_without_sending() -> None:
     """SS-06, SS-08, SS-23, AU-02, IN-09: additionalDirectories, MCP, delete and auth."""
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with fake_agent(_answer_initialize_with(initialize_result())) as (client, fake):
             sent = len(fake.received)
             with pytest.raises(LocalProtocolError, match="additionalDirectories"):
@@ -185,7 +186,7 @@ async def test_unadvertised_session_features_are_refused_without_sending() -> No
 async def test_an_agent_without_session_support_gets_no_session_requests() -> None:
     """IN-09: without capabilities.session there are no session methods."""
     result = {"protocolVersion": 2, "info": {"name": "x", "version": "1"}, "capabilities": {}}
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with fake_agent(_answer_initialize_with(result)) as (client, _fake):
             with pytest.raises(LocalProtocolError, match="session support"):
                 await client.new_session()
@@ -205,7 +206,7 @@ async def test_login_refuses_terminal_methods_and_sends_agent_methods() -> None:
         elif msg.get("method") in ("auth/login", "auth/logout"):
             await fake.respond(msg, {})
 
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with fake_agent(script) as (client, fake):
             with pytest.raises(LocalProtocolError, match="terminal"):
                 await client.login("tty")

@@ -9,13 +9,14 @@ import pytest
 from client_helpers import fake_agent, in_process, initialize_result
 
 from acp2.client import PermissionRequest, allow_all, deny_all, interactive
+from helpers.timeouts import TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
 
 async def test_tools_with_allow_all_runs_the_tool_to_completion() -> None:
     """PR-06: allow-all picks allow_once; the tool call completes."""
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with in_process(permissions=allow_all) as client:
             session = await client.new_session()
             work = await session.prompt("tools")
@@ -28,7 +29,7 @@ async def test_tools_with_allow_all_runs_the_tool_to_completion() -> None:
 
 async def test_tools_with_deny_all_fails_the_tool_and_changes_nothing() -> None:
     """PR-06, PR-08: deny-all picks reject_once; the tool call fails."""
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with in_process(permissions=deny_all) as client:
             session = await client.new_session()
             work = await session.prompt("tools")
@@ -49,7 +50,7 @@ async def test_a_callback_policy_sees_the_request_with_its_subject_already_appli
         seen.append((request.title, call.title, call.status))
         return "allow_always"
 
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with in_process(permissions=policy) as client:
             session = await client.new_session()
             assert await (await session.prompt("tools")).wait() == "end_turn"
@@ -58,7 +59,7 @@ async def test_a_callback_policy_sees_the_request_with_its_subject_already_appli
 
 async def test_the_chosen_option_id_is_what_the_agent_receives() -> None:
     """PR-07: outcome selected with the optionId the policy returned."""
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with in_process(permissions=lambda request: "reject_always") as client:
             session = await client.new_session()
             work = await session.prompt("permission May I?")
@@ -73,7 +74,7 @@ async def test_the_chosen_option_id_is_what_the_agent_receives() -> None:
 )
 async def test_a_declining_or_broken_policy_is_answered_cancelled(policy: object) -> None:
     """PR-08, D-30: an unoffered id, None, or an exception becomes outcome cancelled."""
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with in_process(permissions=policy) as client:  # type: ignore[arg-type]
             session = await client.new_session()
             work = await session.prompt("permission ok?")
@@ -85,7 +86,7 @@ async def test_the_interactive_policy_reads_a_number_and_shows_the_options() -> 
     """PR-06 (interactive): numbered options on output, the choice read from input."""
     out = io.StringIO()
     policy = interactive(input=io.StringIO("3\n"), output=out)
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with in_process(permissions=policy) as client:
             session = await client.new_session()
             work = await session.prompt("permission Proceed?")
@@ -100,7 +101,7 @@ async def test_the_interactive_policy_takes_a_letter_and_shows_no_agent_escape()
     """y picks allow-once; the agent's title reaches the output without its ESC bytes."""
     out = io.StringIO()
     policy = interactive(input=io.StringIO("y\n"), output=out)
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with in_process(permissions=policy) as client:
             session = await client.new_session()
             work = await session.prompt("permission Go\x1b]0;pwned\x07?")
@@ -113,7 +114,7 @@ async def test_the_interactive_policy_takes_a_letter_and_shows_no_agent_escape()
 async def test_interactive_policy_declines_on_end_of_input() -> None:
     """PR-08: no answer is never approval."""
     policy = interactive(input=io.StringIO(""), output=io.StringIO())
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with in_process(permissions=policy) as client:
             session = await client.new_session()
             work = await session.prompt("permission Proceed?")
@@ -142,7 +143,7 @@ async def test_cancel_request_from_the_agent_answers_the_pending_permission_canc
         "title": "Run it?",
         "options": [{"optionId": "ok", "name": "OK", "kind": "allow_once"}],
     }
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with fake_agent(script, permissions=slow_policy) as (client, fake):
             session = await client.new_session()
             rid = await fake.request("session/request_permission", params)
@@ -168,7 +169,7 @@ async def test_a_permission_request_for_an_unknown_session_is_declined() -> None
         "title": "Run it?",
         "options": [{"optionId": "ok", "name": "OK", "kind": "allow_once"}],
     }
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with fake_agent(script, permissions=allow_all) as (_client, fake):
             rid = await fake.request("session/request_permission", params)
             answers = await fake.wait_for(lambda: fake.answers_to(rid))

@@ -15,13 +15,14 @@ from acp2.schema import (
     UserMessageChunk,
 )
 from acp2.schema.codec import decode_any
+from helpers.timeouts import TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
 
 async def test_echo_prompt_is_accepted_with_a_message_id_and_iterates_until_idle() -> None:
     """PL-03, PL-04, PL-05: prompt returns on acceptance; the work's updates end at idle."""
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with in_process() as client:
             session = await client.new_session()
             work = await session.prompt("echo hello world")
@@ -39,7 +40,7 @@ async def test_echo_prompt_is_accepted_with_a_message_id_and_iterates_until_idle
 
 async def test_a_work_can_be_iterated_again_from_the_start_after_it_ended() -> None:
     """The work keeps its updates: a second iteration yields the same sequence."""
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with in_process() as client:
             session = await client.new_session()
             work = await session.prompt("echo a b")
@@ -52,7 +53,7 @@ async def test_a_work_can_be_iterated_again_from_the_start_after_it_ended() -> N
 
 async def test_stop_reasons_other_than_end_turn_are_reported_verbatim() -> None:
     """PL-10: a custom `_`-prefixed stop reason and max_tokens come through unchanged."""
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with in_process() as client:
             session = await client.new_session()
             assert await (await session.prompt("stop max_tokens")).wait() == "max_tokens"
@@ -62,7 +63,7 @@ async def test_stop_reasons_other_than_end_turn_are_reported_verbatim() -> None:
 
 async def test_a_failing_agent_handler_ends_the_work_with_error_and_an_error_object() -> None:
     """PL-10, D-12: idle with stopReason error carries the error object."""
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with in_process() as client:
             session = await client.new_session()
             work = await session.prompt("fail boom")
@@ -74,7 +75,7 @@ async def test_a_failing_agent_handler_ends_the_work_with_error_and_an_error_obj
 async def test_an_unknown_underscore_update_passes_through_raw_and_byte_exact() -> None:
     """EX-07: `_acp2/custom` arrives as msgspec.Raw, kept in state.unknown; _meta kept."""
     seen: list[bytes] = []
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with in_process() as client:
             session = await client.new_session(on_update=lambda update, raw: seen.append(raw))
             work = await session.prompt("ext")
@@ -94,7 +95,7 @@ async def test_an_unknown_underscore_update_passes_through_raw_and_byte_exact() 
 
 async def test_every_update_kind_of_the_all_scenario_reduces_without_error() -> None:
     """Section 3: all update kinds reach the state (plan, tool call, terminal, usage...)."""
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with in_process(permissions=lambda request: request.options[0]) as client:
             session = await client.new_session()
             work = await session.prompt("all")
@@ -121,7 +122,7 @@ async def test_updates_that_arrive_while_idle_are_reduced_and_delivered() -> Non
             await fake.respond(msg, {})
 
     received: list[object] = []
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with fake_agent(script) as (client, _fake):
             session = await client.new_session(on_update=lambda u, raw: received.append(u))
             await client.ext_request("_poke", {})
@@ -150,7 +151,7 @@ async def test_a_prompt_response_without_message_id_takes_the_id_from_the_user_m
                 "s1", {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}
             )
 
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with fake_agent(script) as (client, _fake):
             session = await client.new_session()
             work = await session.prompt("hi")
@@ -186,7 +187,7 @@ async def test_updates_of_earlier_work_before_acceptance_do_not_end_the_new_work
                 "s1", {"sessionUpdate": "state_update", "state": "idle", "stopReason": "refusal"}
             )
 
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with fake_agent(script) as (client, _fake):
             session = await client.new_session()
             work = await session.prompt("x")
@@ -214,7 +215,7 @@ async def test_a_work_whose_idle_came_before_the_response_is_already_done() -> N
             )
             await fake.respond(msg, {"messageId": "u9"})
 
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with fake_agent(script) as (client, _fake):
             session = await client.new_session()
             work = await session.prompt("x")
@@ -233,7 +234,7 @@ async def test_a_refused_prompt_raises_the_agents_error_and_leaves_no_active_wor
         if msg.get("method") == "session/prompt":
             await fake.error(msg, -32800, "withdrawn")
 
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with fake_agent(script) as (client, _fake):
             session = await client.new_session(CWD)
             with pytest.raises(RequestCancelled):

@@ -21,6 +21,7 @@ from acp2.client import ClientSession
 from acp2.errors import ResourceNotFound
 from acp2.schema import ReplayComplete
 from acp2.state import MessageState, entity_key
+from helpers.timeouts import PROCESS_TIMEOUT, TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
@@ -87,7 +88,7 @@ async def _half_seen_state() -> Any:
     async with fake_agent(_agent([])) as (client, _):
         session = await client.new_session(on_update=listener)
         await session.prompt("say hello")
-        with anyio.fail_after(10):
+        with anyio.fail_after(TIMEOUT):
             await saw_agent.wait()
     return session.state
 
@@ -121,7 +122,7 @@ async def test_a_resume_into_a_half_seen_state_doubles_no_message_without_replay
     assert held.messages[("agent", "m1")].text == "hel"
     async with fake_agent(_agent([*REPLAY, IDLE], after=[LIVE])) as (client, _):
         listener = _Listener(client)
-        with anyio.fail_after(10):
+        with anyio.fail_after(TIMEOUT):
             session = await _resume(client, listener, known=held)
             assert session.state is held
             assert _texts(session) == ["say hello", "hello", "live after the resume"]
@@ -137,7 +138,7 @@ async def test_replay_complete_is_the_boundary_even_within_one_read() -> None:
     frames = [REPLAY[0], REPLAY[1], MARKER, IDLE]
     async with fake_agent(_agent(frames, after=[LIVE])) as (client, _):
         listener = _Listener(client)
-        with anyio.fail_after(10):
+        with anyio.fail_after(TIMEOUT):
             session = await _resume(client, listener)
     kinds = [(type(u).__name__, replaying) for u, replaying in listener.seen]
     assert kinds == [
@@ -162,7 +163,7 @@ async def test_a_failed_resume_ends_the_replay_and_keeps_the_old_object() -> Non
 
     async with fake_agent(script) as (client, _):
         old = await client.new_session()
-        with anyio.fail_after(10), pytest.raises(ResourceNotFound):
+        with anyio.fail_after(TIMEOUT), pytest.raises(ResourceNotFound):
             await client.resume("s1", replay=True)
         assert client.sessions["s1"] is old
         assert not old.replaying
@@ -170,7 +171,7 @@ async def test_a_failed_resume_ends_the_replay_and_keeps_the_old_object() -> Non
 
 async def test_resuming_the_acp2_agent_into_the_state_the_client_holds_doubles_nothing() -> None:
     """The acp2 agent sends replay_complete; works and listeners see only what is new."""
-    with anyio.fail_after(20):
+    with anyio.fail_after(PROCESS_TIMEOUT):
         async with in_process() as client:
             first = await client.new_session()
             await (await first.prompt("echo one")).wait()

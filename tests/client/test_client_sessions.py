@@ -8,13 +8,14 @@ from client_helpers import CWD, fake_agent, in_process, initialize_result
 
 from acp2.errors import LocalProtocolError, ResourceNotFound
 from acp2.schema import AvailableCommandsUpdate, UserMessage, UserMessageChunk
+from helpers.timeouts import TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
 
 async def test_new_sessions_get_distinct_ids_and_show_in_the_list() -> None:
     """SS-03, SS-18: two new sessions, both listed with their cwd."""
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with in_process() as client:
             one = await client.new_session()
             two = await client.new_session()
@@ -27,7 +28,7 @@ async def test_new_sessions_get_distinct_ids_and_show_in_the_list() -> None:
 
 async def test_the_commands_announced_at_session_start_are_in_the_state() -> None:
     """D-19, CM-*: the initial available commands reach the session state."""
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with in_process() as client:
             session = await client.new_session()
             assert [c.name for c in session.state.available_commands] == ["echo"]
@@ -35,7 +36,7 @@ async def test_the_commands_announced_at_session_start_are_in_the_state() -> Non
 
 async def test_resume_with_replay_rebuilds_the_conversation_before_returning() -> None:
     """SS-12, SS-14: replayed history is reduced into the fresh state before resume returns."""
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with in_process() as client:
             session = await client.new_session()
             await (await session.prompt("echo first")).wait()
@@ -52,7 +53,7 @@ async def test_resume_with_replay_rebuilds_the_conversation_before_returning() -
 
 async def test_resume_without_replay_sends_no_history() -> None:
     """SS-11: no message updates without replayFrom."""
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with in_process() as client:
             session = await client.new_session()
             await (await session.prompt("echo one")).wait()
@@ -62,7 +63,7 @@ async def test_resume_without_replay_sends_no_history() -> None:
 
 async def test_resume_of_an_unknown_session_raises_and_keeps_the_old_object() -> None:
     """SS-26: -32002 is raised; the previous session object is still attached."""
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with in_process() as client:
             session = await client.new_session()
             with pytest.raises(ResourceNotFound):
@@ -72,7 +73,7 @@ async def test_resume_of_an_unknown_session_raises_and_keeps_the_old_object() ->
 
 async def test_close_detaches_the_session_and_later_prompts_are_refused() -> None:
     """SS-22: close succeeds; the closed session refuses further use locally."""
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with in_process() as client:
             session = await client.new_session()
             await session.close()
@@ -85,7 +86,7 @@ async def test_close_detaches_the_session_and_later_prompts_are_refused() -> Non
 
 async def test_close_during_a_turn_ends_the_work_cancelled() -> None:
     """SS-22, D-16: the agent cancels the work (idle/cancelled) before answering close."""
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with in_process() as client:
             session = await client.new_session()
             work = await session.prompt("wait")
@@ -96,7 +97,7 @@ async def test_close_during_a_turn_ends_the_work_cancelled() -> None:
 
 async def test_delete_removes_the_session_from_the_list_and_is_idempotent() -> None:
     """SS-23: delete, then delete again; both succeed and the session is gone."""
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with in_process() as client:
             session = await client.new_session()
             await session.close()
@@ -142,7 +143,7 @@ def _manager(early_commands: bool = False, not_found: bool = False, pages: int =
 async def test_updates_sent_before_the_new_session_response_are_buffered() -> None:
     """SS-25: an available_commands_update before the session/new result is kept, and
     the response's list does not overwrite it."""
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with fake_agent(_manager(early_commands=True)) as (client, _fake):
             seen: list[object] = []
             session = await client.new_session(on_update=lambda u, raw: seen.append(u))
@@ -152,7 +153,7 @@ async def test_updates_sent_before_the_new_session_response_are_buffered() -> No
 
 async def test_the_new_session_response_seeds_commands_when_no_update_came() -> None:
     """D-19: the response's availableCommands seed the state."""
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with fake_agent(_manager()) as (client, _fake):
             session = await client.new_session()
             assert [c.name for c in session.state.available_commands] == ["late"]
@@ -160,7 +161,7 @@ async def test_the_new_session_response_seeds_commands_when_no_update_came() -> 
 
 async def test_resource_not_found_from_close_or_delete_counts_as_success() -> None:
     """D-16, section 4.8 accept 9: -32002 from close and delete is success."""
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with fake_agent(_manager(not_found=True)) as (client, _fake):
             session = await client.new_session()
             await session.close()
@@ -170,7 +171,7 @@ async def test_resource_not_found_from_close_or_delete_counts_as_success() -> No
 
 async def test_list_follows_every_cursor_including_the_empty_string() -> None:
     """SS-19, D-20: "" is a valid cursor; only an absent cursor ends pagination."""
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with fake_agent(_manager(pages=3)) as (client, fake):
             listed = await client.list_sessions(cwd=CWD)
             assert [i.session_id for i in listed] == ["s0", "s1", "s2", "s3"]
@@ -189,7 +190,7 @@ async def test_list_follows_every_cursor_including_the_empty_string() -> None:
 
 async def test_replayed_user_messages_are_not_mistaken_for_a_new_prompt() -> None:
     """SS-12: replay goes to the resumed state only; no work is involved."""
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with in_process() as client:
             session = await client.new_session()
             await (await session.prompt("echo x")).wait()

@@ -18,6 +18,7 @@ from acp2.client import (
 )
 from acp2.client.startup import STRAY_GRACE
 from acp2.errors import Acp2Error, ConnectionClosed
+from helpers.timeouts import PROCESS_TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
@@ -25,7 +26,7 @@ PY = sys.executable
 
 
 async def test_a_command_not_on_path_is_agent_not_started_an_oserror() -> None:
-    with anyio.fail_after(20):
+    with anyio.fail_after(PROCESS_TIMEOUT):
         with pytest.raises(AgentStartError, match="command not found: acp2-no-such") as info:
             async with connect(["acp2-no-such"]):
                 pytest.fail("connected")  # pragma: no cover
@@ -36,7 +37,7 @@ async def test_a_command_not_on_path_is_agent_not_started_an_oserror() -> None:
 
 async def test_an_agent_exiting_at_once_is_agent_exited_with_its_status() -> None:
     agent = ["sh", "-c", "echo 'no API key' >&2; exit 4"]
-    with anyio.fail_after(20):
+    with anyio.fail_after(PROCESS_TIMEOUT):
         with pytest.raises(AgentExited) as info:
             async with connect(agent):
                 pytest.fail("connected")  # pragma: no cover
@@ -60,7 +61,7 @@ async def test_a_stray_line_then_silence_is_agent_stray_output_within_the_grace(
 
 async def test_a_stray_line_then_exit_names_both_in_agent_exited() -> None:
     agent = [PY, "-c", "print('debug: starting')"]
-    with anyio.fail_after(20):
+    with anyio.fail_after(PROCESS_TIMEOUT):
         with pytest.raises(AgentExited, match="not JSON on stdout: 'debug: starting'"):
             async with connect(agent):
                 pytest.fail("connected")  # pragma: no cover
@@ -68,7 +69,7 @@ async def test_a_stray_line_then_exit_names_both_in_agent_exited() -> None:
 
 async def test_a_banner_before_the_handshake_is_tolerated() -> None:
     agent = ["sh", "-c", f"echo 'agent v1'; exec {PY} -m acp2 test-agent"]
-    with anyio.fail_after(20):
+    with anyio.fail_after(PROCESS_TIMEOUT):
         async with connect(agent) as client:
             session = await client.new_session()
             work = await session.prompt("echo fine")
@@ -78,7 +79,7 @@ async def test_a_banner_before_the_handshake_is_tolerated() -> None:
 
 async def test_an_agent_dying_after_initialize_is_still_a_plain_agent_closed() -> None:
     """AgentExited is only for the start: later the familiar AgentClosed is raised."""
-    with anyio.fail_after(20):
+    with anyio.fail_after(PROCESS_TIMEOUT):
         async with connect([PY, "-m", "acp2", "test-agent"]) as client:
             session = await client.new_session()
             await client.aclose()

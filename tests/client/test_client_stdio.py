@@ -11,6 +11,7 @@ import pytest
 from acp2.client import allow_all, connect, deny_all
 from acp2.schema import AgentMessageChunk
 from acp2.schema.codec import decode_any
+from helpers.timeouts import SCENARIO_TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
@@ -22,7 +23,7 @@ def agent_argv(*extra: str) -> list[str]:
 
 async def test_echo_over_stdio(tmp_path: Path) -> None:
     """The whole lifecycle over a subprocess: initialize, new, prompt, idle."""
-    with anyio.fail_after(30):
+    with anyio.fail_after(SCENARIO_TIMEOUT):
         async with connect(agent_argv(), cwd=tmp_path) as client:
             assert client.agent_info.name == "acp2-test-agent"
             session = await client.new_session()
@@ -37,7 +38,7 @@ async def test_echo_over_stdio(tmp_path: Path) -> None:
 )
 async def test_tools_over_stdio(tmp_path: Path, policy: object, status: str) -> None:
     """PR-06 over stdio: allow completes the tool, deny fails it."""
-    with anyio.fail_after(30):
+    with anyio.fail_after(SCENARIO_TIMEOUT):
         async with connect(agent_argv(), cwd=tmp_path, permissions=policy) as client:  # type: ignore[arg-type]
             session = await client.new_session()
             assert await (await session.prompt("tools")).wait() == "end_turn"
@@ -53,7 +54,7 @@ async def test_cancel_over_stdio_mid_turn_and_during_a_permission_wait(tmp_path:
         asked.set()
         await anyio.sleep_forever()
 
-    with anyio.fail_after(30):
+    with anyio.fail_after(SCENARIO_TIMEOUT):
         async with connect(agent_argv(), cwd=tmp_path, permissions=wait_forever) as client:
             session = await client.new_session()
             work = await session.prompt("wait")
@@ -71,7 +72,7 @@ async def test_cancel_over_stdio_mid_turn_and_during_a_permission_wait(tmp_path:
 async def test_resume_with_replay_over_stdio_in_a_new_process(tmp_path: Path) -> None:
     """SS-12 across processes: history stored by one agent process is replayed by the next."""
     store = str(tmp_path / "history.sqlite")
-    with anyio.fail_after(30):
+    with anyio.fail_after(SCENARIO_TIMEOUT):
         async with connect(agent_argv("--store", store), cwd=tmp_path) as client:
             session = await client.new_session()
             await (await session.prompt("echo remembered")).wait()
@@ -86,7 +87,7 @@ async def test_resume_with_replay_over_stdio_in_a_new_process(tmp_path: Path) ->
 async def test_an_unknown_update_passes_through_stdio_byte_exact(tmp_path: Path) -> None:
     """EX-07 over stdio: the `_acp2/custom` update reaches the listener unchanged."""
     raws: list[bytes] = []
-    with anyio.fail_after(30):
+    with anyio.fail_after(SCENARIO_TIMEOUT):
         async with connect(agent_argv(), cwd=tmp_path) as client:
             session = await client.new_session(on_update=lambda u, raw: raws.append(raw))
             await (await session.prompt("ext")).wait()

@@ -11,6 +11,7 @@ from client_helpers import fake_agent, handshake, in_process
 from acp2.agent import Agent, ElicitationContentError, ElicitationUnsupported, HistoryStore, Turn
 from acp2.client import ElicitationRequest, accept_defaults, decline_all
 from acp2.schema import ClientCapabilities, ElicitationCapabilities, ElicitationFormCapabilities
+from helpers.timeouts import TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
@@ -48,7 +49,7 @@ def _agent() -> Agent:
 
 
 async def _ask(prompt: str = "go", **connect: Any) -> str:
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with in_process(_agent(), **connect) as client:
             session = await client.new_session()
             work = await session.prompt(prompt)
@@ -125,7 +126,7 @@ async def test_el14_cancel_answers_the_pending_elicitation_cancel_and_stops_the_
             stopped.append("policy cancelled")
             raise
 
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with in_process(_agent(), elicitation=wait_forever) as client:
             session = await client.new_session()
             work = await session.prompt("go")
@@ -143,7 +144,7 @@ async def _fake(policy: Any, sent: list[dict[str, Any]], **connect: Any) -> list
     async def script(fake: Any, msg: dict[str, Any]) -> None:
         await handshake(fake, msg)
 
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with fake_agent(script, elicitation=policy, **connect) as (client, fake):
             await client.new_session()
             for params in sent:
@@ -200,7 +201,7 @@ async def test_el14_closing_the_connection_answers_a_pending_elicitation_cancel(
         if not await handshake(fake, msg) and msg.get("method") == "session/close":
             await fake.respond(msg, {})
 
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with fake_agent(script, elicitation=wait_forever) as (client, fake):
             session = await client.new_session()
             request_id = await fake.request("elicitation/create", FORM)
@@ -234,7 +235,7 @@ async def test_el14_session_cancel_answers_a_pending_elicitation_cancel_itself()
     async def script(fake: Any, msg: dict[str, Any]) -> None:
         await handshake(fake, msg)
 
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with fake_agent(script, elicitation=wait_forever) as (client, fake):
             session = await client.new_session()
             request_id = await fake.request("elicitation/create", FORM)

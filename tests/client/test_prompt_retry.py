@@ -21,6 +21,7 @@ from acp2.client import ClientSession, connect, new_idempotency_key
 from acp2.errors import ConnectionClosed, RequestError
 from acp2.schema import AgentMessageChunk
 from helpers.stores import Backend
+from helpers.timeouts import RUN_TIMEOUT, SCENARIO_TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
@@ -59,7 +60,7 @@ async def test_every_prompt_carries_a_fresh_key_the_agent_records(
     tmp_path: Path, store_backend: Backend
 ) -> None:
     store = store_backend.spec
-    with anyio.fail_after(30):
+    with anyio.fail_after(SCENARIO_TIMEOUT):
         async with connect(agent_argv(store), cwd=tmp_path) as client:
             session = await client.new_session()
             first = await session.prompt("echo one")
@@ -83,7 +84,7 @@ async def test_a_retry_on_the_same_connection_returns_the_same_work_id_and_ends(
 ) -> None:
     store = store_backend.spec
     key = new_idempotency_key()
-    with anyio.fail_after(30):
+    with anyio.fail_after(SCENARIO_TIMEOUT):
         async with connect(agent_argv(store), cwd=tmp_path) as client:
             session = await client.new_session()
             work = await session.prompt("echo once", idempotency_key=key)
@@ -107,7 +108,7 @@ async def test_a_prompt_retried_after_the_agent_died_between_insert_and_answer_r
     store = store_backend.spec
     key = new_idempotency_key()
     crash_env = {**os.environ, EXIT_AFTER_INSERT: "1"}
-    with anyio.fail_after(60):
+    with anyio.fail_after(RUN_TIMEOUT):
         async with connect(agent_argv(store), cwd=tmp_path, env=crash_env) as client:
             session = await client.new_session()
             with pytest.raises(ConnectionClosed):
@@ -132,7 +133,7 @@ async def test_a_prompt_retried_after_the_agent_was_killed_mid_answer_runs_once(
     the work again."""
     store, pid_file = store_backend.spec, tmp_path / "agent.pid"
     key = new_idempotency_key()
-    with anyio.fail_after(60):
+    with anyio.fail_after(RUN_TIMEOUT):
         async with connect(agent_argv(store, pid_file), cwd=tmp_path) as client:
             session = await client.new_session()
             work = await session.prompt("wait", idempotency_key=key)

@@ -22,6 +22,7 @@ from acp2.client.terminal_login import (
 from acp2.errors import LocalProtocolError
 from acp2.schema import AuthMethodAgent, AuthMethodTerminal, ClientCapabilities
 from acp2.schema.mcp import EnvVariable
+from helpers.timeouts import SCENARIO_TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
@@ -101,13 +102,13 @@ async def test_au06_exit_status_zero_is_success_and_the_env_and_cwd_reach_the_lo
         "sys.exit(0 if sys.argv[1:] == ['--login'] else 5)"
     )
     m = method(["--login"], {"TOKEN": "abc"})
-    with anyio.fail_after(30):
+    with anyio.fail_after(SCENARIO_TIMEOUT):
         assert await run_terminal_login([*PY, script], m, cwd=tmp_path)
     assert (tmp_path / "seen").read_text() == "abc"
 
 
 async def test_au06_a_non_zero_status_or_a_signal_is_failure() -> None:
-    with anyio.fail_after(30):
+    with anyio.fail_after(SCENARIO_TIMEOUT):
         assert not await run_terminal_login([*PY, "import sys; sys.exit(3)"], method())
         kill = "import os,signal; os.kill(os.getpid(), signal.SIGTERM)"
         assert not await run_terminal_login([*PY, kill], method())
@@ -118,7 +119,7 @@ async def test_ctrl_c_would_reach_the_login_and_the_clients_handler_comes_back()
     # While it runs SIGINT does nothing here, by a handler: an ignored SIGINT would stay
     # ignored in the login across exec (Python keeps SIG_IGN at start-up).
     script = "import signal,sys; sys.exit(signal.getsignal(signal.SIGINT) is signal.SIG_IGN)"
-    with anyio.fail_after(30):
+    with anyio.fail_after(SCENARIO_TIMEOUT):
         assert await run_terminal_login([*PY, script], method())
     assert signal.getsignal(signal.SIGINT) is before
 

@@ -11,6 +11,7 @@ import pytest
 from coder_helpers import snapshot
 
 from acp2.coder.tools import Sandbox, SandboxError, Toolbox, ToolError
+from helpers.timeouts import TIMEOUT
 
 SECRET = "SECRET contents\n"
 
@@ -84,7 +85,7 @@ async def test_no_tool_can_reach_outside_the_roots(world: Path, template: str) -
         except ToolError:
             continue  # refused up front (the message is checked below)
         # Only harmless cases may get this far: none of them may show the secret.
-        with anyio.fail_after(5):
+        with anyio.fail_after(TIMEOUT):
             run = await prepared.execute(None)  # type: ignore[arg-type]
         assert "SECRET" not in run.output, (name, path, run.output)
         assert name in ("list_files", "search"), (name, path)
@@ -139,7 +140,7 @@ async def test_writes_inside_an_additional_directory_are_allowed(world: Path) ->
     target = world / "extra" / "notes.txt"
     args = {"path": str(target), "old_string": "notes", "new_string": "more notes"}
     prepared = box.prepare("edit_file", _json(args))
-    with anyio.fail_after(5):
+    with anyio.fail_after(TIMEOUT):
         run = await prepared.execute(None)  # type: ignore[arg-type]
     assert run.ok
     assert target.read_text() == "more notes\n"
@@ -153,7 +154,7 @@ async def test_a_link_swapped_in_after_permission_is_caught_before_writing(world
     target.unlink()
     target.symlink_to(world / "outside" / "secret.txt")  # the race: swapped while asking
     before = snapshot(world)
-    with anyio.fail_after(5), pytest.raises(ToolError):
+    with anyio.fail_after(TIMEOUT), pytest.raises(ToolError):
         await prepared.execute(None)  # type: ignore[arg-type]
     assert snapshot(world) == before
     assert (world / "outside" / "secret.txt").read_text() == SECRET

@@ -38,7 +38,7 @@ def box(root: Path) -> Toolbox:
 
 async def execute(root: Path, name: str, **args: object) -> tuple[bool, str, list[object]]:
     prepared = box(root).prepare(name, json.dumps(args))
-    with anyio.fail_after(5):
+    with anyio.fail_after(timeouts.TIMEOUT):
         run = await prepared.execute(None)  # type: ignore[arg-type]
     return run.ok, run.output, run.content
 

@@ -15,6 +15,7 @@ from typing import Final
 
 __all__ = [
     "PROCESS_TIMEOUT",
+    "QUIET_WAIT",
     "RUN_TIMEOUT",
     "SCALE",
     "SCALE_ENV",
@@ -59,3 +60,7 @@ SCENARIO_TIMEOUT: Final = 3 * TIMEOUT
 #: a project's test suite, a node or git call): start-up plus all its work, and a timeout
 #: there kills the run and loses its output, so it gets the most room.
 RUN_TIMEOUT: Final = 6 * TIMEOUT
+#: How long a test waits for something that must *not* happen (no idle arrives, no
+#: frame is sent) before it checks the state: a negative wait cannot be made longer
+#: safely by the scale, and a slow machine only makes it stricter, so it is not scaled.
+QUIET_WAIT: Final = 0.5

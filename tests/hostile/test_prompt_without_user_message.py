@@ -80,7 +80,7 @@ async def test_an_idle_for_another_session_leaves_the_work_running_until_a_bound
             session = await client.new_session("/tmp")
             work = await session.prompt("other-session")
             with pytest.raises(TimeoutError):
-                with anyio.fail_after(0.5):
+                with anyio.fail_after(timeouts.QUIET_WAIT):
                     await work.wait()
             assert session.state.foreground == "running"
             assert not work.done

@@ -23,6 +23,7 @@ from typing import Any
 
 import anyio
 
+from helpers.timeouts import RUN_TIMEOUT
 from helpers.warm import WarmPython
 
 from .wire import read_log
@@ -87,7 +88,7 @@ async def agent_answers(
     """Write ``lines`` to the agent (through the tap, logging to ``log``), read until it
     wrote ``answers`` lines, close its stdin, require a clean exit, and return every
     message the agent sent, as the tap logged them."""
-    with anyio.fail_after(60):
+    with anyio.fail_after(RUN_TIMEOUT):
         async with await anyio.open_process(tap_argv(log, agent_argv)) as agent:
             assert agent.stdin is not None
             assert agent.stdout is not None

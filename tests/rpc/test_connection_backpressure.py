@@ -20,6 +20,7 @@ from acp2.rpc.connection import REQUEST_BURST
 from acp2.rpc.framing import LineFramer
 from acp2.rpc.outbox import WRITE_PIECE
 from acp2.transport.memory import MemoryTransport, memory_pair
+from helpers.timeouts import TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
@@ -53,7 +54,7 @@ async def test_reading_pauses_while_our_output_is_unread_and_everything_is_answe
 
     conn = Connection(ours, max_unread=MAX_UNREAD)
     conn.on_request("big", dict, big)
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with conn, anyio.create_task_group() as tg:
 
             async def send_all() -> None:
@@ -78,7 +79,7 @@ async def test_a_peer_that_reads_nothing_is_disconnected_after_the_stall_timeout
 
     conn = Connection(ours, max_unread=MAX_UNREAD, stall_timeout=0.2)
     conn.on_request("big", dict, big)
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with conn, anyio.create_task_group() as tg:
 
             async def send_all() -> None:
@@ -95,7 +96,7 @@ async def test_a_peer_that_reads_nothing_is_disconnected_after_the_stall_timeout
 
 async def test_close_reason_is_none_when_the_peer_ends_the_stream() -> None:
     ours, wire = memory_pair()
-    with anyio.fail_after(5):
+    with anyio.fail_after(TIMEOUT):
         async with Connection(ours) as conn:
             await wire.aclose()
             await conn.wait_closed()

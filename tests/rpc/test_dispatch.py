@@ -11,6 +11,7 @@ import msgspec
 import pytest
 
 from helpers import raw_peer
+from helpers.timeouts import TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
@@ -42,7 +43,7 @@ async def test_a_notification_whose_decoding_raises_is_dropped_with_one_log_line
     line: bytes, caplog: pytest.LogCaptureFixture
 ) -> None:
     seen: list[Explosive] = []
-    with anyio.fail_after(5):
+    with anyio.fail_after(TIMEOUT):
         async with raw_peer() as (conn, wire):
             conn.on_notification("n", Explosive, seen.append)
             conn.on_request("echo", Text, echo)
@@ -61,7 +62,7 @@ async def test_a_notification_whose_decoding_raises_is_dropped_with_one_log_line
 
 
 async def test_a_request_whose_decoding_raises_is_answered_invalid_params_once() -> None:
-    with anyio.fail_after(5):
+    with anyio.fail_after(TIMEOUT):
         async with raw_peer() as (conn, wire):
             conn.on_request("r", Explosive, echo)
             await wire.send_json(
@@ -81,7 +82,7 @@ async def test_a_notification_handler_raising_recursion_error_logs_one_line_with
     def deep(params: Text) -> None:
         raise RecursionError("maximum recursion depth exceeded")
 
-    with anyio.fail_after(5):
+    with anyio.fail_after(TIMEOUT):
         async with raw_peer() as (conn, wire):
             conn.on_notification("deep", Text, deep)
             with caplog.at_level(logging.WARNING, logger="acp2.rpc"):
@@ -94,7 +95,7 @@ async def test_a_notification_handler_raising_recursion_error_logs_one_line_with
 
 
 async def test_a_batch_entry_whose_handling_raises_gets_its_error_inside_the_batch_reply() -> None:
-    with anyio.fail_after(5):
+    with anyio.fail_after(TIMEOUT):
         async with raw_peer() as (conn, wire):
             conn.on_request("echo", Text, echo)
             conn.on_notification("n", Explosive, lambda params: None)
@@ -109,7 +110,7 @@ async def test_a_batch_entry_whose_handling_raises_gets_its_error_inside_the_bat
 @pytest.mark.parametrize("depth", [1_000, 10_000, 100_000])
 async def test_a_deeply_nested_request_is_answered_with_its_own_id(depth: int) -> None:
     deep = b"[" * depth + b"]" * depth
-    with anyio.fail_after(5):
+    with anyio.fail_after(TIMEOUT):
         async with raw_peer() as (conn, wire):
             conn.on_request("echo", Text, echo)
             await wire.send(b'{"jsonrpc":"2.0","id":"d","method":"echo","params":%s}\n' % deep)
@@ -123,7 +124,7 @@ async def test_a_deeply_nested_request_is_answered_with_its_own_id(depth: int) -
 
 
 async def test_the_last_protocol_error_of_the_peer_is_kept_for_error_messages() -> None:
-    with anyio.fail_after(5):
+    with anyio.fail_after(TIMEOUT):
         async with raw_peer() as (conn, wire):
             assert (conn.protocol_errors, conn.last_protocol_error) == (0, None)
             await wire.send(b"}{ not json\n")

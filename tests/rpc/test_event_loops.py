@@ -30,7 +30,7 @@ def test_entering_a_connection_under_trio_fails_at_once_with_a_clear_error() -> 
     ours, _theirs = memory_pair()
 
     async def enter() -> None:
-        with trio.fail_after(5):
+        with trio.fail_after(TIMEOUT):
             async with Connection(ours):
                 pytest.fail("entered a Connection under trio")
 

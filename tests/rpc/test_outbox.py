@@ -15,6 +15,7 @@ from acp2.rpc.outbox import TRANSITIONS, WRITE_PIECE, Outbox
 from acp2.transport._fdio import FdReader, FdWriter
 from acp2.transport.memory import memory_pair
 from acp2.transport.stdio import StdioTransport
+from helpers.timeouts import TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
@@ -45,7 +46,7 @@ async def test_a_lone_big_frame_is_written_in_pieces_with_one_newline_then_the_n
     big = b'"' + b"x" * (3 * WRITE_PIECE) + b'"'
     outbox = Outbox(ours, on_broken=lambda: None)
     received = b""
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with anyio.create_task_group() as tg:
             tg.start_soon(outbox.run)
             outbox.put(big)
@@ -62,7 +63,7 @@ async def test_a_lone_big_frame_is_written_in_pieces_with_one_newline_then_the_n
 async def test_backlog_counts_what_a_write_has_not_handed_over_yet() -> None:
     ours, theirs = memory_pair(max_buffered_chunks=1)
     outbox = Outbox(ours, on_broken=lambda: None, max_unread=WRITE_PIECE)
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with anyio.create_task_group() as tg:
             tg.start_soon(outbox.run)
             outbox.put(b"y" * (4 * WRITE_PIECE))
@@ -92,7 +93,7 @@ def test_broken_is_final_and_every_other_state_can_be_left_and_reached() -> None
 async def test_direct_mode_writes_the_first_frame_at_once_then_coalesces_for_one_pass() -> None:
     async with pipe_pair() as (ours, theirs):
         outbox = Outbox(ours, on_broken=lambda: None)
-        with anyio.fail_after(10):
+        with anyio.fail_after(TIMEOUT):
             async with anyio.create_task_group() as tg:
                 tg.start_soon(outbox.run)
                 assert outbox.state == "idle"
@@ -111,7 +112,7 @@ async def test_direct_mode_writes_the_first_frame_at_once_then_coalesces_for_one
 async def test_coalesce_holds_even_the_first_frame_until_ready_tasks_ran() -> None:
     async with pipe_pair() as (ours, theirs):
         outbox = Outbox(ours, on_broken=lambda: None)
-        with anyio.fail_after(10):
+        with anyio.fail_after(TIMEOUT):
             async with anyio.create_task_group() as tg:
                 tg.start_soon(outbox.run)
                 await anyio.wait_all_tasks_blocked()
@@ -131,7 +132,7 @@ async def test_a_failed_write_breaks_the_outbox_and_later_frames_are_dropped() -
     ours, theirs = memory_pair()
     broken: list[bool] = []
     outbox = Outbox(ours, on_broken=lambda: broken.append(True))
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with anyio.create_task_group() as tg:
             tg.start_soon(outbox.run)
             await theirs.aclose()
@@ -148,7 +149,7 @@ async def test_a_failed_write_breaks_the_outbox_and_later_frames_are_dropped() -
 async def test_finish_lets_the_writer_write_what_is_queued_before_it_stops() -> None:
     ours, theirs = memory_pair()
     outbox = Outbox(ours, on_broken=lambda: None)
-    with anyio.fail_after(10):
+    with anyio.fail_after(TIMEOUT):
         async with anyio.create_task_group() as tg:
             tg.start_soon(outbox.run)
             outbox.put(b"last")

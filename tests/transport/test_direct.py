@@ -9,6 +9,7 @@ from acp2.errors import ConnectionClosed
 from acp2.rpc import Connection
 from acp2.transport.base import DirectReceive, DirectSend, Transport
 from acp2.transport.direct import direct_pair
+from helpers.timeouts import TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
@@ -23,7 +24,7 @@ async def test_bytes_sent_either_way_arrive_in_order() -> None:
     assert a.send_nowait(b"two") == 3
     await a.send(b"")  # empty sends are no-ops, never a false end of stream
     await b.send(b"back")
-    with anyio.fail_after(5):
+    with anyio.fail_after(TIMEOUT):
         assert [await b.receive(), await b.receive()] == [b"one", b"two"]
         assert await a.receive() == b"back"
 
@@ -48,13 +49,13 @@ async def test_a_pumped_chunk_is_consumed_in_a_later_loop_callback_not_in_the_se
         a.send_nowait(b"stop")
         a.send_nowait(b"after")
         assert got == []  # nothing runs inside the sender's write
-        with anyio.fail_after(5):
+        with anyio.fail_after(TIMEOUT):
             while not results:
                 await anyio.lowlevel.checkpoint()
     assert got == [b"x", b"stop"]
     assert results == [True]  # consume asked to stop: the rest waits for the next pump
     a.send_nowait(b"stop")
-    with anyio.fail_after(5):
+    with anyio.fail_after(TIMEOUT):
         assert await b.pump(consume) is True
     assert got[2:] == [b"after", b"stop"]
 
@@ -65,7 +66,7 @@ async def test_closing_one_end_delivers_what_was_sent_then_the_end() -> None:
     await a.aclose()
     await a.aclose()  # idempotent
     got: list[bytes] = []
-    with anyio.fail_after(5):
+    with anyio.fail_after(TIMEOUT):
         assert await b.pump(lambda chunk: got.append(chunk) is None) is False
         assert await b.receive() == b""
     assert got == [b"last"]
@@ -89,7 +90,7 @@ async def test_a_full_direction_takes_nothing_now_and_send_waits_for_the_reader(
         tg.start_soon(second)
         await anyio.wait_all_tasks_blocked()
         assert not sent.is_set()
-        with anyio.fail_after(5):
+        with anyio.fail_after(TIMEOUT):
             assert await b.receive() == b"12345"
             await sent.wait()
             assert await b.receive() == b"6"
@@ -103,7 +104,7 @@ async def test_connections_on_a_direct_pair_exchange_requests() -> None:
 
     server = Connection(b, name="server")
     server.on_request("echo", object, echo)
-    with anyio.fail_after(5):
+    with anyio.fail_after(TIMEOUT):
         async with Connection(a, name="client") as client, server:
             assert await client.request("echo", {"n": 1}, object) == {"n": 1}
             assert await client.request("echo", [2], object) == [2]

@@ -8,6 +8,7 @@ import pytest
 from acp2.errors import ConnectionClosed
 from acp2.transport.base import Transport
 from acp2.transport.memory import memory_pair
+from helpers.timeouts import TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
@@ -20,7 +21,7 @@ async def test_bytes_sent_on_one_end_arrive_in_order_on_the_other() -> None:
     await a.send(b"")  # empty sends are no-ops, never a false end of stream
     await a.send(b"two")
     await b.send(b"back")
-    with anyio.fail_after(5):
+    with anyio.fail_after(TIMEOUT):
         assert [await b.receive(), await b.receive()] == [b"one", b"two"]
         assert await a.receive() == b"back"
 
@@ -30,7 +31,7 @@ async def test_closing_one_end_ends_the_other_stream_and_fails_its_sends() -> No
     await a.send(b"last")
     await a.aclose()
     await a.aclose()  # idempotent
-    with anyio.fail_after(5):
+    with anyio.fail_after(TIMEOUT):
         assert await b.receive() == b"last"
         assert await b.receive() == b""
         assert await b.receive() == b""
@@ -54,7 +55,7 @@ async def test_send_waits_while_the_other_end_is_not_reading() -> None:
         tg.start_soon(second)
         await anyio.wait_all_tasks_blocked()
         assert not sent.is_set()
-        with anyio.fail_after(5):
+        with anyio.fail_after(TIMEOUT):
             assert await b.receive() == b"1"
             await sent.wait()
             assert await b.receive() == b"2"

@@ -169,7 +169,7 @@ async def test_peer_dying_mid_request_raises_connection_closed_quickly() -> None
                     os.kill(agent.pid, signal.SIGKILL)
 
                 tg.start_soon(kill_soon)
-                with anyio.fail_after(2), pytest.raises(ConnectionClosed):
+                with anyio.fail_after(TIMEOUT), pytest.raises(ConnectionClosed):
                     await conn.request("sleep", {"seconds": 60}, type(None))
     assert agent.returncode == -signal.SIGKILL
     assert_reaped(agent.pid)

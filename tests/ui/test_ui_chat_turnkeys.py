@@ -14,6 +14,7 @@ from acp2.schema import AvailableCommand
 from acp2.ui.interactive import InteractiveChat
 from acp2.ui.live import PausableLive
 from acp2.ui.turnkeys import TurnKeys
+from helpers.timeouts import TIMEOUT
 
 
 class Recorder(InteractiveChat):
@@ -50,7 +51,7 @@ def test_ctrl_d_on_an_empty_line_leaves_once_idle_and_ctrl_o_expands_output() ->
 async def test_without_a_terminal_the_reader_returns_at_once() -> None:
     chat = Recorder()
     live = PausableLive(chat.console, "x")
-    with anyio.fail_after(5):
+    with anyio.fail_after(TIMEOUT):
         await TurnKeys(chat).run(live)
 
 
@@ -64,7 +65,7 @@ async def test_the_live_region_waits_while_paused() -> None:
         await live.wait_active()
         woke.set()
 
-    with anyio.fail_after(5):
+    with anyio.fail_after(TIMEOUT):
         async with anyio.create_task_group() as group:
             group.start_soon(waiter)
             await anyio.lowlevel.checkpoint()

@@ -11,13 +11,14 @@ import anyio
 import pytest
 
 from acp2.ui.lines import LineReader
+from helpers.timeouts import TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
 
 async def test_lines_come_in_order_then_empty_at_the_end() -> None:
     reader = LineReader(io.StringIO("one\ntwo\n"))
-    with anyio.fail_after(5):
+    with anyio.fail_after(TIMEOUT):
         assert [await reader.readline() for _ in range(4)] == ["one\n", "two\n", "", ""]
     assert reader.eof
 
@@ -39,5 +40,5 @@ async def test_a_line_read_for_a_cancelled_caller_is_kept_for_the_next(
         await reader.readline()  # nothing typed yet: given up
     writer.write("kept\n")
     writer.flush()
-    with anyio.fail_after(5):
+    with anyio.fail_after(TIMEOUT):
         assert await reader.readline() == "kept\n"
