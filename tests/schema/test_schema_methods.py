@@ -14,14 +14,23 @@ from acp2.schema.methods import METHODS, MethodSpec
 _SENDER_OF_HANDLER_SIDE = {"agent": "client", "client": "agent", "protocol": "either"}
 
 
-def test_the_table_has_every_aug_method_plus_nov_tool_call_and_terminal_cancel() -> None:
+def test_the_table_has_every_aug_method_plus_nov_cancels_plus_the_unstable_preview_ones() -> None:
     meta = json.loads((DATA / "schema" / "acp-v2-meta.json").read_text())
     aug = {
         name
         for group in ("agentMethods", "clientMethods", "protocolMethods")
         for name in meta[group].values()
     }
-    assert set(METHODS) == aug | {"tool_call/cancel", "terminal/cancel"}
+    assert {
+        "session/fork",
+        "session/archive",
+        "session/unarchive",
+        "session/set_title",
+        "auth/status",
+        "auth/status_update",
+    } == methods.UNSTABLE
+    assert not methods.UNSTABLE & aug
+    assert set(METHODS) == aug | {"tool_call/cancel", "terminal/cancel"} | methods.UNSTABLE
     assert {n for n, spec in METHODS.items() if spec.nov_only} == {
         "tool_call/cancel",
         "terminal/cancel",
@@ -42,7 +51,8 @@ def test_params_and_results_match_the_x_method_annotations_of_each_schema(draft:
             assert spec.result_type is getattr(schema, name), name
         else:
             assert spec.params_type is getattr(schema, name), name
-    assert seen == {n for n, spec in METHODS.items() if draft == "nov" or not spec.nov_only}
+    expected = {n for n, spec in METHODS.items() if draft == "nov" or not spec.nov_only}
+    assert seen == expected - methods.UNSTABLE
 
 
 def test_notifications_have_no_result_type_and_requests_have_one() -> None:
@@ -52,13 +62,16 @@ def test_notifications_have_no_result_type_and_requests_have_one() -> None:
         "session/update",
         "elicitation/complete",
         "$/cancel_request",
+        "auth/status_update",
     }
     assert all(spec.result_type is not None for spec in METHODS.values() if spec.kind == "request")
 
 
 def test_each_wire_name_has_a_constant_and_specs_are_frozen() -> None:
     constants = {
-        getattr(methods, name) for name in methods.__all__ if name.isupper() and name != "METHODS"
+        getattr(methods, name)
+        for name in methods.__all__
+        if name.isupper() and name not in ("METHODS", "UNSTABLE")
     }
     assert {spec.name for spec in constants} == set(METHODS)
     assert all(METHODS[spec.name] is spec for spec in constants)
@@ -71,5 +84,6 @@ def test_each_wire_name_has_a_constant_and_specs_are_frozen() -> None:
 
 def test_retry_classes_mark_reads_safe_and_the_prompt_keyed_by_its_idempotency_key() -> None:
     assert methods.SESSION_PROMPT.retry == "keyed"
-    assert {s.name for s in METHODS.values() if s.retry == "safe"} == {"initialize", "session/list"}
+    safe = {s.name for s in METHODS.values() if s.retry == "safe"}
+    assert safe == {"initialize", "session/list", "auth/status"}
     assert methods.SESSION_NEW.retry == "never"

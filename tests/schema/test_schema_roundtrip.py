@@ -75,7 +75,8 @@ def test_tr18_every_session_update_kind_round_trips_and_validates(entry: dict[st
 def test_the_update_fixtures_cover_every_session_update_kind_of_both_drafts() -> None:
     kinds = {e["update"]["sessionUpdate"] for e in UPDATES}
     assert kinds == set(schema.SESSION_UPDATE_KINDS)
-    assert len(kinds) == 21  # 16 Aug, 3 more Nov, replay_complete and subagent_update (Preview)
+    # 16 Aug, 3 more Nov; replay_complete, subagent_update, session_message(_chunk) (Preview)
+    assert len(kinds) == 23
 
 
 @pytest.mark.parametrize("entry", MESSAGES, ids=[e["name"] for e in MESSAGES])

@@ -4,6 +4,16 @@ Support markers are objects: present and not ``None`` (even ``{}``, which is fal
 Python) means supported; ``UNSET`` or ``None`` means unsupported. Test with
 ``is not None and is not UNSET`` -- see :func:`supports` -- never with truthiness.
 Every capability field is lenient: a malformed value reads as absent (IN-16).
+
+The unstable capabilities of the Preview (``providers``, ``auth.status``, and
+``session.fork`` / ``archive`` / ``status`` / ``title`` / ``systemPrompt``) are modelled
+from the Rust schema crate's v2 types (docs.rs ``agent-client-protocol-schema`` 1.15 to
+1.22: ``ProvidersCapabilities``, ``AuthStatusCapabilities``, ``SessionForkCapabilities``,
+``SessionArchiveCapabilities``, ``SessionStatusCapabilities``,
+``SessionTitleCapabilities``, ``SessionSystemPromptCapabilities``) and the RFD pages
+``rfds/custom-llm-endpoint``, ``rfds/session-fork``, ``rfds/session-set-title`` and
+``rfds/client-system-prompt``. No vendored schema has them. They default to ``UNSET``, so
+acp2 never advertises one it does not implement.
 """
 
 from __future__ import annotations
@@ -20,6 +30,7 @@ __all__ = [
     "AgentAuthCapabilities",
     "AgentCapabilities",
     "AuthCapabilities",
+    "AuthStatusCapabilities",
     "ClientAuthCapabilities",
     "ClientCapabilities",
     "ElicitationCapabilities",
@@ -32,9 +43,17 @@ __all__ = [
     "PromptCapabilities",
     "PromptEmbeddedContextCapabilities",
     "PromptImageCapabilities",
+    "ProvidersCapabilities",
     "SessionAdditionalDirectoriesCapabilities",
+    "SessionArchiveCapabilities",
     "SessionCapabilities",
     "SessionDeleteCapabilities",
+    "SessionForkCapabilities",
+    "SessionStatusCapabilities",
+    "SessionSystemPromptCapabilities",
+    "SessionSystemPromptModeCapabilities",
+    "SessionSystemPromptOverrideCapabilities",
+    "SessionTitleCapabilities",
     "TerminalAuthCapabilities",
     "supports",
 ]
@@ -81,8 +100,59 @@ class TerminalAuthCapabilities(_Marker, kw_only=True):
     """Marker: the client can run a terminal login (re-run the agent in a terminal)."""
 
 
+class AuthStatusCapabilities(_Marker, kw_only=True):
+    """Marker (unstable): the agent answers ``auth/status`` and may send
+    ``auth/status_update``."""
+
+
 class AgentAuthCapabilities(_Marker, kw_only=True):
-    """The agent's ``auth`` capabilities: only ``_meta`` (auth extensions)."""
+    """The agent's ``auth`` capabilities: ``_meta`` (auth extensions) and, unstable,
+    ``status``."""
+
+    status: Annotated[AuthStatusCapabilities | UnsetType | None, LENIENT] = UNSET
+
+
+class ProvidersCapabilities(_Marker, kw_only=True):
+    """Marker (unstable): the agent implements the LLM provider configuration methods of
+    the custom LLM endpoint RFD. Modelled only: acp2 neither calls nor serves them."""
+
+
+class SessionForkCapabilities(_Marker, kw_only=True):
+    """Marker (unstable): the agent implements ``session/fork``."""
+
+
+class SessionArchiveCapabilities(_Marker, kw_only=True):
+    """Marker (unstable): the agent implements ``session/archive`` and
+    ``session/unarchive``."""
+
+
+class SessionStatusCapabilities(_Marker, kw_only=True):
+    """Marker (unstable): the agent implements ``session/status``, whose shapes are not
+    published yet, so acp2 has no method entry for it."""
+
+
+class SessionTitleCapabilities(_Marker, kw_only=True):
+    """Marker (unstable): the agent implements ``session/set_title``; titles the agent
+    reports (``session/list``, ``session_info_update``) need no capability."""
+
+
+class SessionSystemPromptOverrideCapabilities(_Marker, kw_only=True):
+    """Marker (unstable): the agent accepts a system prompt in ``override`` mode."""
+
+
+class SessionSystemPromptModeCapabilities(Model, gc=False, kw_only=True):
+    """The system prompt modes an agent accepts besides ``append`` (unstable)."""
+
+    override: Annotated[SessionSystemPromptOverrideCapabilities | UnsetType | None, LENIENT] = UNSET
+    meta: MetaField = msgspec.field(default=UNSET, name="_meta")
+
+
+class SessionSystemPromptCapabilities(Model, gc=False, kw_only=True):
+    """Present (even ``{}``): the agent accepts ``systemPrompt`` on the session lifecycle
+    requests in ``append`` mode; ``mode`` lists the other modes (unstable)."""
+
+    mode: Annotated[SessionSystemPromptModeCapabilities | UnsetType | None, LENIENT] = UNSET
+    meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
 class ElicitationFormCapabilities(_Marker, kw_only=True):
@@ -121,6 +191,11 @@ class SessionCapabilities(Model, gc=False, kw_only=True):
     additional_directories: Annotated[
         SessionAdditionalDirectoriesCapabilities | UnsetType | None, LENIENT
     ] = UNSET
+    system_prompt: Annotated[SessionSystemPromptCapabilities | UnsetType | None, LENIENT] = UNSET
+    fork: Annotated[SessionForkCapabilities | UnsetType | None, LENIENT] = UNSET
+    archive: Annotated[SessionArchiveCapabilities | UnsetType | None, LENIENT] = UNSET
+    status: Annotated[SessionStatusCapabilities | UnsetType | None, LENIENT] = UNSET
+    title: Annotated[SessionTitleCapabilities | UnsetType | None, LENIENT] = UNSET
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
@@ -129,6 +204,7 @@ class AgentCapabilities(Model, gc=False, kw_only=True):
 
     auth: Annotated[AgentAuthCapabilities | UnsetType | None, LENIENT] = UNSET
     session: Annotated[SessionCapabilities | UnsetType | None, LENIENT] = UNSET
+    providers: Annotated[ProvidersCapabilities | UnsetType | None, LENIENT] = UNSET
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 

@@ -5,7 +5,10 @@ This module is the one place where v2 wire method names are written (v1's are in
 (``SESSION_PROMPT``, ...) is a typed :class:`MethodSpec`; ``METHODS[name]`` finds one by
 wire name. ``sender`` is the side that sends the message (``"client"``, ``"agent"`` or
 ``"either"``); ``result_type`` is ``None`` for notifications. The table is the Aug method
-list plus Nov's ``tool_call/cancel`` and ``terminal/cancel``.
+list plus Nov's ``tool_call/cancel`` and ``terminal/cancel``, plus the unstable methods of
+the Preview whose shapes are published (:data:`UNSTABLE`: ``session/fork``,
+``session/archive``, ``session/unarchive``, ``session/set_title``, ``auth/status``,
+``auth/status_update``), each valid only with the capability the agent advertises.
 """
 
 from __future__ import annotations
@@ -13,6 +16,9 @@ from __future__ import annotations
 from typing import Any, Final, Generic, Literal, TypeVar, cast
 
 from acp2.schema.auth import (
+    AuthStatusRequest,
+    AuthStatusResponse,
+    AuthStatusUpdateNotification,
     LoginAuthRequest,
     LoginAuthResponse,
     LogoutAuthRequest,
@@ -42,6 +48,16 @@ from acp2.schema.session import (
     ResumeSessionRequest,
     ResumeSessionResponse,
 )
+from acp2.schema.session_ops import (
+    ArchiveSessionRequest,
+    ArchiveSessionResponse,
+    ForkSessionRequest,
+    ForkSessionResponse,
+    SetSessionTitleRequest,
+    SetSessionTitleResponse,
+    UnarchiveSessionRequest,
+    UnarchiveSessionResponse,
+)
 from acp2.schema.terminal import CancelTerminalRequest, CancelTerminalResponse
 from acp2.schema.tools import CancelToolCallRequest, CancelToolCallResponse
 from acp2.schema.updates import UpdateSessionNotification
@@ -49,23 +65,30 @@ from acp2.schema.updates import UpdateSessionNotification
 __all__ = [
     "AUTH_LOGIN",
     "AUTH_LOGOUT",
+    "AUTH_STATUS",
+    "AUTH_STATUS_UPDATE",
     "CANCEL_REQUEST",
     "ELICITATION_COMPLETE",
     "ELICITATION_CREATE",
     "INITIALIZE",
     "METHODS",
+    "SESSION_ARCHIVE",
     "SESSION_CANCEL",
     "SESSION_CLOSE",
     "SESSION_DELETE",
+    "SESSION_FORK",
     "SESSION_LIST",
     "SESSION_NEW",
     "SESSION_PROMPT",
     "SESSION_REQUEST_PERMISSION",
     "SESSION_RESUME",
     "SESSION_SET_CONFIG_OPTION",
+    "SESSION_SET_TITLE",
+    "SESSION_UNARCHIVE",
     "SESSION_UPDATE",
     "TERMINAL_CANCEL",
     "TOOL_CALL_CANCEL",
+    "UNSTABLE",
     "MethodSpec",
     "RetryClass",
     "Sender",
@@ -215,6 +238,38 @@ TERMINAL_CANCEL: Final = request(
     "terminal/cancel", CancelTerminalRequest, CancelTerminalResponse, "client", nov_only=True
 )
 
+# Unstable (Preview): modelled from the published Rust schema crate; each needs the
+# capability named in its params' docstring.
+SESSION_FORK: Final = request("session/fork", ForkSessionRequest, ForkSessionResponse, "client")
+SESSION_ARCHIVE: Final = request(
+    "session/archive", ArchiveSessionRequest, ArchiveSessionResponse, "client"
+)
+SESSION_UNARCHIVE: Final = request(
+    "session/unarchive", UnarchiveSessionRequest, UnarchiveSessionResponse, "client"
+)
+SESSION_SET_TITLE: Final = request(
+    "session/set_title", SetSessionTitleRequest, SetSessionTitleResponse, "client"
+)
+AUTH_STATUS: Final = request(
+    "auth/status", AuthStatusRequest, AuthStatusResponse, "client", retry="safe"
+)
+AUTH_STATUS_UPDATE: Final = notification(
+    "auth/status_update", AuthStatusUpdateNotification, "agent"
+)
+
+#: The unstable methods: in no vendored schema, never sent by acp2 on its own.
+UNSTABLE: Final[frozenset[str]] = frozenset(
+    spec.name
+    for spec in (
+        SESSION_FORK,
+        SESSION_ARCHIVE,
+        SESSION_UNARCHIVE,
+        SESSION_SET_TITLE,
+        AUTH_STATUS,
+        AUTH_STATUS_UPDATE,
+    )
+)
+
 #: Every ACP v2 method, keyed by wire name.
 METHODS: Final[dict[str, MethodSpec[Any, Any]]] = {
     spec.name: spec
@@ -237,5 +292,11 @@ METHODS: Final[dict[str, MethodSpec[Any, Any]]] = {
         CANCEL_REQUEST,
         TOOL_CALL_CANCEL,
         TERMINAL_CANCEL,
+        SESSION_FORK,
+        SESSION_ARCHIVE,
+        SESSION_UNARCHIVE,
+        SESSION_SET_TITLE,
+        AUTH_STATUS,
+        AUTH_STATUS_UPDATE,
     )
 }

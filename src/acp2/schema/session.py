@@ -31,6 +31,7 @@ __all__ = [
     "ResumeSessionRequest",
     "ResumeSessionResponse",
     "SessionInfo",
+    "SystemPrompt",
 ]
 
 _Directories = Annotated[list[AbsolutePath] | UnsetType, LENIENT, SKIP_INVALID]
@@ -39,12 +40,35 @@ _ConfigOptions = Annotated[list[SessionConfigOption] | UnsetType, LENIENT, SKIP_
 _Commands = Annotated[list[AvailableCommand] | UnsetType, LENIENT, SKIP_INVALID]
 
 
+class SystemPrompt(Model, gc=False, kw_only=True):
+    """A client-provided system prompt (unstable): ``content`` blocks given to the model
+    at system level, in ``mode`` ``append`` (added to the agent's own instructions) or
+    ``override`` (replacing its default instructions), or a custom / future mode.
+
+    Modelled from the RFD page ``rfds/client-system-prompt`` and the Rust schema crate's
+    v2 ``SystemPrompt`` (docs.rs ``agent-client-protocol-schema``, feature
+    ``unstable_session_system_prompt``). Send it only to an agent advertising
+    ``session.systemPrompt`` (``override`` also needs ``session.systemPrompt.mode.override``),
+    and again on each lifecycle request of the session, as with ``cwd``.
+    """
+
+    mode: str
+    content: list[ContentBlock]
+    meta: MetaField = msgspec.field(default=UNSET, name="_meta")
+
+
+#: Lenient: an agent without the capability ignores what it cannot read.
+_SystemPrompt = Annotated[SystemPrompt | UnsetType, LENIENT]
+
+
 class NewSessionRequest(Model, gc=False, kw_only=True):
-    """Params of ``session/new``: the working directory, extra roots and MCP servers."""
+    """Params of ``session/new``: the working directory, extra roots and MCP servers, and
+    (unstable) a :class:`SystemPrompt`, omitted unless set."""
 
     cwd: AbsolutePath
     additional_directories: _Directories = UNSET
     mcp_servers: _McpServers = UNSET
+    system_prompt: _SystemPrompt = UNSET
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
@@ -80,6 +104,7 @@ class ResumeSessionRequest(Model, gc=False, kw_only=True):
     additional_directories: _Directories = UNSET
     mcp_servers: _McpServers = UNSET
     replay_from: ReplayFrom | UnsetType | None = UNSET
+    system_prompt: _SystemPrompt = UNSET
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 

@@ -27,7 +27,8 @@ from acp2.schema.messages import (
     UserMessageChunk,
 )
 from acp2.schema.plan import PlanUpdate
-from acp2.schema.states import BackgroundWork, StateUpdate
+from acp2.schema.session_messages import SessionMessage, SessionMessageChunk
+from acp2.schema.states import BackgroundWork, StateUpdate, Usage
 from acp2.schema.terminal import TerminalOutputChunk, TerminalUpdate
 from acp2.schema.tools import ToolCallContentChunk, ToolCallUpdate
 
@@ -152,6 +153,8 @@ class SubagentState(Model, gc=False, kw_only=True):
     stop_reason: Annotated[str | UnsetType | None, LENIENT] = UNSET
     error: Annotated[Error | UnsetType | None, LENIENT] = UNSET
     background: Annotated[list[BackgroundWork] | UnsetType | None, LENIENT] = UNSET
+    #: The child's token counts for its work that ended (Preview, see :class:`Usage`).
+    usage: Annotated[Usage | UnsetType | None, LENIENT] = UNSET
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
@@ -202,12 +205,14 @@ SessionUpdate: TypeAlias = (
     | CompactionSummaryChunk
     | ReplayComplete
     | SubagentUpdate
+    | SessionMessage
+    | SessionMessageChunk
     | Raw
 )
 
 #: Every ``sessionUpdate`` tag modelled here (``notice`` and the two ``compaction_*`` are
-#: Nov-only, ``replay_complete`` and ``subagent_update`` are the Preview's and in no
-#: stable vendored schema).
+#: Nov-only; ``replay_complete``, ``subagent_update`` and the two ``session_message*`` are
+#: the Preview's and in no stable vendored schema).
 SESSION_UPDATE_KINDS: Final[tuple[str, ...]] = tuple(
     str(cls.__struct_config__.tag) for cls in get_args(SessionUpdate) if cls is not Raw
 )
