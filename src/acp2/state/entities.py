@@ -1,9 +1,10 @@
 """The entities of a session as a client renders them (pure, mutable, cheap to stream into).
 
 Each class holds the *current* value of one keyed entity after every patch so far:
-messages (keyed by kind and ``messageId``), tool calls, display-only terminals, plans,
-compactions and usage. The reducer in :mod:`acp2.state.reducer` is the only writer;
-readers treat every attribute as read-only.
+messages (keyed by kind and ``messageId``; messages between sessions are a kind of their
+own), tool calls, display-only terminals, plans, compactions, usage and token totals.
+The reducer in :mod:`acp2.state.reducer` is the only writer; readers treat every
+attribute as read-only.
 """
 
 from __future__ import annotations
@@ -23,13 +24,16 @@ __all__ = [
     "MessageKind",
     "MessageState",
     "PlanState",
+    "SessionMessageState",
     "TerminalState",
+    "TokenTotals",
     "ToolCallState",
     "UsageState",
 ]
 
-#: The three message id spaces (MU-03): ``user_message*``, ``agent_message*``, ``agent_thought*``.
-MessageKind = Literal["user", "agent", "thought"]
+#: The message id spaces (MU-03): ``user_message*``, ``agent_message*``, ``agent_thought*``,
+#: and (Preview) ``session_message*``, the messages between sessions.
+MessageKind = Literal["user", "agent", "thought", "session"]
 
 #: Tool-call statuses after which nothing runs any more. Unknown ones count as running.
 FINAL_TOOL_STATUSES: Final[frozenset[str]] = frozenset({"completed", "failed", "cancelled"})
@@ -122,6 +126,19 @@ class MessageState:
         pending = self._pending
         self._blocks.append(TextContent(text=pending[0] if len(pending) == 1 else "".join(pending)))
         pending.clear()
+
+
+@dataclass(slots=True, eq=False)
+class SessionMessageState(MessageState):
+    """One message between sessions (Preview ``session_message*``, kind ``"session"``):
+    its content as for any message, plus which sessions it went between and its id in
+    the other session's transcript (each ``None`` until reported). Peer text: sanitize
+    before showing it."""
+
+    sender_session_id: str | None = None
+    recipient_session_id: str | None = None
+    sender_message_id: str | None = None
+    recipient_message_id: str | None = None
 
 
 @dataclass(slots=True)
@@ -237,6 +254,35 @@ class UsageState:
     used: int
     size: int
     cost: Any = None
+
+
+@dataclass(slots=True)
+class TokenTotals:
+    """Token counts summed over every idle ``state_update`` that reported ``usage``
+    (Preview, unstable): ``turns`` counts those reports. The optional counts
+    (``thought``, ``cached_read``, ``cached_write``) sum only the reports that had them."""
+
+    turns: int = 0
+    total: int = 0
+    input: int = 0
+    output: int = 0
+    thought: int = 0
+    cached_read: int = 0
+    cached_write: int = 0
+
+    def add(self, usage: Any) -> None:
+        """Add one :class:`acp2.schema.Usage` report (a missing optional count adds 0)."""
+        self.turns += 1
+        self.total += usage.total_tokens
+        self.input += usage.input_tokens
+        self.output += usage.output_tokens
+        self.thought += _count(usage.thought_tokens)
+        self.cached_read += _count(usage.cached_read_tokens)
+        self.cached_write += _count(usage.cached_write_tokens)
+
+
+def _count(value: Any) -> int:
+    return value if type(value) is int else 0
 
 
 @dataclass(slots=True)

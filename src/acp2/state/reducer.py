@@ -28,7 +28,8 @@ from acp2.schema.messages import (
     UserMessageChunk,
 )
 from acp2.schema.plan import PlanItems, PlanUpdate
-from acp2.schema.states import StateUpdate
+from acp2.schema.session_messages import SessionMessage, SessionMessageChunk
+from acp2.schema.states import StateUpdate, Usage
 from acp2.schema.terminal import TerminalOutputChunk, TerminalUpdate
 from acp2.schema.tools import ToolCallContentChunk, ToolCallUpdate
 from acp2.schema.updates import (
@@ -42,7 +43,7 @@ from acp2.schema.updates import (
     UsageUpdate,
 )
 from acp2.state._patch import patch_meta
-from acp2.state.entities import FOLD_CHUNKS, ChildSession, UsageState
+from acp2.state.entities import FOLD_CHUNKS, ChildSession, TokenTotals, UsageState
 from acp2.state.session import SessionState
 from acp2.state.tools import (
     append_terminal_output,
@@ -140,8 +141,19 @@ def _state_update(state: SessionState, update: StateUpdate) -> None:
             state.stop_reason = update.stop_reason
         if update.error is not UNSET and update.error is not None:
             state.error = update.error
+        if type(update.usage) is Usage:
+            _add_usage(state, update.usage)
     elif not was_busy:
         state.work += 1
+
+
+def _add_usage(state: SessionState, usage: Usage) -> None:
+    # Every report counts, a repeated idle's too: each one is the usage of work that ended.
+    state.turn_usage = usage
+    totals = state.token_totals
+    if totals is None:
+        totals = state.token_totals = TokenTotals()
+    totals.add(usage)
 
 
 # -- plans, commands, config, info, usage (PN-, CM-, CO-, SI-, US-) ---------------------
@@ -236,6 +248,35 @@ _SUBAGENT_FIELDS: Final = (
 )
 
 
+def _session_message(state: SessionState, update: SessionMessage) -> None:
+    msg = state.session_message(update.message_id)
+    for name in _SESSION_MESSAGE_IDS:
+        value = getattr(update, name)
+        if value is not UNSET:
+            setattr(msg, name, value)
+    if update.content is not UNSET:
+        msg.replace_content(update.content)
+    msg.meta = patch_meta(msg.meta, update.meta)
+
+
+def _session_message_chunk(state: SessionState, update: SessionMessageChunk) -> None:
+    msg = state.session_message(update.message_id)
+    for name in _SESSION_MESSAGE_IDS:
+        value = getattr(update, name)
+        if isinstance(value, str):  # a chunk sets an id, never clears one
+            setattr(msg, name, value)
+    msg.append(update.content)
+
+
+#: The patched ids of a message between sessions.
+_SESSION_MESSAGE_IDS: Final = (
+    "sender_session_id",
+    "recipient_session_id",
+    "sender_message_id",
+    "recipient_message_id",
+)
+
+
 def _unknown(state: SessionState, update: Raw) -> None:
     state.unknown.append(update)
 
@@ -268,6 +309,8 @@ _HANDLERS: Final[dict[type, _Handler]] = {
     CompactionSummaryChunk: _compaction_chunk,
     ReplayComplete: _replay_complete,
     SubagentUpdate: _subagent_update,
+    SessionMessage: _session_message,
+    SessionMessageChunk: _session_message_chunk,
     Raw: _unknown,
     UpdateSessionNotification: _notification,
 }

@@ -12,7 +12,10 @@ is reduced as usual. The replay is the agent's full version of the entity. A rep
 covers all the history the agent retained, so when it completed, :meth:`ReplayMerge.finish`
 drops the held timeline entries it did not name: an agent whose replayed ids differ from
 the live ones (SS-17 allows it; a v1 agent behind the bridge gets fresh ids) then still
-leaves one copy of each message. The result is what a fresh state reducing the same
+leaves one copy of each message. Token totals (Preview ``usage`` on idle) are rebuilt the
+same way: the first replayed idle ``state_update`` with ``usage`` restarts them, so a
+replay that restates its turns' usage does not count it twice, and one that restates
+none leaves them as they were. The result is what a fresh state reducing the same
 replay holds, with the held entities it named keeping their timeline positions.
 Pure: no IO, no event loop.
 """
@@ -32,6 +35,8 @@ from acp2.schema.messages import (
     UserMessageChunk,
 )
 from acp2.schema.plan import PlanItems, PlanUpdate
+from acp2.schema.session_messages import SessionMessage, SessionMessageChunk
+from acp2.schema.states import StateUpdate, Usage
 from acp2.schema.terminal import TerminalOutputChunk, TerminalUpdate
 from acp2.schema.tools import ToolCallContentChunk, ToolCallUpdate
 from acp2.schema.updates import CompactionSummaryChunk, CompactionUpdate
@@ -51,6 +56,8 @@ _MESSAGE_KINDS: Final[dict[type, str]] = {
     AgentMessageChunk: "agent",
     AgentThought: "thought",
     AgentThoughtChunk: "thought",
+    SessionMessage: "session",
+    SessionMessageChunk: "session",
 }
 _TOOL_KINDS: Final = (ToolCallUpdate, ToolCallContentChunk)
 _TERMINAL_KINDS: Final = (TerminalUpdate, TerminalOutputChunk)
@@ -118,12 +125,13 @@ class ReplayMerge:
     :meth:`finish` once the replay completed (not after a truncated one).
     """
 
-    __slots__ = ("_held", "_rebuilt", "_unknown")
+    __slots__ = ("_held", "_rebuilt", "_unknown", "_usage_rebuilt")
 
     def __init__(self, state: SessionState) -> None:
         self._held = _held_keys(state)
         self._unknown = {bytes(raw) for raw in state.unknown}
         self._rebuilt: set[Key] = set()
+        self._usage_rebuilt = False
 
     def absorb(self, state: SessionState, update: Any) -> bool:
         """If ``update`` is about something ``state`` held when the replay began, take it
@@ -132,6 +140,9 @@ class ReplayMerge:
         hand it on as news. Return False, changing nothing, for anything else."""
         if type(update) is Raw:
             return bytes(update) in self._unknown
+        if type(update) is StateUpdate:
+            self._rebuild_usage(state, update)
+            return False
         key = entity_key(update)
         if key is None or key not in self._held:
             return False
@@ -140,6 +151,13 @@ class ReplayMerge:
             _clear(state, key)
         reduce(state, update)
         return True
+
+    def _rebuild_usage(self, state: SessionState, update: StateUpdate) -> None:
+        # Replayed turns restate their token usage: the first replayed report restarts
+        # the totals, as the first replayed update about an entity clears it.
+        if not self._usage_rebuilt and type(update.usage) is Usage:
+            self._usage_rebuilt = True
+            state.token_totals = None
 
     def finish(self, state: SessionState) -> None:
         """The replay completed: drop the held messages, tool calls, plans and compactions

@@ -13,7 +13,9 @@ from acp2.state.entities import (
     CompactionState,
     MessageState,
     PlanState,
+    SessionMessageState,
     TerminalState,
+    TokenTotals,
     ToolCallState,
     UsageState,
 )
@@ -48,7 +50,11 @@ class SessionState:
     (a repeated ``idle`` is not a new completion, PL-24). ``replays`` counts the
     ``replay_complete`` markers received (each ends one resume's replay). ``subagents``
     holds the child sessions this session announced (Preview ``subagent_update``), by id,
-    in the order they were announced. ``notices`` keeps the latest notices (a property,
+    in the order they were announced; messages between sessions (Preview
+    ``session_message*``) are :class:`SessionMessageState` entries of kind ``"session"``
+    in ``messages`` and the timeline. ``turn_usage`` is the token ``usage`` of the last
+    idle ``state_update`` that reported one (the work that ended), ``token_totals`` sums
+    every such report (None until the first). ``notices`` keeps the latest notices (a property,
     made on first use). Unknown updates are kept raw in ``unknown``, in arrival order
     (EX-07).
     """
@@ -62,6 +68,8 @@ class SessionState:
     compactions: dict[str, CompactionState] = field(default_factory=dict)
     subagents: dict[str, ChildSession] = field(default_factory=dict)
     usage: UsageState | None = None
+    turn_usage: Any = None
+    token_totals: TokenTotals | None = None
     config_options: list[Any] = field(default_factory=list)
     available_commands: list[Any] = field(default_factory=list)
     title: str | None = None
@@ -100,6 +108,22 @@ class SessionState:
         if msg is None:
             msg = self.messages[key] = MessageState(kind, message_id)
             self.timeline.append(msg)
+        return msg
+
+    def session_message(self, message_id: str) -> SessionMessageState:
+        """Return the message between sessions ``message_id`` (kind ``"session"``),
+        creating an empty one at the end of the timeline when it is unseen."""
+        key = ("session", message_id)
+        held = self.messages.get(key)
+        if isinstance(held, SessionMessageState):
+            return held
+        msg = self.messages[key] = SessionMessageState("session", message_id)
+        if held is None:
+            self.timeline.append(msg)
+        else:  # made by message("session", ...): keep its place, now with its ids
+            msg.replace_content(held.content)
+            msg.meta = held.meta
+            self.timeline[self.timeline.index(held)] = msg
         return msg
 
     def tool_call(self, tool_call_id: str) -> ToolCallState:
