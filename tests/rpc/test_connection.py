@@ -526,3 +526,18 @@ async def test_a_connection_keeps_fewer_than_30_instance_attributes() -> None:
     ours, _theirs = memory_pair()
     async with Connection(ours) as conn:
         assert len(vars(conn)) < 30
+
+
+async def test_an_unhandled_notification_is_logged_at_debug_not_dropped_silently(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async with PeerPair() as pair:
+        pair.agent.on_request("echo", Text, echo)
+        with caplog.at_level(logging.DEBUG, logger="acp2.rpc"):
+            await pair.client.notify("auth/status_update", {"state": "unauthenticated"})
+            with anyio.fail_after(TIMEOUT):
+                await pair.client.request("echo", Text("sync"), Text)
+    assert any(
+        r.levelno == logging.DEBUG and "auth/status_update" in r.getMessage()
+        for r in caplog.records
+    )

@@ -152,6 +152,9 @@ class Dispatcher:
     def _unknown(self, event: UnknownNotification) -> Awaitable[None] | None:
         handler = self.unknown_notification
         if handler is None:
+            # Not silent: a peer may send notifications this end does not handle yet
+            # (e.g. the Preview's unstable auth/status_update).
+            logger.debug("%s: no handler for notification %s", self.name, event.method)
             return None
         try:
             pending = handler(event.method, event.params)
