@@ -86,3 +86,16 @@ def test_v1_frames_are_validated_with_v1_methods_and_sides() -> None:
         "params": {"sessionId": "s", "update": update},
     }
     assert validator.check_frame(chunk, None) is None  # v1 chunks need no messageId
+
+
+@pytest.mark.parametrize("draft", ["aug", "nov", "preview"])
+def test_an_unstable_auth_status_update_is_judged_by_its_model_not_reported_unknown(
+    draft: str,
+) -> None:
+    validator = SchemaValidator(draft)
+    note = {"jsonrpc": "2.0", "method": "auth/status_update", "params": {"state": "unknown"}}
+    assert validator.check_frame(note, None) is None
+    bad = {"jsonrpc": "2.0", "method": "auth/status_update", "params": {"accounts": []}}
+    assert "state" in (validator.check_frame(bad, None) or "")
+    fork = {"jsonrpc": "2.0", "method": "session/fork", "params": {}}
+    assert "not an ACP notification an agent may send" in (validator.check_frame(fork, None) or "")

@@ -10,7 +10,9 @@ notification or request from the agent against its params type (found through th
 schema's own ``x-method`` annotations), an error against ``Error``. Each frame is
 validated against the schema of the version it belongs to: a ``v1`` validator judges the
 frames of an agent that answered protocol version 1 (the v1 schema has the same
-annotations, so the same lookup works for it).
+annotations, so the same lookup works for it). The unstable notifications an agent may
+send that no shipped schema has yet (``auth/status_update``, from the table's
+``UNSTABLE`` entries) are judged by acp2's model of them instead of reported as unknown.
 """
 
 from __future__ import annotations
@@ -23,11 +25,19 @@ from typing import Any
 
 from acp2.check.frames import is_request, is_response
 from acp2.errors import MissingJsonschema
+from acp2.schema.codec import decode
+from acp2.schema.methods import METHODS, UNSTABLE
 
 __all__ = ["MissingJsonschema", "SchemaValidator", "load_schema", "require_jsonschema"]
 
 _SCHEMA_FILES = {d: f"acp-v2-{d}.json" for d in ("aug", "nov", "preview")} | {"v1": "acp-v1.json"}
 _SUFFIXES = ("Request", "Response", "Notification")
+#: Unstable notifications an agent may send (with its capability), by wire name.
+_UNSTABLE_FROM_AGENT = {
+    name: METHODS[name].params_type
+    for name in UNSTABLE
+    if METHODS[name].sender == "agent" and METHODS[name].kind == "notification"
+}
 
 
 def require_jsonschema() -> None:
@@ -115,11 +125,22 @@ class SchemaValidator:
             return None
         spec = self._methods.get(method, {})
         kind = "Request" if is_request(value) else "Notification"
+        if not spec and kind == "Notification" and method in _UNSTABLE_FROM_AGENT:
+            return _check_unstable(method, value.get("params"))
         # x-side names the side that handles the method: the agent may send only what the
         # client handles (or protocol-level messages such as $/cancel_request).
         if kind not in spec or spec.get("side") == "agent":
             return f"{method!r} is not an ACP {kind.lower()} an agent may send"
         return self.check(spec[kind], value.get("params"))
+
+
+def _check_unstable(method: str, params: Any) -> str | None:
+    """Judge an unstable notification no shipped schema has by acp2's model of it."""
+    try:
+        decode(json.dumps({} if params is None else params).encode(), _UNSTABLE_FROM_AGENT[method])
+    except ValueError as exc:
+        return f"{method} (unstable) params: {exc}"
+    return None
 
 
 def _explain(error: Any) -> Any:
