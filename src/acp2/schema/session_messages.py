@@ -9,10 +9,10 @@ user, agent and thought ones.
 
 Modelled from the Rust schema crate's ``v2::SessionMessage`` and
 ``v2::SessionMessageChunk`` (docs.rs ``agent-client-protocol-schema``, 1.15 to 1.22,
-feature ``unstable_subagents``), completing the Subagent Sessions RFD that the Preview
-made baseline (``announcements/subagents-stabilized``). No vendored schema has them, so
-both drafts see them as their ``other`` fallback: valid to send to any v2 peer, which
-still may not know how to show them.
+feature ``unstable_subagents``) and the Completed Subagent Sessions RFD (``rfds/subagents``,
+``protocol/v2/subagents``, ``announcements/subagents-stabilized``). No vendored schema has
+them, so both drafts see them as their ``other`` fallback: valid to send to any v2 peer,
+which still may not know how to show them.
 """
 
 from __future__ import annotations
