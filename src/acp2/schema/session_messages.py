@@ -56,10 +56,12 @@ class SessionMessageChunk(
     Model, tag_field="sessionUpdate", tag="session_message_chunk", gc=False, kw_only=True
 ):
     """Session update ``session_message_chunk``: append one ``content`` block to the
-    inter-session message ``messageId``.
+    inter-session message ``messageId``. Its ``_meta`` belongs to the chunk only.
 
-    The session and message ids are optional here: a value sets the stored one, omitted or
-    ``None`` keeps it (a chunk never clears). Its ``_meta`` belongs to the chunk only.
+    The newest v2 chunk (crate 1.13 on) carries only content: the ids come from
+    ``session_message`` upserts, before, between or after the chunks. Earlier drafts
+    (and v1's chunk) also carried the ids, so they are accepted here: a value sets the
+    stored one, omitted or ``None`` keeps it. acp2 never sends them on a chunk.
     """
 
     message_id: MessageId
