@@ -430,3 +430,19 @@ async def test_a_split_replay_is_valid_under_both_drafts() -> None:
     assert "terminal_output_chunk" in kinds
     # the exit status comes last, then the replay boundary and the state snapshot
     assert kinds[-3:] == ["terminal_update", "replay_complete", "state_update"]
+
+
+def test_a_stored_message_between_sessions_is_replayed_whole_with_its_ids() -> None:
+    stored = [
+        b'{"sessionUpdate":"session_message","messageId":"sm1","senderSessionId":"sess_child",'
+        b'"recipientSessionId":"sess_1"}',
+        b'{"sessionUpdate":"session_message_chunk","messageId":"sm1",'
+        b'"content":{"type":"text","text":"Found "}}',
+        b'{"sessionUpdate":"session_message_chunk","messageId":"sm1",'
+        b'"content":{"type":"text","text":"it."}}',
+    ]
+    (update,) = list(render(fold(stored)))
+    assert encode(update) == (
+        b'{"sessionUpdate":"session_message","messageId":"sm1","senderSessionId":"sess_child",'
+        b'"recipientSessionId":"sess_1","content":[{"type":"text","text":"Found it."}]}'
+    )

@@ -4,7 +4,8 @@ Stored history is every update the agent sent, chunks included. Replaying 100 00
 one by one would be slow and noisy, so the history is reduced with the same pure reducer
 clients use (:mod:`acp2.state`) and rendered back as whole-entity updates (SS-13, TM-09):
 one whole message per message (ids kept, so a replayed user message keeps the id its
-prompt response carried, SS-17), one full ``tool_call_update`` per tool call, one
+prompt response carried, SS-17; a message between sessions keeps its sender and
+recipient ids), one full ``tool_call_update`` per tool call, one
 ``compaction_update`` (with its whole summary) per compaction, one
 ``terminal_update`` snapshot per terminal, the latest plan of each ``planId``, then usage,
 commands, config options and session info. Unknown updates are replayed raw (EX-07).
@@ -41,6 +42,8 @@ from acp2.schema import (
     Cost,
     PlanUpdate,
     SessionInfoUpdate,
+    SessionMessage,
+    SessionMessageChunk,
     SessionUpdate,
     TerminalOutput,
     TerminalOutputChunk,
@@ -57,6 +60,7 @@ from acp2.state.entities import (
     CompactionState,
     MessageState,
     PlanState,
+    SessionMessageState,
     TerminalState,
     ToolCallState,
 )
@@ -69,12 +73,21 @@ _MESSAGE_TYPES: dict[str, Any] = {
     "user": UserMessage,
     "agent": AgentMessage,
     "thought": AgentThought,
+    "session": SessionMessage,
 }
 _CHUNK_TYPES: dict[str, Any] = {
     "user": UserMessageChunk,
     "agent": AgentMessageChunk,
     "thought": AgentThoughtChunk,
+    "session": SessionMessageChunk,
 }
+#: The ids a message between sessions carries besides its own (Preview).
+_SESSION_MESSAGE_IDS = (
+    "sender_session_id",
+    "recipient_session_id",
+    "sender_message_id",
+    "recipient_message_id",
+)
 
 #: Longest :func:`fold_rows` keeps the event loop before letting other tasks run (s).
 FOLD_SLICE = 0.01
@@ -182,6 +195,10 @@ def _message(entry: MessageState) -> Iterator[Any]:
     message = _MESSAGE_TYPES[entry.kind](message_id=entry.message_id, content=head)
     if entry.meta is not None:
         message.meta = entry.meta
+    if isinstance(entry, SessionMessageState):
+        for name in _SESSION_MESSAGE_IDS:
+            if (value := getattr(entry, name)) is not None:
+                setattr(message, name, value)
     yield message
     chunk = _CHUNK_TYPES[entry.kind]
     for block in rest:
