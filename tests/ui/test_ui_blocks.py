@@ -180,3 +180,17 @@ def test_everything_fits_in_80_columns() -> None:
         if block is not None:
             console.print(block)
     assert all(len(line) <= 80 for line in text_of(console).splitlines())
+
+
+def test_a_message_between_sessions_is_labelled_and_not_rendered_as_markdown() -> None:
+    state = state_from(
+        {
+            "sessionUpdate": "session_message",
+            "messageId": "sm1",
+            "senderSessionId": "sess_1",
+            "recipientSessionId": "sess_child",
+            "content": [{"type": "text", "text": "Read **the docs**."}],
+        }
+    )
+    out = render(entry_block(state.timeline[0], state, View()))
+    assert out.splitlines() == ["⇄ sess_1 → sess_child", "Read **the docs**."]

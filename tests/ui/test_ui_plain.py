@@ -108,3 +108,15 @@ def test_notice_line() -> None:
         {"sessionUpdate": "notice", "severity": "warning", "title": "Slow", "description": "retry"}
     )
     assert notice_text(state.notices[0]) == "[notice warning] Slow: retry"
+
+
+def test_a_message_between_sessions_is_labelled_with_its_sessions_not_shown_as_agent_text() -> None:
+    state = state_from(
+        {
+            "sessionUpdate": "session_message",
+            "messageId": "sm1",
+            "senderSessionId": "sess_child\x1b[2J",
+            "content": [{"type": "text", "text": "Found **it**."}],
+        }
+    )
+    assert entry_text(state.timeline[0], state) == "[message sess_child^[[2J → ?] Found **it**."

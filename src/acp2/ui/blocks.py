@@ -30,6 +30,7 @@ from acp2.state import (
     Entry,
     MessageState,
     PlanState,
+    SessionMessageState,
     SessionState,
     TerminalState,
     ToolCallState,
@@ -87,7 +88,8 @@ def entry_block(entry: Entry, state: SessionState, view: View) -> RenderableType
 
 
 def message_block(message: MessageState, view: View) -> RenderableType | None:
-    """A user message (``❯ text``), agent text as markdown, or a thought."""
+    """A user message (``❯ text``), agent text as markdown, a thought, or a message
+    between sessions (``⇄ a → b`` over its text, never markdown)."""
     text = sanitize.prose(message.text)
     if not text.strip():
         return None
@@ -97,6 +99,9 @@ def message_block(message: MessageState, view: View) -> RenderableType | None:
         if not view.show_user:
             return None
         return Text.assemble(("❯ ", "bold cyan"), (text, "bold"))
+    if isinstance(message, SessionMessageState):
+        label = describe.session_message_label(message)
+        return Text.assemble(("⇄ ", "cyan"), (label, "dim"), "\n", text.strip())
     return Markdown(text, code_theme="ansi_dark", hyperlinks=False)
 
 

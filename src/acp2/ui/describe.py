@@ -27,7 +27,7 @@ from acp2.schema import (
     Terminal,
     TextContent,
 )
-from acp2.state import SessionState, TerminalState, ToolCallState
+from acp2.state import SessionMessageState, SessionState, TerminalState, ToolCallState
 
 __all__ = [
     "Seen",
@@ -41,6 +41,7 @@ __all__ = [
     "exit_text",
     "raw_command",
     "relative",
+    "session_message_label",
     "shown_command",
     "tail",
     "terminals_of",
@@ -119,6 +120,14 @@ def shown_command(call: ToolCallState) -> str | None:
 def tool_title(call: ToolCallState) -> str:
     """The tool call's title, else its tool name, else its id (one sanitized line)."""
     return sanitize.line(call.title or call.name or call.tool_call_id)
+
+
+def session_message_label(message: SessionMessageState) -> str:
+    """``sess_a → sess_b``: the sessions a message between sessions went between (each
+    sanitized; ``?`` when not reported), so it is never read as the agent's own words."""
+    sender = sanitize.line(message.sender_session_id or "?")
+    recipient = sanitize.line(message.recipient_session_id or "?")
+    return f"{sender} \u2192 {recipient}"
 
 
 def relative(path: str, root: str | None) -> str:

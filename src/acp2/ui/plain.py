@@ -25,6 +25,7 @@ from acp2.state import (
     Entry,
     MessageState,
     PlanState,
+    SessionMessageState,
     SessionState,
     TerminalState,
     ToolCallState,
@@ -67,7 +68,8 @@ def entry_text(
 
 
 def message_text(message: MessageState, *, show_user: bool = True) -> str | None:
-    """``> prompt`` for a user message, ``(thinking) ...`` for a thought, else the text."""
+    """``> prompt`` for a user message, ``(thinking) ...`` for a thought, ``[message a → b]
+    ...`` for a message between sessions, else the text."""
     text = sanitize.prose(message.text).strip("\n")
     if not text.strip():
         return None
@@ -75,6 +77,8 @@ def message_text(message: MessageState, *, show_user: bool = True) -> str | None
         return "> " + text if show_user else None
     if message.kind == "thought":
         return "(thinking) " + text.strip()
+    if isinstance(message, SessionMessageState):
+        return f"[message {describe.session_message_label(message)}] {text.strip()}"
     return text
 
 
