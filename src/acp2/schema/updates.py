@@ -119,14 +119,18 @@ class ReplayComplete(
 ):
     """Session update ``replay_complete`` (Preview): the replay a resume asked for ended.
 
-    Modelled from the published RFD page ``rfds/v2/session-replay-complete``: no vendored
-    schema has it (not the Aug or Nov drafts, not the TypeScript SDK 2.4.0 schema), so
-    both drafts see it as their ``other`` fallback, which makes it valid to send to
-    either. An agent sends it once per ``session/resume`` with a ``replayFrom`` cursor,
-    after the last replayed update and before the response (an empty replay too); every
-    update of the session before it is replayed history, every one after it is live.
-    Never sent without a cursor, nor when the replay could not finish: a resume that
-    fails without it delivered a truncated replay.
+    Modelled from the published RFD page ``rfds/v2/session-replay-complete`` (Completed)
+    and the Rust schema crate's ``v2::ReplayComplete`` (docs.rs): no vendored schema has
+    it (not the Aug or Nov drafts, not the TypeScript SDK 2.4.0 schema), so both drafts
+    see it as their ``other`` fallback, which makes it valid to send to either. An agent
+    sends it exactly once per session for each ``session/resume`` with a ``replayFrom``
+    cursor, after the last replayed update of that session and before the response (an
+    empty replay too); a child session announced during the request gets its own marker
+    under its own id. Every update of the session before it is replayed history, every one
+    after it is live: the agent holds the session's live updates while it replays (one it
+    sent before the request may still arrive first). Never sent without a cursor, nor when
+    the replay could not finish: a replay that ends without it and without a successful
+    response is truncated.
     """
 
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
