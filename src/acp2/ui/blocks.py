@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rich.console import Group, RenderableType
-from rich.markdown import Markdown
 from rich.padding import Padding
 from rich.panel import Panel
 from rich.syntax import Syntax
@@ -36,6 +35,7 @@ from acp2.state import (
 )
 from acp2.ui import describe
 from acp2.ui.describe import Seen
+from acp2.ui.markdown_text import agent_markdown
 from acp2.ui.permission import Asked, Offer, asked
 from acp2.ui.style import kind_icon, plan_mark, status_glyph
 from acp2.ui.subagents import folded_lines
@@ -97,7 +97,7 @@ def message_block(message: MessageState, view: View) -> RenderableType | None:
         if not view.show_user:
             return None
         return Text.assemble(("❯ ", "bold cyan"), (text, "bold"))
-    return Markdown(text, code_theme="ansi_dark", hyperlinks=False)
+    return agent_markdown(text)
 
 
 def thought_block(thought: str, view: View) -> RenderableType:
