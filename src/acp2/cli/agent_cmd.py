@@ -162,7 +162,8 @@ def model_options(args: argparse.Namespace, kind: str) -> dict[str, Any]:
 
 def main(args: argparse.Namespace) -> int:
     """Serve the coding agent until stdin closes (0) or a stop signal (128 + its number),
-    leaving no command running; 2 on a configuration error."""
+    leaving no command running; 2 on a configuration error (an unusable store
+    included); 1 when updates could not be stored by the end (said on stderr)."""
     from acp2.cli.api_key import take_api_key
     from acp2.coder import CoderSettings, build_coder_agent
     from acp2.sanitize import line
@@ -179,6 +180,7 @@ def main(args: argparse.Namespace) -> int:
     if problem:
         print(f"acp2 agent: {problem}", file=sys.stderr)
         return 2
+    from acp2.cli.store_check import store_at_exit, store_at_start
     from acp2.coder.lifetime import serve_until_stopped
 
     agent = build_coder_agent(
@@ -192,12 +194,15 @@ def main(args: argparse.Namespace) -> int:
         store=args.store,
         **model_options(args, kind),
     )
-    try:
-        agent.history()  # now: a bad path, URL or missing driver is a configuration error
-    except Exception as exc:  # the database server's words: sanitized
-        print(f"acp2 agent: cannot open the session store: {line(str(exc))}", file=sys.stderr)
+    problem = store_at_start(agent)  # now: an unusable store is a configuration error
+    if problem:
+        print(f"acp2 agent: {problem}", file=sys.stderr)
         return 2
-    return serve_until_stopped(agent)
+    status = serve_until_stopped(agent)
+    lost = store_at_exit(agent)
+    if lost:
+        print(f"acp2 agent: {lost}", file=sys.stderr)
+    return 1 if lost and status == 0 else status
 
 
 def command_policy(args: argparse.Namespace, env: Any = None) -> Any:
