@@ -13,6 +13,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from acp2.cli.api_key import without_key
 from hostile.command_agent import (
     TIMEOUT,
     agent_argv,
@@ -103,3 +104,12 @@ async def test_an_unreadable_key_file_is_one_clear_error(tmp_path: Path) -> None
     assert done.returncode == 2
     assert b"cannot read --api-key-file" in done.stderr
     assert b"bug in acp2" not in done.stderr
+
+
+def test_only_the_flag_and_its_key_leave_the_command_line() -> None:
+    head = ["/usr/bin/python3", "-m", "acp2", "agent"]
+    assert without_key([*head, "--api-key", KEY, "--store", "s"], KEY) == [*head, "--store", "s"]
+    assert without_key([*head, f"--api-key={KEY}"], KEY) == head
+    assert without_key([*head, "--api-ke", KEY], KEY) == head  # an abbreviation argparse takes
+    assert without_key([*head, "--store", KEY], KEY) is None  # not the key's flag: left alone
+    assert without_key(head, KEY) is None

@@ -142,3 +142,16 @@ async def test_files_that_only_look_like_hooks_are_still_written(tmp_path: Path)
     assert (repo / "src" / "hooks" / "useThing.ts").read_text() == "export {}\n"
     assert (repo / "docs" / "husky.md").read_text() == "hooks\n"
     assert (repo / "pre-commit-notes.yaml").read_text() == "a: 1\n"
+
+
+async def test_a_linked_worktree_uses_its_repositorys_hooks_path(tmp_path: Path) -> None:
+    main = make_repo(tmp_path / "main", ".githooks")
+    git(main, "commit", "-q", "-m", "first")
+    linked = tmp_path / "linked"
+    assert git(main, "worktree", "add", "-q", str(linked)).returncode == 0
+    assert (linked / ".git").is_file()  # "gitdir: ...": the config is in the main repository
+    told = await run_attacks(
+        linked, [("t1", "write_file", {"path": ".githooks/post-checkout", "content": "x\n"})]
+    )
+    assert "core.hooksPath (.githooks)" in told[0]
+    assert not (linked / ".githooks" / "post-checkout").exists()

@@ -241,7 +241,7 @@ def _check_openai(args: argparse.Namespace) -> str | None:
         model=args.model_name, base_url=args.base_url, api_key=args.api_key
     )
     if config.base_url == DEFAULT_BASE_URL and not config.api_key:
-        return "the OpenAI API needs a key: set OPENAI_API_KEY or pass --api-key"
+        return "the OpenAI API needs a key: set OPENAI_API_KEY or pass --api-key-file"
     return None
 
 
