@@ -111,24 +111,30 @@ async def test_a_file_that_is_not_a_database_is_refused_at_start_up(
     assert_one_clear_line(await start(command, store), store, "not a database")
 
 
-@pytest.fixture
-def immutable(tmp_path: Path) -> Iterator[Path]:
-    """A store file nobody may write, root included (``chattr +i``); undone after."""
-    store = tmp_path / "frozen.sqlite3"
-    make_store(store)
+@pytest.fixture(params=["file", "directory"])
+def read_only_store(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Path]:
+    """A store file, or the directory of a store not made yet, that nobody may write,
+    root included (``chattr +i``); undone after."""
+    folder = tmp_path / "data"
+    folder.mkdir()
+    store = folder / "frozen.sqlite3"
+    frozen = store if request.param == "file" else folder
+    if request.param == "file":
+        make_store(store)
     if shutil.which("chattr") is None:
         pytest.skip("needs chattr")
-    done = subprocess.run(["chattr", "+i", str(store)], capture_output=True, check=False)
+    done = subprocess.run(["chattr", "+i", str(frozen)], capture_output=True, check=False)
     if done.returncode != 0:
         pytest.skip("this filesystem or user cannot set the immutable attribute")
     try:
         yield store
     finally:
-        subprocess.run(["chattr", "-i", str(store)], capture_output=True, check=False)
+        subprocess.run(["chattr", "-i", str(frozen)], capture_output=True, check=False)
 
 
-async def test_a_read_only_store_is_refused_at_start_up(immutable: Path) -> None:
-    assert_one_clear_line(await start("test-agent", immutable), immutable, "not permitted")
+async def test_a_read_only_store_is_refused_at_start_up(read_only_store: Path) -> None:
+    done = await start("test-agent", read_only_store)
+    assert_one_clear_line(done, read_only_store, "not permitted")
 
 
 async def test_a_store_failing_after_start_answers_session_new_with_a_clear_error(
