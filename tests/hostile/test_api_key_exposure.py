@@ -110,6 +110,6 @@ def test_only_the_flag_and_its_key_leave_the_command_line() -> None:
     head = ["/usr/bin/python3", "-m", "acp2", "agent"]
     assert without_key([*head, "--api-key", KEY, "--store", "s"], KEY) == [*head, "--store", "s"]
     assert without_key([*head, f"--api-key={KEY}"], KEY) == head
-    assert without_key([*head, "--api-ke", KEY], KEY) == head  # an abbreviation argparse takes
+    assert without_key([*head, "--api-ke", KEY], KEY) == head  # an abbreviation of the flag
     assert without_key([*head, "--store", KEY], KEY) is None  # not the key's flag: left alone
     assert without_key(head, KEY) is None

@@ -20,7 +20,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-__all__ = ["KEY_FD_ENV", "MAX_KEY_BYTES", "take_api_key", "without_key"]
+__all__ = ["KEY_FD_ENV", "MAX_KEY_BYTES", "reexec_early", "take_api_key", "without_key"]
 
 #: The environment variable naming the pipe a re-executed agent reads its key from.
 KEY_FD_ENV = "ACP2_API_KEY_FD"
@@ -41,6 +41,21 @@ def take_api_key(args: argparse.Namespace) -> str | None:
     if getattr(args, "api_key_file", None):
         return _read_key_file(args)
     return None
+
+
+def reexec_early(args: Sequence[str]) -> None:
+    """Before any parser is built: for ``agent ... --api-key KEY`` (or ``--api-key=KEY``)
+    on this process's own command line, re-execute without it now (building the agent's
+    parser imports much of acp2, which the re-execution would otherwise pay twice).
+    Abbreviations of the flag are left to :func:`take_api_key`."""
+    if not args or args[0] != "agent" or KEY_FD_ENV in os.environ:
+        return
+    end = args.index("--") if "--" in args else len(args)
+    for index, arg in enumerate(args[:end]):
+        if arg.startswith(_FLAG + "="):
+            _reexec_without(arg[len(_FLAG) + 1 :])
+        elif arg == _FLAG and index + 1 < end:
+            _reexec_without(args[index + 1])
 
 
 def without_key(argv: Sequence[str], key: str) -> list[str] | None:
