@@ -117,6 +117,9 @@ async def test_hook_manager_configuration_files_are_protected(tmp_path: Path) ->
         ".pre-commit-config.yaml",
         "pkg/.pre-commit-config.yaml",
         ".husky/_/h",
+        ".huskyrc",
+        "lefthook.toml",
+        ".config/lefthook.yml",
     ]
     attacks = [
         (f"m{i}", "write_file", {"path": name, "content": "pre-commit:\n  run: x\n"})
@@ -125,7 +128,7 @@ async def test_hook_manager_configuration_files_are_protected(tmp_path: Path) ->
     told = await run_attacks(repo, attacks)
     assert len(told) == len(names)
     assert all("protected path" in t for t in told), told
-    assert not any((repo / name).exists() for name in names[:-1])
+    assert not any((repo / name).exists() for name in names)
 
 
 async def test_files_that_only_look_like_hooks_are_still_written(tmp_path: Path) -> None:

@@ -23,15 +23,17 @@ __all__ = ["HOOK_MANAGER_PATHS", "hooks_dir"]
 #: becomes a command at the next commit; protected by default like ``.git``.
 HOOK_MANAGER_PATHS: tuple[str, ...] = (
     ".husky",
+    ".huskyrc",  # husky 4 kept its hook commands here (or in package.json)
+    ".huskyrc.json",
+    ".huskyrc.js",
+    "husky.config.js",
     ".lefthook",
-    "lefthook.yml",
-    "lefthook.yaml",
-    ".lefthook.yml",
-    ".lefthook.yaml",
-    "lefthook-local.yml",
-    "lefthook-local.yaml",
-    ".lefthook-local.yml",
-    ".lefthook-local.yaml",
+    *(
+        f"{dot}lefthook{local}.{ext}"
+        for dot in ("", ".")
+        for local in ("", "-local")
+        for ext in ("yml", "yaml", "json", "toml")
+    ),
     ".pre-commit-config.yaml",
     ".pre-commit-config.yml",
 )
