@@ -158,3 +158,20 @@ async def test_a_linked_worktree_uses_its_repositorys_hooks_path(tmp_path: Path)
     )
     assert "core.hooksPath (.githooks)" in told[0]
     assert not (linked / ".githooks" / "post-checkout").exists()
+
+
+@pytest.mark.parametrize(
+    ("config", "expected"),
+    [
+        ("[core]\n\thooksPath = .githooks\n", ".githooks"),
+        ('[CORE]\n  HOOKSPATH = "my hooks" ; a comment\n', "my hooks"),
+        ("[core]\nhooksPath=a # comment\n[core]\nhookspath = b\n", "b"),
+        ('[remote "core"]\n\thooksPath = x\n[core]\n\tbare = false\n', None),
+        ("[core] hooksPath = inline\n", "inline"),
+        ("[alias]\n\thooksPath = no\n", None),
+    ],
+)
+def test_the_hooks_path_is_read_as_git_reads_it(config: str, expected: str | None) -> None:
+    from acp2.coder.tools.hookpaths import _hooks_path_in
+
+    assert _hooks_path_in(config) == expected
