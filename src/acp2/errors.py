@@ -9,6 +9,7 @@
     │   ├── MethodNotFound           -32601
     │   ├── InvalidParams            -32602
     │   ├── InternalError            -32603
+    │   │   └── StoreUnusable        the session store cannot be read or written (names it)
     │   ├── RequestCancelled         -32800
     │   ├── AuthRequired             -32000
     │   ├── ResourceNotFound         -32002  (unknown session: data {"sessionId": ...})
@@ -64,6 +65,7 @@ __all__ = [
     "RequestError",
     "ResourceNotFound",
     "SessionInUse",
+    "StoreUnusable",
     "ToolError",
     "UnsupportedProtocolVersion",
     "error_for_code",
@@ -143,6 +145,15 @@ class InternalError(RequestError):
 
     code = -32603
     default_message = "Internal error"
+
+
+class StoreUnusable(InternalError):
+    """-32603: the session history store cannot be read or written (corrupt, read-only,
+    full, unreachable). The message names the store (a SQLite path, or a database's host
+    and name, never its credentials) and the reason; raised at start-up by
+    :func:`acp2.store.failures.open_checked` and for any request that met the failure."""
+
+    default_message = "The session store cannot be used"
 
 
 class RequestCancelled(RequestError):

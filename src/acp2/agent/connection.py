@@ -11,6 +11,7 @@ method table (:mod:`acp2.schema.methods`).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from functools import partial
@@ -32,7 +33,13 @@ from acp2.agent.runtime import AgentRuntime, runtime_for
 from acp2.agent.session import AgentSession
 from acp2.agent.sessions import SessionManager
 from acp2.agent.turn import Turn
-from acp2.errors import AuthRequired, InvalidParams, InvalidRequest, MethodNotFound
+from acp2.errors import (
+    AuthRequired,
+    HistoryWriteError,
+    InvalidParams,
+    InvalidRequest,
+    MethodNotFound,
+)
 from acp2.rpc import Connection
 from acp2.schema import (
     CancelledPermissionOutcome,
@@ -72,6 +79,7 @@ from acp2.schema.methods import (
     TERMINAL_CANCEL,
     TOOL_CALL_CANCEL,
 )
+from acp2.store.failures import request_errors, unusable
 from acp2.transport.base import Transport
 
 if TYPE_CHECKING:
@@ -107,7 +115,8 @@ async def serve_connection(
     store = runtime_for(agent).store  # opened before the first message is read
     async with Connection(transport, name="client") as conn:
         await serve_link(agent, conn, principal=principal, initialized=initialized)
-    store.flush()
+    with contextlib.suppress(HistoryWriteError):  # logged by the flush; still queued:
+        store.flush()  # a later flush, or the exit (acp2.store.failures), reports it
 
 
 async def serve_link(
@@ -198,7 +207,11 @@ class AgentConnection:
     def guarded(
         self, handler: Callable[[P], Awaitable[R]], *, auth: bool = True
     ) -> Callable[[P], Awaitable[R]]:
-        """Wrap a handler: initialize first (IN-01), and login first when auth is configured."""
+        """Wrap a handler: initialize first (IN-01), and login first when auth is configured.
+        A failure of the history store answers :class:`~acp2.errors.StoreUnusable`, which
+        names the store and the reason."""
+        store = self.runtime.store
+        store_failures = request_errors(store)
 
         async def run(params: P) -> R:
             """Check the gates, then run the handler."""
@@ -206,7 +219,10 @@ class AgentConnection:
                 raise InvalidRequest("Send initialize before any other request")
             if auth and not self.logged_in:
                 raise AuthRequired("Log in with auth/login first")
-            return await handler(params)
+            try:
+                return await handler(params)
+            except store_failures as exc:
+                raise unusable(store, exc) from exc
 
         return run
 

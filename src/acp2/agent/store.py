@@ -60,6 +60,7 @@ from acp2.agent.ledger import (
 from acp2.agent.private import COMPANIONS, prepare_private_file, tighten
 from acp2.errors import HistoryWriteError
 from acp2.store.base import SessionRecord, now_text, session_changes
+from acp2.store.failures import unusable
 from acp2.store.queued import Queued, QueuedStore
 
 __all__ = [
@@ -136,7 +137,14 @@ class HistoryStore(QueuedStore):
     ) -> None:
         super().__init__()
         self.path = str(path)
-        on_disk = self.path not in (":memory:", "")
+        try:
+            self._open(on_disk=self.path not in (":memory:", ""))
+        except (sqlite3.Error, OSError) as exc:
+            raise unusable(self, exc) from exc
+        self.leases = LeaseKeeper(self._db, self.path, lease_ttl)
+
+    def _open(self, *, on_disk: bool) -> None:
+        """Open, migrate and probe the file; raises what SQLite or the OS said."""
         if on_disk:
             prepare_private_file(Path(self.path))
         self._db = sqlite3.connect(
@@ -145,16 +153,29 @@ class HistoryStore(QueuedStore):
             check_same_thread=False,
             timeout=BUSY_TIMEOUT_MS / 1000,
         )
-        self._db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
-        if self._retrying(lambda: migrate_updates(self._db)):  # another process may be at it
-            log.info("history %s: the updates table now has rowids", self.path)
+        try:
+            self._db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(_SCHEMA)
+            if self._retrying(lambda: migrate_updates(self._db)):  # another process may be at it
+                log.info("history %s: the updates table now has rowids", self.path)
+            self._retrying(self._probe)
+        except BaseException:
+            self._db.close()
+            raise
         if on_disk:
             for suffix in COMPANIONS:
                 tighten(Path(f"{self.path}{suffix}"))
-        self.leases = LeaseKeeper(self._db, self.path, lease_ttl)
+
+    def _probe(self) -> None:
+        """Fail now, not at the first ``session/new``, on a file that is corrupt where
+        every session needs it (the tables' pages) or that cannot be written: a few page
+        reads and an empty write transaction, whatever the history's size."""
+        self._db.execute("SELECT COUNT(*) FROM sessions").fetchone()
+        self._db.execute("SELECT MAX(rowid) FROM updates").fetchone()
+        with self._transaction():
+            self._db.execute("UPDATE sessions SET id = id WHERE 0")
 
     def close(self) -> None:
         """Flush what is pending, release this store's leases and close the database."""

@@ -20,7 +20,7 @@ models:
             --base-url or --model-name is given.
 
 environment:
-  OPENAI_API_KEY, ACP2_API_KEY   API key (when --api-key is not given)
+  OPENAI_API_KEY, ACP2_API_KEY   API key (when neither --api-key nor --api-key-file)
   OPENAI_BASE_URL                base URL (default https://api.openai.com/v1)
   ACP2_MODEL_NAME, OPENAI_MODEL  model name (default gpt-4o-mini)
   ACP2_MODEL                     scripted or openai (when --model is not given)
@@ -83,7 +83,15 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("--base-url", metavar="URL", help="OpenAI-compatible API base URL")
     parser.add_argument("--model-name", metavar="NAME", help="model name sent to the server")
-    parser.add_argument("--api-key", metavar="KEY", help="API key (prefer OPENAI_API_KEY)")
+    parser.add_argument(
+        "--api-key",
+        metavar="KEY",
+        help="API key; taken off the command line at start-up (the agent re-executes"
+        " itself without it), but prefer OPENAI_API_KEY or --api-key-file",
+    )
+    parser.add_argument(
+        "--api-key-file", metavar="PATH", help="read the API key from this file, once"
+    )
     for flag, kind, default, metavar, text in _NUMBERS:
         parser.add_argument(flag, type=kind, default=default, metavar=metavar, help=text)
     parser.add_argument(
@@ -154,9 +162,16 @@ def model_options(args: argparse.Namespace, kind: str) -> dict[str, Any]:
 
 def main(args: argparse.Namespace) -> int:
     """Serve the coding agent until stdin closes (0) or a stop signal (128 + its number),
-    leaving no command running; 2 on a configuration error."""
+    leaving no command running; 2 on a configuration error (an unusable store
+    included); 1 when updates could not be stored by the end (said on stderr)."""
+    from acp2.cli.api_key import take_api_key
     from acp2.coder import CoderSettings, build_coder_agent
+    from acp2.sanitize import line
 
+    problem = take_api_key(args)  # first: the key leaves argv before anything else runs
+    if problem:
+        print(f"acp2 agent: {line(problem)}", file=sys.stderr)
+        return 2
     kind = choose_model(args)
     if kind not in ("scripted", "openai"):
         print(f"acp2 agent: unknown model {kind!r} (scripted or openai)", file=sys.stderr)
@@ -165,8 +180,8 @@ def main(args: argparse.Namespace) -> int:
     if problem:
         print(f"acp2 agent: {problem}", file=sys.stderr)
         return 2
+    from acp2.cli.store_check import store_at_exit, store_at_start
     from acp2.coder.lifetime import serve_until_stopped
-    from acp2.sanitize import line
 
     agent = build_coder_agent(
         kind,
@@ -179,19 +194,23 @@ def main(args: argparse.Namespace) -> int:
         store=args.store,
         **model_options(args, kind),
     )
-    try:
-        agent.history()  # now: a bad path, URL or missing driver is a configuration error
-    except Exception as exc:  # the database server's words: sanitized
-        print(f"acp2 agent: cannot open the session store: {line(str(exc))}", file=sys.stderr)
+    problem = store_at_start(agent)  # now: an unusable store is a configuration error
+    if problem:
+        print(f"acp2 agent: {problem}", file=sys.stderr)
         return 2
-    return serve_until_stopped(agent)
+    status = serve_until_stopped(agent)
+    lost = store_at_exit(agent)
+    if lost:
+        print(f"acp2 agent: {lost}", file=sys.stderr)
+    return 1 if lost and status == 0 else status
 
 
 def command_policy(args: argparse.Namespace, env: Any = None) -> Any:
     """The :class:`~acp2.coder.tools.confine.CommandPolicy` of the flags; the provider's
-    API key (flag or environment) is among its secrets. Secret-looking ``--command-env``
+    API key (flag, file or environment) and the values of the environment's
+    secret-looking variables are among its secrets. Secret-looking ``--command-env``
     names are refused with a warning."""
-    from acp2.coder.tools.command_env import looks_secret
+    from acp2.coder.tools.command_env import environment_secrets, looks_secret
     from acp2.coder.tools.confine import CommandPolicy
 
     env = os.environ if env is None else env
@@ -202,6 +221,7 @@ def command_policy(args: argparse.Namespace, env: Any = None) -> Any:
         else:
             names.append(name)
     secrets = [args.api_key or "", env.get("OPENAI_API_KEY", ""), env.get("ACP2_API_KEY", "")]
+    secrets += environment_secrets(env)
     return CommandPolicy(
         sandbox=getattr(args, "command_sandbox", "auto"),
         network=bool(getattr(args, "command_network", False)),
@@ -221,7 +241,7 @@ def _check_openai(args: argparse.Namespace) -> str | None:
         model=args.model_name, base_url=args.base_url, api_key=args.api_key
     )
     if config.base_url == DEFAULT_BASE_URL and not config.api_key:
-        return "the OpenAI API needs a key: set OPENAI_API_KEY or pass --api-key"
+        return "the OpenAI API needs a key: set OPENAI_API_KEY or pass --api-key-file"
     return None
 
 

@@ -68,6 +68,10 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``acp2`` command line; return the process exit code."""
     args_list, debug = _take_debug(list(sys.argv[1:] if argv is None else argv))
+    if argv is None:  # the key of `acp2 agent --api-key KEY` leaves argv first of all
+        from acp2.cli.api_key import reexec_early
+
+        reexec_early(args_list)
     parser = build_parser(args_list)
     args = parser.parse_args(args_list)
     debug = debug or args.debug

@@ -28,8 +28,21 @@ def add_parser(subparsers: Any) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    """Serve the test agent until stdin closes."""
+    """Serve the test agent until stdin closes (0); 2 when ``--store`` cannot be used,
+    1 when updates could not be stored by the end (each said in one line on stderr)."""
+    import sys
+
+    from acp2.cli.store_check import store_at_exit, store_at_start
     from acp2.testing.scenarios import build_test_agent
 
-    build_test_agent(args.store).run()
-    return 0
+    agent = build_test_agent(args.store)
+    # In memory nothing can fail: skip the check, the runtime's import waits for later.
+    problem = store_at_start(agent) if args.store else None
+    if problem:
+        print(f"acp2 test-agent: {problem}", file=sys.stderr)
+        return 2
+    agent.run()
+    lost = store_at_exit(agent) if args.store else None
+    if lost:
+        print(f"acp2 test-agent: {lost}", file=sys.stderr)
+    return 1 if lost else 0

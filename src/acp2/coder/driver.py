@@ -39,6 +39,7 @@ from acp2.coder.loop import LoopGen
 from acp2.coder.messages import ModelReply, ModelRequest, ToolRequest
 from acp2.coder.providers.base import ChatModel
 from acp2.coder.tools import Prepared, Toolbox, ToolError
+from acp2.coder.tools.command_env import redact
 from acp2.coder.tools.confine import choose
 from acp2.coder.tools.shell import OutputSink
 from acp2.schema import Content, PlanEntry, TextContent, ToolCallLocation
@@ -178,14 +179,19 @@ class Driver:
         except (ToolError, OSError) as exc:
             message = str(exc) if isinstance(exc, ToolError) else f"{prepared.title}: {exc}"
             await handle.fail(content=[_text(message)])
-            return ToolOutcome(False, message)
+            return ToolOutcome(False, self._redacted(message))
         content = run.content if run.content else UNSET
         raw = UNSET if run.raw_output is None else run.raw_output
         if run.ok:
             await handle.complete(content=content, raw_output=raw)
         else:
             await handle.fail(content=content, raw_output=raw)
-        return ToolOutcome(run.ok, run.output)
+        return ToolOutcome(run.ok, self._redacted(run.output))
+
+    def _redacted(self, text: str) -> str:
+        """``text`` for the model: the secrets the agent knows (the provider key, the
+        environment's tokens) become ``[redacted]``, however a tool came to print them."""
+        return redact(text, self.toolbox.command_policy.secrets)
 
     async def _emit(self, event: Event) -> None:
         if isinstance(event, Say):

@@ -167,6 +167,11 @@ class QueuedStore:
                 raise HistoryWriteError(f"Could not write the session history: {exc}") from exc
             self.failure = None
 
+    def queued_updates(self) -> int:
+        """How many appended updates are not stored yet (after a failed flush: all of
+        them, since the failure)."""
+        return sum(len(bodies) for bodies in self._pending.values())
+
     def _due_for_trim(self, keys: dict[tuple[str, str], PromptEntry]) -> list[str]:
         """The sessions whose ledger is due for its retention cut (counting ``keys``)."""
         if not keys:

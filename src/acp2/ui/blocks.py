@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rich.console import Group, RenderableType
-from rich.markdown import Markdown
 from rich.padding import Padding
 from rich.panel import Panel
 from rich.syntax import Syntax
@@ -37,6 +36,7 @@ from acp2.state import (
 )
 from acp2.ui import describe
 from acp2.ui.describe import Seen
+from acp2.ui.markdown_text import agent_markdown
 from acp2.ui.permission import Asked, Offer, asked
 from acp2.ui.style import kind_icon, plan_mark, status_glyph
 from acp2.ui.subagents import folded_lines
@@ -102,7 +102,7 @@ def message_block(message: MessageState, view: View) -> RenderableType | None:
     if isinstance(message, SessionMessageState):
         label = describe.session_message_label(message)
         return Text.assemble(("⇄ ", "cyan"), (label, "dim"), "\n", text.strip())
-    return Markdown(text, code_theme="ansi_dark", hyperlinks=False)
+    return agent_markdown(text)
 
 
 def thought_block(thought: str, view: View) -> RenderableType:

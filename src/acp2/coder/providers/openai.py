@@ -185,7 +185,7 @@ async def _refuse(response: httpx.Response, cfg: OpenAIConfig) -> None:
         raise _Retry(detail, _retry_after(response.headers.get("retry-after")))
     hint = ""
     if status in (401, 403):
-        hint = " Set OPENAI_API_KEY (or pass --api-key)."
+        hint = " Set OPENAI_API_KEY (or pass --api-key-file)."
     elif status == 404:
         hint = f" Check the base URL ({cfg.base_url}) and the model name ({cfg.model})."
     raise ModelError(f"The model server refused the request ({detail}).{hint}")

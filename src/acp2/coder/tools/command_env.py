@@ -20,7 +20,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-__all__ = ["ALLOWED", "SECRET_WORDS", "command_env", "looks_secret"]
+__all__ = [
+    "ALLOWED",
+    "REDACTED",
+    "SECRET_WORDS",
+    "command_env",
+    "environment_secrets",
+    "looks_secret",
+    "redact",
+]
 
 #: Variables passed through to commands when the agent has them.
 ALLOWED: tuple[str, ...] = (
@@ -52,6 +60,8 @@ SECRET_WORDS: tuple[str, ...] = (
 
 #: Secret values shorter than this are not searched for (they would match by chance).
 MIN_SECRET_LENGTH = 6
+#: What a secret value in a tool's output becomes before the model reads it.
+REDACTED = "[redacted]"
 
 
 def looks_secret(name: str) -> bool:
@@ -85,3 +95,23 @@ def command_env(
         for k, v in env.items()
         if not looks_secret(k) and not any(s in v for s in hidden) and "\0" not in k + v
     }
+
+
+def environment_secrets(source: Mapping[str, str]) -> list[str]:
+    """The values of ``source``'s secret-looking variables (:func:`looks_secret`) worth
+    searching for: at least :data:`MIN_SECRET_LENGTH` characters, and not an absolute
+    path (``SSH_AUTH_SOCK``, ``XAUTHORITY`` name files, not secrets)."""
+    return [
+        value
+        for name, value in source.items()
+        if looks_secret(name) and len(value) >= MIN_SECRET_LENGTH and not value.startswith("/")
+    ]
+
+
+def redact(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with every occurrence of each secret (of :data:`MIN_SECRET_LENGTH`
+    characters or more) replaced by :data:`REDACTED`, longest secrets first."""
+    for secret in sorted(secrets, key=len, reverse=True):
+        if len(secret) >= MIN_SECRET_LENGTH and secret in text:
+            text = text.replace(secret, REDACTED)
+    return text

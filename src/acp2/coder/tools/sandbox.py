@@ -26,13 +26,16 @@ from dataclasses import dataclass
 
 from acp2.coder.tools.beneath import BeneathError, open_beneath
 from acp2.coder.tools.errors import ToolError
+from acp2.coder.tools.hookpaths import HOOK_MANAGER_PATHS, hooks_dir
 
 __all__ = ["DEFAULT_PROTECTED", "MissingPathError", "Sandbox", "SandboxError", "SandboxPath"]
 
 #: Paths no tool may write, at any depth of a root (matched per path component,
 #: case-insensitively): ``.git`` (``core.fsmonitor``, hooks), ``.hg``, ``.svn``,
 #: ``.bzr``, ``.jj`` (hooks and config that run commands), ``.envrc`` (direnv runs it),
-#: ``.vscode`` and ``.idea`` (tasks and run configurations an editor may start).
+#: ``.vscode`` and ``.idea`` (tasks and run configurations an editor may start), and the
+#: hook managers' files (:data:`~acp2.coder.tools.hookpaths.HOOK_MANAGER_PATHS`: husky,
+#: lefthook, pre-commit). A repository's ``core.hooksPath`` is refused as well, always.
 DEFAULT_PROTECTED: tuple[str, ...] = (
     ".git",
     ".hg",
@@ -42,6 +45,7 @@ DEFAULT_PROTECTED: tuple[str, ...] = (
     ".envrc",
     ".vscode",
     ".idea",
+    *HOOK_MANAGER_PATHS,
 )
 
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
@@ -114,6 +118,7 @@ class Sandbox:
         """
         target = self.resolve(path)
         hit = self.protected_part(target.shown) or self.protected_part(target.real)
+        hit = hit or self._hooks_part(target)
         if hit:
             raise SandboxError(
                 f"{target.relative} is under the protected path {hit!r}; writing there could "
@@ -135,6 +140,17 @@ class Sandbox:
                 if tuple(parts[start : start + len(entry)]) == entry:
                     return "/".join(entry)
         return None
+
+    def _hooks_part(self, target: SandboxPath) -> str | None:
+        """``core.hooksPath (dir)`` when ``target`` lies in its repository's hooks path.
+
+        Read at each write, not once: the path belongs to whichever repository (nested
+        ones included) holds the file, and the user may change it mid-session.
+        """
+        hooks = hooks_dir(target.real)
+        if hooks is None or not _within(target.real, hooks):
+            return None
+        return f"core.hooksPath ({self.display(hooks)})"
 
     def contains(self, real: str) -> bool:
         """True when the resolved path ``real`` is one of the roots or below one."""
