@@ -22,7 +22,7 @@ _FLAGS: tuple[tuple[str, str, type, str], ...] = (
         "--max-per-principal",
         "max_connections_per_principal",
         int,
-        "live connections of one token's principal",
+        "live connections of one principal (all clients are one without --token)",
     ),
     ("--max-agents", "max_agents", int, "agent subprocesses at once (-- AGENT mode)"),
     ("--max-sockets", "max_sockets", int, "open sockets before uvicorn answers 503 itself"),
@@ -41,7 +41,12 @@ def add_limit_flags(parser: argparse.ArgumentParser) -> None:
     for flag, name, kind, text in _FLAGS:
         default = getattr(_DEFAULTS, name)
         group.add_argument(
-            flag, dest=f"limit_{name}", type=kind, default=default, help=f"{text} ({default})"
+            flag,
+            dest=f"limit_{name}",
+            type=kind,
+            default=default,
+            metavar="SECONDS" if kind is float else "N",
+            help=f"{text} ({default})",
         )
 
 

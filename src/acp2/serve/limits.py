@@ -7,7 +7,8 @@ uvicorn settings that bound those sockets: how many it keeps (``limit_concurrenc
 503 past it), how big a head may be (``h11_max_incomplete_event_size``), how long an
 idle keep-alive socket stays (``timeout_keep_alive``), the WebSocket pings, and an h11
 protocol that closes a socket whose request head is not complete within
-``header_timeout`` of its opening or of its last response (uvicorn has no such timer).
+``header_timeout`` of its opening (or of the keep-alive after its last response):
+uvicorn has no such timer.
 Under another server (hypercorn) set its own equivalents (docs/remote.md, "Limits").
 """
 
@@ -29,7 +30,7 @@ def uvicorn_options(config: ServeConfig) -> dict[str, Any]:
     """Keyword arguments for ``uvicorn.Config`` holding ``config``'s socket limits
     (needs the ``server`` extra). The caller adds the app, host, port and the rest."""
     return {
-        "http": guarded_h11(config.header_timeout),
+        "http": guarded_h11(config.header_timeout, config.keep_alive),
         "limit_concurrency": config.max_sockets,
         "timeout_keep_alive": config.keep_alive,
         "h11_max_incomplete_event_size": config.max_header_size,
@@ -39,9 +40,11 @@ def uvicorn_options(config: ServeConfig) -> dict[str, Any]:
     }
 
 
-def guarded_h11(header_timeout: float) -> type[asyncio.Protocol]:
+def guarded_h11(header_timeout: float, keep_alive: float = 0.0) -> type[asyncio.Protocol]:
     """uvicorn's h11 protocol, closing a socket whose request head is not complete
-    within ``header_timeout`` seconds of its opening or of its last response."""
+    within ``header_timeout`` seconds of its opening, or of the end of the ``keep_alive``
+    seconds it may stay idle after a response (uvicorn's own keep-alive timer stops at a
+    request's first byte, so alone it lets a head trickle in forever)."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     class GuardedH11(H11Protocol):
@@ -53,11 +56,12 @@ def guarded_h11(header_timeout: float) -> type[asyncio.Protocol]:
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             """Start serving the socket; its first head is due within the timeout."""
             super().connection_made(transport)
-            self._arm()
+            self._arm(header_timeout)
 
         def on_response_complete(self) -> None:
-            """A response ended: the next head is due within the timeout."""
-            self._arm()  # before the parent's pipelined next request may start a cycle
+            """A response ended: the next head is due after the keep-alive and the timeout."""
+            # Armed before the parent handles a pipelined request (a new cycle is in time).
+            self._arm(keep_alive + header_timeout)
             super().on_response_complete()
 
         def handle_websocket_upgrade(self, event: Any) -> None:
@@ -71,9 +75,9 @@ def guarded_h11(header_timeout: float) -> type[asyncio.Protocol]:
             self._disarm()
             super().connection_lost(exc)
 
-        def _arm(self) -> None:
+        def _arm(self, within: float) -> None:
             self._disarm()
-            self._deadline = self.loop.call_later(header_timeout, self._due, self.cycle)
+            self._deadline = self.loop.call_later(within, self._due, self.cycle)
 
         def _disarm(self) -> None:
             if self._deadline is not None:
