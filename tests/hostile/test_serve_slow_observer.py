@@ -48,15 +48,16 @@ def _read_turn(ws: Any) -> tuple[int, dict[str, Any]]:
             return chunks, update
 
 
-def _read_to_close(ws: Any) -> int:
-    """Read what the dropped observer was sent until its socket closes; return how many."""
+def _read_to_close(ws: Any) -> tuple[int, Any]:
+    """Read what the dropped observer was sent until its socket closes; return how many
+    messages and the server's close frame."""
     seen = 0
     try:
         while True:
             ws.recv(timeout=TIMEOUT)
             seen += 1
-    except ConnectionClosed:
-        return seen
+    except ConnectionClosed as closed:
+        return seen, closed.rcvd
 
 
 def test_an_observer_that_stops_reading_does_not_stop_the_owners_stream_and_is_dropped(
@@ -85,5 +86,8 @@ def test_an_observer_that_stops_reading_does_not_stop_the_owners_stream_and_is_d
             assert idle.get("stopReason") == "end_turn", idle
             assert chunks == CHUNKS
             assert took < SCENARIO_TIMEOUT
-            assert _read_to_close(observer) < CHUNKS
+            seen, close = _read_to_close(observer)
+            assert seen < CHUNKS
+            assert close is not None
+            assert (close.code, "too slow" in close.reason) == (1008, True), close
         assert any("too slow" in line for line in server.lines), server.lines[-5:]

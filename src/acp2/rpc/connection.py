@@ -506,6 +506,10 @@ class Connection:
     def _stalled(self, reason: str, outbox: Outbox) -> None:
         """The peer left our output unread too long: the reader gives up on it."""
         self._close_reason = reason
+        # A transport that can tell its peer why (a remote connection's close frame) does.
+        tell = getattr(self._transport, "closing_because", None)
+        if tell is not None:
+            tell(reason)
         outbox.abandon(reason)  # frees it, and closing need not wait to flush it
         self._begin_close()
 

@@ -341,6 +341,8 @@ class _Socket:
                     await self.send({"type": "websocket.send", "text": data.decode()})
                 continue
             if connection.closed:
+                if connection.end_reason:  # the agent side gave up on this client
+                    self.close_code, self.close_reason = 1008, connection.end_reason
                 return
             pending = connection.durable and connection.received.last > self.acked
             if not await outlet.wait(ACK_DELAY if pending else None):
