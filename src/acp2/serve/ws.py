@@ -169,8 +169,8 @@ async def _take_over_stream(
     code, reason, result = 4404, "Unknown connection", None
     if cursor is not None and cursor.principal != principal:
         code, reason = 4401, "This connection belongs to another principal"
-    elif cursor is not None and registry.busy(principal) is not None:
-        code, reason = 1013, registry.busy(principal) or ""
+    elif cursor is not None and (busy := registry.busy(principal)) is not None:
+        code, reason = 1013, busy
     elif cursor is not None:
         try:
             result = restore.plan(cursor, int(headers.get(LAST_SEQ_HEADER) or "0"))
