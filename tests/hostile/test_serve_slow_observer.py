@@ -25,8 +25,9 @@ pytestmark = pytest.mark.slow
 
 #: Chunks in the owner's turn: ~12 MB, more than an observer may leave unread.
 CHUNKS = 100_000
-#: The server's stall timeout: the owner must have its whole turn long before it.
-STALL = "120"
+#: The server's stall timeout (the owner must have its whole turn long before it), and
+#: a small hold per connection so a client that stops reading is behind soon.
+FLAGS = ("--stall-timeout", "120", "--max-held-bytes", "65536")
 
 
 def _open(url: str, **options: Any) -> Any:
@@ -60,34 +61,62 @@ def _read_to_close(ws: Any) -> tuple[int, Any]:
         return seen, closed.rcvd
 
 
+def _attach(ws: Any, session_id: str, role: str) -> None:
+    attached = call(ws, 1, "_acp2/session/attach", {"sessionId": session_id, "role": role})
+    assert attached["result"]["role"] == role
+
+
+def _driven_turn(driver: Any, session_id: str) -> None:
+    """``driver`` prompts and reads its whole turn within the bound."""
+    start = time.monotonic()
+    prompt = {"sessionId": session_id, "prompt": [{"type": "text", "text": f"stream {CHUNKS}"}]}
+    driver.send(
+        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": prompt})
+    )
+    chunks, idle = _read_turn(driver)
+    assert idle.get("stopReason") == "end_turn", idle
+    assert chunks == CHUNKS
+    assert time.monotonic() - start < SCENARIO_TIMEOUT
+
+
+def _assert_dropped(slow: Any, lines: list[str]) -> None:
+    """``slow`` got part of the turn, then a close saying it was too slow (logged too)."""
+    seen, close = _read_to_close(slow)
+    assert seen < CHUNKS
+    assert close is not None
+    assert (close.code, "too slow" in close.reason) == (1008, True), close
+    assert any("too slow" in line for line in lines), lines[-5:]
+
+
+def _new_session(ws: Any) -> str:
+    session_id: str = call(ws, 1, "session/new", {"cwd": CWD, "mcpServers": []})["result"][
+        "sessionId"
+    ]
+    return session_id
+
+
 def test_an_observer_that_stops_reading_does_not_stop_the_owners_stream_and_is_dropped(
     tmp_path: Path,
 ) -> None:
-    flags = ("--stall-timeout", STALL, "--max-held-bytes", "65536")
-    with served(tmp_path, *flags) as server, _open(server.ws_url) as owner:
-        session = call(owner, 1, "session/new", {"cwd": CWD, "mcpServers": []})
-        session_id = session["result"]["sessionId"]
+    with served(tmp_path, *FLAGS) as server, _open(server.ws_url) as owner:
+        session_id = _new_session(owner)
         with _open(server.ws_url, rcvbuf=4096, max_queue=1) as observer:
-            attached = call(
-                observer, 1, "_acp2/session/attach", {"sessionId": session_id, "role": "observer"}
-            )
-            assert attached["result"]["role"] == "observer"
+            _attach(observer, session_id, "observer")
             # From here on the observer reads nothing while the owner's turn runs.
-            start = time.monotonic()
-            text = {"type": "text", "text": f"stream {CHUNKS}"}
-            prompt = {"sessionId": session_id, "prompt": [text]}
-            owner.send(
-                json.dumps(
-                    {"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": prompt}
-                )
-            )
-            chunks, idle = _read_turn(owner)
-            took = time.monotonic() - start
-            assert idle.get("stopReason") == "end_turn", idle
-            assert chunks == CHUNKS
-            assert took < SCENARIO_TIMEOUT
-            seen, close = _read_to_close(observer)
-            assert seen < CHUNKS
-            assert close is not None
-            assert (close.code, "too slow" in close.reason) == (1008, True), close
-        assert any("too slow" in line for line in server.lines), server.lines[-5:]
+            _driven_turn(owner, session_id)
+            _assert_dropped(observer, server.lines)
+
+
+def test_an_owner_that_stops_reading_does_not_stop_the_turn_another_controller_drives(
+    tmp_path: Path,
+) -> None:
+    with (
+        served(tmp_path, *FLAGS) as server,
+        _open(server.ws_url, rcvbuf=4096, max_queue=1) as owner,
+    ):
+        session_id = _new_session(owner)
+        with _open(server.ws_url) as controller:
+            _attach(controller, session_id, "controller")
+            # The owner reads nothing from here on; the controller's turn must flow.
+            _driven_turn(controller, session_id)
+            _assert_dropped(owner, server.lines)
