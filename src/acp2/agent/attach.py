@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -61,6 +62,8 @@ __all__ = [
 ]
 
 R = TypeVar("R")
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,7 +183,28 @@ class SessionHub:
         if len(sinks) == 1:
             self.session.emitter.retarget(sinks[0])  # one client: no fan-out on the hot path
         else:
-            self.session.emitter.retarget(Fanout(sinks) if sinks else Dropped())
+            self.session.emitter.retarget(Fanout(sinks, self) if sinks else Dropped())
+
+    # -- slow listeners (acp2.agent.fanout) -----------------------------------------------
+
+    def lead(self) -> FrameSink | None:
+        """The sink the session's output waits for: the client whose turn is running,
+        else the first attached (the one that opened the session)."""
+        chosen = self.member(self._host) if self._host is not None else None
+        chosen = chosen or (self.members[0] if self.members else None)
+        return chosen.sink if chosen is not None else None
+
+    def overflowed(self, sink: FrameSink) -> None:
+        """Drop the client behind ``sink``: it left more than its connection's high-water
+        mark of this session's output unread. Its connection is closed with a logged
+        reason (what it had not read is gone; it may resume or attach again and catch up
+        from history), so the others never wait for it."""
+        member = next((m for m in self.members if m.sink is sink), None)
+        if member is None or member.connection.closed:
+            return
+        reason = f"dropped: too slow a reader of session {self.session.id}"
+        log.warning("%s: %s", member.connection.name, reason)
+        member.connection.abandon(reason)
 
     # -- the current work -----------------------------------------------------------------
 

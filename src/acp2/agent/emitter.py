@@ -191,6 +191,11 @@ class HeldFrames:
         """The real sink's state."""
         return self.sink.congested
 
+    @property
+    def lagging(self) -> bool:
+        """The real sink's ``lagging`` (False when it cannot tell; see acp2.agent.fanout)."""
+        return bool(getattr(self.sink, "lagging", False))
+
 
 def _recorded(update: Any, body: Body) -> bool:
     # A typed update tells its kind by its type (cheaper than reading the bytes); only an

@@ -61,6 +61,13 @@ class ReplayTransport:
         """Close the inner transport (idempotent as it is)."""
         await self.inner.aclose()
 
+    def closing_because(self, reason: str) -> None:
+        """Hand ``reason`` (why the connection is given up) to the inner transport when
+        it can tell its peer (a remote connection's close frame)."""
+        tell = getattr(self.inner, "closing_because", None)
+        if tell is not None:
+            tell(reason)
+
 
 class _DirectReplayTransport(ReplayTransport):
     """A :class:`ReplayTransport` that keeps the inner transport's direct paths."""

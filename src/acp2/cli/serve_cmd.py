@@ -13,6 +13,8 @@ import os
 import sys
 from typing import Any
 
+from acp2.cli.serve_limits import add_limit_flags, limit_settings
+
 __all__ = ["add_parser", "main"]
 
 _EPILOG = """\
@@ -67,6 +69,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--ssl-keyfile", metavar="FILE", help="TLS key (uvicorn)")
     parser.add_argument("--ssl-certfile", metavar="FILE", help="TLS certificate (uvicorn)")
     parser.add_argument("agent_command", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    add_limit_flags(parser)
     return parser
 
 
@@ -122,13 +125,14 @@ def main(args: argparse.Namespace) -> int:
     from acp2.serve import ServeConfig
 
     token, generated = _token(args)
-    config = ServeConfig(
-        path=args.path,
-        tokens={token: "token"} if token else {},
-        allow_origins=tuple(args.allow_origin),
-        idle_timeout=max(args.idle_timeout, 1.0),
-    )
     try:
+        config = ServeConfig(
+            path=args.path,
+            tokens={token: "token"} if token else {},
+            allow_origins=tuple(args.allow_origin),
+            idle_timeout=max(args.idle_timeout, 1.0),
+            **limit_settings(args),
+        )
         app = _build_app(args, config)
     except (ValueError, TypeError, ImportError, AttributeError) as exc:
         print(f"acp2 serve: {exc}", file=sys.stderr)
@@ -140,15 +144,17 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _uvicorn_config(uvicorn: Any, app: Any, args: argparse.Namespace, config: Any) -> Any:
+    from acp2.serve.limits import raise_fd_limit, uvicorn_options
+
+    # Room for every socket the cap allows, plus the agents' pipes and the store.
+    raise_fd_limit(config.max_sockets + 3 * config.max_agents + 64)
     return uvicorn.Config(
         app,
         host=args.host,
         port=args.port,
         lifespan="on",
         log_level="warning",
-        ws_max_size=config.max_message_size + 1024,
-        ws_ping_interval=15.0,
-        ws_ping_timeout=20.0,
+        **uvicorn_options(config),
         # Measured: permessage-deflate took ~100 KiB per idle connection and most of the
         # server's CPU per streamed update; ACP's messages are small and many.
         ws_per_message_deflate=args.ws_deflate,

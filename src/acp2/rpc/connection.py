@@ -438,6 +438,19 @@ class Connection:
         outbox = self._outbox
         return outbox.over_high_water or outbox.unyielded >= YIELD_BYTES
 
+    @property
+    def lagging(self) -> bool:
+        """True while more than the high-water mark of output is queued for the peer (it
+        reads slower than we write); one attribute test, for per-message checks."""
+        return self._tg is not None and self._outbox.over_high_water
+
+    def abandon(self, reason: str) -> None:
+        """Give up on the peer now (e.g. it fell too far behind): queued output is
+        dropped, pending requests fail with ``ConnectionClosed``, and the connection
+        closes with ``close_reason`` = ``reason``. A no-op once closing."""
+        if self._tg is not None and not self._peer.closing:
+            self._stalled(reason, self._outbox)
+
     async def drain(self) -> None:
         """Return once the outgoing buffer is at or below the high-water mark, having let
         the other tasks (reader, writer) run at least once."""
@@ -493,6 +506,10 @@ class Connection:
     def _stalled(self, reason: str, outbox: Outbox) -> None:
         """The peer left our output unread too long: the reader gives up on it."""
         self._close_reason = reason
+        # A transport that can tell its peer why (a remote connection's close frame) does.
+        tell = getattr(self._transport, "closing_because", None)
+        if tell is not None:
+            tell(reason)
         outbox.abandon(reason)  # frees it, and closing need not wait to flush it
         self._begin_close()
 

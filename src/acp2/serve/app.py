@@ -111,7 +111,9 @@ def create_app(
     if (agent is None) == (command is None):
         raise ValueError("pass exactly one of agent or command")
     if agent is None:
-        return AcpApp(command_source(command or ()), config)
+        app = AcpApp(command_source(command or ()), config)
+        app.registry.spawns = True  # one subprocess per connection: max_agents holds
+        return app
     from acp2.agent.runtime import runtime_for
 
     runtime = runtime_for(agent)

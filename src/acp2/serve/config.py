@@ -58,7 +58,29 @@ class ServeConfig:
     keepalive: float = 15.0
     #: Seconds an ``initialize`` POST waits for the agent's answer.
     initialize_timeout: float = 30.0
+    #: Live connections at once, all principals together; a new one over it is
+    #: answered 503 (Retry-After) / WebSocket close 1013.
     max_connections: int = 1000
+    #: Live connections of one principal at once (every connection is principal
+    #: ``local`` without tokens), so one client cannot take every slot; 503 / 1013 over it.
+    max_connections_per_principal: int = 64
+    #: Agent subprocesses at once when every connection spawns one (``-- AGENT``: about
+    #: 10 MB each); a connection over it is refused 503 / 1013 instead of spawning.
+    max_agents: int = 32
+    #: Seconds a client has to send a whole request head once its socket is open or its
+    #: last response ended (an idle or trickling socket is closed; uvicorn only).
+    header_timeout: float = 10.0
+    #: Seconds an idle keep-alive socket stays open between requests (uvicorn only).
+    keep_alive: float = 5.0
+    #: Open sockets the server takes before answering 503 itself (uvicorn's
+    #: ``limit_concurrency``): room for an SSE stream and a POST per connection.
+    max_sockets: int = 2048
+    #: Largest request head in bytes (uvicorn's h11 ``max_incomplete_event_size``).
+    max_header_size: int = 16 * 1024
+    #: Seconds a request body may take to arrive in full (408 after).
+    body_timeout: float = 30.0
+    #: Seconds a refused client is told to wait (``Retry-After``).
+    retry_after: int = 5
     max_session_streams: int = 1024
 
     @property

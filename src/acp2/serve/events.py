@@ -89,6 +89,9 @@ async def _write(send: Send, connection: RemoteConnection, outlet: Outlet, gener
             await send({"type": "http.response.body", "body": body, "more_body": True})
             continue
         if connection.closed:
+            if connection.end_reason:  # the agent side gave up on this client: say why
+                comment = b": closed: %s\n\n" % connection.end_reason.encode()
+                await send({"type": "http.response.body", "body": comment, "more_body": True})
             return
         if not await outlet.wait(keepalive):
             await send({"type": "http.response.body", "body": _KEEPALIVE, "more_body": True})

@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import asyncio
 
+import anyio
 import msgspec
 
 from acp2.errors import ConnectionClosed
 from acp2.schema.methods import INITIALIZE
 from acp2.serve.asgi import Disconnected, Receive, Scope, Send, TooLarge, read_body, respond
+from acp2.serve.config import ServeConfig
 from acp2.serve.events import stream_events
 from acp2.serve.link import RemoteConnection, TooManyStreams
 from acp2.serve.registry import Registry
@@ -37,6 +39,7 @@ __all__ = ["CONNECTION_HEADER", "SESSION_HEADER", "handle_http"]
 
 CONNECTION_HEADER = "acp-connection-id"
 SESSION_HEADER = "acp-session-id"
+_CLOSE = [("connection", "close")]
 _BATCH = (
     b'{"jsonrpc":"2.0","id":null,'
     b'"error":{"code":-32600,"message":"JSON-RPC batches are not supported"}}'
@@ -94,13 +97,8 @@ async def _post(
     if content_type != "application/json":
         await respond(send, 415, "Unsupported Media Type: send application/json")
         return
-    limit = registry.config.max_message_size
-    try:
-        body = await read_body(receive, limit)
-    except TooLarge:
-        await respond(send, 413, f"Message over the size limit ({limit} bytes)")
-        return
-    except Disconnected:
+    body = await _body(receive, send, registry.config)
+    if body is None:
         return
     if body.lstrip()[:1] == b"[":
         await respond(send, 501, _BATCH, content_type="application/json")
@@ -121,6 +119,23 @@ async def _post(
         await respond(send, *found)
         return
     await _forward(send, headers, found, body, message)
+
+
+async def _body(receive: Receive, send: Send, config: ServeConfig) -> bytes | None:
+    """The POST's body, or None when it was refused (413 too large, 408 too slow) or
+    the client left."""
+    limit = config.max_message_size
+    try:
+        with anyio.fail_after(config.body_timeout):
+            return await read_body(receive, limit)
+    except TooLarge:
+        await respond(send, 413, f"Message over the size limit ({limit} bytes)")
+    except TimeoutError:
+        # A body trickled in slowly holds a socket and a task: cut it.
+        await respond(send, 408, "The request body took too long", headers=_CLOSE)
+    except Disconnected:
+        pass
+    return None
 
 
 async def _ack(send: Send, headers: Headers, registry: Registry, principal: str) -> None:
@@ -206,10 +221,11 @@ async def _initialize(
     if request_id is None:
         await respond(send, 400, "initialize must be a request with an id")
         return
-    if registry.full():
-        await respond(send, 503, "Too many connections", headers=[("retry-after", "5")])
-        return
     config = registry.config
+    busy = registry.busy(principal)
+    if busy is not None:
+        await respond(send, 503, busy, headers=[("retry-after", str(config.retry_after))])
+        return
     durable = config.durable and headers.get(DURABLE_HEADER) == "1"
     connection = registry.create(principal, "http", config.retention if durable else None)
     if durable and headers.get(SEQ_HEADER) == "1":

@@ -82,6 +82,9 @@ class RemoteConnection:
         self._inbound_room = asyncio.Event()
         self._partial = b""
         self.closed = False
+        #: Why the agent side gave up on the client ("" when it did not): the close
+        #: frame's reason (WebSocket) or the last comment (SSE).
+        self.end_reason = ""
         self.ended = asyncio.Event()
         self.open_streams = 0
         self.last_active = time.monotonic()
@@ -130,6 +133,12 @@ class RemoteConnection:
     async def aclose(self) -> None:
         """End the connection (idempotent)."""
         self.end()
+
+    def closing_because(self, reason: str) -> None:
+        """The agent side is giving up on the client (it fell too far behind): tell the
+        client ``reason`` when the stream closes (kept short for a close frame)."""
+        one_line = " ".join(reason.split())  # a close frame or an SSE comment: one line
+        self.end_reason = one_line.encode()[:120].decode(errors="ignore")
 
     # -- the client side ----------------------------------------------------------------
 
@@ -356,6 +365,7 @@ class RemoteConnection:
             # Only a client that is there and takes nothing stalls the connection; while
             # its link is down the agent waits, and the resume grace decides.
             if waited.cancelled_caught and self.open_streams:
+                self.closing_because(f"stalled: took nothing for {self.config.stall_timeout:g} s")
                 self.end()
         if self.closed:
             raise ConnectionClosed("the remote connection ended")

@@ -49,6 +49,13 @@ class Registry:
         self.taking_over: dict[str, asyncio.Task[RemoteConnection | tuple[int, str]]] = {}
         self._pruned_at = time.monotonic()
         self._connections: dict[str, RemoteConnection] = {}
+        #: Live connections per principal (for ``max_connections_per_principal``).
+        self._owned: dict[str, int] = {}
+        #: True when every connection's agent side is a subprocess (``max_agents``).
+        self.spawns = False
+        #: Agent sides still running: a removed connection's subprocess may take a moment
+        #: to exit, and it counts until it has.
+        self.serving = 0
         self._tasks: set[asyncio.Task[Any]] = set()
         self._reaper: asyncio.Task[None] | None = None
 
@@ -62,6 +69,18 @@ class Registry:
     def full(self) -> bool:
         """True when ``max_connections`` connections are live."""
         return len(self._connections) >= self.config.max_connections
+
+    def busy(self, principal: str) -> str | None:
+        """Why a new connection for ``principal`` is refused now (the server is full, the
+        principal holds its share, or every agent subprocess slot is taken), or None."""
+        config = self.config
+        if self.full():
+            return "Too many connections"
+        if self._owned.get(principal, 0) >= config.max_connections_per_principal:
+            return "Too many connections for this principal"
+        if self.spawns and self.serving >= config.max_agents:
+            return "Too many agent processes"
+        return None
 
     def create(
         self,
@@ -80,6 +99,8 @@ class Registry:
         if self.backing is not None and retention is not None:
             connection.recorder = self._recorder(connection.id, principal, kind)
         self._connections[connection.id] = connection
+        self._owned[principal] = self._owned.get(principal, 0) + 1
+        self.serving += 1
         self.adopt(asyncio.get_running_loop().create_task(self._run(connection)))
         if self._reaper is None or self._reaper.done():
             self._reaper = asyncio.get_running_loop().create_task(self._reap_forever())
@@ -111,8 +132,14 @@ class Registry:
         connection = self._connections.pop(connection_id, None)
         if connection is None:
             return False
+        self._disown(connection.principal)
         connection.end()
         return True
+
+    def _disown(self, principal: str) -> None:
+        left = self._owned.pop(principal, 1) - 1
+        if left:
+            self._owned[principal] = left
 
     def reap(self, now: float | None = None) -> int:
         """End every connection idle past its limit; return how many."""
@@ -159,9 +186,11 @@ class Registry:
         except Exception:
             logger.exception("the agent side of remote connection %s failed", connection.id)
         finally:
+            self.serving -= 1
             connection.end()
             if self._connections.get(connection.id) is connection:
                 del self._connections[connection.id]
+                self._disown(connection.principal)
 
     async def _reap_forever(self) -> None:
         limit = min(self.config.idle_timeout, self.config.grace)

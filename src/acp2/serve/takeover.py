@@ -64,8 +64,9 @@ def _start(
         return 403, "This connection belongs to another principal"
     if connection_id in registry.restoring:
         return 503, "The connection is being restored, try again"
-    if registry.full():
-        return 503, "Too many connections"
+    busy = registry.busy(principal)
+    if busy is not None:
+        return 503, busy
     try:
         result = restore.plan_streams(cursor)
     except restore.Unrestorable as exc:

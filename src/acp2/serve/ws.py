@@ -42,7 +42,7 @@ from acp2.transport.durable import (
     encode_data,
 )
 
-__all__ = ["handle_websocket", "reject_websocket"]
+__all__ = ["handle_websocket", "refuse_busy", "reject_websocket"]
 
 logger = logging.getLogger(__name__)
 
@@ -65,6 +65,23 @@ async def reject_websocket(scope: Scope, send: Send, refusal: Refusal) -> None:
         await send({"type": "websocket.close", "code": 1008})
 
 
+async def refuse_busy(scope: Scope, send: Send, reason: str, retry_after: int) -> None:
+    """Turn an upgrade away because the server is full: a 503 with ``Retry-After`` when
+    the server can answer the handshake so, else accepted and closed with 1013 (try
+    again later); never the 403 of an ASGI close before accepting."""
+    if "websocket.http.response" in (scope.get("extensions") or {}):
+        headers = [
+            (b"content-type", b"text/plain; charset=utf-8"),
+            (b"retry-after", str(retry_after).encode()),
+        ]
+        start = {"type": "websocket.http.response.start", "status": 503, "headers": headers}
+        await send(start)
+        await send({"type": "websocket.http.response.body", "body": reason.encode()})
+        return
+    await _accept(send, [])
+    await send({"type": "websocket.close", "code": 1013, "reason": reason})
+
+
 async def handle_websocket(
     scope: Scope, receive: Receive, send: Send, registry: Registry, principal: str
 ) -> None:
@@ -76,8 +93,9 @@ async def handle_websocket(
     if resume_id:
         await _resume(receive, send, headers, registry, principal, resume_id)
         return
-    if registry.full():
-        await send({"type": "websocket.close", "code": 1013, "reason": "Too many connections"})
+    busy = registry.busy(principal)
+    if busy is not None:
+        await refuse_busy(scope, send, busy, config.retry_after)
         return
     retention = config.retention if wants_durable else None
     connection = registry.create(principal, "websocket", retention)
@@ -151,8 +169,8 @@ async def _take_over_stream(
     code, reason, result = 4404, "Unknown connection", None
     if cursor is not None and cursor.principal != principal:
         code, reason = 4401, "This connection belongs to another principal"
-    elif cursor is not None and registry.full():
-        code, reason = 1013, "Too many connections"
+    elif cursor is not None and (busy := registry.busy(principal)) is not None:
+        code, reason = 1013, busy
     elif cursor is not None:
         try:
             result = restore.plan(cursor, int(headers.get(LAST_SEQ_HEADER) or "0"))
@@ -323,6 +341,8 @@ class _Socket:
                     await self.send({"type": "websocket.send", "text": data.decode()})
                 continue
             if connection.closed:
+                if connection.end_reason:  # the agent side gave up on this client
+                    self.close_code, self.close_reason = 1008, connection.end_reason
                 return
             pending = connection.durable and connection.received.last > self.acked
             if not await outlet.wait(ACK_DELAY if pending else None):
