@@ -17,6 +17,7 @@ __all__ = [
     "closing_batches",
     "insert_in_place",
     "is_busy",
+    "migrate_principal",
     "migrate_updates",
     "row_batches",
 ]
@@ -137,3 +138,21 @@ def migrate_updates(db: sqlite3.Connection) -> bool:
         db.execute("DROP TABLE updates")
         db.execute("ALTER TABLE updates_migrated RENAME TO updates")
     return True
+
+
+def migrate_principal(db: sqlite3.Connection) -> bool:
+    """Give a ``sessions`` table made by an older acp2 its ``principal`` column (who
+    created each session; NULL, the local user, for the rows already there), in one
+    transaction that re-checks, so two processes opening the file at once add it once.
+    Returns True if this call added it."""
+    if _has_principal(db):
+        return False
+    with Transaction(db):
+        if _has_principal(db):
+            return False
+        db.execute("ALTER TABLE sessions ADD COLUMN principal TEXT")
+    return True
+
+
+def _has_principal(db: sqlite3.Connection) -> bool:
+    return any(row[1] == "principal" for row in db.execute("PRAGMA table_info(sessions)"))
