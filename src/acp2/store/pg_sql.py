@@ -48,6 +48,8 @@ CREATE TABLE IF NOT EXISTS acp2_sessions (
     data TEXT NOT NULL DEFAULT '{}'
 );
 ALTER TABLE acp2_sessions ADD COLUMN IF NOT EXISTS principal TEXT;
+CREATE INDEX IF NOT EXISTS acp2_sessions_by_principal
+    ON acp2_sessions (principal, deleted, updated_at DESC, id);
 CREATE INDEX IF NOT EXISTS acp2_sessions_by_update
     ON acp2_sessions (deleted, updated_at DESC, id);
 CREATE TABLE IF NOT EXISTS acp2_updates (
