@@ -116,3 +116,19 @@ async def test_no_token_serves_anyone_on_loopback_and_says_so(tmp_path: Path) ->
     assert "any user of this machine" in warning
     assert "as you" in warning
     assert not [line for line in lines.seen if "Bearer" in line]
+
+
+async def test_the_environment_app_will_not_serve_without_a_token_unless_told(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from acp2.serve import app_from_env
+
+    monkeypatch.setenv("ACP2_SERVE_APP", "acp2.testing.scenarios:build_test_agent")
+    monkeypatch.delenv("ACP2_TOKEN", raising=False)
+    monkeypatch.delenv("ACP2_NO_TOKEN", raising=False)
+    with pytest.raises(ValueError, match="ACP2_TOKEN"):
+        app_from_env()
+    monkeypatch.setenv("ACP2_NO_TOKEN", "1")
+    assert not app_from_env().config.tokens
+    monkeypatch.setenv("ACP2_TOKEN", "t0k")
+    assert dict(app_from_env().config.tokens) == {"t0k": "token"}
