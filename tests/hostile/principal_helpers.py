@@ -31,9 +31,10 @@ TOKENS = {"alice-token": "alice", "bob-token": "bob", "carol-token": "carol"}
 
 @contextlib.asynccontextmanager
 async def served_agent(
-    store: Path, tokens: dict[str, str] | None = None, **settings: Any
+    store: Path | str, tokens: dict[str, str] | None = None, **settings: Any
 ) -> AsyncIterator[Served]:
-    """The test agent (history in ``store``, ``settings`` set on it) served with
+    """The test agent (history in ``store``: a SQLite file or a PostgreSQL URL;
+    ``settings`` set on it) served with
     ``tokens`` (default :data:`TOKENS`; ``{}``: tokenless) on a loopback port."""
     agent: Agent = build_test_agent(str(store))
     for name, value in settings.items():

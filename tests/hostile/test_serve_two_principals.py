@@ -15,6 +15,7 @@ import pytest
 
 from acp2.agent.store import HistoryStore
 from acp2.client import PermissionRequest, allow_all, connect_url
+from helpers.stores import Backend
 from helpers.timeouts import SCENARIO_TIMEOUT
 from hostile.principal_helpers import RawPeer, raw_peer, served_agent
 
@@ -100,9 +101,9 @@ async def test_another_user_cannot_attach_to_prompt_cancel_or_answer_in_a_live_s
 
 
 async def test_another_user_cannot_list_replay_or_delete_stored_sessions_even_after_a_restart(
-    tmp_path: Path,
+    tmp_path: Path, store_backend: Backend
 ) -> None:
-    store, cwd = tmp_path / "history.sqlite3", str(tmp_path)
+    store, cwd = store_backend.spec, str(tmp_path)
     with anyio.fail_after(SCENARIO_TIMEOUT):
         async with served_agent(store) as served:
             async with connect_url(served.url, token="alice-token", cwd=cwd, rejoin=False) as alice:
