@@ -131,4 +131,19 @@ async def test_the_environment_app_will_not_serve_without_a_token_unless_told(
     monkeypatch.setenv("ACP2_NO_TOKEN", "1")
     assert not app_from_env().config.tokens
     monkeypatch.setenv("ACP2_TOKEN", "t0k")
-    assert dict(app_from_env().config.tokens) == {"t0k": "token"}
+    assert dict(app_from_env().config.tokens) == {"t0k": "local"}
+
+
+async def test_the_printed_token_is_the_local_user_who_keeps_the_sessions_made_without_one(
+    tmp_path: Path,
+) -> None:
+    store, cwd = str(tmp_path / "history.sqlite3"), str(tmp_path)
+    with acp2_serve(tmp_path, "--no-token", "--store", store) as (url, _):
+        async with connect_url(url, cwd=cwd, rejoin=False) as before:
+            made = (await before.new_session()).id
+    with acp2_serve(tmp_path, "--store", store) as (url, lines):
+        token = lines.until(r"Authorization: Bearer (\S+)").group(1)
+        async with connect_url(url, token=token, cwd=cwd, rejoin=False) as client:
+            listed = [info.session_id for info in await client.list_sessions()]
+            await client.resume(made)
+    assert listed == [made]

@@ -132,7 +132,7 @@ def main(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    from acp2.serve import ServeConfig
+    from acp2.serve.config import LOCAL_PRINCIPAL, ServeConfig
 
     try:
         token, generated = _token(args)
@@ -141,7 +141,9 @@ def main(args: argparse.Namespace) -> int:
         return 2
     config = ServeConfig(
         path=args.path,
-        tokens={token: "token"} if token else {},
+        # One token is the user who started the server: the local user, who also owns
+        # the sessions made on stdio or on a tokenless server (acp2.serve.agents).
+        tokens={token: LOCAL_PRINCIPAL} if token else {},
         allow_origins=tuple(args.allow_origin),
         idle_timeout=max(args.idle_timeout, 1.0),
     )

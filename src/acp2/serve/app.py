@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from acp2.serve.asgi import Receive, Scope, Send, respond
-from acp2.serve.config import ServeConfig
+from acp2.serve.config import LOCAL_PRINCIPAL, ServeConfig
 from acp2.serve.http import handle_http
 from acp2.serve.registry import Registry, ServeFn
 from acp2.serve.restore import Backing
@@ -155,7 +155,7 @@ def app_from_env() -> AcpApp:
     origins = tuple(o.strip() for o in env.get("ACP2_ALLOW_ORIGIN", "").split(",") if o.strip())
     config = ServeConfig(
         path=env.get("ACP2_SERVE_PATH", "/acp"),
-        tokens={token: "token"} if token else {},
+        tokens={token: LOCAL_PRINCIPAL} if token else {},  # one token: the local user
         allow_origins=origins,
     )
     if env.get("ACP2_SERVE_COMMAND"):
