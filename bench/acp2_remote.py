@@ -189,7 +189,7 @@ async def idle_connections(port: int, pid: int, count: int) -> float:
 
 async def measure(updates: int, runs: int, idle: int) -> dict[str, float]:
     """Every remote metric against one server."""
-    argv = [sys.executable, "-m", "acp2", "serve", "--test-agent", "--port", "0"]
+    argv = [sys.executable, "-m", "acp2", "serve", "--test-agent", "--no-token", "--port", "0"]
     with serving(argv) as (url, pid):
         port = int(url.rsplit(":", 1)[1].split("/", 1)[0])
         # Idle memory first: after a long stream the server's heap shrinks back and

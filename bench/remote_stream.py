@@ -161,7 +161,8 @@ def main() -> int:
         "'node agent.mjs --http 0' (bench/ts: the TS SDK's AcpServer, WebSocket and SSE)",
     )
     args = parser.parse_args()
-    acp2_serve = [sys.executable, "-m", "acp2", "serve", "--test-agent", "--port", "0"]
+    acp2 = [sys.executable, "-m", "acp2"]
+    acp2_serve = [*acp2, "serve", "--test-agent", "--no-token", "--port", "0"]
     argv = shlex.split(args.server) if args.server else acp2_serve
     server = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
     try:

@@ -29,7 +29,7 @@ def free_port() -> int:
 @contextlib.contextmanager
 def serve_process(env: dict[str, str], port: int = 0) -> Iterator[str]:
     """``acp2 serve --test-agent`` on ``port`` (0: any); yields its URL."""
-    argv = [*ACP2, "serve", "--test-agent", "--port", str(port)]
+    argv = [*ACP2, "serve", "--test-agent", "--no-token", "--port", str(port)]
     server = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env=env)
     try:
         assert server.stderr is not None

@@ -1,4 +1,5 @@
-"""``acp2 serve``: flags, the token rule off loopback, and a real start on a free port."""
+"""``acp2 serve``: flags, the token rule (a token by default, ``--no-token`` only on
+loopback), and a real start on a free port."""
 
 from __future__ import annotations
 
@@ -19,11 +20,27 @@ def parse(*argv: str) -> argparse.Namespace:
     return build_parser(["serve", *argv]).parse_args(["serve", *argv])
 
 
-def test_the_defaults_bind_loopback_on_acp_with_no_token(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_defaults_bind_loopback_on_acp_with_a_generated_token(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.delenv("ACP2_TOKEN", raising=False)
     args = parse()
     assert (args.host, args.port, args.path) == ("127.0.0.1", 8000, "/acp")
-    assert _token(args) == (None, False)
+    token, generated = _token(args)
+    assert generated
+    assert token is not None
+    assert len(token) >= 32
+
+
+def test_no_token_is_for_loopback_only_and_excludes_a_token(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ACP2_TOKEN", "from-env")
+    assert _token(parse("--no-token")) == (None, False)
+    with pytest.raises(ValueError, match="loopback"):
+        _token(parse("--no-token", "--host", "0.0.0.0"))
+    with pytest.raises(SystemExit):
+        parse("--no-token", "--token", "mine")
 
 
 def test_a_non_loopback_address_gets_a_generated_token(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -55,7 +72,7 @@ def test_app_must_name_an_agent() -> None:
 
 
 def test_acp2_serve_starts_prints_its_url_and_answers_initialize() -> None:
-    argv = [sys.executable, "-m", "acp2", "serve", "--test-agent", "--port", "0"]
+    argv = [sys.executable, "-m", "acp2", "serve", "--test-agent", "--port", "0", "--no-token"]
     server = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
     try:
         assert server.stderr is not None

@@ -41,7 +41,7 @@ REMOTES = ("ws", "http")
 @contextlib.contextmanager
 def acp2_serve(*args: str) -> Iterator[str]:
     """Run ``acp2 serve --port 0 ARGS``; yield its URL (read from its stderr)."""
-    argv = [sys.executable, "-m", "acp2", "serve", "--port", "0", *args]
+    argv = [sys.executable, "-m", "acp2", "serve", "--port", "0", "--no-token", *args]
     process = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
     assert process.stderr is not None
     try:

@@ -53,7 +53,7 @@ def _start_node(name: str, store: str, tmp: str) -> Node:
     env = dict(os.environ, ACP2_NODE_NAME=name, ACP2_LEASE_TTL=str(LEASE_TTL))
     env.update(ACP2_DATA_DIR=os.path.join(tmp, name))
     env.pop("ACP2_TOKEN", None)
-    argv = [sys.executable, "-m", "acp2", "serve", "--test-agent", "--port", "0"]
+    argv = [sys.executable, "-m", "acp2", "serve", "--test-agent", "--port", "0", "--no-token"]
     process = subprocess.Popen(
         [*argv, "--store", store], stderr=subprocess.PIPE, text=True, env=env
     )

@@ -45,7 +45,8 @@ class Server:
     def start(self) -> None:
         env = dict(os.environ, ACP2_DATA_DIR=str(self.store.parent))
         env.pop("ACP2_TOKEN", None)
-        argv = [sys.executable, "-m", "acp2", "serve", "--test-agent", "--port", str(self.port)]
+        argv = [sys.executable, "-m", "acp2", "serve", "--test-agent", "--no-token"]
+        argv += ["--port", str(self.port)]
         self.process = subprocess.Popen(
             [*argv, "--store", str(self.store)], stderr=subprocess.PIPE, text=True, env=env
         )

@@ -44,8 +44,9 @@ def serving(token: str | None = None) -> Iterator[int]:
     env = {k: v for k, v in os.environ.items() if k != "ACP2_TOKEN"}
     if token is not None:
         env["ACP2_TOKEN"] = token
+    tokenless = ["--no-token"] if token is None else []
     proc = subprocess.Popen(
-        [PYTHON, "-m", "acp2", "serve", "--test-agent", "--port", "0"],
+        [PYTHON, "-m", "acp2", "serve", "--test-agent", "--port", "0", *tokenless],
         stderr=subprocess.PIPE,
         text=True,
         env=env,

@@ -47,7 +47,9 @@ class Agent(AgentSettings):
     :func:`acp2.agent.runtime.open_store`); ``list_page_size`` the number of sessions per
     ``session/list`` page. ``attach`` lets other connections attach to a live session
     (``_acp2/session/attach``, :mod:`acp2.agent.attach`) and ``may_attach`` decides who
-    may (default: connections of the principal that made the session live). Compares by
+    may (default: connections of the principal that created the session, and as
+    observers the principals its owner is granted in ``observers``, a mapping of owner
+    principal to the principals that may watch its sessions). Compares by
     identity: each Agent object has its own runtime state
     (:func:`acp2.agent.runtime.runtime_for`).
     """
@@ -97,9 +99,10 @@ class Agent(AgentSettings):
 
         A client whose ``initialize`` asks for protocol version 1 is served through the
         v1 front bridge (:mod:`acp2.bridge.front`); any other is served as v2.
-        ``principal`` is who the server says the client is: it decides which live
-        sessions the connection may attach to (:mod:`acp2.agent.attach`; v1 clients
-        cannot attach)."""
+        ``principal`` is who the server says the client is (None: the local user): every
+        session it creates is bound to it, and it may list, resume, attach to and delete
+        only its own sessions, or observe another's where ``observers`` grants it
+        (:mod:`acp2.agent.attach`; v1 clients cannot attach)."""
         from acp2.bridge.peek import peek_version
 
         version, transport = await peek_version(transport)
@@ -107,7 +110,7 @@ class Agent(AgentSettings):
             # Imported only here: the v1 models take most of a second to load.
             from acp2.bridge.front import serve_v1_client
 
-            await serve_v1_client(self, transport)
+            await serve_v1_client(self, transport, principal=principal)
         else:
             from acp2.agent.connection import serve_connection
 

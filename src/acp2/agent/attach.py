@@ -19,9 +19,12 @@ history -- and its emitter writes to all of them (:mod:`acp2.agent.fanout`).
   counts holds per process), so it is released with the last.
 
 Who may attach is the Agent's ``may_attach`` hook (:class:`AttachQuery`); by default a
-connection may attach only to a session made live by a connection of the same
-*principal* (the value the server gives each connection, e.g. from its bearer token;
-every stdio or in-memory connection has the principal None).
+connection may attach only to a session created by the same *principal* (the value the
+server gives each connection, e.g. from its bearer token; every stdio or in-memory
+connection has the principal None, the local user), or as an observer when the Agent's
+``observers`` lists it for the session's owner (:func:`owner_or_granted`). Each session
+records its principal in the store (:func:`owner_of`), so the binding survives restarts
+and other processes sharing the store.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -57,6 +60,8 @@ __all__ = [
     "Member",
     "SessionHub",
     "allowed",
+    "owner_of",
+    "owner_or_granted",
     "same_principal",
     "with_modes",
 ]
@@ -66,16 +71,24 @@ R = TypeVar("R")
 log = logging.getLogger(__name__)
 
 
+def owner_of(principal: object) -> str | None:
+    """``principal`` as a session records it: None (the local user) stays None, a
+    string is itself, anything else its ``str()``."""
+    if principal is None or isinstance(principal, str):
+        return principal
+    return str(principal)
+
+
 @dataclass(frozen=True, slots=True)
 class AttachQuery:
     """What ``may_attach`` is asked: may a connection of ``principal`` attach to
-    ``session_id`` as ``role``? ``owner`` is the principal of the connection that made
-    the session live in this process."""
+    ``session_id`` as ``role``? ``owner`` is the principal that created the session;
+    both as :func:`owner_of` gives them."""
 
     session_id: str
     role: AttachRole
-    principal: object
-    owner: object
+    principal: str | None
+    owner: str | None
 
 
 #: The Agent's ``may_attach`` hook: True to allow (sync or async).
@@ -83,13 +96,29 @@ AttachPolicy = Callable[[AttachQuery], bool | Awaitable[bool]]
 
 
 def same_principal(query: AttachQuery) -> bool:
-    """The default ``may_attach``: only a connection of the session owner's principal."""
+    """Only a connection of the session owner's principal."""
     return query.principal == query.owner
 
 
-async def allowed(policy: AttachPolicy | None, query: AttachQuery) -> bool:
-    """Ask ``policy`` (the default rule when None); anything but ``True`` refuses."""
-    verdict = (policy or same_principal)(query)
+def owner_or_granted(observers: Mapping[str, Collection[str]], query: AttachQuery) -> bool:
+    """The default ``may_attach``: the session owner's principal, or an observer that
+    ``observers`` (owner principal to the principals that may watch its sessions) lists
+    for the owner. Nobody else, and never as a controller."""
+    if same_principal(query):
+        return True
+    if query.role != "observer" or query.owner is None or query.principal is None:
+        return False
+    return query.principal in observers.get(query.owner, ())
+
+
+async def allowed(
+    policy: AttachPolicy | None,
+    query: AttachQuery,
+    observers: Mapping[str, Collection[str]] | None = None,
+) -> bool:
+    """Ask ``policy`` (the Agent's ``may_attach``; when None, :func:`owner_or_granted`
+    with the Agent's ``observers``); anything but ``True`` refuses."""
+    verdict = policy(query) if policy is not None else owner_or_granted(observers or {}, query)
     if inspect.isawaitable(verdict):
         verdict = await verdict
     return verdict is True
@@ -127,7 +156,7 @@ class Member:
 class SessionHub:
     """The connections attached to one live session, and what they share."""
 
-    def __init__(self, session: AgentSession, owner: object) -> None:
+    def __init__(self, session: AgentSession, owner: str | None) -> None:
         self.session = session
         self.owner = owner
         self.members: list[Member] = []

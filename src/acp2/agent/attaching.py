@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from acp2.agent.attach import AttachQuery, SessionHub, allowed
+from acp2.agent.attach import AttachQuery, SessionHub, allowed, owner_of
 from acp2.agent.emitter import Emitter
 from acp2.errors import InvalidRequest, ResourceNotFound
 from acp2.schema import StateUpdate
@@ -54,8 +54,8 @@ async def _permitted(manager: SessionManager, params: AttachSessionRequest) -> S
     session_id = params.session_id
     hub = manager.runtime.hubs.get(session_id)
     if hub is not None and not hub.session.closed:
-        query = AttachQuery(session_id, params.role, manager.principal, hub.owner)
-        verdict = await allowed(manager.agent.may_attach, query)
+        query = AttachQuery(session_id, params.role, owner_of(manager.principal), hub.owner)
+        verdict = await allowed(manager.agent.may_attach, query, manager.agent.observers)
         # An async policy may have let the session end meanwhile.
         if verdict and manager.runtime.hubs.get(session_id) is hub and hub.members:
             return hub

@@ -10,6 +10,7 @@ from acp2.store.base import Batches, Body
 
 __all__ = [
     "BIG_ROW",
+    "PRINCIPAL_INDEX",
     "UPDATES_TABLE",
     "Batches",
     "Body",
@@ -17,6 +18,7 @@ __all__ = [
     "closing_batches",
     "insert_in_place",
     "is_busy",
+    "migrate_principal",
     "migrate_updates",
     "row_batches",
 ]
@@ -33,6 +35,13 @@ CREATE TABLE IF NOT EXISTS {name} (
     body BLOB NOT NULL,
     PRIMARY KEY (session_id, seq)
 )"""
+
+#: ``session/list`` of one principal reads its own rows only: without it a user with few
+#: sessions on a busy store scans everyone's (2.5 ms for a page among 20 000 rows).
+PRINCIPAL_INDEX = (
+    "CREATE INDEX IF NOT EXISTS sessions_by_principal"
+    " ON sessions (principal, deleted, updated_at DESC, id)"
+)
 
 #: The next sequence number of a session comes from the database, inside the insert.
 _NEXT_SEQ = "(SELECT COALESCE(MAX(seq), -1) + 1 FROM updates WHERE session_id = ?)"
@@ -137,3 +146,23 @@ def migrate_updates(db: sqlite3.Connection) -> bool:
         db.execute("DROP TABLE updates")
         db.execute("ALTER TABLE updates_migrated RENAME TO updates")
     return True
+
+
+def migrate_principal(db: sqlite3.Connection) -> bool:
+    """Give a ``sessions`` table made by an older acp2 its ``principal`` column (who
+    created each session; NULL, the local user, for the rows already there), in one
+    transaction that re-checks, so two processes opening the file at once add it once.
+    Returns True if this call added it."""
+    if _has_principal(db):
+        db.execute(PRINCIPAL_INDEX)  # a no-op once made; files of this version have it
+        return False
+    with Transaction(db):
+        if _has_principal(db):
+            return False
+        db.execute("ALTER TABLE sessions ADD COLUMN principal TEXT")
+        db.execute(PRINCIPAL_INDEX)
+    return True
+
+
+def _has_principal(db: sqlite3.Connection) -> bool:
+    return any(row[1] == "principal" for row in db.execute("PRAGMA table_info(sessions)"))

@@ -17,17 +17,17 @@ __all__ = ["list_page"]
 
 
 def list_page(
-    agent: Agent, store: SessionStore, params: ListSessionsRequest
+    agent: Agent, store: SessionStore, params: ListSessionsRequest, principal: str | None
 ) -> ListSessionsResponse:
-    """The page of stored sessions ``params`` asks for, most recently updated first,
-    optionally filtered by exact ``cwd``; ``nextCursor`` is set when more follow. Raises
-    InvalidParams for a relative ``cwd`` or a malformed cursor."""
+    """The page of ``principal``'s stored sessions ``params`` asks for, most recently
+    updated first, optionally filtered by exact ``cwd``; ``nextCursor`` is set when more
+    follow. Raises InvalidParams for a relative ``cwd`` or a malformed cursor."""
     cwd = params.cwd if isinstance(params.cwd, str) else None
     if cwd is not None and not os.path.isabs(cwd):
         raise InvalidParams("cwd must be an absolute path")
     after = decode_cursor(params.cursor) if isinstance(params.cursor, str) else None
     size = max(1, agent.list_page_size)
-    records = store.list_sessions(cwd=cwd, after=after, limit=size + 1)
+    records = store.list_sessions(cwd=cwd, after=after, limit=size + 1, principal=principal)
     page = records[:size]
     response = ListSessionsResponse(sessions=[_info(agent, record) for record in page])
     if len(records) > size:

@@ -37,9 +37,10 @@ class Membership:
     capabilities: Callable[[], ClientCapabilities | None]
     _live: dict[str, AgentSession]
 
-    def host(self, session: AgentSession) -> None:
-        """Make the hub of ``session``, which this connection just opened."""
-        hub = self.runtime.hubs[session.id] = SessionHub(session, self.principal)
+    def host(self, session: AgentSession, owner: str | None) -> None:
+        """Make the hub of ``session``, which this connection just opened; ``owner`` is
+        the principal the store records for it."""
+        hub = self.runtime.hubs[session.id] = SessionHub(session, owner)
         hub.join(self.member("controller", self.connection))
 
     def member(self, role: AttachRole, sink: Any) -> Member:

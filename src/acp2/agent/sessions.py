@@ -6,7 +6,7 @@ from __future__ import annotations
 import secrets
 from typing import TYPE_CHECKING, Any
 
-from acp2.agent.attach import AttachQuery, SessionHub, allowed
+from acp2.agent.attach import AttachQuery, SessionHub, allowed, owner_of
 from acp2.agent.checks import (
     check_mcp,
     check_replay,
@@ -95,6 +95,8 @@ class SessionManager(Membership):
         self.task_group = task_group
         self._start_work = start_work
         self.principal = principal
+        #: ``principal`` as the store records it on the sessions this connection creates.
+        self.owner = owner_of(principal)
         self.capabilities = capabilities
         self._live: dict[str, AgentSession] = {}
 
@@ -160,9 +162,9 @@ class SessionManager(Membership):
         dirs = check_roots(self.agent, params.cwd, params.additional_directories)
         mcp = check_mcp(self.agent, params.mcp_servers)
         session_id = f"sess_{secrets.token_hex(12)}"
-        self.store.create_session(session_id, params.cwd, dirs)
+        self.store.create_session(session_id, params.cwd, dirs, self.owner)
         self.store.acquire(session_id)
-        session = self._open(session_id, params.cwd, dirs, mcp)
+        session = self._open(session_id, params.cwd, dirs, mcp, self.owner)
         response = NewSessionResponse(session_id=session_id)
         self._fill_session_response(session, response)
         if self.agent.on_session_start is not None:
@@ -185,9 +187,10 @@ class SessionManager(Membership):
 
         A session another live agent process serves is refused (``-32010``, see
         :mod:`acp2.agent.lease`). The history is folded a batch at a time, letting the
-        connection's other requests be answered meanwhile.
+        connection's other requests be answered meanwhile. Another principal's session
+        gets the answer an unknown one gets (``-32002``), before anything else is checked.
         """
-        record = self.store.get_session(params.session_id)
+        record = self._own_record(params.session_id)
         if record is None:
             raise ResourceNotFound(
                 f"Unknown session: {params.session_id}", {"sessionId": params.session_id}
@@ -215,8 +218,8 @@ class SessionManager(Membership):
         elsewhere = self.runtime.hubs.get(record.id) if live is None else None
         if elsewhere is not None:
             # Live on another connection of this Agent: join it as a controller.
-            query = AttachQuery(record.id, "controller", self.principal, elsewhere.owner)
-            if not await allowed(self.agent.may_attach, query):
+            query = AttachQuery(record.id, "controller", self.owner, elsewhere.owner)
+            if not await allowed(self.agent.may_attach, query, self.agent.observers):
                 raise SessionInUse(
                     "The session is in use by another client", {"sessionId": record.id}
                 )
@@ -230,7 +233,7 @@ class SessionManager(Membership):
             state = await self._attach(record.id, replay)
             session = self._live.get(record.id)
             if session is None:
-                session = self._open(record.id, record.cwd, dirs, mcp)
+                session = self._open(record.id, record.cwd, dirs, mcp, record.principal)
             else:
                 session.additional_directories, session.mcp_servers = dirs, mcp
             self.store.update_session(record.id, additional_directories=dirs)
@@ -285,7 +288,15 @@ class SessionManager(Membership):
         if not session.closed:
             emitter.emit(ReplayComplete(), record=False)
 
-    def _open(self, session_id: str, cwd: str, dirs: list[str], mcp: list[Any]) -> AgentSession:
+    def _own_record(self, session_id: str) -> SessionRecord | None:
+        """The stored record of ``session_id`` if this connection's principal created
+        it; None for an unknown session and for another principal's alike."""
+        record = self.store.get_session(session_id)
+        return record if record is not None and record.principal == self.owner else None
+
+    def _open(
+        self, session_id: str, cwd: str, dirs: list[str], mcp: list[Any], owner: str | None
+    ) -> AgentSession:
         emitter = Emitter(session_id, self.connection, self.store)
         shared = self.runtime.shared(session_id)
         session = AgentSession(
@@ -300,7 +311,7 @@ class SessionManager(Membership):
             spawn_child=self._spawn_child,
         )
         self._live[session_id] = session
-        self.host(session)
+        self.host(session, owner)
         return session
 
     async def join(self, hub: SessionHub, role: AttachRole, replay: bool) -> AgentSession:
@@ -330,9 +341,11 @@ class SessionManager(Membership):
             raise LocalProtocolError(f"session {parent.id} is closed")
         child_id = f"sess_{secrets.token_hex(12)}"
         dirs = list(parent.additional_directories)
-        self.store.create_session(child_id, parent.cwd, dirs)
+        hub = self.hub(parent)
+        owner = hub.owner if hub is not None else self.owner  # the parent's, whoever prompted
+        self.store.create_session(child_id, parent.cwd, dirs, owner)
         self.store.acquire(child_id)
-        child = self._open(child_id, parent.cwd, dirs, [])
+        child = self._open(child_id, parent.cwd, dirs, [], owner)
         child.parent = parent
         child.cancellable = cancellable
         parent.children.append(child)
@@ -370,8 +383,9 @@ class SessionManager(Membership):
     # -- list -----------------------------------------------------------------------------
 
     async def on_list(self, params: ListSessionsRequest) -> ListSessionsResponse:
-        """One page of stored sessions, optionally filtered by exact ``cwd`` (SS-18, SS-19)."""
-        return list_page(self.agent, self.store, params)
+        """One page of this principal's stored sessions, optionally filtered by exact
+        ``cwd`` (SS-18, SS-19)."""
+        return list_page(self.agent, self.store, params, self.owner)
 
     # -- close / delete -------------------------------------------------------------------
 
@@ -416,9 +430,12 @@ class SessionManager(Membership):
         child session is refused (``-32602``).
 
         A session another client of this Agent holds is refused (``-32010``): its
-        history is theirs too.
+        history is theirs too. Another principal's session is answered as an unknown one
+        (success) and left as it is.
         """
         await self.on_close_checked(params.session_id)
+        if self._own_record(params.session_id) is None:
+            return DeleteSessionResponse()  # unknown, or not this principal's: nothing to do
         hub = self.runtime.hubs.get(params.session_id)
         if hub is not None and any(m.connection is not self.connection for m in hub.members):
             raise SessionInUse(

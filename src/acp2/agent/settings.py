@@ -7,7 +7,7 @@ module that imports them.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -63,3 +63,4 @@ class AgentSettings:
     on_session_start: Callable[[AgentSession], Awaitable[None]] | None = None
     attach: bool = True
     may_attach: AttachPolicy | None = None
+    observers: Mapping[str, Collection[str]] = field(default_factory=dict)

@@ -45,6 +45,7 @@ from acp2.agent.dbtools import (
     closing_batches,
     insert_in_place,
     is_busy,
+    migrate_principal,
     migrate_updates,
     row_batches,
 )
@@ -59,7 +60,7 @@ from acp2.agent.ledger import (
 )
 from acp2.agent.private import COMPANIONS, prepare_private_file, tighten
 from acp2.errors import HistoryWriteError
-from acp2.store.base import SessionRecord, now_text, session_changes
+from acp2.store.base import ANYONE, Owner, SessionRecord, now_text, session_changes
 from acp2.store.failures import unusable
 from acp2.store.queued import Queued, QueuedStore
 
@@ -86,6 +87,9 @@ _INSERT = (
     " (?, (SELECT COALESCE(MAX(seq), -1) + 1 FROM updates WHERE session_id = ?), ?)"
 )
 
+#: The columns of a session record, in :func:`_record`'s order.
+_COLUMNS = "id, cwd, additional_directories, title, created_at, updated_at, data, principal"
+
 _SCHEMA = (
     """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -96,7 +100,8 @@ CREATE TABLE IF NOT EXISTS sessions (
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL,
     deleted INTEGER NOT NULL DEFAULT 0,
-    data TEXT NOT NULL DEFAULT '{}'
+    data TEXT NOT NULL DEFAULT '{}',
+    principal TEXT
 );
 CREATE INDEX IF NOT EXISTS sessions_by_update ON sessions (deleted, updated_at DESC, id);
 """
@@ -160,6 +165,8 @@ class HistoryStore(QueuedStore):
             self._db.executescript(_SCHEMA)
             if self._retrying(lambda: migrate_updates(self._db)):  # another process may be at it
                 log.info("history %s: the updates table now has rowids", self.path)
+            if self._retrying(lambda: migrate_principal(self._db)):
+                log.info("history %s: sessions now record their principal", self.path)
             self._retrying(self._probe)
         except BaseException:
             self._db.close()
@@ -219,24 +226,28 @@ class HistoryStore(QueuedStore):
     # -- sessions -----------------------------------------------------------------
 
     def create_session(
-        self, session_id: str, cwd: str, additional_directories: Sequence[str]
+        self,
+        session_id: str,
+        cwd: str,
+        additional_directories: Sequence[str],
+        principal: str | None = None,
     ) -> SessionRecord:
-        """Insert a new session and return its record."""
+        """Insert a new session owned by ``principal`` and return its record."""
         now = now_text()
         dirs = list(additional_directories)
         self._db.execute(
-            "INSERT INTO sessions (id, cwd, additional_directories, created_at, updated_at)"
-            " VALUES (?, ?, ?, ?, ?)",
-            (session_id, cwd, json.dumps(dirs), now, now),
+            "INSERT INTO sessions"
+            " (id, cwd, additional_directories, created_at, updated_at, principal)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (session_id, cwd, json.dumps(dirs), now, now, principal),
         )
         self.note_created(session_id)  # the insert succeeded: the id is new to the file
-        return SessionRecord(session_id, cwd, dirs, None, now, now)
+        return SessionRecord(session_id, cwd, dirs, None, now, now, principal=principal)
 
     def get_session(self, session_id: str) -> SessionRecord | None:
         """Return the record of a live (not deleted) session, or None."""
         row = self._db.execute(
-            "SELECT id, cwd, additional_directories, title, created_at, updated_at, data"
-            " FROM sessions WHERE id = ? AND deleted = 0",
+            f"SELECT {_COLUMNS} FROM sessions WHERE id = ? AND deleted = 0",
             (session_id,),
         ).fetchone()
         return _record(row) if row else None
@@ -275,15 +286,24 @@ class HistoryStore(QueuedStore):
             forget_session(self._db, session_id)
 
     def list_sessions(
-        self, *, cwd: str | None = None, after: tuple[str, str] | None = None, limit: int = 50
+        self,
+        *,
+        cwd: str | None = None,
+        after: tuple[str, str] | None = None,
+        limit: int = 50,
+        principal: Owner = ANYONE,
     ) -> list[SessionRecord]:
         """Return live sessions, most recently updated first, optionally after a cursor key.
 
-        ``after`` is the ``(updated_at, id)`` of the last session of the previous page.
+        ``after`` is the ``(updated_at, id)`` of the last session of the previous page;
+        only ``principal``'s sessions unless :data:`~acp2.store.base.ANYONE`.
         """
         self.flush()
         where = ["deleted = 0"]
         args: list[Any] = []
+        if principal is not ANYONE:
+            where.append("principal IS ?")  # IS: NULL (the local user) matches NULL
+            args.append(principal)
         if cwd is not None:
             where.append("cwd = ?")
             args.append(cwd)
@@ -291,8 +311,7 @@ class HistoryStore(QueuedStore):
             where.append("(updated_at < ? OR (updated_at = ? AND id > ?))")
             args.extend([after[0], after[0], after[1]])
         rows = self._db.execute(
-            "SELECT id, cwd, additional_directories, title, created_at, updated_at, data"
-            f" FROM sessions WHERE {' AND '.join(where)}"
+            f"SELECT {_COLUMNS} FROM sessions WHERE {' AND '.join(where)}"
             " ORDER BY updated_at DESC, id ASC LIMIT ?",
             (*args, limit),
         ).fetchall()
@@ -393,4 +412,5 @@ def _record(row: tuple[Any, ...]) -> SessionRecord:
         created_at=row[4],
         updated_at=row[5],
         data=dict(json.loads(row[6] or "{}")),
+        principal=row[7],
     )

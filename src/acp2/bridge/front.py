@@ -324,12 +324,15 @@ async def _close_all_when_closed(conn: Connection, scope: anyio.CancelScope) -> 
     scope.cancel()
 
 
-async def serve_v1_client(agent: Any, transport: Transport) -> None:
+async def serve_v1_client(agent: Any, transport: Transport, *, principal: object = None) -> None:
     """Serve ``agent`` (an :class:`acp2.Agent`) to a v1 client on ``transport`` until the
-    client goes away. The agent runtime and the bridge share this process, so they meet
-    over :func:`~acp2.bridge.local.local_pair`: the bridge calls the runtime's handlers
-    and gets its results as objects, and the agent's updates reach the projection in
-    the call that emits them: :class:`Splice` is the agent's sink, plain text chunks pass
+    client goes away; ``principal`` is who the server says the client is (the sessions
+    it may list, load and delete are that principal's, as for a v2 client).
+
+    The agent runtime and the bridge share this process, so they meet over
+    :func:`~acp2.bridge.local.local_pair`: the bridge calls the runtime's handlers and
+    gets its results as objects, and the agent's updates reach the projection in the
+    call that emits them: :class:`Splice` is the agent's sink, plain text chunks pass
     as bytes, the turn's state updates and user messages are decoded from their own
     bytes, and the idle that ends a turn answers its held v1 prompt in that call."""
     from acp2.agent.connection import serve_link
@@ -347,7 +350,7 @@ async def serve_v1_client(agent: Any, transport: Transport) -> None:
         )
         agent_end.send_frames_through(splice.send)
         try:
-            await serve_link(agent, cast(Connection, agent_end))
+            await serve_link(agent, cast(Connection, agent_end), principal=principal)
         finally:
             tg.cancel_scope.cancel()
     store.flush()

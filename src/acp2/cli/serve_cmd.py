@@ -27,10 +27,12 @@ agents:
                        bytes passed through unchanged (v1 or v2)
 
 security:
-  binds 127.0.0.1 unless --host says otherwise. A bearer token (--token or
-  $ACP2_TOKEN) is required from every client when set, and always when binding a
-  non-loopback address (one is generated and printed once if not given). Browsers'
-  Origin must be this server's own loopback origin or an --allow-origin.
+  binds 127.0.0.1 unless --host says otherwise. Every client must send a bearer
+  token, also on loopback (other users of this machine can reach 127.0.0.1 too):
+  --token or $ACP2_TOKEN, else one is generated and printed once, with the
+  acp2 chat line that uses it. --no-token (loopback only) requires none: then any
+  local user can drive the agent as you. Browsers' Origin must be this server's
+  own loopback origin or an --allow-origin.
 
 HTTP/2: uvicorn speaks HTTP/1.1 (SSE works over it, one TCP connection per open
 stream). The RFD requires HTTP/2 for Streamable HTTP: run the same app under hypercorn,
@@ -51,7 +53,15 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port (8000; 0: any free)")
     parser.add_argument("--path", default="/acp", help="endpoint path (/acp)")
-    parser.add_argument("--token", help="bearer token clients must send (or $ACP2_TOKEN)")
+    tokens = parser.add_mutually_exclusive_group()
+    tokens.add_argument(
+        "--token", help="bearer token clients must send (or $ACP2_TOKEN; default: generated)"
+    )
+    tokens.add_argument(
+        "--no-token",
+        action="store_true",
+        help="loopback only: require no token (any local user can then drive the agent)",
+    )
     parser.add_argument(
         "--allow-origin", action="append", default=[], metavar="ORIGIN", help="allowed Origin"
     )
@@ -83,13 +93,16 @@ def _loopback(host: str) -> bool:
 
 
 def _token(args: argparse.Namespace) -> tuple[str | None, bool]:
-    """The token to require and whether it was generated here."""
+    """The token to require (None only with ``--no-token`` on loopback) and whether it
+    was generated here; ValueError for ``--no-token`` off loopback."""
     from acp2.serve import new_token
 
+    if args.no_token:
+        if not _loopback(args.host):
+            raise ValueError("--no-token is only allowed on a loopback --host")
+        return None, False
     token = args.token or os.environ.get("ACP2_TOKEN") or None
-    if token is None and not _loopback(args.host):
-        return new_token(), True
-    return token, False
+    return (token, False) if token else (new_token(), True)
 
 
 def _build_app(args: argparse.Namespace, config: Any) -> Any:
@@ -122,13 +135,19 @@ def main(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    from acp2.serve import ServeConfig
+    from acp2.serve.config import LOCAL_PRINCIPAL, ServeConfig
 
-    token, generated = _token(args)
+    try:
+        token, generated = _token(args)
+    except ValueError as exc:
+        print(f"acp2 serve: {exc}", file=sys.stderr)
+        return 2
     try:
         config = ServeConfig(
             path=args.path,
-            tokens={token: "token"} if token else {},
+            # One token is the user who started the server: the local user, who also owns
+            # the sessions made on stdio or on a tokenless server (acp2.serve.agents).
+            tokens={token: LOCAL_PRINCIPAL} if token else {},
             allow_origins=tuple(args.allow_origin),
             idle_timeout=max(args.idle_timeout, 1.0),
             **limit_settings(args),
@@ -165,7 +184,8 @@ def _uvicorn_config(uvicorn: Any, app: Any, args: argparse.Namespace, config: An
 
 
 def _announce(server: Any, args: argparse.Namespace, generated: str | None) -> None:
-    """Print the URL once uvicorn listens (the real port when --port 0)."""
+    """Print the URL once uvicorn listens (the real port when --port 0), then the
+    generated token and the chat line that uses it, or the ``--no-token`` warning."""
     scheme = "https" if args.ssl_certfile else "http"
     startup = server.startup
 
@@ -176,11 +196,26 @@ def _announce(server: Any, args: argparse.Namespace, generated: str | None) -> N
             for sock in listener.sockets:
                 port = sock.getsockname()[1]
         host = f"[{args.host}]" if ":" in args.host else args.host
-        print(f"acp2 serve: listening on {scheme}://{host}:{port}{args.path}", file=sys.stderr)
-        if generated:
-            print(
-                f"acp2 serve: clients must send: Authorization: Bearer {generated}", file=sys.stderr
-            )
+        url = f"{scheme}://{host}:{port}{args.path}"
+        print(f"acp2 serve: listening on {url}", file=sys.stderr)
+        for line in _access_lines(url, generated, args.no_token):
+            print(f"acp2 serve: {line}", file=sys.stderr)
         sys.stderr.flush()
 
     server.startup = announced
+
+
+def _access_lines(url: str, generated: str | None, no_token: bool) -> list[str]:
+    """What a user must know to connect: the generated token and a chat line to copy,
+    or what ``--no-token`` opens (said after the URL: scripts read the URL first)."""
+    if no_token:
+        return [
+            "warning: --no-token: no token is required, so any user of this machine can "
+            "connect and drive the agent as you (read and write your files, run commands)"
+        ]
+    if generated is None:
+        return []
+    return [
+        f"clients must send: Authorization: Bearer {generated}",
+        f"connect with: acp2 chat --url {url} --token {generated}",
+    ]

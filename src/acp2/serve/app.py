@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from acp2.serve.asgi import Receive, Scope, Send, respond
-from acp2.serve.config import ServeConfig
+from acp2.serve.config import LOCAL_PRINCIPAL, ServeConfig
 from acp2.serve.http import handle_http
 from acp2.serve.registry import Registry, ServeFn
 from acp2.serve.restore import Backing
@@ -143,15 +143,21 @@ def app_from_env() -> AcpApp:
     without factories, e.g. hypercorn).
 
     ``ACP2_SERVE_APP=module:agent`` or ``ACP2_SERVE_COMMAND="agent argv"`` (default: the
-    built-in coding agent with the scripted model); ``ACP2_TOKEN`` (bearer token),
-    ``ACP2_ALLOW_ORIGIN`` (comma-separated origins), ``ACP2_SERVE_PATH`` (default /acp).
+    built-in coding agent with the scripted model); ``ACP2_TOKEN`` (bearer token,
+    required: ValueError without it unless ``ACP2_NO_TOKEN=1`` says to serve anyone who
+    can connect), ``ACP2_ALLOW_ORIGIN`` (comma-separated origins), ``ACP2_SERVE_PATH``
+    (default /acp).
     """
     env = os.environ
     token = env.get("ACP2_TOKEN")
+    if not token and env.get("ACP2_NO_TOKEN") != "1":
+        # The ASGI server binds whatever it was told, maybe every interface: never serve
+        # tokenless unless asked to in so many words.
+        raise ValueError("set ACP2_TOKEN (or ACP2_NO_TOKEN=1 to let anyone who connects in)")
     origins = tuple(o.strip() for o in env.get("ACP2_ALLOW_ORIGIN", "").split(",") if o.strip())
     config = ServeConfig(
         path=env.get("ACP2_SERVE_PATH", "/acp"),
-        tokens={token: "token"} if token else {},
+        tokens={token: LOCAL_PRINCIPAL} if token else {},  # one token: the local user
         allow_origins=origins,
     )
     if env.get("ACP2_SERVE_COMMAND"):

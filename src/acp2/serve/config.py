@@ -16,7 +16,8 @@ from acp2.transport.durable import Retention
 
 __all__ = ["LOCAL_PRINCIPAL", "ServeConfig", "new_token"]
 
-#: The principal of every connection when no token is configured (loopback use).
+#: The principal of every connection when no token is configured (loopback use), and of
+#: the one token of ``acp2 serve``: the agent runtime serves it as the local user (None).
 LOCAL_PRINCIPAL = "local"
 
 

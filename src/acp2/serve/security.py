@@ -22,6 +22,9 @@ from acp2.serve.config import LOCAL_PRINCIPAL, ServeConfig
 __all__ = ["Headers", "Refusal", "admit"]
 
 _LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
+_TOKEN_REQUIRED = (
+    "A valid bearer token is required (the server's token: acp2 chat/run --token, or $ACP2_TOKEN)"
+)
 
 
 class Headers:
@@ -64,7 +67,9 @@ def admit(scope: Mapping[str, Any], headers: Headers, config: ServeConfig) -> st
         return LOCAL_PRINCIPAL
     principal = _principal(headers.get("authorization"), config.tokens)
     if principal is None:
-        return Refusal(401, "A valid bearer token is required")
+        # Says how to send it: since tokens are the default, a user's first sight of
+        # this is a chat started without one.
+        return Refusal(401, _TOKEN_REQUIRED)
     return principal
 
 

@@ -20,12 +20,15 @@ import os
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Final, Protocol
+from enum import Enum
+from typing import Any, Final, Literal, Protocol
 
 __all__ = [
+    "ANYONE",
     "KEYS_PER_SESSION",
     "Batches",
     "Body",
+    "Owner",
     "PromptEntry",
     "SessionRecord",
     "SessionStore",
@@ -43,6 +46,19 @@ Body = bytes | memoryview
 
 #: How many prompt keys each session keeps (the newest); older ones are forgotten.
 KEYS_PER_SESSION: Final = 1000
+
+
+class _Anyone(Enum):
+    ANYONE = "anyone"
+
+
+#: ``list_sessions(principal=ANYONE)``: every principal's sessions (the default, for
+#: tools that read the whole store); the agent runtime always names one.
+ANYONE: Final = _Anyone.ANYONE
+
+#: Whose sessions ``list_sessions`` returns: one principal (None: the local user's, the
+#: rows made before sessions had a principal), or :data:`ANYONE`.
+Owner = str | None | Literal[_Anyone.ANYONE]
 
 
 def trim_interval(keep: int) -> int:
@@ -82,7 +98,11 @@ def session_changes(
 
 @dataclass
 class SessionRecord:
-    """One stored session: what ``session/list`` reports and ``session/resume`` restores."""
+    """One stored session: what ``session/list`` reports and ``session/resume`` restores.
+
+    ``principal`` is who created it (the server's principal of that connection, as
+    text); None for the local user (stdio, a tokenless server) and for every row stored
+    before sessions had one."""
 
     id: str
     cwd: str
@@ -91,6 +111,7 @@ class SessionRecord:
     created_at: str
     updated_at: str
     data: dict[str, Any] = field(default_factory=dict)
+    principal: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,9 +141,13 @@ class SessionStore(Protocol):
         """Drop one hold on ``session_id``; the lease ends with the last."""
 
     def create_session(
-        self, session_id: str, cwd: str, additional_directories: Sequence[str]
+        self,
+        session_id: str,
+        cwd: str,
+        additional_directories: Sequence[str],
+        principal: str | None = None,
     ) -> SessionRecord:
-        """Insert a new session and return its record."""
+        """Insert a new session owned by ``principal`` and return its record."""
 
     def get_session(self, session_id: str) -> SessionRecord | None:
         """Return the record of a live (not deleted) session, or None."""
@@ -143,10 +168,15 @@ class SessionStore(Protocol):
         :class:`acp2.errors.SessionInUse` while another live owner serves it."""
 
     def list_sessions(
-        self, *, cwd: str | None = None, after: tuple[str, str] | None = None, limit: int = 50
+        self,
+        *,
+        cwd: str | None = None,
+        after: tuple[str, str] | None = None,
+        limit: int = 50,
+        principal: Owner = ANYONE,
     ) -> list[SessionRecord]:
         """Live sessions, most recently updated first, after the ``(updated_at, id)``
-        cursor key ``after`` if given."""
+        cursor key ``after`` if given; only ``principal``'s unless :data:`ANYONE`."""
 
     def append(self, session_id: str, body: Body) -> None:
         """Queue one compact-JSON ``update`` body (committed by :meth:`flush`); raises

@@ -47,6 +47,9 @@ CREATE TABLE IF NOT EXISTS acp2_sessions (
     deleted BOOLEAN NOT NULL DEFAULT FALSE,
     data TEXT NOT NULL DEFAULT '{}'
 );
+ALTER TABLE acp2_sessions ADD COLUMN IF NOT EXISTS principal TEXT;
+CREATE INDEX IF NOT EXISTS acp2_sessions_by_principal
+    ON acp2_sessions (principal, deleted, updated_at DESC, id);
 CREATE INDEX IF NOT EXISTS acp2_sessions_by_update
     ON acp2_sessions (deleted, updated_at DESC, id);
 CREATE TABLE IF NOT EXISTS acp2_updates (
@@ -126,10 +129,13 @@ WITH seq AS (
 )
 UPDATE acp2_sessions SET updated_at = %(now)s WHERE id = %(id)s
 """
-SESSION_COLUMNS: Final = "id, cwd, additional_directories, title, created_at, updated_at, data"
+SESSION_COLUMNS: Final = (
+    "id, cwd, additional_directories, title, created_at, updated_at, data, principal"
+)
 INSERT_SESSION: Final = (
-    "INSERT INTO acp2_sessions (id, cwd, additional_directories, created_at, updated_at)"
-    " VALUES (%s, %s, %s, %s, %s)"
+    "INSERT INTO acp2_sessions"
+    " (id, cwd, additional_directories, created_at, updated_at, principal)"
+    " VALUES (%s, %s, %s, %s, %s, %s)"
 )
 LAST_SEQ: Final = "SELECT MAX(seq) FROM acp2_updates WHERE session_id = %s"
 ROWS: Final = (

@@ -28,7 +28,15 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from acp2.store import pg_sql as sql
-from acp2.store.base import Batches, PromptEntry, SessionRecord, now_text, session_changes
+from acp2.store.base import (
+    ANYONE,
+    Batches,
+    Owner,
+    PromptEntry,
+    SessionRecord,
+    now_text,
+    session_changes,
+)
 from acp2.store.leasing import LEASE_TTL
 from acp2.store.queued import Queued, QueuedStore
 
@@ -122,13 +130,17 @@ class PostgresStore(QueuedStore):
     # -- sessions -----------------------------------------------------------------
 
     def create_session(
-        self, session_id: str, cwd: str, additional_directories: Sequence[str]
+        self,
+        session_id: str,
+        cwd: str,
+        additional_directories: Sequence[str],
+        principal: str | None = None,
     ) -> SessionRecord:
-        """Insert a new session and return its record."""
+        """Insert a new session owned by ``principal`` and return its record."""
         now, dirs = now_text(), list(additional_directories)
-        args = (session_id, cwd, json.dumps(dirs), now, now)
+        args = (session_id, cwd, json.dumps(dirs), now, now, principal)
         self._run(lambda db: db.execute(sql.INSERT_SESSION, args))
-        return SessionRecord(session_id, cwd, dirs, None, now, now)
+        return SessionRecord(session_id, cwd, dirs, None, now, now, principal=principal)
 
     def get_session(self, session_id: str) -> SessionRecord | None:
         """Return the record of a live (not deleted) session, or None."""
@@ -175,14 +187,23 @@ class PostgresStore(QueuedStore):
             db.execute("DELETE FROM acp2_prompt_keys WHERE session_id = %s", (session_id,))
 
     def list_sessions(
-        self, *, cwd: str | None = None, after: tuple[str, str] | None = None, limit: int = 50
+        self,
+        *,
+        cwd: str | None = None,
+        after: tuple[str, str] | None = None,
+        limit: int = 50,
+        principal: Owner = ANYONE,
     ) -> list[SessionRecord]:
         """Return live sessions, most recently updated first, optionally after a cursor key.
 
-        ``after`` is the ``(updated_at, id)`` of the last session of the previous page.
+        ``after`` is the ``(updated_at, id)`` of the last session of the previous page;
+        only ``principal``'s sessions unless :data:`~acp2.store.base.ANYONE`.
         """
         self.flush()
         where, args = ["NOT deleted"], []
+        if principal is not ANYONE:
+            where.append("principal IS NOT DISTINCT FROM %s")  # NULL: the local user's
+            args.append(principal)
         if cwd is not None:
             where.append("cwd = %s")
             args.append(cwd)
@@ -286,4 +307,5 @@ def _record(row: Sequence[Any]) -> SessionRecord:
         created_at=row[4],
         updated_at=row[5],
         data=dict(json.loads(row[6] or "{}")),
+        principal=row[7],
     )
