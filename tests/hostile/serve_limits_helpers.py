@@ -75,7 +75,9 @@ def served(
     pytest.importorskip("uvicorn", reason="acp2 serve needs the server extra")
     env = dict(os.environ, ACP2_DATA_DIR=str(tmp_path))
     env.pop("ACP2_TOKEN", None)
-    argv = [sys.executable, "-m", "acp2", "serve", "--port", "0", *flags, *agent]
+    # These attacks are about limits, not tokens: a tokenless server unless flags name one.
+    tokenless = () if "--token" in flags else ("--no-token",)
+    argv = [sys.executable, "-m", "acp2", "serve", "--port", "0", *tokenless, *flags, *agent]
     process = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env=env)
     lines: list[str] = []
     try:
