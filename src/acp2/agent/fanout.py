@@ -1,10 +1,11 @@
-"""Frame sinks for a session that several clients watch: :class:`Fanout` and :class:`Dropped`.
+"""The frame sink for a session that several clients watch: :class:`Fanout`.
 
 A session's :class:`~acp2.agent.emitter.Emitter` writes to one sink. While one client holds
 the session that sink is its connection itself (nothing in between on the hot path); once
 a second client attaches, :mod:`acp2.agent.attach` points the emitter at a :class:`Fanout`
-of every attached client's sink, and back again when they leave. Each update is encoded
-and recorded once; only the finished frame is handed to every client.
+of every attached client's sink, and back again when they leave (at
+:data:`~acp2.agent.emitter.GONE` after the last). Each update is encoded and recorded
+once; only the finished frame is handed to every client.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Sequence
 from acp2.agent.emitter import FrameSink
 from acp2.errors import ConnectionClosed
 
-__all__ = ["Dropped", "Fanout"]
+__all__ = ["Fanout"]
 
 
 class Fanout:
@@ -52,21 +53,3 @@ class Fanout:
                     await sink.drain()
                 except ConnectionClosed:
                     pass
-
-
-class Dropped:
-    """A :class:`FrameSink` for a session no client holds any more: frames go nowhere
-    (the emitter still records them in history), nothing is ever congested."""
-
-    __slots__ = ()
-
-    def send_frame_nowait(self, frame: bytes) -> None:
-        """Drop ``frame``."""
-
-    @property
-    def congested(self) -> bool:
-        """Never."""
-        return False
-
-    async def drain(self) -> None:
-        """Nothing to wait for."""
