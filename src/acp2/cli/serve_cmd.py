@@ -62,6 +62,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("--idle-timeout", type=float, default=300.0, metavar="SECONDS")
     parser.add_argument(
+        "--stall-timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="end a connection whose client takes none of its output for this long (60)",
+    )
+    parser.add_argument(
         "--ws-deflate", action="store_true", help="offer WebSocket permessage-deflate"
     )
     parser.add_argument("--ssl-keyfile", metavar="FILE", help="TLS key (uvicorn)")
@@ -127,6 +134,7 @@ def main(args: argparse.Namespace) -> int:
         tokens={token: "token"} if token else {},
         allow_origins=tuple(args.allow_origin),
         idle_timeout=max(args.idle_timeout, 1.0),
+        stall_timeout=max(args.stall_timeout, 0.1),
     )
     try:
         app = _build_app(args, config)
