@@ -33,6 +33,9 @@ websockets_sync = pytest.importorskip("websockets.sync.client")
 
 #: Far more chunks than any test reads: the turn runs until its client leaves.
 ENDLESS = "stream 1000000000"
+#: A leaving client sends its close frame and drops the socket without waiting for the
+#: server's, which is queued behind everything it did not read.
+LEAVE = {"close_timeout": 0}
 #: The server's peak memory bound; it starts at ~60 MB, and the runaway turn grew it by
 #: ~200 MB/s until killed.
 MAX_RSS_KIB = 250 * 1024
@@ -163,7 +166,7 @@ def test_a_websocket_client_that_closes_mid_stream_gets_its_turn_cancelled(
 ) -> None:
     store = tmp_path / "history.db"
     with acp2_serve(store) as server:
-        with connect(server.url) as leaver:
+        with connect(server.url, **LEAVE) as leaver:
             left = leaver.open_session(tmp_path)
             leaver.prompt(3, left, ENDLESS)
             for _ in range(50):
@@ -180,7 +183,7 @@ def test_a_websocket_client_that_stops_reading_is_cut_and_its_turn_cancelled(
     # A small receive queue: the client library stops reading the socket at once.
     with (
         acp2_serve(store, "--stall-timeout", "0.5") as server,
-        connect(server.url, max_queue=4) as sleeper,
+        connect(server.url, max_queue=4, **LEAVE) as sleeper,
     ):
         left = sleeper.open_session(tmp_path)
         sleeper.prompt(3, left, ENDLESS)

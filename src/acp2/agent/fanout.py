@@ -21,7 +21,8 @@ __all__ = ["Fanout"]
 class Fanout:
     """A :class:`FrameSink` that hands every frame to each of ``sinks``, in order.
 
-    A sink whose connection is closed is skipped (its client is being detached). The
+    A sink whose connection is closed is skipped (its client is being detached); when
+    all of them are, the emitter is told as a single client's would be. The
     producer is slowed to the slowest reader: ``congested`` while any sink is, and
     :meth:`drain` waits for each congested one -- a client that stops reading is dropped
     by its own connection's stall timeout, so it cannot hold the others back for longer.
@@ -33,12 +34,16 @@ class Fanout:
         self.sinks = tuple(sinks)
 
     def send_frame_nowait(self, frame: bytes) -> None:
-        """Queue ``frame`` on every sink."""
+        """Queue ``frame`` on every sink. Raises ``ConnectionClosed`` when every sink's
+        connection is closed (nobody is left to watch: the work is cancelled)."""
+        closed = 0
         for sink in self.sinks:
-            try:  # noqa: SIM105 - once per client per update: a bare try is cheapest
+            try:  # once per client per update: a bare try is cheapest
                 sink.send_frame_nowait(frame)
             except ConnectionClosed:
-                pass
+                closed += 1
+        if closed == len(self.sinks):
+            raise ConnectionClosed("every client of the session is gone")
 
     @property
     def congested(self) -> bool:
