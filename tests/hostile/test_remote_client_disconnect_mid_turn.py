@@ -23,13 +23,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import pytest
+from websockets.sync.client import connect as ws_connect
 
 from helpers.processes import ACP2
 from helpers.serve_process import listening_port
 from helpers.timeouts import PROCESS_TIMEOUT, TIMEOUT
-
-websockets_sync = pytest.importorskip("websockets.sync.client")
 
 #: Far more chunks than any test reads: the turn runs until its client leaves.
 ENDLESS = "stream 1000000000"
@@ -86,7 +84,7 @@ def acp2_serve(store: Path, *flags: str) -> Iterator[Server]:
 @contextmanager
 def connect(url: str, **options: Any) -> Iterator[Client]:
     """A :class:`Client` on a new WebSocket to ``url``, closed at the end."""
-    with websockets_sync.connect(url, open_timeout=TIMEOUT, **options) as ws:
+    with ws_connect(url, open_timeout=TIMEOUT, **options) as ws:
         yield Client(ws)
 
 
