@@ -8,7 +8,8 @@ once the stall timeout ended its connection. Now the turn is cancelled at its ne
 and the server goes on serving the others.
 
 A real ``acp2 serve --test-agent`` process on 127.0.0.1, its history in a real SQLite file,
-and plain (non-durable) WebSocket clients: a plain connection ends with its socket.
+plain (non-durable) WebSocket clients -- a plain connection ends with its socket -- and a
+Streamable HTTP client that ends its connection (``DELETE``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 from websockets.sync.client import connect as ws_connect
 
 from helpers.processes import ACP2
@@ -189,3 +191,54 @@ def test_a_websocket_client_that_stops_reading_is_cut_and_its_turn_cancelled(
         # timeout ends this connection, once the 16 MiB it holds for it are full.
         server.wait_for_log("took none of its output")
         assert_the_server_serves_others_and_the_turn_ended(server, store, left, tmp_path)
+
+
+class SseLines:
+    """The ``data:`` events of one open SSE response, as JSON."""
+
+    def __init__(self, response: httpx.Response) -> None:
+        self._lines = response.iter_lines()
+
+    def next(self) -> Any:
+        for line in self._lines:
+            if line.startswith("data:"):
+                return json.loads(line[5:])
+        raise EOFError("the stream ended")
+
+    def answer(self, rid: int) -> Any:
+        while (message := self.next()).get("id") != rid:
+            pass
+        return message["result"]
+
+
+def test_an_http_client_that_ends_its_connection_mid_stream_gets_its_turn_cancelled(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "history.db"
+    with acp2_serve(store) as server, httpx.Client(timeout=TIMEOUT) as http:
+        url = "http" + server.url[2:]
+        init = {"protocolVersion": 2, "info": {"name": "c", "version": "0"}, "capabilities": {}}
+        response = http.post(url, json=request(1, "initialize", init))
+        headers = {"acp-connection-id": response.headers["acp-connection-id"]}
+        stream = {**headers, "accept": "text/event-stream"}
+        with http.stream("GET", url, headers=stream) as connection_stream:
+            new = request(2, "session/new", {"cwd": str(tmp_path), "mcpServers": []})
+            assert http.post(url, json=new, headers=headers).status_code == 202
+            left = SseLines(connection_stream).answer(2)["sessionId"]
+            session_stream = {**stream, "acp-session-id": left}
+            with http.stream("GET", url, headers=session_stream) as updates:
+                prompt = {"sessionId": left, "prompt": [{"type": "text", "text": ENDLESS}]}
+                on_session = {**headers, "acp-session-id": left}
+                posted = http.post(
+                    url, json=request(3, "session/prompt", prompt), headers=on_session
+                )
+                assert posted.status_code == 202
+                events = SseLines(updates)
+                for _ in range(50):
+                    events.next()
+                assert http.delete(url, headers=headers).status_code < 300  # it leaves
+        assert_the_server_serves_others_and_the_turn_ended(server, store, left, tmp_path)
+
+
+def request(rid: int, method: str, params: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": rid, "method": method, "params": params}
