@@ -16,25 +16,30 @@ _LISTENING = re.compile(r"listening on http://127\.0\.0\.1:(\d+)/acp")
 
 
 def listening_port(
-    process: subprocess.Popen[str], sink: list[str], name: str = "acp2 serve"
+    process: subprocess.Popen[str],
+    sink: list[str],
+    name: str = "acp2 serve",
+    *,
+    lines: queue.Queue[str] | None = None,
 ) -> int:
     """The port ``process`` (an ``acp2 serve`` with ``stderr=PIPE``, text) says it listens
     on. A thread keeps draining its stderr into ``sink`` for the process's life, so a
     failure message can quote it; fails the test if the process exits first or says
-    nothing within :data:`PROCESS_TIMEOUT`."""
-    lines: queue.Queue[str] = queue.Queue()
+    nothing within :data:`PROCESS_TIMEOUT`. ``lines``, when given, gets every line too
+    (``""`` once stderr ends): a test waits on it for what the server logs later."""
+    found_lines: queue.Queue[str] = queue.Queue() if lines is None else lines
 
     def drain() -> None:
         assert process.stderr is not None
         for line in process.stderr:
             sink.append(line)
-            lines.put(line)
-        lines.put("")
+            found_lines.put(line)
+        found_lines.put("")
 
     threading.Thread(target=drain, daemon=True).start()
     deadline = time.monotonic() + PROCESS_TIMEOUT
     while True:
-        line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+        line = found_lines.get(timeout=max(0.0, deadline - time.monotonic()))
         found = _LISTENING.search(line)
         if found:
             return int(found.group(1))

@@ -41,7 +41,8 @@ import msgspec
 from msgspec import UNSET
 
 from acp2.agent.elicit import advertises
-from acp2.agent.fanout import Dropped, Fanout
+from acp2.agent.emitter import GONE
+from acp2.agent.fanout import Fanout
 from acp2.agent.race import Question
 from acp2.errors import ConnectionClosed
 from acp2.schema import ElicitationCapabilities
@@ -212,7 +213,7 @@ class SessionHub:
         if len(sinks) == 1:
             self.session.emitter.retarget(sinks[0])  # one client: no fan-out on the hot path
         else:
-            self.session.emitter.retarget(Fanout(sinks, self) if sinks else Dropped())
+            self.session.emitter.retarget(Fanout(sinks, self) if sinks else GONE)
 
     # -- slow listeners (acp2.agent.fanout) -----------------------------------------------
 

@@ -128,7 +128,8 @@ async def serve_link(
 ) -> None:
     """:func:`serve_connection` on an entered connection, or on an in-process stand-in
     that offers the same methods (:class:`acp2.bridge.local.LocalEnd`, the front
-    bridge's link); returns once it has closed and this connection's work has ended."""
+    bridge's link); returns once it has closed and this connection's work has ended
+    (cancelled, and its history committed) -- but for work other clients still hold."""
     runtime = runtime_for(agent)
     async with anyio.create_task_group() as tg:
         conn.add_flush_hook(runtime.store.flush)
@@ -143,6 +144,8 @@ async def serve_link(
             tg.cancel_scope.cancel()
             served.turns.cancel()
             await served.turns.wait()
+    # What the cancelled work produced before the close: no write will commit it now.
+    runtime.store.flush()
 
 
 class AgentConnection:

@@ -4,12 +4,21 @@ Every ``session/update`` an agent sends goes through :class:`Emitter.emit`: the 
 is encoded once, the bytes are queued in the history store (committed right before the
 connection writes them) and wrapped into a notification frame by byte concatenation --
 no intermediate dicts, no second encode.
+
+A send that finds the connection closed is never swallowed silently: the emitter points
+itself at :data:`GONE` (a sink that drops frames but is always congested, so the next
+``emit_async`` yields and the producer sees its cancellation there) and calls its
+``on_lost`` hook, with which the session cancels its work. Checking costs nothing on the
+hot path: the loss is noticed by the ``ConnectionClosed`` the connection raises, and the
+backpressure test every ``emit_async`` makes anyway is what stops the producer.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import Any, Final, Protocol
 
+from anyio.lowlevel import checkpoint
 from msgspec import UNSET, Raw
 
 from acp2.agent.dbtools import Body
@@ -20,7 +29,7 @@ from acp2.schema.codec import decode_any, encode
 from acp2.schema.methods import SESSION_UPDATE
 from acp2.store.base import SessionStore
 
-__all__ = ["NOT_RECORDED", "Emitter", "FrameSink", "HeldFrames"]
+__all__ = ["NOT_RECORDED", "Emitter", "FrameSink", "Gone", "HeldFrames"]
 
 #: Update kinds that are not part of the conversation history (never replayed).
 NOT_RECORDED = frozenset({b"state_update", b"notice"})
@@ -48,7 +57,7 @@ class FrameSink(Protocol):
 class Emitter:
     """Encodes, records and sends the updates of one session."""
 
-    __slots__ = ("_head", "_sink", "_store", "closed", "session_id")
+    __slots__ = ("_head", "_sink", "_store", "closed", "on_lost", "session_id")
 
     def __init__(self, session_id: str, sink: FrameSink, store: SessionStore | None) -> None:
         self.session_id = session_id
@@ -56,12 +65,15 @@ class Emitter:
         self._store = store
         self._head = _HEAD + encode(session_id) + b',"update":'
         self.closed = False
+        #: Called once the sink's connection is found closed (the session cancels its work).
+        self.on_lost: Callable[[], object] | None = None
 
     def emit(self, update: Any, *, record: bool = True) -> None:
         """Send one update now (recording it in history unless it is state or a notice).
 
         After the session is closed nothing more is sent for it (SS-22): the call is a no-op.
-        Once the connection is closed the frame is dropped (the work is being cancelled).
+        Once the connection is closed the frame is dropped and the work is cancelled
+        (:meth:`lost`): the producer sees the cancellation at its next ``emit_async``.
         """
         if self.closed:
             return
@@ -79,12 +91,10 @@ class Emitter:
             self._store.append(self.session_id, body)
             if type(update) is SessionInfoUpdate and update.title is not UNSET:
                 self._store.set_title(self.session_id, update.title)  # for session/list
-        try:  # noqa: SIM105 - the hot path: a bare try costs less than suppress()
+        try:  # the hot path: a bare try costs nothing until it raises
             self._sink.send_frame_nowait(self._head + body + b"}}" if frame is None else frame)
         except ConnectionClosed:
-            # The client is gone: the runtime is cancelling the work of this connection,
-            # and the handler sees that cancellation at its next await -- not an error.
-            pass
+            self.lost()
 
     def record_only(self, update: Any) -> None:
         """Put an update in history without sending it."""
@@ -112,10 +122,20 @@ class Emitter:
         dropped once the connection is)."""
         if self.closed:
             return
-        try:  # noqa: SIM105 - same as emit
+        try:
             self._sink.send_frame_nowait(frame)
         except ConnectionClosed:
-            pass
+            self.lost()
+
+    def lost(self) -> None:
+        """The sink's connection is closed: drop every later frame, make the next
+        ``emit_async`` yield (so a cancelled producer stops there) and call ``on_lost``
+        (the session cancels its work). Idempotent until :meth:`retarget`."""
+        if self._sink is GONE:
+            return
+        self._sink = GONE
+        if self.on_lost is not None:
+            self.on_lost()
 
     def retarget(self, sink: FrameSink) -> None:
         """Send to ``sink`` from now on (the clients attached to the session changed,
@@ -156,6 +176,31 @@ class Emitter:
         self.emit(update)
         if self._sink.congested:
             await self._sink.drain()
+
+
+class Gone:
+    """The :class:`FrameSink` of an emitter no client receives any more: frames are
+    dropped (the emitter still records them), and it is always congested, so every
+    ``emit_async`` yields once in :meth:`drain` -- where a producer whose work was
+    cancelled sees ``CancelledError`` instead of running on at full speed."""
+
+    __slots__ = ()
+
+    def send_frame_nowait(self, frame: bytes) -> None:
+        """Drop ``frame``."""
+
+    @property
+    def congested(self) -> bool:
+        """Always: the producer must reach a checkpoint."""
+        return True
+
+    async def drain(self) -> None:
+        """Let the other tasks run once (a checkpoint: cancellation is delivered here)."""
+        await checkpoint()
+
+
+#: The one :class:`Gone` sink (it holds nothing).
+GONE: Final = Gone()
 
 
 class HeldFrames:

@@ -1,10 +1,11 @@
-"""Frame sinks for a session that several clients watch: :class:`Fanout` and :class:`Dropped`.
+"""The frame sink for a session that several clients watch: :class:`Fanout`.
 
 A session's :class:`~acp2.agent.emitter.Emitter` writes to one sink. While one client holds
 the session that sink is its connection itself (nothing in between on the hot path); once
 a second client attaches, :mod:`acp2.agent.attach` points the emitter at a :class:`Fanout`
-of every attached client's sink, and back again when they leave. Each update is encoded
-and recorded once; only the finished frame is handed to every client.
+of every attached client's sink, and back again when they leave (at
+:data:`~acp2.agent.emitter.GONE` after the last). Each update is encoded and recorded
+once; only the finished frame is handed to every client.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Protocol
 from acp2.agent.emitter import FrameSink
 from acp2.errors import ConnectionClosed
 
-__all__ = ["Dropped", "Fanout", "Listeners"]
+__all__ = ["Fanout", "Listeners"]
 
 
 class Listeners(Protocol):
@@ -31,12 +32,13 @@ class Listeners(Protocol):
 class Fanout:
     """A :class:`FrameSink` that hands every frame to each of ``sinks``, in order.
 
-    A sink whose connection is closed is skipped (its client is being detached). The
-    producer waits only for the *lead* sink (``listeners.lead()``: the client driving the
-    work): every other sink is a listener with a bounded buffer, its connection's
-    high-water mark of unwritten output. A listener that goes past it (it stopped
-    reading) is handed to ``listeners.overflowed`` to be dropped instead of waited for,
-    so one slow client never slows the others.
+    A sink whose connection is closed is skipped (its client is being detached); when
+    all of them are, the emitter is told as a single client's would be. The producer
+    waits only for the *lead* sink (``listeners.lead()``: the client driving the work):
+    every other sink is a listener with a bounded buffer, its connection's high-water
+    mark of unwritten output. A listener that goes past it (it stopped reading) is handed
+    to ``listeners.overflowed`` to be dropped instead of waited for, so one slow client
+    never slows the others.
     """
 
     __slots__ = ("listeners", "sinks")
@@ -46,12 +48,16 @@ class Fanout:
         self.listeners = listeners
 
     def send_frame_nowait(self, frame: bytes) -> None:
-        """Queue ``frame`` on every sink."""
+        """Queue ``frame`` on every sink. Raises ``ConnectionClosed`` when every sink's
+        connection is closed (nobody is left to watch: the work is cancelled)."""
+        closed = 0
         for sink in self.sinks:
-            try:  # noqa: SIM105 - once per client per update: a bare try is cheapest
+            try:  # once per client per update: a bare try is cheapest
                 sink.send_frame_nowait(frame)
             except ConnectionClosed:
-                pass
+                closed += 1
+        if closed == len(self.sinks):
+            raise ConnectionClosed("every client of the session is gone")
 
     @property
     def congested(self) -> bool:
@@ -80,21 +86,3 @@ def _lagging(sink: FrameSink) -> bool:
     """True while ``sink`` holds more unwritten output than its high-water mark (a
     connection's ``lagging``); a sink that cannot tell is never dropped."""
     return bool(getattr(sink, "lagging", False))
-
-
-class Dropped:
-    """A :class:`FrameSink` for a session no client holds any more: frames go nowhere
-    (the emitter still records them in history), nothing is ever congested."""
-
-    __slots__ = ()
-
-    def send_frame_nowait(self, frame: bytes) -> None:
-        """Drop ``frame``."""
-
-    @property
-    def congested(self) -> bool:
-        """Never."""
-        return False
-
-    async def drain(self) -> None:
-        """Nothing to wait for."""

@@ -4,6 +4,8 @@ The guarantees: ``user_message`` (for a prompt) goes out first, then ``running``
 handler's output, and exactly one ``idle`` with a stop reason -- ``cancelled`` after
 ``session/cancel``, ``error`` (with an ``error`` object and a readable agent message)
 when the handler raises. Unfinished tool calls get their final status before that idle.
+Work whose connection closes (a send found it closed, or the connection's work is
+cancelled) ends ``idle`` / ``cancelled`` too.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
+
+import anyio
 
 from acp2.errors import ConnectionClosed, summarize
 from acp2.lifecycle import CANCELLED, END_TURN, ERROR
@@ -49,6 +53,12 @@ async def run_turn(
         await _finish(session, turn, reason, failure)
     except ConnectionClosed:
         log.debug("connection closed during a turn of %s", session.id)
+        _stop_cancelled(session)
+    except anyio.get_cancelled_exc_class():
+        # The connection's work is being cancelled (its client is gone): the work still
+        # ends with its one idle, reported without awaiting anything.
+        _stop_cancelled(session)
+        raise
     except Exception as exc:
         log.exception("the agent runtime failed during a turn of %s", session.id)
         _force_idle(session, exc)
@@ -61,6 +71,7 @@ async def _finish(
 ) -> None:
     if isinstance(failure, ConnectionClosed):
         log.debug("connection closed during a turn of %s", session.id)
+        _stop_cancelled(session)
         return
     fields: dict[str, Any] = {"stop_reason": reason}
     if reason == CANCELLED or failure is not None:
@@ -74,6 +85,15 @@ async def _finish(
         await turn.message([TextContent(text=f"The agent failed: {summary}")])
         fields["error"] = Error(code=-32603, message=summary)
     session.report("stop", **fields)
+
+
+def _stop_cancelled(session: AgentSession) -> None:
+    """End the work ``idle`` / ``cancelled`` unless already idle (its client is gone)."""
+    if session.state != "idle":
+        try:
+            session.report("stop", stop_reason=CANCELLED)
+        except Exception:
+            log.exception("could not report idle for %s", session.id)
 
 
 def _force_idle(session: AgentSession, exc: Exception) -> None:

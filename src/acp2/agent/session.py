@@ -92,6 +92,8 @@ class AgentSession:
         self.shared = shared if shared is not None else SessionShared()
         self.data: dict[str, Any] = self.shared.data
         self.emitter = emitter
+        # A send that finds the connection closed cancels the work (the client is gone).
+        emitter.on_lost = self.cancel
         self.machine = ForegroundMachine()
         self.closed = False
         self._starter = start_work

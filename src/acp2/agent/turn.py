@@ -77,7 +77,8 @@ class Turn:
 
     @property
     def cancelled(self) -> bool:
-        """True once the client asked to cancel this work (the handler is being cancelled)."""
+        """True once the client asked to cancel this work, or its connection was found
+        closed (the handler is being cancelled)."""
         return self.session.cancel_requested
 
     # -- messages -----------------------------------------------------------------

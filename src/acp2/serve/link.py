@@ -14,6 +14,7 @@ reading slows down instead of growing memory.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from itertools import islice, takewhile
 from operator import methodcaller
@@ -29,6 +30,8 @@ from acp2.serve.routing import Router, id_key
 from acp2.transport.durable import Received, Retention
 
 __all__ = ["Kind", "RemoteConnection"]
+
+logger = logging.getLogger("acp2.serve")
 
 _UPDATE_START: Final = len(UPDATE_HEAD)
 
@@ -365,6 +368,11 @@ class RemoteConnection:
             # Only a client that is there and takes nothing stalls the connection; while
             # its link is down the agent waits, and the resume grace decides.
             if waited.cancelled_caught and self.open_streams:
+                logger.warning(
+                    "ending remote connection %s: its client took none of its output for %g s",
+                    self.id,
+                    self.config.stall_timeout,
+                )
                 self.closing_because(f"stalled: took nothing for {self.config.stall_timeout:g} s")
                 self.end()
         if self.closed:
