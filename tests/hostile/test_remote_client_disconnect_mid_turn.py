@@ -49,7 +49,17 @@ class Server:
         env = dict(os.environ)
         env.pop("ACP2_TOKEN", None)
         self.process = subprocess.Popen(
-            [*ACP2, "serve", "--test-agent", "--port", "0", "--store", str(store), *flags],
+            [
+                *ACP2,
+                "serve",
+                "--no-token",
+                "--test-agent",
+                "--port",
+                "0",
+                "--store",
+                str(store),
+                *flags,
+            ],
             stderr=subprocess.PIPE,
             text=True,
             env=env,
