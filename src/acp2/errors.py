@@ -24,6 +24,7 @@
     ├── HistoryWriteError (RuntimeError)  session history could not be committed (retried)
     ├── ModelError                   the coding agent's model could not answer
     ├── ToolError                    a coding-agent tool failed; the model sees the message
+    ├── McpServerError               an MCP server of a session is unusable or a call failed
     ├── CheckError                   ``acp2 check`` could not run at all
     └── MissingJsonschema (RuntimeError)  ``acp2 check`` needs the optional jsonschema
 
@@ -55,6 +56,7 @@ __all__ = [
     "InvalidParams",
     "InvalidRequest",
     "LocalProtocolError",
+    "McpServerError",
     "MethodNotFound",
     "MissingJsonschema",
     "ModelError",
@@ -223,6 +225,12 @@ class ToolError(Acp2Error):
 
     The message is shown to the model verbatim after ``Error:``.
     """
+
+
+class McpServerError(Acp2Error):
+    """An MCP server a client gave the session could not be used: it failed to start,
+    died, timed out or answered with an error. The message names the server and says why
+    in one sanitized line; the session and the other servers are unaffected."""
 
 
 class CheckError(Acp2Error):

@@ -1,0 +1,85 @@
+"""The MCP servers of one session (``turn.mcp``): started as the session opens, stopped
+when it closes or its connection ends."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from acp2.agent.mcp.options import McpOptions
+from acp2.agent.mcp.server import McpServerClient
+from acp2.schema import McpServerHttp, McpServerStdio
+
+__all__ = ["SessionMcp"]
+
+# The SDK logs a server's garbage and failures; that is the server's output, reported to
+# the user once per server through `error`, and must not flood the agent's own stderr.
+logging.getLogger("mcp").addHandler(logging.NullHandler())
+logging.getLogger("mcp").propagate = False
+
+
+class SessionMcp:
+    """The session's MCP servers, in the order the client gave them.
+
+    ``spawn`` starts a coroutine function in a task that lives as long as the session's
+    connection (the runtime passes its task group's ``start_soon``). Nothing is imported
+    from the MCP SDK, and nothing starts, unless the session has servers.
+    """
+
+    def __init__(
+        self,
+        configs: list[Any],
+        roots: list[str],
+        spawn: Callable[..., object] | None,
+        options: McpOptions | None = None,
+    ) -> None:
+        self.configs = [c for c in configs if isinstance(c, McpServerStdio | McpServerHttp)]
+        self._roots = roots
+        self._spawn = spawn
+        #: The limits and stdio launcher used by the next :meth:`start`.
+        self.options = options or McpOptions()
+        self._clients: list[McpServerClient] | None = None
+
+    def start(self) -> None:
+        """Begin connecting every server (idempotent; no-op without servers). Without the
+        ``mcp`` SDK, or without a task group, every server fails at once with a reason."""
+        if self._clients is not None or not self.configs:
+            return
+        self._clients = [McpServerClient(c, self._roots, self.options) for c in self.configs]
+        problem = _missing_sdk() or (None if self._spawn else "this session has no task group")
+        for client in self._clients:
+            if problem is not None:
+                client.fail(problem)
+            else:
+                assert self._spawn is not None
+                self._spawn(client.keep)
+
+    async def servers(self) -> list[McpServerClient]:
+        """Every server once it is connected or has failed (each waits at most its
+        ``connect_timeout``); check each one's ``error``. Starts them if needed."""
+        self.start()
+        for client in self._clients or []:
+            await client.wait_ready()
+        return list(self._clients or [])
+
+    def stop(self) -> None:
+        """Stop every server (idempotent); a later :meth:`start` starts them afresh."""
+        for client in self._clients or []:
+            client.stop()
+        self._clients = None
+
+    def replace(self, configs: list[Any], roots: list[str]) -> None:
+        """A resume gave new servers (or roots): stop the old ones, start these."""
+        self.stop()
+        self.configs = [c for c in configs if isinstance(c, McpServerStdio | McpServerHttp)]
+        self._roots = roots
+        self.start()
+
+
+def _missing_sdk() -> str | None:
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        return "the agent lacks the MCP Python SDK (pip install 'acp2[mcp]')"
+    return None

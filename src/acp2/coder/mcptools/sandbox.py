@@ -1,0 +1,68 @@
+"""Stdio MCP servers in the command sandbox (``docs/mcp.md``, ``docs/sandbox.md``).
+
+:func:`sandbox_launcher` rewrites a stdio server's launch to run under the confinement
+``run_command`` gets (:func:`~acp2.coder.tools.confine.choose`): inside ``bwrap`` with the
+same mounts and namespaces, or under Landlock through :mod:`acp2.coder.mcptools.jail`.
+Besides what a command may read, the server may read its own files: the directory of its
+command and of every absolute path among its arguments. Writes stay limited to the
+session's roots; the network follows ``--command-network``. When the user required a
+sandbox this machine lacks, the server does not start.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import replace
+
+from acp2.agent.mcp import StdioLaunch
+from acp2.agent.mcp.options import Launcher
+from acp2.coder.tools.confine import CommandPolicy, bwrap_argv, choose
+from acp2.errors import McpServerError
+
+__all__ = ["sandbox_launcher", "server_paths"]
+
+
+def sandbox_launcher(policy: CommandPolicy) -> Launcher:
+    """A launcher that confines every stdio server as ``policy`` confines commands."""
+
+    def launch(plain: StdioLaunch) -> StdioLaunch:
+        confinement = choose(policy)
+        if confinement.kind == "refused":
+            raise McpServerError(f"not started: {confinement.reason}")
+        if confinement.kind == "none":
+            return plain
+        widened = replace(policy, read_only=(*policy.read_only, *server_paths(plain)))
+        if confinement.kind == "bubblewrap":
+            home = os.environ.get("HOME", "")
+            argv = bwrap_argv(widened, cwd=plain.cwd, roots=plain.roots, home=home)
+            return replace(
+                plain, command=argv[0], args=(*argv[1:], "--", plain.command, *plain.args)
+            )
+        return _landlock(widened, plain)
+
+    return launch
+
+
+def server_paths(launch: StdioLaunch) -> list[str]:
+    """The directories of the server's command and absolute-path arguments (real paths)."""
+    found: list[str] = []
+    for path in (launch.command, *launch.args):
+        if not os.path.isabs(path) or not os.path.exists(path):
+            continue
+        real = os.path.realpath(path)
+        folder = real if os.path.isdir(real) else os.path.dirname(real)
+        if folder != "/" and folder not in found:
+            found.append(folder)
+    return found
+
+
+def _landlock(policy: CommandPolicy, plain: StdioLaunch) -> StdioLaunch:
+    """Run the server through the jail module, which applies Landlock to itself, then execs."""
+    spec = [f"--read={p}" for p in policy.read_only] + [f"--write={r}" for r in plain.roots]
+    if policy.network:
+        spec.append("--network")
+    args = ("-m", "acp2.coder.mcptools.jail", *spec, "--", plain.command, *plain.args)
+    env = dict(plain.env)
+    env.setdefault("PYTHONPATH", os.pathsep.join(p for p in sys.path if p))
+    return replace(plain, command=sys.executable, args=args, env=env)

@@ -1,0 +1,120 @@
+"""The coding agent connects the MCP servers a client gives it and calls their tools as
+ACP tool calls: reported, permission-gated per server and tool, cancellable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+
+from acp2.client import allow_all
+from acp2.schema import Content, ImageContent, TextContent
+from coder.coder_helpers import Recorder
+from helpers.timeouts import SCENARIO_TIMEOUT
+from mcp_servers.mcp_helpers import Marks, ToolModel, coder, http_server, mcp_session, stdio_server
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_a_stdio_server_tool_is_offered_under_a_prefix_asked_about_and_run(
+    tmp_path: Path,
+) -> None:
+    model = ToolModel([("mcp__py__echo", {"text": "hello"})])
+    policy = Recorder("allow_once")
+    with anyio.fail_after(SCENARIO_TIMEOUT):
+        async with mcp_session(coder(model), tmp_path, [stdio_server()], policy) as session:
+            work = await session.prompt("echo hello")
+            assert await work.wait() == "end_turn"
+            calls = list(session.state.tool_calls.values())
+    assert "mcp__py__echo" in model.offered()
+    assert "read_file" in model.offered()
+    assert model.tool_results() == ["echo: hello"]
+    assert [(c.title, c.status) for c in calls] == [("echo (MCP server py)", "completed")]
+    assert calls[0].raw_input == {"text": "hello"}
+    assert len(policy.requests) == 1
+    assert policy.requests[0].params.title == "echo (MCP server py)?"
+
+
+async def test_a_streamable_http_server_built_with_the_sdk_is_called_the_same_way(
+    tmp_path: Path,
+) -> None:
+    model = ToolModel([("mcp__web__total", {"a": 2, "b": 3})])
+    with http_server() as server, anyio.fail_after(SCENARIO_TIMEOUT):
+        async with mcp_session(coder(model), tmp_path, [server]) as session:
+            work = await session.prompt("add")
+            assert await work.wait() == "end_turn"
+            call = next(iter(session.state.tool_calls.values()))
+    assert call.status == "completed"
+    assert '"sum": 5' in model.tool_results()[0]
+
+
+async def test_images_and_tool_errors_become_tool_call_content_and_failures(
+    tmp_path: Path,
+) -> None:
+    model = ToolModel([("mcp__py__picture", {}), ("mcp__py__broken", {})])
+    with anyio.fail_after(SCENARIO_TIMEOUT):
+        async with mcp_session(coder(model), tmp_path, [stdio_server()]) as session:
+            work = await session.prompt("go")
+            assert await work.wait() == "end_turn"
+            picture, broken = session.state.tool_calls.values()
+    assert picture.status == "completed"
+    assert isinstance(picture.content[0], Content)
+    assert isinstance(picture.content[0].content, ImageContent)
+    assert broken.status == "failed"
+    shown = broken.content[0].content
+    assert isinstance(shown, TextContent)
+    assert "always fails" in shown.text
+    told = model.tool_results()
+    assert told[0] == "[image image/png]"
+    assert told[1].startswith("Error:")
+    assert "always fails" in told[1]
+
+
+async def test_a_denied_call_never_reaches_the_server(tmp_path: Path) -> None:
+    marks = Marks(tmp_path)
+    model = ToolModel([("mcp__py__wait", {})])
+    servers = [stdio_server(marks=marks)]
+    with anyio.fail_after(SCENARIO_TIMEOUT):
+        async with mcp_session(coder(model), tmp_path, servers, Recorder("reject_once")) as s:
+            work = await s.prompt("go")
+            assert await work.wait() == "end_turn"
+            call = next(iter(s.state.tool_calls.values()))
+    assert call.status == "failed"
+    assert model.tool_results() == ["Error: the user rejected this action."]
+    assert marks.pending() == b""
+    marks.close()
+
+
+async def test_allow_always_covers_that_tool_of_that_server_only(tmp_path: Path) -> None:
+    model = ToolModel(
+        [("mcp__py__echo", {"text": "1"})],
+        [("mcp__py__echo", {"text": "2"}), ("mcp__py__total", {"a": 1, "b": 1})],
+    )
+    policy = Recorder("allow_always", "allow_once")
+    with anyio.fail_after(SCENARIO_TIMEOUT):
+        async with mcp_session(coder(model), tmp_path, [stdio_server()], policy) as session:
+            work = await session.prompt("go")
+            assert await work.wait() == "end_turn"
+    asked = [r.params.title for r in policy.requests]
+    assert asked == ["echo (MCP server py)?", "total (MCP server py)?"]
+
+
+async def test_cancelling_mid_call_cancels_the_mcp_request_and_the_turn_ends_cancelled(
+    tmp_path: Path,
+) -> None:
+    marks = Marks(tmp_path)
+    model = ToolModel([("mcp__py__wait", {})])
+    servers = [stdio_server(marks=marks)]
+    with anyio.fail_after(SCENARIO_TIMEOUT):
+        async with mcp_session(coder(model), tmp_path, servers, allow_all) as session:
+            work = await session.prompt("go")
+            assert await marks.next() == "started"
+            await session.cancel()
+            assert await work.wait() == "cancelled"
+            call = next(iter(session.state.tool_calls.values()))
+            # The server is still running: only MCP's notifications/cancelled stops the tool.
+            assert await marks.next() == "cancelled"
+    marks.close()
+    assert call.status == "cancelled"
+    assert len(model.requests) == 1
