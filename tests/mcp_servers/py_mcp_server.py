@@ -6,7 +6,8 @@ serves Streamable HTTP on an ephemeral port of 127.0.0.1 and prints ``PORT <n>``
 
 Tools: ``echo`` (text), ``picture`` (an image), ``total`` (structured content),
 ``broken`` (a tool error), ``wait`` (runs until cancelled), ``crash`` (the process dies),
-``flood`` (a huge result, and a lot of stderr).
+``flood`` (a huge result, and a lot of stderr), ``pid`` (its process id), ``touch``
+(create a file).
 """
 
 from __future__ import annotations
@@ -68,6 +69,20 @@ async def wait() -> str:
     finally:
         _mark("cancelled")
     return "never"
+
+
+@server.tool()
+def pid() -> str:
+    """This server's process id."""
+    return str(os.getpid())
+
+
+@server.tool()
+def touch(path: str) -> str:
+    """Create the file ``path`` (the sandbox may refuse)."""
+    with open(path, "w") as made:
+        made.write("made by the MCP server\n")
+    return "made"
 
 
 @server.tool()

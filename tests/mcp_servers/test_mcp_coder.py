@@ -10,7 +10,8 @@ import pytest
 
 from acp2.client import allow_all
 from acp2.schema import Content, ImageContent, TextContent
-from coder.coder_helpers import Recorder
+from acp2.coder.tools.confine import CommandPolicy, choose
+from coder.coder_helpers import Recorder, group_alive, wait_gone
 from helpers.timeouts import SCENARIO_TIMEOUT
 from mcp_servers.mcp_helpers import Marks, ToolModel, coder, http_server, mcp_session, stdio_server
 
@@ -118,3 +119,50 @@ async def test_cancelling_mid_call_cancels_the_mcp_request_and_the_turn_ends_can
     marks.close()
     assert call.status == "cancelled"
     assert len(model.requests) == 1
+
+
+async def test_stdio_servers_end_with_the_session_that_started_them(tmp_path: Path) -> None:
+    model = ToolModel([("mcp__py__pid", {})])
+    with anyio.fail_after(SCENARIO_TIMEOUT):
+        async with mcp_session(coder(model), tmp_path, [stdio_server()]) as session:
+            work = await session.prompt("pid")
+            assert await work.wait() == "end_turn"
+            pid = int(model.tool_results()[0])
+            assert group_alive(pid)  # the server leads its own process group
+            await session.close()
+            await wait_gone([pid])
+    assert not group_alive(pid)
+
+
+async def test_stdio_servers_end_when_the_client_goes_away(tmp_path: Path) -> None:
+    model = ToolModel([("mcp__py__pid", {})])
+    with anyio.fail_after(SCENARIO_TIMEOUT):
+        async with mcp_session(coder(model), tmp_path, [stdio_server()]) as session:
+            work = await session.prompt("pid")
+            assert await work.wait() == "end_turn"
+        pid = int(model.tool_results()[0])
+        await wait_gone([pid])
+
+
+async def test_a_stdio_server_runs_in_the_command_sandbox_unless_the_user_opts_out(
+    tmp_path: Path,
+) -> None:
+    if not choose(CommandPolicy()).sandboxed:
+        pytest.skip("this machine has neither bubblewrap nor Landlock")
+    project, outside = tmp_path / "project", tmp_path / "outside"
+    project.mkdir()
+    outside.mkdir()
+    inside_file, outside_file = project / "in.txt", outside / "out.txt"
+    for sandbox in (True, False):
+        model = ToolModel(
+            [("mcp__py__touch", {"path": str(inside_file)})],
+            [("mcp__py__touch", {"path": str(outside_file)})],
+        )
+        with anyio.fail_after(SCENARIO_TIMEOUT):
+            agent = coder(model, sandbox=sandbox)
+            async with mcp_session(agent, project, [stdio_server()]) as session:
+                work = await session.prompt("touch")
+                assert await work.wait() == "end_turn"
+        assert inside_file.exists()
+        assert outside_file.exists() is not sandbox
+        inside_file.unlink()

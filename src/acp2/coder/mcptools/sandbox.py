@@ -4,7 +4,8 @@
 ``run_command`` gets (:func:`~acp2.coder.tools.confine.choose`): inside ``bwrap`` with the
 same mounts and namespaces, or under Landlock through :mod:`acp2.coder.mcptools.jail`.
 Besides what a command may read, the server may read its own files: the directory of its
-command and of every absolute path among its arguments. Writes stay limited to the
+command and of every absolute path among its arguments (and the virtual environment
+holding it). Writes stay limited to the
 session's roots; the network follows ``--command-network``. When the user required a
 sandbox this machine lacks, the server does not start.
 """
@@ -32,10 +33,15 @@ def sandbox_launcher(policy: CommandPolicy) -> Launcher:
             raise McpServerError(f"not started: {confinement.reason}")
         if confinement.kind == "none":
             return plain
-        widened = replace(policy, read_only=(*policy.read_only, *server_paths(plain)))
+        own = server_paths(plain)
+        widened = replace(policy, read_only=(*policy.read_only, *own))
         if confinement.kind == "bubblewrap":
             home = os.environ.get("HOME", "")
             argv = bwrap_argv(widened, cwd=plain.cwd, roots=plain.roots, home=home)
+            # The paths as written too (bwrap_argv binds real paths): a command reached
+            # through a symlinked directory, such as a venv's python, keeps working.
+            at = argv.index("--remount-ro")
+            argv[at:at] = [arg for path in own for arg in ("--ro-bind", path, path)]
             return replace(
                 plain, command=argv[0], args=(*argv[1:], "--", plain.command, *plain.args)
             )
@@ -45,15 +51,20 @@ def sandbox_launcher(policy: CommandPolicy) -> Launcher:
 
 
 def server_paths(launch: StdioLaunch) -> list[str]:
-    """The directories of the server's command and absolute-path arguments (real paths)."""
+    """Where the server's own files are: the directory of its command and of each
+    absolute-path argument, and the virtual environment that directory belongs to (a
+    ``pyvenv.cfg`` beside it), both as written and as real paths."""
     found: list[str] = []
     for path in (launch.command, *launch.args):
         if not os.path.isabs(path) or not os.path.exists(path):
             continue
-        real = os.path.realpath(path)
-        folder = real if os.path.isdir(real) else os.path.dirname(real)
-        if folder != "/" and folder not in found:
-            found.append(folder)
+        folder = path if os.path.isdir(path) else os.path.dirname(path)
+        parent = os.path.dirname(folder)
+        venv = [parent] if os.path.exists(os.path.join(parent, "pyvenv.cfg")) else []
+        for where in (folder, *venv):
+            for shown in (os.path.normpath(where), os.path.realpath(where)):
+                if shown != "/" and shown not in found:
+                    found.append(shown)
     return found
 
 
