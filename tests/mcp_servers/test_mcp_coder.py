@@ -9,8 +9,8 @@ import anyio
 import pytest
 
 from acp2.client import allow_all
-from acp2.schema import Content, ImageContent, TextContent
 from acp2.coder.tools.confine import CommandPolicy, choose
+from acp2.schema import Content, ImageContent, TextContent
 from coder.coder_helpers import Recorder, group_alive, wait_gone
 from helpers.timeouts import SCENARIO_TIMEOUT
 from mcp_servers.mcp_helpers import Marks, ToolModel, coder, http_server, mcp_session, stdio_server
