@@ -3,6 +3,8 @@
 ``python py_mcp_server.py stdio`` serves on stdin/stdout; ``python py_mcp_server.py http``
 serves Streamable HTTP on an ephemeral port of 127.0.0.1 and prints ``PORT <n>`` first.
 ``MCP_TEST_MARKS`` names a FIFO where ``wait`` writes the lines ``started`` and ``cancelled``.
+``MCP_TEST_ALIVE`` names a FIFO the server writes ``up`` to at start and keeps open until it
+exits, so a test sees it start and end (also inside a sandbox's own pid namespace).
 
 Tools: ``echo`` (text), ``picture`` (an image), ``total`` (structured content),
 ``broken`` (a tool error), ``wait`` (runs until cancelled), ``crash`` (the process dies),
@@ -113,6 +115,10 @@ def _serve_http() -> None:
 
 
 if __name__ == "__main__":
+    if os.environ.get("MCP_TEST_ALIVE"):
+        ALIVE = open(os.environ["MCP_TEST_ALIVE"], "w")  # noqa: SIM115 - open until exit
+        ALIVE.write("up\n")
+        ALIVE.flush()
     if sys.argv[1:] == ["http"]:
         _serve_http()
     else:

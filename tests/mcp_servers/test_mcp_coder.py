@@ -3,17 +3,35 @@ ACP tool calls: reported, permission-gated per server and tool, cancellable."""
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import anyio
 import pytest
 
-from acp2.client import allow_all
+from acp2.client import allow_all, connect
 from acp2.coder.tools.confine import CommandPolicy, choose
-from acp2.schema import Content, ImageContent, TextContent
+from acp2.schema import (
+    Content,
+    EnvVariable,
+    ImageContent,
+    McpServerStdio,
+    TextContent,
+    supports,
+)
 from coder.coder_helpers import Recorder, group_alive, wait_gone
+from helpers.processes import ACP2, isolated_env
 from helpers.timeouts import SCENARIO_TIMEOUT
-from mcp_servers.mcp_helpers import Marks, ToolModel, coder, http_server, mcp_session, stdio_server
+from mcp_servers.mcp_helpers import (
+    SERVER,
+    Marks,
+    ToolModel,
+    coder,
+    http_server,
+    mcp_session,
+    stdio_server,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -166,3 +184,34 @@ async def test_a_stdio_server_runs_in_the_command_sandbox_unless_the_user_opts_o
         assert inside_file.exists()
         assert outside_file.exists() is not sandbox
         inside_file.unlink()
+
+
+async def test_acp2_agent_starts_a_clients_server_in_its_sandbox_and_stops_it_on_exit(
+    tmp_path: Path,
+) -> None:
+    alive = tmp_path / "alive.fifo"
+    os.mkfifo(alive)
+    reader = os.open(alive, os.O_RDONLY | os.O_NONBLOCK)
+    env = [EnvVariable(name="MCP_TEST_ALIVE", value=str(alive))]
+    server = McpServerStdio(name="py", command=sys.executable, args=[str(SERVER)], env=env)
+    command = [*ACP2, "agent", "--store", str(tmp_path / "history.db")]
+    try:
+        with anyio.fail_after(SCENARIO_TIMEOUT):
+            async with connect(command, cwd=tmp_path, env=isolated_env(tmp_path)) as client:
+                mcp = client.agent_capabilities.session.mcp
+                assert supports(mcp.stdio)
+                assert supports(mcp.http)
+                await client.new_session(str(tmp_path), mcp_servers=[server])
+                assert await _read_fifo(reader) == b"up\n"  # started with the session
+            assert await _read_fifo(reader) == b""  # and gone with the agent
+    finally:
+        os.close(reader)
+
+
+async def _read_fifo(fd: int) -> bytes:
+    while True:
+        await anyio.wait_readable(fd)
+        try:
+            return os.read(fd, 64)
+        except BlockingIOError:
+            continue
