@@ -5,7 +5,7 @@
 same mounts and namespaces, or under Landlock through :mod:`acp2.coder.mcptools.jail`.
 Besides what a command may read, the server may read its own files: the directory of its
 command and of every absolute path among its arguments (and the virtual environment
-holding it). Writes stay limited to the
+or ``node_modules`` holding it). Writes stay limited to the
 session's roots; the network follows ``--command-network``. When the user required a
 sandbox this machine lacks, the server does not start.
 """
@@ -52,19 +52,32 @@ def sandbox_launcher(policy: CommandPolicy) -> Launcher:
 
 def server_paths(launch: StdioLaunch) -> list[str]:
     """Where the server's own files are: the directory of its command and of each
-    absolute-path argument, and the virtual environment that directory belongs to (a
-    ``pyvenv.cfg`` beside it), both as written and as real paths."""
+    absolute-path argument, and the tree that directory belongs to (a virtual
+    environment, or the ``node_modules`` holding an npm package), both as written and as
+    real paths."""
     found: list[str] = []
     for path in (launch.command, *launch.args):
         if not os.path.isabs(path) or not os.path.exists(path):
             continue
         folder = path if os.path.isdir(path) else os.path.dirname(path)
-        parent = os.path.dirname(folder)
-        venv = [parent] if os.path.exists(os.path.join(parent, "pyvenv.cfg")) else []
-        for where in (folder, *venv):
+        for where in (folder, *_package_tree(folder)):
             for shown in (os.path.normpath(where), os.path.realpath(where)):
                 if shown != "/" and shown not in found:
                     found.append(shown)
+    return found
+
+
+def _package_tree(folder: str) -> list[str]:
+    """The tree ``folder`` belongs to: a venv (``pyvenv.cfg`` one level up) or the
+    outermost ``node_modules`` holding it, whose other packages it imports."""
+    parent = os.path.dirname(folder)
+    if os.path.exists(os.path.join(parent, "pyvenv.cfg")):
+        return [parent]
+    marker = f"{os.sep}node_modules{os.sep}"
+    found = []
+    for path in (folder + os.sep, os.path.realpath(folder) + os.sep):
+        if marker in path:
+            found.append(path[: path.index(marker) + len(marker) - 1])
     return found
 
 
