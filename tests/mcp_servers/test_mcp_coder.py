@@ -3,9 +3,11 @@ ACP tool calls: reported, permission-gated per server and tool, cancellable."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -215,3 +217,56 @@ async def _read_fifo(fd: int) -> bytes:
             return os.read(fd, 64)
         except BlockingIOError:
             continue
+
+
+async def test_a_v1_clients_mcp_servers_reach_acp2_agent_through_the_projection(
+    tmp_path: Path,
+) -> None:
+    alive = tmp_path / "alive.fifo"
+    os.mkfifo(alive)
+    reader = os.open(alive, os.O_RDONLY | os.O_NONBLOCK)
+    # v1's stdio server: no "type", args and env required.
+    server = {
+        "name": "py",
+        "command": sys.executable,
+        "args": [str(SERVER)],
+        "env": [{"name": "MCP_TEST_ALIVE", "value": str(alive)}],
+    }
+    frames = [
+        {"id": 0, "method": "initialize", "params": {"protocolVersion": 1}},
+        {
+            "id": 1,
+            "method": "session/new",
+            "params": {"cwd": str(tmp_path), "mcpServers": [server]},
+        },
+    ]
+    command = [*ACP2, "agent", "--store", str(tmp_path / "history.db")]
+    try:
+        with anyio.fail_after(SCENARIO_TIMEOUT):
+            async with await anyio.open_process(command, env=isolated_env(tmp_path)) as agent:
+                assert agent.stdin is not None
+                assert agent.stdout is not None
+                for frame in frames:
+                    await agent.stdin.send(json.dumps({"jsonrpc": "2.0", **frame}).encode() + b"\n")
+                answers = await _answers(agent.stdout, 2)
+                assert answers[0]["result"]["protocolVersion"] == 1
+                assert "sessionId" in answers[1]["result"]
+                assert await _read_fifo(reader) == b"up\n"
+                await agent.stdin.aclose()
+                assert await _read_fifo(reader) == b""
+    finally:
+        os.close(reader)
+
+
+async def _answers(stdout: Any, count: int) -> dict[int, Any]:
+    """Read frames until the answers to requests 0..count-1 arrived; return them by id."""
+    found: dict[int, Any] = {}
+    buffer = b""
+    while len(found) < count:
+        buffer += await stdout.receive()
+        *lines, buffer = buffer.split(b"\n")
+        for line in lines:
+            frame = json.loads(line)
+            if "id" in frame and "method" not in frame:
+                found[frame["id"]] = frame
+    return found
