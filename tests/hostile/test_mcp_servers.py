@@ -4,6 +4,7 @@ tool failed, the user sees one clear line, and no process is left behind."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from mcp_servers.mcp_helpers import ToolModel, coder, mcp_session, stdio_server
 pytestmark = pytest.mark.anyio
 
 GARBAGE = Path(__file__).resolve().parent / "garbage_mcp_server.py"
+GREEDY = Path(__file__).resolve().parent / "greedy_mcp_server.py"
 
 
 def _said(updates: list[object]) -> str:
@@ -116,3 +118,18 @@ async def test_a_flood_of_output_reaches_the_model_cut_and_the_session_goes_on(
     assert told[0].endswith("[output truncated]")
     assert told[1] == "echo: after"
     assert len(flood.content[0].content.text) <= MODEL_TEXT_LIMIT
+
+
+async def test_a_server_cannot_fill_the_models_context_with_tools_or_descriptions(
+    tmp_path: Path,
+) -> None:
+    greedy = McpServerStdio(name="greedy", command=sys.executable, args=[str(GREEDY)])
+    model = ToolModel()
+    with anyio.fail_after(SCENARIO_TIMEOUT):
+        async with mcp_session(coder(model), tmp_path, [greedy]) as session:
+            work = await session.prompt("go")
+            assert await work.wait() == "end_turn"
+    offered = [t for t in model.requests[0].tools if t.name.startswith("mcp__greedy__")]
+    assert len(offered) == 200  # McpOptions.max_tools
+    assert max(len(t.description) for t in offered) < 2100
+    assert max(len(json.dumps(t.parameters)) for t in offered) < 40_000

@@ -130,11 +130,13 @@ def http_server(name: str = "web") -> Iterator[McpServerHttp]:
         process.wait(TIMEOUT)
 
 
-def coder(model: ToolModel, *, sandbox: bool = False, **limits: Any) -> Any:
-    """The coding agent with ``model``; stdio servers sandboxed only when asked."""
+def coder(model: ToolModel, *, sandbox: bool | str = False, **limits: Any) -> Any:
+    """The coding agent with ``model``; stdio servers sandboxed only when asked (True: the
+    best sandbox here; or a ``--command-sandbox`` value such as ``"landlock"``)."""
     options = McpOptions(**{"connect_timeout": TIMEOUT, **limits})
-    policy = CommandPolicy(sandbox="auto" if sandbox else "none")
-    settings = CoderSettings(mcp=options, mcp_sandbox=sandbox, commands=policy)
+    kind = "auto" if sandbox is True else sandbox or "none"
+    policy = CommandPolicy(sandbox=kind)
+    settings = CoderSettings(mcp=options, mcp_sandbox=bool(sandbox), commands=policy)
     return build_coder_agent(model, settings=settings, store=":memory:")
 
 

@@ -13,11 +13,6 @@ from acp2.schema import McpServerHttp, McpServerStdio
 
 __all__ = ["SessionMcp"]
 
-# The SDK logs a server's garbage and failures; that is the server's output, reported to
-# the user once per server through `error`, and must not flood the agent's own stderr.
-logging.getLogger("mcp").addHandler(logging.NullHandler())
-logging.getLogger("mcp").propagate = False
-
 
 class SessionMcp:
     """The session's MCP servers, in the order the client gave them.
@@ -82,4 +77,15 @@ def _missing_sdk() -> str | None:
         import mcp  # noqa: F401
     except ImportError:
         return "the agent lacks the MCP Python SDK (pip install 'acp2[mcp]')"
+    _quiet_sdk_logs()
     return None
+
+
+def _quiet_sdk_logs() -> None:
+    """The SDK logs each garbage line and failure of a server at WARNING or above. That is
+    the server's doing, told to the user once through ``error``; with nothing configured,
+    Python would print every one on the agent's stderr. An application that configured
+    logging (a handler on the root or on ``mcp``) keeps its choice."""
+    sdk = logging.getLogger("mcp")
+    if not sdk.handlers and not logging.getLogger().handlers:
+        sdk.addHandler(logging.NullHandler())

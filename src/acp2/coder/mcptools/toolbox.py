@@ -10,6 +10,7 @@ one line the user and the model both read.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -36,6 +37,9 @@ _NAME_LIMIT = 64
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 #: Characters of a server's tool description the model reads.
 _DESCRIPTION_LIMIT = 2000
+#: Characters of a tool's JSON Schema sent to the model; a larger one becomes "any object".
+_SCHEMA_LIMIT = 32_000
+_ANY_OBJECT: dict[str, Any] = {"type": "object", "properties": {}}
 
 
 @dataclass(frozen=True)
@@ -115,10 +119,13 @@ def offered_tools(servers: list[McpServerClient]) -> dict[str, McpTool]:
 def _spec(name: str, server: McpServerClient, tool: Any) -> ToolSpec:
     about = (tool.description or tool.title or tool.name)[:_DESCRIPTION_LIMIT]
     read_only = bool(getattr(tool.annotations, "read_only_hint", False))
+    schema = tool.input_schema or _ANY_OBJECT
+    if len(json.dumps(schema)) > _SCHEMA_LIMIT:
+        schema = _ANY_OBJECT  # a hostile server cannot fill the model's context this way
     return ToolSpec(
         name,
         f"{about}\n(Tool {tool.name!r} of the MCP server {server.name!r}.)",
-        tool.input_schema or {"type": "object", "properties": {}},
+        schema,
         kind="read" if read_only else "other",
         permission=f"mcp:{server.name}/{tool.name}",
     )
@@ -140,8 +147,6 @@ def _unique(name: str, taken: Mapping[str, object]) -> str:
 
 
 def _object(arguments: str) -> dict[str, Any]:
-    import json
-
     try:
         args = json.loads(arguments or "{}")
     except json.JSONDecodeError as exc:
