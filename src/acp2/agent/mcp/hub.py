@@ -76,7 +76,7 @@ def _missing_sdk() -> str | None:
     try:
         import mcp  # noqa: F401
     except ImportError:
-        return "the agent lacks the MCP Python SDK (pip install 'acp2[mcp]')"
+        return "the agent lacks the MCP Python SDK (acp2's mcp extra, e.g. .[mcp])"
     _quiet_sdk_logs()
     return None
 
