@@ -20,6 +20,7 @@ pytestmark = pytest.mark.anyio
 
 GARBAGE = Path(__file__).resolve().parent / "garbage_mcp_server.py"
 GREEDY = Path(__file__).resolve().parent / "greedy_mcp_server.py"
+ENDLESS = Path(__file__).resolve().parent / "endless_mcp_server.py"
 
 
 def _said(updates: list[object]) -> str:
@@ -133,3 +134,19 @@ async def test_a_server_cannot_fill_the_models_context_with_tools_or_description
     assert len(offered) == 200  # McpOptions.max_tools
     assert max(len(t.description) for t in offered) < 2100
     assert max(len(json.dumps(t.parameters)) for t in offered) < 40_000
+
+
+async def test_an_endless_line_stops_that_server_instead_of_filling_the_agents_memory(
+    tmp_path: Path,
+) -> None:
+    endless = McpServerStdio(name="endless", command=sys.executable, args=[str(ENDLESS)])
+    model = ToolModel([("mcp__py__echo", {"text": "x"})])
+    agent = coder(model, max_line=1 << 20)
+    with anyio.fail_after(SCENARIO_TIMEOUT):
+        async with mcp_session(agent, tmp_path, [endless, stdio_server()]) as session:
+            work = await session.prompt("go")
+            assert await work.wait() == "end_turn"
+    said = _said(work.updates)
+    assert "MCP server 'endless' is unavailable" in said
+    assert "wrote a line longer than 1048576 bytes" in said
+    assert model.tool_results() == ["echo: x"]  # the other server, and the session, go on

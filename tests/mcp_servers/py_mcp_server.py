@@ -8,7 +8,7 @@ exits, so a test sees it start and end (also inside a sandbox's own pid namespac
 
 Tools: ``echo`` (text), ``picture`` (an image), ``total`` (structured content),
 ``broken`` (a tool error), ``wait`` (runs until cancelled), ``crash`` (the process dies),
-``flood`` (a huge result, and a lot of stderr), ``pid`` (its process id), ``touch``
+``flood`` (a huge result, and a lot of stderr), ``group`` (its process group), ``touch``
 (create a file).
 """
 
@@ -74,9 +74,9 @@ async def wait() -> str:
 
 
 @server.tool()
-def pid() -> str:
-    """This server's process id."""
-    return str(os.getpid())
+def group() -> str:
+    """This server's process group id."""
+    return str(os.getpgrp())
 
 
 @server.tool()

@@ -22,7 +22,7 @@ from acp2.schema import (
     TextContent,
     supports,
 )
-from coder.coder_helpers import Recorder, group_alive, wait_gone
+from coder.coder_helpers import Recorder, group_alive, group_members, wait_gone
 from helpers.processes import ACP2, isolated_env
 from helpers.timeouts import SCENARIO_TIMEOUT
 from mcp_servers.mcp_helpers import (
@@ -142,26 +142,27 @@ async def test_cancelling_mid_call_cancels_the_mcp_request_and_the_turn_ends_can
 
 
 async def test_stdio_servers_end_with_the_session_that_started_them(tmp_path: Path) -> None:
-    model = ToolModel([("mcp__py__pid", {})])
+    model = ToolModel([("mcp__py__group", {})])
     with anyio.fail_after(SCENARIO_TIMEOUT):
         async with mcp_session(coder(model), tmp_path, [stdio_server()]) as session:
-            work = await session.prompt("pid")
+            work = await session.prompt("group")
             assert await work.wait() == "end_turn"
-            pid = int(model.tool_results()[0])
-            assert group_alive(pid)  # the server leads its own process group
+            pgid = int(model.tool_results()[0])
+            members = group_members(pgid)
+            assert len(members) == 2  # the server and the relay bounding its lines
             await session.close()
-            await wait_gone([pid])
-    assert not group_alive(pid)
+            await wait_gone(members)
+    assert not group_alive(pgid)
 
 
 async def test_stdio_servers_end_when_the_client_goes_away(tmp_path: Path) -> None:
-    model = ToolModel([("mcp__py__pid", {})])
+    model = ToolModel([("mcp__py__group", {})])
     with anyio.fail_after(SCENARIO_TIMEOUT):
         async with mcp_session(coder(model), tmp_path, [stdio_server()]) as session:
-            work = await session.prompt("pid")
+            work = await session.prompt("group")
             assert await work.wait() == "end_turn"
-        pid = int(model.tool_results()[0])
-        await wait_gone([pid])
+            members = group_members(int(model.tool_results()[0]))
+        await wait_gone(members)
 
 
 @pytest.mark.parametrize("kind", ["bubblewrap", "landlock"])

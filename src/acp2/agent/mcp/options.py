@@ -34,7 +34,9 @@ class McpOptions:
     cancellation) and reported as failed. ``max_tools``: tools kept per server.
     ``stderr_tail``: bytes of a stdio server's stderr kept (the rest is read and dropped)
     for the message that says why it failed. ``launcher``: rewrites each stdio launch
-    (the coding agent puts servers in its command sandbox this way).
+    (the coding agent puts servers in its command sandbox this way). ``max_line``: bytes
+    of one line a stdio server may write; a longer one stops the server (see
+    :mod:`acp2.agent.mcp.linecap`; None: no relay, no limit).
     """
 
     connect_timeout: float = 30.0
@@ -42,3 +44,4 @@ class McpOptions:
     max_tools: int = 200
     stderr_tail: int = 4096
     launcher: Launcher | None = None
+    max_line: int | None = 64 << 20

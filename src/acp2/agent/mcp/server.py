@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import contextlib
 import math
+import sys
 from collections.abc import AsyncIterator, Mapping
+from dataclasses import replace
+from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -27,6 +31,9 @@ if TYPE_CHECKING:
     from mcp.types import CallToolResult, Tool
 
 __all__ = ["McpServerClient"]
+
+#: Seconds a failed stdio server's stderr gets to reach its end before the failure is told.
+_LAST_WORDS = 1.0
 
 
 class McpServerClient:
@@ -78,19 +85,24 @@ class McpServerClient:
                 tool, dict(arguments), read_timeout_seconds=self._options.call_timeout
             )
         except Exception as exc:
-            raise McpServerError(self._call_failure(exc)) from None
+            raise McpServerError(await self._call_failure(exc)) from None
 
-    def _call_failure(self, exc: Exception) -> str:
+    async def _call_failure(self, exc: Exception) -> str:
         from mcp.shared.exceptions import MCPError
+        from mcp_types import CONNECTION_CLOSED
 
-        if isinstance(exc, MCPError) and self._alive():
+        if isinstance(exc, MCPError) and exc.code != CONNECTION_CLOSED:
             return f"MCP server {self.name!r}: {sanitize.line(str(exc))[:500]}"
+        await self._last_words()
         self.error = self._why("stopped answering", exc)
         return f"MCP server {self.name!r} failed: {self.error}"
 
-    def _alive(self) -> bool:
-        """False once a stdio server's process has ended (its stderr reached EOF)."""
-        return self._stderr is None or self._stderr.alive()
+    async def _last_words(self) -> None:
+        """Give a stdio server's stderr a moment to reach its end, so the failure line
+        quotes what it (or the line-limiting relay) said last."""
+        if self._stderr is not None:
+            wait = partial(self._stderr.finished.wait, _LAST_WORDS)
+            await anyio.to_thread.run_sync(wait, abandon_on_cancel=True)
 
     async def keep(self) -> None:
         """Connect, then hold the connection until :meth:`stop` or cancellation."""
@@ -105,6 +117,7 @@ class McpServerClient:
             if scope.cancelled_caught and not self._ready.is_set():
                 self.error = f"no answer within {self._options.connect_timeout:g}s" + self._tail()
         except Exception as exc:
+            await self._last_words()
             self.error = self.error or self._why("could not be started", exc)
         finally:
             self.session = None
@@ -165,7 +178,9 @@ class McpServerClient:
         env = {item.name: item.value for item in config.env or []}
         cwd = self._roots[0] if self._roots else "/"
         launch = StdioLaunch(config.command, tuple(config.args or ()), env, cwd, tuple(self._roots))
-        return self._options.launcher(launch) if self._options.launcher else launch
+        if self._options.launcher is not None:
+            launch = self._options.launcher(launch)
+        return _capped(launch, self._options.max_line)
 
     def _why(self, what: str, exc: BaseException) -> str:
         while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
@@ -176,6 +191,14 @@ class McpServerClient:
     def _tail(self) -> str:
         text = self._stderr.text() if self._stderr is not None else ""
         return f"; its stderr ends: {text}" if text else ""
+
+
+def _capped(launch: StdioLaunch, limit: int | None) -> StdioLaunch:
+    """``launch`` behind the line-limiting relay (see :mod:`acp2.agent.mcp.linecap`)."""
+    if limit is None:
+        return launch
+    relay = (str(Path(__file__).with_name("linecap.py")), str(limit), "--", launch.command)
+    return replace(launch, command=sys.executable, args=("-I", *relay, *launch.args))
 
 
 @contextlib.asynccontextmanager

@@ -22,7 +22,8 @@ class StderrTail:
     def __init__(self, limit: int) -> None:
         self._limit = max(0, limit)
         self._tail = b""
-        self._eof = False
+        #: Set once the pipe reached end-of-file (every holder of the write end is gone).
+        self.finished = threading.Event()
         read_fd, write_fd = os.pipe()
         self._read_fd = read_fd
         #: The write end, to pass as the process's stderr; :meth:`spawned` closes our copy.
@@ -34,10 +35,6 @@ class StderrTail:
         """The child has its copy of the write end: close ours, so EOF comes at its exit."""
         with contextlib.suppress(OSError):
             self.writer.close()
-
-    def alive(self) -> bool:
-        """False once every holder of the write end closed it (the server has exited)."""
-        return not self._eof
 
     def text(self) -> str:
         """The last bytes the server wrote, decoded and sanitized, on one line."""
@@ -51,6 +48,6 @@ class StderrTail:
         except OSError:
             pass
         finally:
-            self._eof = True
             with contextlib.suppress(OSError):
                 os.close(self._read_fd)
+            self.finished.set()

@@ -86,7 +86,12 @@ def _landlock(policy: CommandPolicy, plain: StdioLaunch) -> StdioLaunch:
     spec = [f"--read={p}" for p in policy.read_only] + [f"--write={r}" for r in plain.roots]
     if policy.network:
         spec.append("--network")
-    args = ("-m", "acp2.coder.mcptools.jail", *spec, "--", plain.command, *plain.args)
-    env = dict(plain.env)
-    env.setdefault("PYTHONPATH", os.pathsep.join(p for p in sys.path if p))
-    return replace(plain, command=sys.executable, args=args, env=env)
+    # The jail imports acp2 from where this process does, without a PYTHONPATH that the
+    # server it execs would inherit.
+    paths = [p for p in sys.path if p]
+    code = (
+        f"import sys; sys.path[:0] = {paths!r}; "
+        "from acp2.coder.mcptools.jail import main; sys.exit(main(sys.argv[1:]))"
+    )
+    args = ("-c", code, *spec, "--", plain.command, *plain.args)
+    return replace(plain, command=sys.executable, args=args)
