@@ -6,16 +6,21 @@ The coding agent runs in this process (a memory link to the client runtime, as a
 would see it), driven by a model that asks for ``batch`` calls per reply. Each call is
 timed at the client, from its ``tool_call`` (pending) to its final status: the built-in
 ``read_file`` of a small file, then ``echo`` of the SDK-built test server
-(``tests/mcp_servers/py_mcp_server.py``) over stdio (no sandbox) and over Streamable HTTP
+(``tests/mcp_servers/py_mcp_server.py``) over stdio (no sandbox; with and without the
+line-limiting relay) and over Streamable HTTP
 on 127.0.0.1. "Always allow" is answered once, so no call waits for a person; the first
 batch of each kind is a warm-up and not counted. Prints p50 / p90 per call and the MCP
 overhead (p50 minus the built-in's p50). Nothing here is a test; there is no target.
 
-Measured here (2 shared cores, load 3.3, 2026-12-06, mcp 2.3.0), per call:
+Measured here (2 shared cores, load 4.5 from other work, 2026-12-06, mcp 2.3.0), per call:
 
-    built-in read_file           p50    196 µs   p90    289 µs
-    MCP echo, stdio              p50  1,322 µs   p90  1,886 µs   (+1,126 µs)
-    MCP echo, Streamable HTTP    p50  3,191 µs   p90  3,647 µs   (+2,995 µs)
+    built-in read_file           p50    215 µs   p90    399 µs
+    MCP echo, stdio              p50  1,648 µs   p90  4,566 µs   (+1,433 µs)
+    MCP echo, stdio, no relay    p50  1,587 µs   p90  2,514 µs   (+1,372 µs)
+    MCP echo, Streamable HTTP    p50  3,908 µs   p90  8,499 µs   (+3,693 µs)
+
+("no relay": ``McpOptions(max_line=None)``, without the line-limiting relay that stdio
+servers run behind by default; it costs about 60 µs a call here.)
 
 The overhead is the SDK's: a pydantic-validated JSON-RPC round trip to another process
 (and, over HTTP, a POST answered as an event stream); acp2's own part of a call (report,
@@ -70,11 +75,11 @@ def _always(request: Any) -> Any:
 
 
 async def measure(
-    tool: str, args: dict[str, Any], servers: list[Any], cwd: str, a: Any
+    tool: str, args: dict[str, Any], servers: list[Any], cwd: str, a: Any, **limits: Any
 ) -> list[float]:
     """Per-call seconds (pending -> final status) for ``a.calls`` calls, warm-up excluded."""
     model = BatchModel(tool, args, a.batch, a.calls // a.batch + 1)
-    options = McpOptions(connect_timeout=60)
+    options = McpOptions(connect_timeout=60, **limits)
     settings = CoderSettings(mcp=options, mcp_sandbox=False, commands=CommandPolicy(sandbox="none"))
     agent = build_coder_agent(model, settings=settings, store=":memory:")
     started: dict[str, float] = {}
@@ -117,6 +122,8 @@ async def main(a: argparse.Namespace) -> None:
         stdio = McpServerStdio(name="py", command=sys.executable, args=[str(SERVER)])
         took = await measure("mcp__py__echo", {"text": "hi"}, [stdio], cwd, a)
         print(_line("MCP echo, stdio", took, base))
+        took = await measure("mcp__py__echo", {"text": "hi"}, [stdio], cwd, a, max_line=None)
+        print(_line("MCP echo, stdio, no relay", took, base))
         process = subprocess.Popen(  # noqa: ASYNC220 - once, before anything is timed
             [sys.executable, str(SERVER), "http"],
             stdout=subprocess.PIPE,
