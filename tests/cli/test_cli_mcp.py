@@ -130,3 +130,23 @@ def test_acp2_check_sends_only_what_the_agent_takes_in_its_versions_shape() -> N
         {"headers": [], **web},
     ]
     assert mcp_servers_for([stdio, web], {}, 1) == [v1[0]]
+
+
+def test_acp2_chat_passes_servers_and_notes_the_ones_left_out(tmp_path: Path) -> None:
+    with http_server() as web:
+        flags = ["--mcp", f"py={sys.executable} {SERVER}", "--mcp", f"web={web.url}"]
+        command = ["--", sys.executable, str(AGENT), "--stdio-only"]
+        done = subprocess.run(
+            [*ACP2, "chat", *flags, *command],
+            input="hi\n",
+            capture_output=True,
+            text=True,
+            timeout=PROCESS_TIMEOUT,
+            cwd=tmp_path,
+            env=isolated_env(tmp_path),
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    shown = done.stdout + done.stderr
+    assert "py: echo: hi" in shown
+    assert "MCP server 'web' not sent: the agent takes no http MCP servers" in shown
