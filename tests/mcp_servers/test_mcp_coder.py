@@ -23,6 +23,7 @@ from acp2.schema import (
     supports,
 )
 from coder.coder_helpers import Recorder, group_alive, group_members, wait_gone
+from helpers.inprocess import served
 from helpers.processes import ACP2, isolated_env
 from helpers.timeouts import SCENARIO_TIMEOUT
 from mcp_servers.mcp_helpers import (
@@ -272,3 +273,23 @@ async def _answers(stdout: Any, count: int) -> dict[int, Any]:
             if "id" in frame and "method" not in frame:
                 found[frame["id"]] = frame
     return found
+
+
+async def test_a_resume_with_the_same_servers_keeps_them_and_new_ones_replace_them(
+    tmp_path: Path,
+) -> None:
+    model = ToolModel([("mcp__py__group", {})], [("mcp__py__group", {})], [], [])
+    with anyio.fail_after(SCENARIO_TIMEOUT):
+        async with served(coder(model), cwd=str(tmp_path), permissions=allow_all) as client:
+            session = await client.new_session(str(tmp_path), mcp_servers=[stdio_server()])
+            assert await (await session.prompt("one")).wait() == "end_turn"
+            again = await client.resume(session.id, mcp_servers=[stdio_server()])
+            assert await (await again.prompt("two")).wait() == "end_turn"
+            first, second = (int(text) for text in model.tool_results())
+            assert first == second  # the same server process group: not restarted
+            members = group_members(first)
+            other = await client.resume(session.id, mcp_servers=[stdio_server("other")])
+            await wait_gone(members)  # replaced: the old server is stopped
+            assert await (await other.prompt("three")).wait() == "end_turn"
+    assert "mcp__other__echo" in model.offered(-1)
+    assert "mcp__py__echo" not in model.offered(-1)

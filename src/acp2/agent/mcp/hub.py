@@ -65,9 +65,13 @@ class SessionMcp:
         self._clients = None
 
     def replace(self, configs: list[Any], roots: list[str]) -> None:
-        """A resume gave new servers (or roots): stop the old ones, start these."""
+        """A resume gave new servers (or roots): stop the old ones, start these. The same
+        servers and roots again change nothing (the running ones stay connected)."""
+        wanted = [c for c in configs if isinstance(c, McpServerStdio | McpServerHttp)]
+        if wanted == self.configs and roots == self._roots and self._clients is not None:
+            return
         self.stop()
-        self.configs = [c for c in configs if isinstance(c, McpServerStdio | McpServerHttp)]
+        self.configs = wanted
         self._roots = roots
         self.start()
 
