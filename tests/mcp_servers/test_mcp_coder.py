@@ -278,7 +278,8 @@ async def _answers(stdout: Any, count: int) -> dict[int, Any]:
 async def test_a_resume_with_the_same_servers_keeps_them_and_new_ones_replace_them(
     tmp_path: Path,
 ) -> None:
-    model = ToolModel([("mcp__py__group", {})], [("mcp__py__group", {})], [], [])
+    group = [("mcp__py__group", {})]
+    model = ToolModel(group, [], group, [])  # one call in each of the first two turns
     with anyio.fail_after(SCENARIO_TIMEOUT):
         async with served(coder(model), cwd=str(tmp_path), permissions=allow_all) as client:
             session = await client.new_session(str(tmp_path), mcp_servers=[stdio_server()])
