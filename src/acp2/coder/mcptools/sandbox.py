@@ -82,7 +82,7 @@ def _package_tree(folder: str) -> list[str]:
 
 
 def _landlock(policy: CommandPolicy, plain: StdioLaunch) -> StdioLaunch:
-    """Run the server through the jail module, which applies Landlock to itself, then execs."""
+    """Run the server under the jail module, which starts it confined by Landlock."""
     spec = [f"--read={p}" for p in policy.read_only] + [f"--write={r}" for r in plain.roots]
     if policy.network:
         spec.append("--network")
