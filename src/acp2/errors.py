@@ -25,6 +25,8 @@
     ├── HistoryWriteError (RuntimeError)  session history could not be committed (retried)
     ├── ModelError                   the coding agent's model could not answer
     ├── ToolError                    a coding-agent tool failed; the model sees the message
+    ├── McpServerError               an MCP server of a session is unusable or a call failed
+    ├── McpConfigError (ValueError)  an ``--mcp`` flag or MCP config file is wrong
     ├── CheckError                   ``acp2 check`` could not run at all
     └── MissingJsonschema (RuntimeError)  ``acp2 check`` needs the optional jsonschema
 
@@ -56,6 +58,8 @@ __all__ = [
     "InvalidParams",
     "InvalidRequest",
     "LocalProtocolError",
+    "McpConfigError",
+    "McpServerError",
     "MethodNotFound",
     "MissingJsonschema",
     "ModelError",
@@ -234,6 +238,17 @@ class ToolError(Acp2Error):
 
     The message is shown to the model verbatim after ``Error:``.
     """
+
+
+class McpServerError(Acp2Error):
+    """An MCP server a client gave the session could not be used: it failed to start,
+    died, timed out or answered with an error. The message names the server and says why
+    in one sanitized line; the session and the other servers are unaffected."""
+
+
+class McpConfigError(Acp2Error, ValueError):
+    """An ``--mcp`` flag or an MCP config file cannot be used; the message says which server
+    and why, naming a missing ``${VARIABLE}`` but never printing a value."""
 
 
 class CheckError(Acp2Error):

@@ -41,7 +41,8 @@ class Agent(AgentSettings):
 
     ``prompt_image`` / ``prompt_audio`` / ``prompt_embedded_context`` advertise the prompt
     content the agent accepts (text and resource links always are); ``mcp_stdio`` /
-    ``mcp_http`` the MCP transports it connects to; ``store`` is the history database
+    ``mcp_http`` the MCP transports it connects to (``mcp_options`` their limits and
+    stdio launcher, :mod:`acp2.agent.mcp`); ``store`` is the history database
     (a SQLite path, ``":memory:"``, a ``postgresql://`` URL, a store such as
     :class:`HistoryStore`, or None for the default file under the user's data directory;
     :func:`acp2.agent.runtime.open_store`); ``list_page_size`` the number of sessions per

@@ -21,6 +21,7 @@ import anyio
 
 from acp2.agent.background import SessionBackground, Spawner
 from acp2.agent.emitter import Emitter
+from acp2.agent.mcp.hub import SessionMcp
 from acp2.agent.queue import PromptQueue, Ticket
 from acp2.errors import LocalProtocolError, RequestCancelled
 from acp2.lifecycle import CANCELLED, END_TURN, ERROR, Event, ForegroundMachine, ForegroundState
@@ -89,6 +90,8 @@ class AgentSession:
         self.cwd = cwd
         self.additional_directories = additional_directories
         self.mcp_servers = mcp_servers
+        #: The session's MCP servers, connected for the handler (see :mod:`acp2.agent.mcp`).
+        self.mcp = SessionMcp(mcp_servers, self.roots, spawn)
         self.shared = shared if shared is not None else SessionShared()
         self.data: dict[str, Any] = self.shared.data
         self.emitter = emitter
@@ -342,3 +345,4 @@ class AgentSession:
         self._queue.closing = True
         self.closed = True
         self.emitter.closed = True
+        self.mcp.stop()

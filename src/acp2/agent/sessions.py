@@ -236,6 +236,7 @@ class SessionManager(Membership):
                 session = self._open(record.id, record.cwd, dirs, mcp, record.principal)
             else:
                 session.additional_directories, session.mcp_servers = dirs, mcp
+                session.mcp.replace(mcp, session.roots)
             self.store.update_session(record.id, additional_directories=dirs)
             if state is not None:
                 await self._replay(session, state)
@@ -312,6 +313,9 @@ class SessionManager(Membership):
         )
         self._live[session_id] = session
         self.host(session, owner)
+        if self.agent.mcp_options is not None:
+            session.mcp.options = self.agent.mcp_options
+        session.mcp.start()  # the servers connect while the client gets its answer
         return session
 
     async def join(self, hub: SessionHub, role: AttachRole, replay: bool) -> AgentSession:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from acp2.agent.attach import AttachPolicy
+    from acp2.agent.mcp import McpOptions
     from acp2.agent.session import AgentSession
     from acp2.agent.turn import Turn
     from acp2.schema import AvailableCommand, SessionConfigOption
@@ -49,6 +50,7 @@ class AgentSettings:
     prompt_embedded_context: bool = True
     mcp_stdio: bool = False
     mcp_http: bool = False
+    mcp_options: McpOptions | None = None
     additional_directories: bool = True
     delete: bool = True
     store: StoreSpec = None

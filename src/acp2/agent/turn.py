@@ -38,6 +38,7 @@ from acp2.schema import (
 
 if TYPE_CHECKING:
     from acp2.agent.context import TurnContext
+    from acp2.agent.mcp import SessionMcp
     from acp2.agent.session import AgentSession
     from acp2.schema import ContentBlock, PermissionOption, SessionUpdate
 
@@ -69,6 +70,11 @@ class Turn:
         self._tool_calls: dict[str, ToolCallHandle] = {}
         self._terminals: dict[str, TerminalHandle] = {}
         self._waiting = 0
+
+    @property
+    def mcp(self) -> SessionMcp:
+        """The session's MCP servers: ``await turn.mcp.servers()`` (see :mod:`acp2.agent.mcp`)."""
+        return self.session.mcp
 
     @property
     def text(self) -> str:

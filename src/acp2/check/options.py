@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 __all__ = ["DEFAULT_CANCEL_PROMPT", "DEFAULT_PERMISSION_PROMPT", "DEFAULT_PROMPT", "CheckOptions"]
 
@@ -28,6 +29,8 @@ class CheckOptions:
     ``cwd`` is the session directory (absolute; a fresh temporary directory when None).
     ``url`` (with ``token``) checks the remote agent there instead of starting ``argv``
     (:mod:`acp2.check.remote`: some probes cannot run remotely).
+    ``mcp_servers`` go in every ``session/new`` (v2 wire shape, as JSON values); those the
+    agent does not advertise it takes are left out, and a v1 agent gets v1's shape.
     """
 
     argv: list[str]
@@ -45,6 +48,7 @@ class CheckOptions:
     auth: str | None = None
     url: str | None = None
     token: str | None = None
+    mcp_servers: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def remote(self) -> tuple[str, str | None] | None:

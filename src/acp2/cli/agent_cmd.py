@@ -133,6 +133,12 @@ def _add_command_flags(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="let sandboxed commands read this host path (repeatable), e.g. a toolchain",
     )
+    parser.add_argument(
+        "--mcp-unsandboxed",
+        action="store_true",
+        help="run the client's stdio MCP servers outside the command sandbox (default: "
+        "inside it, like commands; see docs/mcp.md)",
+    )
 
 
 def choose_model(args: argparse.Namespace, env: Any = None) -> str:
@@ -190,6 +196,7 @@ def main(args: argparse.Namespace) -> int:
             context_window=max(args.context_window, 1),
             command_timeout=max(args.command_timeout, 0.1),
             commands=command_policy(args),
+            mcp_sandbox=not args.mcp_unsandboxed,
         ),
         store=args.store,
         **model_options(args, kind),

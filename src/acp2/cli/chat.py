@@ -108,6 +108,9 @@ def add_parser(subparsers: Any) -> None:
 
     add_serving_options(parser)
     add_remote_options(parser)
+    from acp2.cli.mcp_opts import add_mcp_options
+
+    add_mcp_options(parser)
     parser.add_argument(
         "agent_command",
         metavar="AGENT_COMMAND",
@@ -126,6 +129,16 @@ def main(args: argparse.Namespace) -> int:
     if command[:1] == ["--"]:
         command = command[1:]
     problem = _usage_problem(args, command)
+    servers: list[object] = []
+    if problem is None:
+        from acp2 import sanitize
+        from acp2.cli.mcp_opts import mcp_servers_of
+        from acp2.errors import McpConfigError
+
+        try:
+            servers = mcp_servers_of(args)
+        except McpConfigError as exc:
+            problem = sanitize.line(str(exc))
     if problem is not None:
         print(f"acp2 chat: error: {problem}", file=sys.stderr)
         return 2
@@ -142,6 +155,7 @@ def main(args: argparse.Namespace) -> int:
         token=args.token,
         attach=args.attach,
         role=args.role or "observer",
+        mcp_servers=servers,
     )
     return anyio.run(run_chat, options)
 

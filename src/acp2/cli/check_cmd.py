@@ -112,6 +112,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     from acp2.cli.run import add_remote_options
 
     add_remote_options(parser)
+    from acp2.cli.mcp_opts import add_mcp_options
+
+    add_mcp_options(parser)
     add("--verbose", "-v", action="store_true", help="show the reason of passing rows too")
     add(
         "agent",
@@ -146,7 +149,18 @@ def main(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    from acp2 import sanitize
+    from acp2.cli.mcp_opts import mcp_servers_of
+    from acp2.errors import McpConfigError
+    from acp2.schema.codec import to_builtins
+
+    try:
+        servers = [to_builtins(server) for server in mcp_servers_of(args)]
+    except McpConfigError as exc:
+        print(f"acp2 check: {sanitize.line(str(exc))}", file=sys.stderr)
+        return 2
     options = CheckOptions(
+        mcp_servers=servers,
         argv=argv,
         draft=args.draft,
         timeout=args.timeout,

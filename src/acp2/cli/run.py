@@ -73,6 +73,9 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
     )
     add_serving_options(parser)
     add_remote_options(parser)
+    from acp2.cli.mcp_opts import add_mcp_options
+
+    add_mcp_options(parser)
 
 
 def add_remote_options(parser: argparse.ArgumentParser) -> None:
@@ -193,6 +196,8 @@ def _split_command(args: argparse.Namespace) -> str | None:
 async def run_command(args: argparse.Namespace) -> int:
     """Run ``acp2 run`` with parsed ``args``; return the exit status."""
     problem = _split_command(args)
+    if problem is None:
+        problem = _read_mcp(args)
     if problem is not None:
         print(f"acp2 run: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
@@ -232,6 +237,19 @@ async def run_command(args: argparse.Namespace) -> int:
     return EXIT_STOPPED
 
 
+def _read_mcp(args: argparse.Namespace) -> str | None:
+    """Read ``--mcp`` / ``--mcp-config`` into ``args.mcp_servers``; return a usage error."""
+    from acp2 import sanitize
+    from acp2.cli.mcp_opts import mcp_servers_of
+    from acp2.errors import McpConfigError
+
+    try:
+        args.mcp_servers = mcp_servers_of(args)
+    except McpConfigError as exc:
+        return sanitize.line(str(exc))
+    return None
+
+
 async def _prompt_once(args: argparse.Namespace) -> tuple[str, str | None, str | None, str | None]:
     """Connect (the start-up bounded by ``--timeout`` when given, else the client's
     default), open or resume the session, prompt, wait (cancelling after
@@ -258,6 +276,9 @@ async def _prompt_once(args: argparse.Namespace) -> tuple[str, str | None, str |
         terminals=args.terminal,
         initialize_timeout=startup,
     ) as client:
+        from acp2.cli.mcp_opts import send_mcp_servers
+
+        send_mcp_servers(client, args.mcp_servers, "acp2 run")
         if args.resume:
             session = await client.resume(args.resume, on_update=listener)
         else:

@@ -101,6 +101,9 @@ class ClientConnection:
         self.auth_methods: list[Any] = list(methods) if isinstance(methods, list) else []
         self._link = link
         self.remote: Any = None
+        #: MCP servers sent with every new session and resume that names none itself
+        #: (see :meth:`use_mcp_servers`).
+        self.mcp_servers: list[Any] = []
 
     # -- the connection ---------------------------------------------------------------------
 
@@ -143,6 +146,15 @@ class ClientConnection:
         _check_extension(method)
         self._link.notify_nowait(method, params)
 
+    def use_mcp_servers(self, servers: Sequence[Any]) -> list[str]:
+        """Send ``servers`` with every later ``new_session`` / ``resume`` that gives none,
+        keeping only those whose transport the agent advertises; return one warning line
+        per server left out (see :mod:`acp2.client.mcp_config`)."""
+        from acp2.client.mcp_config import usable_mcp_servers
+
+        self.mcp_servers, warnings = usable_mcp_servers(self.agent_capabilities, servers)
+        return warnings
+
     # -- sessions ---------------------------------------------------------------------------
 
     async def new_session(
@@ -162,6 +174,8 @@ class ClientConnection:
         capability (SS-05, SS-06, SS-08), the agent's ``RequestError`` otherwise.
         """
         cwd_s, dirs = self._paths(cwd, additional_directories)
+        if mcp_servers is None and self.mcp_servers:
+            mcp_servers = self.mcp_servers
         check_mcp_servers(self.agent_capabilities, mcp_servers)
         params = NewSessionRequest(cwd=cwd_s)
         _fill_roots(params, dirs, mcp_servers)
@@ -204,6 +218,8 @@ class ClientConnection:
         may hold part of the replay (:class:`~acp2.state.ReplayMerge`).
         """
         cwd_s, dirs = self._paths(cwd, additional_directories)
+        if mcp_servers is None and self.mcp_servers:
+            mcp_servers = self.mcp_servers
         check_mcp_servers(self.agent_capabilities, mcp_servers)
         params = ResumeSessionRequest(session_id=session_id, cwd=cwd_s)
         _fill_roots(params, dirs, mcp_servers)

@@ -16,8 +16,10 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from acp2.agent import Agent
+from acp2.agent.mcp import McpOptions
 from acp2.coder.driver import Driver
 from acp2.coder.loop import Conversation, coder_loop
+from acp2.coder.mcptools import sandbox_launcher, with_mcp
 from acp2.coder.messages import Message
 from acp2.coder.providers import ChatModel, make_model
 from acp2.coder.tools import Sandbox, Toolbox
@@ -34,6 +36,8 @@ __all__ = ["CONVERSATION_KEY", "CoderSettings", "build_coder_agent", "prompt_tex
 
 #: Where the session's :class:`Conversation` lives in ``session.data``.
 CONVERSATION_KEY = "acp2.coder.conversation"
+#: The MCP servers whose failure the user was told of, in ``session.data``.
+MCP_REPORTED_KEY = "acp2.coder.mcp_reported"
 
 
 @dataclass(frozen=True)
@@ -43,7 +47,9 @@ class CoderSettings:
     default ``command_timeout`` in seconds, how ``commands`` are confined (see
     :class:`~acp2.coder.tools.confine.CommandPolicy`; by default the best sandbox the
     machine offers, without network), the file tools' ``file_limits`` and the
-    ``protected_paths`` no tool may write (see :mod:`acp2.coder.tools.sandbox`)."""
+    ``protected_paths`` no tool may write (see :mod:`acp2.coder.tools.sandbox`).
+    ``mcp_sandbox``: stdio MCP servers run in the same sandbox as commands (default);
+    ``mcp`` the limits for MCP servers (see :class:`~acp2.agent.mcp.McpOptions`)."""
 
     max_requests: int = 50
     context_window: int = 128_000
@@ -51,6 +57,8 @@ class CoderSettings:
     file_limits: FileLimits = DEFAULT_LIMITS
     protected_paths: tuple[str, ...] = DEFAULT_PROTECTED
     commands: CommandPolicy = field(default_factory=CommandPolicy)
+    mcp_sandbox: bool = True
+    mcp: McpOptions = field(default_factory=McpOptions)
 
 
 def build_coder_agent(
@@ -69,6 +77,7 @@ def build_coder_agent(
     chat = make_model(model, **model_options) if isinstance(model, str) else model
     limits = _hide_model_key(settings or CoderSettings(), chat)
     agent = Agent(name, version=_version(), title="acp2 coding agent", store=store)
+    _offer_mcp(agent, limits)
 
     @agent.prompt
     async def on_prompt(turn: Turn) -> str:
@@ -93,11 +102,25 @@ async def run_turn(turn: Turn, model: ChatModel, settings: CoderSettings) -> str
         limits=settings.file_limits,
         command_policy=settings.commands,
     )
+    if session.mcp.configs:
+        toolbox = await with_mcp(turn, toolbox, session.data.setdefault(MCP_REPORTED_KEY, set()))
     loop = coder_loop(
         conversation, prompt_text(turn.prompt), toolbox.specs, max_requests=settings.max_requests
     )
     driver = Driver(turn, model, toolbox, context_window=settings.context_window)
     return await driver.run(loop)
+
+
+def _offer_mcp(agent: Agent, settings: CoderSettings) -> None:
+    """Advertise stdio and HTTP MCP servers when the MCP SDK is installed (found without
+    importing it), their stdio processes confined like commands unless opted out."""
+    from importlib.util import find_spec
+
+    if find_spec("mcp") is None:
+        return
+    agent.mcp_stdio = agent.mcp_http = True
+    launcher = sandbox_launcher(settings.commands) if settings.mcp_sandbox else None
+    agent.mcp_options = replace(settings.mcp, launcher=settings.mcp.launcher or launcher)
 
 
 def _hide_model_key(settings: CoderSettings, chat: ChatModel) -> CoderSettings:

@@ -12,8 +12,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
+from acp2 import sanitize
 from acp2.client import ClientConnection, ClientSession, PermissionPolicy
 from acp2.client.elicitation import ElicitationPolicy
 from acp2.client.permissions import PermissionMode
@@ -40,6 +41,8 @@ class ChatOptions:
     there (:func:`acp2.client.connect_url`) instead of starting ``agent_command``.
     ``attach`` (with ``url``): join that live session as ``role`` instead of opening one
     (``""``: list the agent's sessions and ask which, :mod:`acp2.ui.watching`).
+    ``mcp_servers``: MCP servers for the agent's sessions (those it cannot take are left
+    out with a note, :meth:`acp2.client.ClientConnection.use_mcp_servers`).
     """
 
     agent_command: Sequence[str]
@@ -58,6 +61,7 @@ class ChatOptions:
     token: str | None = None
     attach: str | None = None
     role: AttachRole = "observer"
+    mcp_servers: list[Any] = field(default_factory=list)
 
 
 class Frontend(Protocol):
@@ -202,6 +206,8 @@ async def _connect_and_chat(
         elicitation=frontend.elicitation_policy(),
     ) as client:
         frontend.note(agent_line(client))
+        for warning in client.use_mcp_servers(options.mcp_servers) if options.mcp_servers else []:
+            frontend.note(sanitize.line(warning))
         if picking is not None:
             from acp2.ui.watching import pick_session
 

@@ -188,7 +188,8 @@ class Probe:
         if link.version == 2 and caps is not None and not has_capability(caps, "session"):
             raise Abort("the agent does not advertise capabilities.session")
         link.step(SESSION_NEW.name)
-        frame = await link.call(SESSION_NEW.name, {"cwd": self.cwd, "mcpServers": []})
+        servers = mcp_servers_for(self.options.mcp_servers, caps, link.version)
+        frame = await link.call(SESSION_NEW.name, {"cwd": self.cwd, "mcpServers": servers})
         result = frame.value.get("result") if frame else None
         sid = result.get("sessionId") if isinstance(result, dict) else None
         if not isinstance(sid, str):
@@ -221,6 +222,27 @@ def _method_ids(methods: Any) -> list[str]:
         return []
     ids = (m.get("methodId", m.get("id")) for m in methods if isinstance(m, dict))
     return [i for i in ids if isinstance(i, str)]
+
+
+def mcp_servers_for(
+    servers: list[dict[str, Any]], caps: dict[str, Any] | None, version: int
+) -> list[dict[str, Any]]:
+    """The servers (v2 shape) the agent advertises it takes, in its version's shape: v1
+    takes stdio always (untyped, ``args`` / ``env`` required) and http when it says so."""
+    kept = []
+    for server in servers:
+        kind = server.get("type")
+        if version == 1:
+            mcp = (caps or {}).get("mcpCapabilities") or {}
+            if kind == "stdio":
+                kept.append(
+                    {"args": [], "env": [], **{k: v for k, v in server.items() if k != "type"}}
+                )
+            elif kind == "http" and mcp.get("http") is True:
+                kept.append({"headers": [], **server})
+        elif has_capability(caps or {}, f"session.mcp.{kind}"):
+            kept.append(server)
+    return kept
 
 
 def has_capability(caps: dict[str, Any], path: str) -> bool:
