@@ -108,6 +108,9 @@ def add_parser(subparsers: Any) -> None:
 
     add_serving_options(parser)
     add_remote_options(parser)
+    from acp2.cli.agents_cmd import add_agent_option
+
+    add_agent_option(parser)
     parser.add_argument(
         "agent_command",
         metavar="AGENT_COMMAND",
@@ -125,6 +128,9 @@ def main(args: argparse.Namespace) -> int:
     command = list(args.agent_command)
     if command[:1] == ["--"]:
         command = command[1:]
+    from acp2.cli.agents_cmd import agent_command
+
+    command = agent_command(args, command, "acp2 chat")
     problem = _usage_problem(args, command)
     if problem is not None:
         print(f"acp2 chat: error: {problem}", file=sys.stderr)

@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("acp2.cli.run", "send one prompt to an agent and print the reply (scripting, CI)"),
     "agent": ("acp2.cli.agent_cmd", "the built-in coding agent, on stdio"),
     "test-agent": ("acp2.cli.test_agent", "a deterministic agent for testing clients, on stdio"),
+    "agents": ("acp2.cli.agents_cmd", "list, search and show the agents of the ACP registry"),
     "check": ("acp2.cli.check_cmd", "check an ACP v2 agent for conformance"),
     "serve": (
         "acp2.cli.serve_cmd",
