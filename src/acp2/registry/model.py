@@ -43,10 +43,12 @@ MAX_AGENTS: Final = 2000
 MAX_ARGS: Final = 64
 
 _ID: Final = re.compile(r"[a-z][a-z0-9-]{0,99}\Z")
-# An npm name (optionally scoped) or a PyPI requirement, with an optional version: never
-# starting with "-" (it would be an option of npx / uvx), no spaces, no path separators
-# beyond the npm scope's one.
-_PACKAGE: Final = re.compile(r"(@[a-z0-9][\w.-]*/)?[A-Za-z0-9][\w.-]*([@=<>~!]=?[\w.+!*-]+)?\Z")
+# An npm name (optionally scoped) or a PyPI requirement (optionally with extras), with an
+# optional version: never starting with "-" (it would be an option of npx / uvx), no
+# spaces, no path separators beyond the npm scope's one.
+_PACKAGE: Final = re.compile(
+    r"(@[a-z0-9][\w.-]*/)?[A-Za-z0-9][\w.-]*(\[[\w,.-]+\])?([@=<>~!]=?[\w.+!*-]+)?\Z"
+)
 _ENV_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _SHA256: Final = re.compile(r"[0-9a-fA-F]{64}\Z")
 
