@@ -151,3 +151,14 @@ def test_chat_runs_the_agents_terminal_login_then_starts_it_again(tmp_path: Path
     finally:
         child.close(force=True)
     assert (tmp_path / "config" / "openai-api-key").read_text().strip() == KEY
+
+
+def test_a_client_that_replaces_the_arguments_runs_the_same_login(tmp_path: Path) -> None:
+    # The registry describes terminal `args` as replacing the distribution's arguments.
+    child = spawn_pty([*ACP2, "--login"], env=env_for(tmp_path, terminal=True), cwd=tmp_path)
+    child.expect("API key")
+    child.sendline(KEY)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert (tmp_path / "config" / "openai-api-key").read_text().strip() == KEY

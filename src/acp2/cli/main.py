@@ -69,6 +69,10 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``acp2`` command line; return the process exit code."""
     args_list, debug = _take_debug(list(sys.argv[1:] if argv is None else argv))
+    if args_list == ["--login"]:
+        # A client that *replaces* the agent's arguments with a terminal auth method's
+        # (as the ACP registry describes it) runs `acp2 --login`: the coding agent's login.
+        args_list = ["agent", "--login"]
     if argv is None:  # the key of `acp2 agent --api-key KEY` leaves argv first of all
         from acp2.cli.api_key import reexec_early
 
