@@ -4,6 +4,7 @@ archive entry, and ``acp2 chat --agent`` in a pseudo-terminal."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -12,7 +13,14 @@ from cli_helpers import ACP2
 
 from acp2.registry.launch import platform_key
 from helpers.processes import isolated_env, spawn_pty, terminal_env
-from helpers.registry_fake import agent_archive, entry, index, serve_registry, sha256
+from helpers.registry_fake import (
+    agent_archive,
+    entry,
+    index,
+    npm_package,
+    serve_registry,
+    sha256,
+)
 from helpers.timeouts import PROCESS_TIMEOUT
 
 pytest.importorskip("httpx")
@@ -159,3 +167,22 @@ def test_chat_with_agent_in_a_terminal_talks_to_the_registry_agent(tmp_path: Pat
         finally:
             child.close(force=True)
     assert child.exitstatus == 0
+
+
+def test_run_with_agent_installs_an_npx_entry_with_npx_and_talks_to_it(tmp_path: Path) -> None:
+    # npx is real and installs the package from an npm registry played by the fixture
+    # server (offline, on 127.0.0.1); the package's bin starts acp2's test agent.
+    if shutil.which("npx") is None:
+        pytest.skip("npx is not installed")
+    with serve_registry({}) as fake:
+        npm = npm_package(fake, "acp2-fixture-agent", "1.0.0")
+        store = tmp_path / "npx-agent.sqlite"  # an argument of the entry, passed through
+        dist = {"npx": {"package": "acp2-fixture-agent@1.0.0", "args": ["--store", str(store)]}}
+        npx_entry = entry("npx-agent", distribution=dist)
+        fake.files["/registry.json"] = index(npx_entry)
+        env = env_for(tmp_path, fake.url()) | npm | {"npm_config_cache": str(tmp_path / "npm")}
+        done = acp2(tmp_path, env, "run", "--agent", "npx-agent", "echo installed by npx")
+        assert "/acp2-fixture-agent/-/acp2-fixture-agent-1.0.0.tgz" in fake.requests
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "installed by npx"
+    assert store.exists()

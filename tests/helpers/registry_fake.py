@@ -8,6 +8,7 @@ archives in memory; :class:`FakeRegistry` serves ``/registry.json`` and every fi
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import io
 import json
@@ -29,6 +30,7 @@ __all__ = [
     "entry",
     "file_member",
     "index",
+    "npm_package",
     "serve_registry",
     "sha256",
     "tar_archive",
@@ -93,6 +95,56 @@ def agent_archive() -> bytes:
         [file_member("bin/", 0o755), file_member("bin/test-agent", 0o755)],
         {"bin/test-agent": script.encode()},
     )
+
+
+def npm_package(fake: FakeRegistry, name: str, version: str) -> dict[str, str]:
+    """Publish the npm package ``name@version`` on ``fake``, playing an npm registry: its
+    one bin, ``name``, starts ``acp2 test-agent`` with this interpreter (all arguments
+    passed on). Returns the environment that makes npm and npx use ``fake`` (with a
+    private cache: ``npm_config_cache`` is left for the caller to set)."""
+    starter = (
+        "#!/usr/bin/env node\n"
+        "const { spawnSync } = require('child_process');\n"
+        f"const env = {{ ...process.env, PYTHONPATH: {json.dumps(SRC)} }};\n"
+        f"const run = spawnSync({json.dumps(sys.executable)}, "
+        "['-m', 'acp2', 'test-agent', ...process.argv.slice(2)], { stdio: 'inherit', env });\n"
+        "process.exit(run.status === null ? 1 : run.status);\n"
+    )
+    manifest = {"name": name, "version": version, "bin": {name: "agent.js"}}
+    tarball = _npm_tarball(
+        {"package.json": json.dumps(manifest).encode(), "agent.js": starter.encode()}
+    )
+    path = f"/{name}/-/{name}-{version}.tgz"
+    integrity = "sha512-" + base64.b64encode(hashlib.sha512(tarball).digest()).decode()
+    dist = {
+        "tarball": fake.url(path),
+        "integrity": integrity,
+        "shasum": hashlib.sha1(tarball).hexdigest(),
+    }
+    packument = {
+        "name": name,
+        "dist-tags": {"latest": version},
+        "versions": {version: {**manifest, "dist": dist}},
+    }
+    fake.files[f"/{name}"] = json.dumps(packument).encode()
+    fake.files[path] = tarball
+    return {
+        "npm_config_registry": fake.url("/"),
+        "npm_config_update_notifier": "false",
+        "npm_config_audit": "false",
+        "npm_config_fund": "false",
+    }
+
+
+def _npm_tarball(files: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tf:
+        for name, data in files.items():
+            info = tarfile.TarInfo(f"package/{name}")
+            info.size = len(data)
+            info.mode = 0o755
+            tf.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
 
 
 @dataclass
