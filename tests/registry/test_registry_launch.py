@@ -4,6 +4,7 @@ unpacked privately, cached and run from there."""
 
 from __future__ import annotations
 
+import os
 import stat
 import subprocess
 from pathlib import Path
@@ -111,3 +112,17 @@ def test_an_archive_without_a_checksum_is_still_unpacked_safely(tmp_path: Path) 
     with serve_registry({"/a.tar.gz": agent_archive()}) as fake:
         item = decode_index(index(binary_entry(fake.url("/a.tar.gz"), None))).agents[0]
         assert resolve(item, cache=tmp_path).kind == "binary"
+
+
+def test_every_folder_of_the_agent_cache_is_private_even_with_umask_0(tmp_path: Path) -> None:
+    old = os.umask(0)
+    try:
+        with serve_registry({"/a.tar.gz": agent_archive()}) as fake:
+            item = decode_index(index(binary_entry(fake.url("/a.tar.gz"), None))).agents[0]
+            started = resolve(item, cache=tmp_path / "cache")
+    finally:
+        os.umask(old)
+    folder = Path(started.argv[0]).parent
+    while folder != tmp_path:
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+        folder = folder.parent

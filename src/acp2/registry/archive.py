@@ -24,7 +24,7 @@ from typing import IO, Final
 from acp2.errors import RegistryError, UnsafeDownload
 from acp2.registry.index import download
 from acp2.registry.model import BinaryTarget
-from acp2.registry.paths import private_dir
+from acp2.registry.paths import make_dirs, private_dir
 
 __all__ = ["MAX_ARCHIVE_BYTES", "MAX_MEMBERS", "MAX_UNPACKED_BYTES", "fetch_archive", "unpack"]
 
@@ -149,7 +149,7 @@ def _unpack_tar_member(
     budget.member()
     path = safe_member_path(dest, member.name)
     if member.isdir():
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        make_dirs(path)
         return
     if not member.isfile():
         kind = "link" if member.issym() or member.islnk() else "special file"
@@ -168,7 +168,7 @@ def _unpack_zip_member(
     path = safe_member_path(dest, info.filename)
     mode = (info.external_attr >> 16) & 0o170000
     if info.is_dir():
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        make_dirs(path)
         return
     if mode not in (0, 0o100000):  # a zip made on Unix may carry a link or a device
         raise UnsafeDownload(f"the agent archive has a link or special file: {info.filename!r}")
@@ -179,7 +179,7 @@ def _unpack_zip_member(
 def _write_member(source: IO[bytes], path: Path, mode: int, budget: _Budget) -> None:
     """Copy one member into a new file: never through a link, never over a file that is
     there already; executable for us when the archive says so, never writable by others."""
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    make_dirs(path.parent)
     perms = 0o700 if mode & 0o111 else 0o600
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, perms)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from acp2.errors import UnsafeDownload
 
-__all__ = ["cache_root", "check_runnable_place", "private_dir"]
+__all__ = ["cache_root", "check_runnable_place", "make_dirs", "private_dir"]
 
 
 def cache_root() -> Path:
@@ -33,9 +33,20 @@ def private_dir(path: Path) -> Path:
 
     :class:`UnsafeDownload` if it is a link, not a folder, not ours, or writable by others.
     """
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    make_dirs(path)
     _check_private(path)
     return path
+
+
+def make_dirs(path: Path) -> None:
+    """Create ``path`` and every missing parent as ``0700`` (``mkdir -p`` would give the
+    parents the umask's mode, which may let others write)."""
+    missing = []
+    while not path.exists():
+        missing.append(path)
+        path = path.parent
+    for folder in reversed(missing):
+        folder.mkdir(mode=0o700, exist_ok=True)
 
 
 def _check_private(path: Path) -> None:
