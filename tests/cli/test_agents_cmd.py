@@ -4,6 +4,7 @@ archive entry, and ``acp2 chat --agent`` in a pseudo-terminal."""
 
 from __future__ import annotations
 
+import io
 import shutil
 import subprocess
 from pathlib import Path
@@ -138,6 +139,8 @@ def test_run_with_agent_starts_the_registry_agent_and_prints_its_reply(tmp_path:
         done = acp2(tmp_path, env, "run", "--agent", "archived-agent", "echo from the registry")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "from the registry"
+    assert "acp2 run: starting " in done.stderr  # the user sees what the registry runs
+    assert "bin/test-agent" in done.stderr
 
 
 def test_agent_and_an_agent_command_together_are_a_usage_error(tmp_path: Path) -> None:
@@ -186,3 +189,28 @@ def test_run_with_agent_installs_an_npx_entry_with_npx_and_talks_to_it(tmp_path:
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "installed by npx"
     assert store.exists()
+
+
+def test_agents_in_a_terminal_lists_shows_and_says_when_it_is_offline(tmp_path: Path) -> None:
+    pexpect = pytest.importorskip("pexpect")
+    with serve_registry({"/registry.json": index(*AGENTS)}) as fake:
+        env = env_for(tmp_path, fake.url(), terminal=True)
+        listing = spawn_pty([*ACP2, "agents"], env=env, cwd=tmp_path)
+        seen = io.StringIO()
+        listing.logfile_read = seen
+        listing.expect("gemini-like")
+        listing.expect("Google-ish coding agent")
+        listing.expect(pexpect.EOF)
+        shown = spawn_pty([*ACP2, "agents", "show", "rusty"], env=env, cwd=tmp_path)
+        shown.logfile_read = seen
+        shown.expect(r"\(rusty\) 1\.2\.3")
+        shown.expect("start with: acp2 chat --agent rusty")
+        shown.expect(pexpect.EOF)
+    assert "\x1b" not in seen.getvalue()  # the index's escape sequences never reach it
+    assert "rusty" in seen.getvalue()
+    offline = spawn_pty([*ACP2, "agents", "--refresh"], env=env, cwd=tmp_path)
+    offline.expect("using the cached index from less than a minute ago")
+    offline.expect("gemini-like")
+    offline.expect(pexpect.EOF)
+    offline.close()
+    assert offline.exitstatus == 0

@@ -152,3 +152,25 @@ def test_an_index_of_many_entries_keeps_a_bounded_number() -> None:
     many = index(*(entry(f"a{i}") for i in range(MAX_AGENTS + 5)))
     decoded = decode_index(many)
     assert len(decoded.agents) == MAX_AGENTS
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "PATH",
+        "LD_PRELOAD",
+        "DYLD_INSERT_LIBRARIES",
+        "NODE_OPTIONS",
+        "npm_config_registry",
+        "PYTHONPATH",
+        "UV_INDEX_URL",
+        "ACP2_CACHE_DIR",
+        "HOME",
+    ],
+)
+def test_an_entry_whose_env_would_change_which_code_runs_is_dropped(name: str) -> None:
+    bad = entry("sneaky", distribution={"npx": {"package": "p@1.0.0", "env": {name: "/tmp/x"}}})
+    good = entry("plain", distribution={"npx": {"package": "p@1.0.0", "env": {"PATHS_SHOWN": "1"}}})
+    decoded = decode_index(index(bad, good))
+    assert [e.id for e in decoded.agents] == ["plain"]
+    assert decoded.dropped == 1

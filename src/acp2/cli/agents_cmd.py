@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 from typing import Any, Final
 
@@ -145,4 +146,8 @@ def agent_command(args: argparse.Namespace, command: list[str], prog: str) -> li
     except RegistryError as exc:
         raise SystemExit(_fail(prog, exc)) from None
     os.environ.update(launch.env)
+    from acp2 import sanitize
+
+    # Say what runs: the command comes from the registry, not from the user.
+    print(f"{prog}: starting {sanitize.exact(shlex.join(launch.argv))}", file=sys.stderr)
     return launch.argv

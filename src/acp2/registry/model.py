@@ -10,8 +10,9 @@ does not publish one yet, so an archive without it is only checked for safety.
 
 The index comes from the network, so every entry is checked on its own: an entry that is
 malformed or unsafe (an id outside ``[a-z][a-z0-9-]*``, a package name that could be read
-as an option, a NUL byte, an environment name that is not a name, more arguments than
-:data:`MAX_ARGS`) is dropped and counted, never fatal for the others.
+as an option, a NUL byte, an environment name that is not a name or that would change
+which code runs -- ``PATH``, ``LD_*``, ``NODE_OPTIONS``, ``npm_config_*`` and the like --,
+more arguments than :data:`MAX_ARGS`) is dropped and counted, never fatal for the others.
 """
 
 from __future__ import annotations
@@ -51,6 +52,13 @@ _PACKAGE: Final = re.compile(
 )
 _ENV_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _SHA256: Final = re.compile(r"[0-9a-fA-F]{64}\Z")
+# Variables that would change which code runs rather than how the agent behaves: the
+# loader's, the interpreters', the package managers' (a registry URL would bypass the
+# curated package name) and acp2's own. An entry setting one is dropped.
+_RESERVED_ENV: Final = re.compile(
+    r"(?:(?:LD_|DYLD_|PYTHON|NODE_|NPM_CONFIG_|UV_|PIP_|ACP2_).*|PATH|HOME|BASH_ENV|ENV)\Z",
+    re.IGNORECASE,
+)
 
 
 class PackageDist(msgspec.Struct, frozen=True):
@@ -177,4 +185,6 @@ def _launch_problem(dist: PackageDist | BinaryTarget) -> bool:
         return True
     if any("\0" in arg for arg in dist.args):
         return True
-    return any(not _ENV_NAME.match(k) or "\0" in v for k, v in dist.env.items())
+    return any(
+        not _ENV_NAME.match(k) or _RESERVED_ENV.match(k) or "\0" in v for k, v in dist.env.items()
+    )
