@@ -126,3 +126,14 @@ def test_every_folder_of_the_agent_cache_is_private_even_with_umask_0(tmp_path: 
     while folder != tmp_path:
         assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
         folder = folder.parent
+
+
+def test_a_new_sha256_in_the_entry_fetches_and_replaces_the_cached_unpack(tmp_path: Path) -> None:
+    first, second = agent_archive(), agent_archive() + b"\0" * 1024  # gzip ignores the tail
+    with serve_registry({"/1.tar.gz": first, "/2.tar.gz": second}) as fake:
+        for path, data in (("/1.tar.gz", first), ("/2.tar.gz", second), ("/2.tar.gz", second)):
+            item = decode_index(index(binary_entry(fake.url(path), sha256(data)))).agents[0]
+            started = resolve(item, cache=tmp_path / "cache")
+        assert fake.requests == ["/1.tar.gz", "/2.tar.gz"]
+    stamp = Path(started.argv[0]).parents[1] / ".acp2-archive-sha256"
+    assert stamp.read_text() == sha256(second)

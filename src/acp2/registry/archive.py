@@ -61,10 +61,20 @@ def fetch_archive(target: BinaryTarget, folder: Path) -> Path:
         staged.mkdir(mode=0o700)
         unpack(archive, staged)
         (staged / _STAMP).write_text(digest)
-        if dest.exists():
-            shutil.rmtree(dest)
-        os.replace(staged, dest)
+        _move_into_place(staged, dest, target.sha256)
     return dest
+
+
+def _move_into_place(staged: Path, dest: Path, sha256: str | None) -> None:
+    """Replace ``dest`` by ``staged``. Another acp2 may have put the same unpack there a
+    moment ago (two chats started together): then that one is kept."""
+    if dest.exists() and not _reusable(dest, sha256):
+        shutil.rmtree(dest)
+    try:
+        os.replace(staged, dest)
+    except OSError:
+        if not _reusable(dest, sha256):
+            raise
 
 
 def _reusable(dest: Path, sha256: str | None) -> bool:
