@@ -28,7 +28,10 @@
     ├── McpServerError               an MCP server of a session is unusable or a call failed
     ├── McpConfigError (ValueError)  an ``--mcp`` flag or MCP config file is wrong
     ├── CheckError                   ``acp2 check`` could not run at all
-    └── MissingJsonschema (RuntimeError)  ``acp2 check`` needs the optional jsonschema
+    ├── MissingJsonschema (RuntimeError)  ``acp2 check`` needs the optional jsonschema
+    └── RegistryError                the ACP registry cannot be read or an entry not launched
+        ├── RegistryUnavailable      the index could not be fetched and no cache was usable
+        └── UnsafeDownload           an agent archive failed its checksum or a safety check
 
 Foreign exceptions are mapped at the boundary where they arise: ``OSError`` from starting
 a process becomes :class:`AgentStartError` (wording in :mod:`acp2.diagnose`), a broken
@@ -64,6 +67,8 @@ __all__ = [
     "MissingJsonschema",
     "ModelError",
     "ParseError",
+    "RegistryError",
+    "RegistryUnavailable",
     "RemoteProtocolError",
     "RequestCancelled",
     "RequestError",
@@ -71,6 +76,7 @@ __all__ = [
     "SessionInUse",
     "StoreUnusable",
     "ToolError",
+    "UnsafeDownload",
     "UnsupportedProtocolVersion",
     "error_for_code",
     "summarize",
@@ -265,6 +271,22 @@ class LocalProtocolError(Acp2Error):
 
 class RemoteProtocolError(Acp2Error):
     """The peer sent something the protocol forbids (e.g. a malformed response)."""
+
+
+class RegistryError(Acp2Error):
+    """The ACP registry index cannot be used, or an entry cannot be launched here (unknown
+    id, no distribution for this platform, a malformed entry). The message is for the user
+    and names the entry."""
+
+
+class RegistryUnavailable(RegistryError):
+    """The index could not be fetched and no cached copy could stand in for it."""
+
+
+class UnsafeDownload(RegistryError):
+    """A downloaded agent archive was refused: wrong sha256, too large, an entry with an
+    absolute path, ``..``, a link or a device, or an unpack place others can write. Nothing
+    from it is run; the partial download is deleted."""
 
 
 _BY_CODE: dict[int, type[RequestError]] = {

@@ -38,6 +38,7 @@ ARGS = {
     "check": ["--", "agent"],
     "bridge": ["--", "agent"],
     "serve": ["--test-agent"],
+    "agents": [],
 }
 
 

@@ -13,6 +13,7 @@ from acp2.schema import (
     AgentCapabilities,
     AudioContent,
     AuthMethodAgent,
+    AuthMethodTerminal,
     EmbeddedResource,
     ImageContent,
     Implementation,
@@ -35,17 +36,19 @@ from acp2.schema.extensions import attach_capability
 if TYPE_CHECKING:
     from acp2.agent.settings import AgentSettings as Agent
 
-__all__ = ["PROTOCOL_VERSION", "build_initialize_response", "check_prompt"]
+__all__ = ["PROTOCOL_VERSION", "build_initialize_response", "check_prompt", "runs_terminal_login"]
 
 #: The only protocol version acp2 speaks.
 PROTOCOL_VERSION = 2
 
 
-def build_initialize_response(agent: Agent) -> InitializeResponse:
+def build_initialize_response(agent: Agent, *, terminal_auth: bool = True) -> InitializeResponse:
     """Build the ``initialize`` result from the agent's configuration (IN-03, IN-09).
 
     The version is always 2: a v2 agent answers its newest version whatever was asked
     (Aug IN-04), so a client asking for 1 or 65535 still gets a usable answer.
+    Terminal auth methods are left out unless ``terminal_auth`` (the client can run
+    them, AU-05).
     """
     info = Implementation(name=agent.name, version=agent.version)
     if agent.title is not None:
@@ -55,9 +58,18 @@ def build_initialize_response(agent: Agent) -> InitializeResponse:
         info=info,
         capabilities=AgentCapabilities(session=_session_capabilities(agent)),
     )
-    if agent.auth_methods:
-        response.auth_methods = [_auth_method(m) for m in agent.auth_methods]
+    methods = [m for m in agent.auth_methods if terminal_auth or m.terminal_args is None]
+    if methods:
+        response.auth_methods = [_auth_method(m) for m in methods]
     return response
+
+
+def runs_terminal_login(params: Any) -> bool:
+    """Whether the ``initialize`` params say the client can run a terminal login (AU-05)."""
+    from acp2.schema.capabilities import TerminalAuthCapabilities
+
+    auth = getattr(params.capabilities, "auth", None)
+    return isinstance(getattr(auth, "terminal", None), TerminalAuthCapabilities)
 
 
 def _session_capabilities(agent: Agent) -> SessionCapabilities:
@@ -83,7 +95,14 @@ def _session_capabilities(agent: Agent) -> SessionCapabilities:
     return session
 
 
-def _auth_method(spec: Any) -> AuthMethodAgent:
+def _auth_method(spec: Any) -> AuthMethodAgent | AuthMethodTerminal:
+    if spec.terminal_args is not None:
+        terminal = AuthMethodTerminal(
+            method_id=spec.method_id, name=spec.name, args=list(spec.terminal_args)
+        )
+        if spec.description is not None:
+            terminal.description = spec.description
+        return terminal
     method = AuthMethodAgent(method_id=spec.method_id, name=spec.name)
     if spec.description is not None:
         method.description = spec.description

@@ -23,7 +23,11 @@ from msgspec import Raw
 
 from acp2 import _aio
 from acp2.agent.attaching import attach
-from acp2.agent.capabilities import build_initialize_response, check_prompt
+from acp2.agent.capabilities import (
+    build_initialize_response,
+    check_prompt,
+    runs_terminal_login,
+)
 from acp2.agent.context import TurnContext
 from acp2.agent.dedupe import KeyedPrompt, exit_after_insert_for_tests
 from acp2.agent.elicit import advertises
@@ -172,7 +176,9 @@ class AgentConnection:
         self.runtime = runtime if runtime is not None else runtime_for(agent)
         self.initialized = False
         self.client_capabilities: ClientCapabilities | None = None
-        self.logged_in = not agent.auth_methods
+        self.logged_in = not agent.auth_methods or any(
+            m.ready is not None and m.ready() for m in agent.auth_methods
+        )
         self.sessions = SessionManager(
             agent,
             self.runtime,
@@ -237,7 +243,7 @@ class AgentConnection:
         """Answer with protocol version 2 (whatever was requested: never an error), our info
         and the capabilities derived from the configuration (IN-03, IN-04)."""
         self.accept_initialize(params)
-        return build_initialize_response(self.agent)
+        return build_initialize_response(self.agent, terminal_auth=runs_terminal_login(params))
 
     def accept_initialize(self, params: InitializeRequest) -> None:
         """Record an answered ``initialize``: the client's capabilities; other requests

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Final, Literal
 
 import msgspec
 
-from acp2.agent.capabilities import build_initialize_response
+from acp2.agent.capabilities import build_initialize_response, runs_terminal_login
 from acp2.compat.v1.negotiate import NegotiationError, request_version
 from acp2.schema import InitializeRequest
 from acp2.schema.codec import encode
@@ -68,9 +68,13 @@ def parse_initialize(line: bytes) -> tuple[bytes, InitializeRequest] | None:
         return None
 
 
-def response_line(agent: Agent, request_id: bytes) -> bytes:
-    """The ``initialize`` response line for ``agent`` (what the connection answers)."""
-    result = encode(build_initialize_response(agent))
+def response_line(
+    agent: Agent, request_id: bytes, params: InitializeRequest | None = None
+) -> bytes:
+    """The ``initialize`` response line for ``agent`` (what the connection answers to
+    ``params``; terminal auth methods only for a client that can run them)."""
+    terminal = params is not None and runs_terminal_login(params)
+    result = encode(build_initialize_response(agent, terminal_auth=terminal))
     return b'{"jsonrpc":"2.0","id":%s,"result":%s}\n' % (request_id, result)
 
 
@@ -92,7 +96,7 @@ def answer_stdin(agent: Agent) -> tuple[bytes, InitializeRequest | None]:
     if found is None:
         return bytes(buffer), None
     with contextlib.suppress(OSError):  # the client is gone: the connection finds out
-        _write_all(1, response_line(agent, found[0]))
+        _write_all(1, response_line(agent, found[0], found[1]))
     return bytes(buffer[end + 1 :]), found[1]
 
 

@@ -26,12 +26,21 @@ PromptHandler = Callable[["Turn"], Awaitable[str | None]]
 
 @dataclass
 class AuthMethodSpec:
-    """An ``agent``-type auth method: ``login`` is awaited on ``auth/login``."""
+    """An auth method: ``login`` is awaited on ``auth/login``.
+
+    With ``terminal_args`` set it is advertised as a ``terminal`` method (the client runs
+    the agent again with these arguments appended, in a terminal; AU-06), and only to
+    clients that can run one (AU-05); else as an ``agent`` method. ``ready`` says, once
+    per connection at its start, whether the user is signed in already (a key stored by
+    an earlier terminal login): then no ``auth/login`` is needed.
+    """
 
     method_id: str
     name: str
     login: Callable[[], Awaitable[None]]
     description: str | None = None
+    terminal_args: list[str] | None = None
+    ready: Callable[[], bool] | None = None
 
 
 @dataclass(eq=False)

@@ -122,8 +122,7 @@ class FrontBridge:
         # awaiting: the connection closing must not cancel this call half-way.
         with anyio.CancelScope(shield=True), anyio.fail_after(INITIALIZE_GRACE):
             result = await self.v2.call(v2m.INITIALIZE, request)
-        caps = params.client_capabilities
-        terminal_auth = caps is not UNSET and caps.auth is not UNSET and caps.auth.terminal is True
+        terminal_auth = handshake.runs_terminal_login(params.client_capabilities)
         return handshake.initialize_result_to_v1(
             result, terminal_auth=terminal_auth, dropped=self._drops
         )

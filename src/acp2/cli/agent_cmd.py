@@ -92,6 +92,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--api-key-file", metavar="PATH", help="read the API key from this file, once"
     )
+    parser.add_argument(
+        "--login",
+        action="store_true",
+        help="terminal login: type the API key, store it privately (keyring or a 0600"
+        " file) for later starts, and exit",
+    )
     for flag, kind, default, metavar, text in _NUMBERS:
         parser.add_argument(flag, type=kind, default=default, metavar=metavar, help=text)
     parser.add_argument(
@@ -178,6 +184,10 @@ def main(args: argparse.Namespace) -> int:
     if problem:
         print(f"acp2 agent: {line(problem)}", file=sys.stderr)
         return 2
+    if args.login:
+        from acp2.cli.agent_login import terminal_login
+
+        return terminal_login()
     kind = choose_model(args)
     if kind not in ("scripted", "openai"):
         print(f"acp2 agent: unknown model {kind!r} (scripted or openai)", file=sys.stderr)
@@ -201,6 +211,8 @@ def main(args: argparse.Namespace) -> int:
         store=args.store,
         **model_options(args, kind),
     )
+    if kind == "openai":
+        _add_login(agent, args)
     problem = store_at_start(agent)  # now: an unusable store is a configuration error
     if problem:
         print(f"acp2 agent: {problem}", file=sys.stderr)
@@ -244,12 +256,33 @@ def _check_openai(args: argparse.Namespace) -> str | None:
         from acp2.coder.providers.openai import DEFAULT_BASE_URL, OpenAIConfig
     except ImportError:
         return "--model openai needs httpx: pip install -e '.[llm]' in the acp2 checkout"
+    if not args.api_key and not _environment_key():
+        from acp2.coder.credentials import stored_key
+
+        args.api_key = stored_key()  # what an earlier terminal login stored
     config = OpenAIConfig.from_env(
         model=args.model_name, base_url=args.base_url, api_key=args.api_key
     )
-    if config.base_url == DEFAULT_BASE_URL and not config.api_key:
-        return "the OpenAI API needs a key: set OPENAI_API_KEY or pass --api-key-file"
+    args.signed_in = bool(config.api_key) or config.base_url != DEFAULT_BASE_URL
     return None
+
+
+def _environment_key() -> bool:
+    return bool(os.environ.get("OPENAI_API_KEY") or os.environ.get("ACP2_API_KEY"))
+
+
+def _add_login(agent: Any, args: argparse.Namespace) -> None:
+    """Advertise the terminal login; without a key, say on stderr what sessions need."""
+    from acp2.cli.agent_login import auth_methods
+
+    signed_in = bool(getattr(args, "signed_in", True))
+    agent.auth_methods.extend(auth_methods(signed_in))
+    if not signed_in:
+        print(
+            "acp2 agent: no API key (OPENAI_API_KEY, --api-key-file or a stored one): "
+            "sessions wait for the terminal login, acp2 agent --login",
+            file=sys.stderr,
+        )
 
 
 if __name__ == "__main__":  # pragma: no cover - python -m acp2.cli.agent_cmd

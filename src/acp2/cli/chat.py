@@ -108,9 +108,11 @@ def add_parser(subparsers: Any) -> None:
 
     add_serving_options(parser)
     add_remote_options(parser)
+    from acp2.cli.agents_cmd import add_agent_option
     from acp2.cli.mcp_opts import add_mcp_options
 
     add_mcp_options(parser)
+    add_agent_option(parser)
     parser.add_argument(
         "agent_command",
         metavar="AGENT_COMMAND",
@@ -128,6 +130,9 @@ def main(args: argparse.Namespace) -> int:
     command = list(args.agent_command)
     if command[:1] == ["--"]:
         command = command[1:]
+    from acp2.cli.agents_cmd import agent_command
+
+    command = agent_command(args, command, "acp2 chat")
     problem = _usage_problem(args, command)
     servers: list[object] = []
     if problem is None:

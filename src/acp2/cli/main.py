@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("acp2.cli.run", "send one prompt to an agent and print the reply (scripting, CI)"),
     "agent": ("acp2.cli.agent_cmd", "the built-in coding agent, on stdio"),
     "test-agent": ("acp2.cli.test_agent", "a deterministic agent for testing clients, on stdio"),
+    "agents": ("acp2.cli.agents_cmd", "list, search and show the agents of the ACP registry"),
     "check": ("acp2.cli.check_cmd", "check an ACP v2 agent for conformance"),
     "serve": (
         "acp2.cli.serve_cmd",
@@ -68,6 +69,10 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``acp2`` command line; return the process exit code."""
     args_list, debug = _take_debug(list(sys.argv[1:] if argv is None else argv))
+    if args_list == ["--login"]:
+        # A client that *replaces* the agent's arguments with a terminal auth method's
+        # (as the ACP registry describes it) runs `acp2 --login`: the coding agent's login.
+        args_list = ["agent", "--login"]
     if argv is None:  # the key of `acp2 agent --api-key KEY` leaves argv first of all
         from acp2.cli.api_key import reexec_early
 

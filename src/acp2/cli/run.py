@@ -73,9 +73,11 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
     )
     add_serving_options(parser)
     add_remote_options(parser)
+    from acp2.cli.agents_cmd import add_agent_option
     from acp2.cli.mcp_opts import add_mcp_options
 
     add_mcp_options(parser)
+    add_agent_option(parser)
 
 
 def add_remote_options(parser: argparse.ArgumentParser) -> None:
@@ -187,7 +189,9 @@ def _split_command(args: argparse.Namespace) -> str | None:
             extra.parse_args(before, namespace=args)
         except SystemExit:
             return f"unexpected arguments before '--': {' '.join(before)}"
-    args.agent_command = command
+    from acp2.cli.agents_cmd import agent_command
+
+    args.agent_command = command = agent_command(args, command, "acp2 run")
     if getattr(args, "url", None) is not None:
         return "give AGENT_COMMAND or --url, not both" if command else None
     return None if command else "missing AGENT_COMMAND (write it after '--', or use --url)"

@@ -25,6 +25,7 @@ __all__ = [
     "initialize_request_to_v1",
     "initialize_result_from_v1",
     "initialize_result_to_v1",
+    "runs_terminal_login",
     "wants_boolean_options",
 ]
 
@@ -32,6 +33,18 @@ __all__ = [
 UNKNOWN_IMPLEMENTATION: Final = v2.Implementation(name="unknown", version="unknown")
 
 # -- a v1 client and a v2 agent -------------------------------------------------------
+
+
+def runs_terminal_login(caps: Any) -> bool:
+    """Whether v1 client capabilities offer terminal login: ``auth.terminal: true``, or
+    the ``_meta`` key ``terminal-auth: true`` that v1 editors and the ACP registry's
+    validator send."""
+    if caps is UNSET or caps is None:
+        return False
+    if caps.auth is not UNSET and caps.auth.terminal is True:
+        return True
+    meta = caps.meta
+    return isinstance(meta, dict) and meta.get("terminal-auth") is True
 
 
 def initialize_request_from_v1(
@@ -43,7 +56,7 @@ def initialize_request_from_v1(
     caps = request.client_capabilities if request.client_capabilities is not UNSET else None
     v2caps = v2.ClientCapabilities()
     if caps is not None:
-        if caps.auth is not UNSET and caps.auth.terminal is True:
+        if runs_terminal_login(caps):
             v2caps.auth = v2.AuthCapabilities(terminal=v2.TerminalAuthCapabilities())
         if caps.elicitation not in (UNSET, None):
             v2caps.elicitation = recode(caps.elicitation, v2.ElicitationCapabilities)
