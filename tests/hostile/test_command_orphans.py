@@ -44,7 +44,9 @@ def long_command(marker: str, *, daemon: bool = False) -> str:
     the test finds them on the host; it says ``ready`` once all three have started."""
     sleep = f"sleep 600.{marker}"
     third = f"setsid {sleep}" if daemon else sleep
-    started = "until grep -q sleep /proc/$p/cmdline 2>/dev/null; do :; done"
+    # comm, not cmdline: a forked child shows the whole command line (which names sleep)
+    # until it execs, so only comm says the sleep itself runs.
+    started = 'until [ "$(cat /proc/$p/comm 2>/dev/null)" = sleep ]; do :; done'
     return (
         f"{sleep} & a=$!; {sleep} & b=$!; {third} & c=$!; "
         f"for p in $a $b $c; do {started}; done; echo ready; wait"
