@@ -22,7 +22,7 @@ import asyncio
 
 import msgspec
 
-from acp2.errors import ConnectionClosed
+from acp2.errors import ConnectionClosed, InvalidRequest
 from acp2.schema.methods import INITIALIZE
 from acp2.serve.asgi import Disconnected, Receive, Scope, Send, TooLarge, read_body, respond
 from acp2.serve.events import stream_events
@@ -107,8 +107,8 @@ async def _post(
         return
     try:
         message = head(body)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        await respond(send, 400, "Invalid JSON-RPC message: expected one JSON object")
+    except InvalidRequest as exc:
+        await respond(send, 400, _invalid(exc), content_type="application/json")
         return
     if not headers.get(CONNECTION_HEADER):
         await _initialize(send, headers, registry, principal, body, message)
@@ -121,6 +121,13 @@ async def _post(
         await respond(send, *found)
         return
     await _forward(send, headers, found, body, message)
+
+
+def _invalid(exc: InvalidRequest) -> bytes:
+    """The JSON-RPC error body of a POST whose body is not one JSON-RPC object: its id
+    cannot be trusted, so it is answered with ``id: null``."""
+    error = {"code": exc.code, "message": exc.message}
+    return msgspec.json.encode({"jsonrpc": "2.0", "id": None, "error": error})
 
 
 async def _ack(send: Send, headers: Headers, registry: Registry, principal: str) -> None:

@@ -32,14 +32,20 @@ client so it knows how long a drop it can ride out.
 
 from __future__ import annotations
 
+import re
 import time
 from bisect import bisect_left
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import accumulate, repeat
+from typing import Final
 
 import msgspec
+
+from acp2.errors import InvalidRequest
+from acp2.rpc.guarded import decode
+from acp2.rpc.messages import TOO_DEEP
 
 __all__ = [
     "ACK_EVERY",
@@ -406,18 +412,35 @@ def encode_ack(seq: int) -> bytes:
     return b'{"ack":%d}' % seq
 
 
+# The data frame's layout as encode_data writes it: a message nested too deeply to decode
+# still has a readable seq, so the receiving rpc layer can answer it alone.
+_DATA_LAYOUT: Final = re.compile(rb'\{"seq":([1-9][0-9]{0,18}),"msg":(.+)\}', re.DOTALL)
+
+
+def _too_deep_data(data: bytes | str, exc: InvalidRequest) -> Frame:
+    """The data frame ``data`` whose message msgspec could not follow, read from its
+    layout; :class:`FrameError` for any other frame that did not decode."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    match = _DATA_LAYOUT.fullmatch(raw.strip()) if exc.message.endswith(TOO_DEEP) else None
+    if match is None:
+        raise FrameError(f"not a durable frame: {exc.message}")
+    return Frame(seq=int(match[1]), msg=msgspec.Raw(match[2]))
+
+
 def decode_frame(data: bytes | str) -> Frame:
     """Decode a durable frame; raises :class:`FrameError` for anything else.
 
     A data frame has a positive ``seq`` and a ``msg`` (any JSON value: the JSON-RPC layer
     judges it), and no ``ack``; a batch has a positive ``seq`` and ``msgs``, a list of 1 to
     :data:`BATCH_MAX` messages, and nothing else; an acknowledgement has a non-negative
-    ``ack`` only.
+    ``ack`` only. A data frame laid out as :func:`encode_data` writes it whose message is
+    nested too deeply to decode is still taken, so that the JSON-RPC layer answers that
+    message alone; any other frame that does not decode (nesting included) is refused.
     """
     try:
-        frame = _decoder.decode(data)
-    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-        raise FrameError(f"not a durable frame: {exc}") from None
+        frame = decode(_decoder, data)
+    except InvalidRequest as exc:
+        frame = _too_deep_data(data, exc)
     if frame.ack is not None:
         if frame.seq is not None or len(frame.msg) or frame.msgs is not None or frame.ack < 0:
             raise FrameError("an ack frame carries a non-negative ack only")
