@@ -189,10 +189,11 @@ def _seq_duplicate(headers: Headers, connection: RemoteConnection) -> bool | str
     raw = headers.get(SEQ_HEADER)
     if raw is None or not connection.durable:
         return False
-    try:
-        return not connection.received.accept(int(raw))
-    except ValueError:
+    seq = header_seq(raw)
+    if seq is None:
         return f"Bad {SEQ_HEADER}: {raw[:40]!r}"
+    try:
+        return not connection.received.accept(seq)
     except SeqGap as exc:
         return f"{SEQ_HEADER} out of order: {exc}"
 

@@ -56,6 +56,7 @@ __all__ = [
     "BATCH_MESSAGES",
     "DURABLE_HEADER",
     "LAST_SEQ_HEADER",
+    "MAX_SEQ_DIGITS",
     "SEQ_HEADER",
     "CursorTooOld",
     "Frame",
@@ -94,6 +95,9 @@ BATCH_MESSAGES = 64
 BATCH_BYTES = 256 * 1024
 #: The most messages a receiver accepts in one batch frame (:func:`decode_frame`).
 BATCH_MAX = 1024
+#: The most digits of a seq header (:func:`header_seq`): a signed 64-bit integer's.
+MAX_SEQ_DIGITS = 19
+_INT64_MAX = 2**63 - 1
 
 
 class CursorTooOld(Exception):
@@ -399,12 +403,17 @@ def _frame(first: int, run: list[bytes]) -> bytes:
 
 
 def header_seq(value: str | None) -> int | None:
-    """A seq sent as a header (``Last-Event-ID``, ``Acp2-Ack``): ASCII digits only, else
-    None (``int()`` would take signs, spaces and other scripts' digits, and fail on
-    some characters ``str.isdigit`` accepts, such as superscripts)."""
-    if value is None or not (value.isascii() and value.isdigit()):
+    """A seq sent as a header (``Last-Event-ID``, ``Acp2-Ack``, ``Acp2-Seq``): 1 to
+    :data:`MAX_SEQ_DIGITS` ASCII digits with a value that fits a signed 64-bit integer,
+    else None (``int()`` would take signs, spaces and other scripts' digits, fail on
+    some characters ``str.isdigit`` accepts, such as superscripts, and raise past 4,300
+    digits)."""
+    if value is None or len(value) > MAX_SEQ_DIGITS:
         return None
-    return int(value)
+    if not (value.isascii() and value.isdigit()):
+        return None
+    seq = int(value)
+    return seq if seq <= _INT64_MAX else None
 
 
 def encode_ack(seq: int) -> bytes:
