@@ -53,6 +53,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--allow-origin", action="append", default=[], metavar="ORIGIN", help="allowed Origin"
     )
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a Host name clients may use besides loopback and the bound address (repeatable)",
+    )
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--app", metavar="MODULE:AGENT", help="an acp2 Agent to serve")
     which.add_argument("--coder", action="store_true", help="the built-in coding agent")
@@ -126,6 +133,7 @@ def main(args: argparse.Namespace) -> int:
         path=args.path,
         tokens={token: "token"} if token else {},
         allow_origins=tuple(args.allow_origin),
+        allowed_hosts=tuple(args.allowed_host),
         idle_timeout=max(args.idle_timeout, 1.0),
     )
     try:

@@ -142,7 +142,8 @@ def app_from_env() -> AcpApp:
 
     ``ACP2_SERVE_APP=module:agent`` or ``ACP2_SERVE_COMMAND="agent argv"`` (default: the
     built-in coding agent with the scripted model); ``ACP2_TOKEN`` (bearer token),
-    ``ACP2_ALLOW_ORIGIN`` (comma-separated origins), ``ACP2_SERVE_PATH`` (default /acp).
+    ``ACP2_ALLOW_ORIGIN`` (comma-separated origins), ``ACP2_ALLOWED_HOST`` (comma-separated
+    Host names), ``ACP2_SERVE_PATH`` (default /acp).
     """
     env = os.environ
     token = env.get("ACP2_TOKEN")
@@ -151,6 +152,9 @@ def app_from_env() -> AcpApp:
         path=env.get("ACP2_SERVE_PATH", "/acp"),
         tokens={token: "token"} if token else {},
         allow_origins=origins,
+        allowed_hosts=tuple(
+            h.strip() for h in env.get("ACP2_ALLOWED_HOST", "").split(",") if h.strip()
+        ),
     )
     if env.get("ACP2_SERVE_COMMAND"):
         return create_app(command=shlex.split(env["ACP2_SERVE_COMMAND"]), config=config)

@@ -4,7 +4,7 @@ Status codes follow the RFD's routing table: 400 (a missing or mismatched header
 JSON, ``initialize`` on an existing connection), 404 (unknown connection), 406 (GET
 without ``Accept: text/event-stream``), 413 (a message over the size limit: the
 connection survives), 415 (POST not ``application/json``), 501 (a JSON-RPC batch); plus
-401 / 403 from :mod:`acp2.serve.security`, 409 (a plain stream that already has a
+421 / 401 / 403 from :mod:`acp2.serve.security`, 409 (a plain stream that already has a
 reader), 410 (a durable stream's ``Last-Event-ID`` older than its window) and 503 (too
 many connections). ``initialize`` without ``Acp-Connection-Id`` creates the connection
 and is answered 200 with the agent's JSON response and the ``Acp-Connection-Id`` header;
