@@ -6,14 +6,17 @@ does: the durable envelope (``durable.decode_frame``) and the routing fields of 
 message (``remote_base.peek`` / ``has_id``). Before the fix msgspec's ``RecursionError``
 escaped there, and one 10 KB frame made ``acp2 run --url`` exit 70 ("bug in acp2"). Now
 a frame nested too deeply is that message's problem alone: the turn around it finishes
-and the run exits 0. The server is a real WebSocket server on 127.0.0.1 (``websockets``),
-plain and durable.
+and the run exits 0. The servers are real, on 127.0.0.1: a WebSocket server
+(``websockets``, plain and durable) and a Streamable HTTP server (an ASGI app under
+uvicorn, SSE).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import socket
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -22,6 +25,7 @@ from typing import Any
 
 import anyio
 import pytest
+import uvicorn
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
@@ -123,6 +127,102 @@ async def test_acp2_run_survives_a_server_that_nests_frames_too_deeply(
     env = dict(os.environ, ACP2_DATA_DIR=str(tmp_path / "data"))
     env.pop("ACP2_TOKEN", None)
     async with hostile_server(durable) as url:
+        argv = [sys.executable, "-m", "acp2", "run", "--url", url, "hello"]
+        with anyio.fail_after(RUN_TIMEOUT):
+            done = await anyio.run_process(argv, env=env, cwd=tmp_path, check=False)
+    out, err = done.stdout.decode(), done.stderr.decode()
+    assert done.returncode == 0, (done.returncode, out[-1000:], err[-2000:])
+    assert "survived" in out
+    assert "bug in acp2" not in err
+    assert "Traceback" not in err
+
+
+class HostileSse:
+    """A Streamable HTTP server (no WebSocket: the client falls back to SSE) answering like
+    an agent, every message on the connection's stream; session streams stay empty."""
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.closing = asyncio.Event()
+        self.readers = 0
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
+        if scope["method"] == "POST":
+            await self._post(receive, send)
+        elif "upgrade" in headers:
+            await _respond(send, 404, b"")  # no WebSocket here
+        elif "acp-session-id" in headers:
+            await _start_events(send)
+            await self.closing.wait()
+            await send({"type": "http.response.body", "body": b""})
+        else:
+            await _start_events(send)
+            self.readers += 1
+            while (line := await self.queue.get()) is not None:
+                event = b"data: " + line.encode() + b"\n\n"
+                await send({"type": "http.response.body", "body": event, "more_body": True})
+            await send({"type": "http.response.body", "body": b""})
+
+    async def _post(self, receive: Any, send: Any) -> None:
+        body, more = b"", True
+        while more:
+            part = await receive()
+            body, more = body + part.get("body", b""), part.get("more_body", False)
+        message = json.loads(body) if body else {}
+        if message.get("method") == "initialize":
+            await _respond(send, 200, answers(message)[0].encode(), ("acp-connection-id", "c1"))
+            return
+        await _respond(send, 202 if message else 204, b"")
+        for line in answers(message):
+            self.queue.put_nowait(line)
+
+    def close(self) -> None:
+        self.closing.set()
+        for _ in range(self.readers):
+            self.queue.put_nowait(None)
+
+
+async def _respond(send: Any, status: int, body: bytes, *extra: tuple[str, str]) -> None:
+    headers = [(b"content-type", b"application/json")] if body else []
+    headers += [(k.encode(), v.encode()) for k, v in extra]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _start_events(send: Any) -> None:
+    headers = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-store")]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+
+
+@asynccontextmanager
+async def hostile_sse_server() -> AsyncIterator[str]:
+    app = HostileSse()
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    # An event stream whose client went away waits for its next event: bound the wait.
+    config = uvicorn.Config(
+        app, ws="none", lifespan="off", log_level="error", timeout_graceful_shutdown=1
+    )
+    server = uvicorn.Server(config)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(server.serve, [sock])
+        try:
+            yield f"http://127.0.0.1:{sock.getsockname()[1]}/acp"
+        finally:
+            app.close()
+            server.should_exit = True
+    sock.close()
+
+
+async def test_acp2_run_survives_an_sse_server_that_nests_events_too_deeply(
+    tmp_path: Path,
+) -> None:
+    env = dict(os.environ, ACP2_DATA_DIR=str(tmp_path / "data"))
+    env.pop("ACP2_TOKEN", None)
+    async with hostile_sse_server() as url:
         argv = [sys.executable, "-m", "acp2", "run", "--url", url, "hello"]
         with anyio.fail_after(RUN_TIMEOUT):
             done = await anyio.run_process(argv, env=env, cwd=tmp_path, check=False)
