@@ -28,7 +28,9 @@ security:
   binds 127.0.0.1 unless --host says otherwise. A bearer token (--token or
   $ACP2_TOKEN) is required from every client when set, and always when binding a
   non-loopback address (one is generated and printed once if not given). Browsers'
-  Origin must be this server's own loopback origin or an --allow-origin.
+  Origin must be this server's own loopback origin or an --allow-origin. The Host
+  header must be a loopback name, the address connected to, or an --allowed-host
+  (else 421: DNS rebinding).
 
 HTTP/2: uvicorn speaks HTTP/1.1 (SSE works over it, one TCP connection per open
 stream). The RFD requires HTTP/2 for Streamable HTTP: run the same app under hypercorn,
