@@ -64,7 +64,9 @@ def parse_initialize(line: bytes) -> tuple[bytes, InitializeRequest] | None:
         if request.method != INITIALIZE.name or request_version(request.params) != 2:
             return None
         return bytes(request.id), _params.decode(request.params)
-    except (msgspec.DecodeError, msgspec.ValidationError, NegotiationError):
+    # acp2.rpc.guarded.decode's cases, caught here because the early answer must not load
+    # acp2.rpc (start-up time): a line nested too deeply is the connection's to judge too.
+    except (msgspec.DecodeError, RecursionError, NegotiationError):
         return None
 
 

@@ -20,8 +20,10 @@ from msgspec import UNSET, Raw, UnsetType
 
 from acp2.bridge.peek import first_line
 from acp2.compat.v1.negotiate import NegotiationError, Version, request_version, result_version
-from acp2.errors import ConnectionClosed
+from acp2.errors import ConnectionClosed, InvalidRequest
 from acp2.rpc.framing import DEFAULT_MAX_MESSAGE_SIZE
+from acp2.rpc.guarded import decode
+from acp2.rpc.messages import TOO_DEEP
 from acp2.schema.methods import INITIALIZE
 from acp2.transport.base import Transport
 
@@ -107,9 +109,12 @@ async def read_hello(client: Transport) -> Hello | None:
 async def _judge(client: Transport, line: bytes, rest: bytes) -> Hello | None:
     """A :class:`Hello` for an ``initialize`` request line; else answer it, ``None``."""
     try:
-        envelope = _envelope.decode(line)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        await _send_error(client, None, PARSE_ERROR, "Parse error: not a JSON-RPC message")
+        envelope = decode(_envelope, line)
+    except InvalidRequest as exc:
+        if exc.message.endswith(TOO_DEEP):
+            await _send_error(client, None, exc.code, exc.message)
+        else:
+            await _send_error(client, None, PARSE_ERROR, "Parse error: not a JSON-RPC message")
         return None
     if envelope.method != INITIALIZE.name or envelope.id is UNSET:
         if envelope.id is not UNSET and envelope.method is not UNSET:
@@ -157,8 +162,8 @@ def _response(line: bytes, request_id: Any) -> Raw | bool | None:
     """The raw result if ``line`` answers ``request_id`` (``False`` for an error answer);
     ``None`` if it is anything else."""
     try:
-        envelope = _envelope.decode(line)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+        envelope = decode(_envelope, line)
+    except InvalidRequest:
         return None
     if envelope.method is not UNSET or envelope.id != request_id:
         return None

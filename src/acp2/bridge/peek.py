@@ -21,7 +21,9 @@ import msgspec
 from msgspec import UNSET, Raw, UnsetType
 
 from acp2.compat.v1.negotiate import NegotiationError, Version, request_version
+from acp2.errors import InvalidRequest
 from acp2.rpc.framing import DEFAULT_MAX_MESSAGE_SIZE
+from acp2.rpc.guarded import decode
 from acp2.schema.methods import INITIALIZE
 from acp2.transport.base import DirectReceive, DirectSend, Transport
 
@@ -114,8 +116,8 @@ async def first_line(transport: Transport, buffer: bytearray) -> bytes | None:
 def _version_of(line: bytes) -> tuple[Any, Version | NegotiationError | None]:
     """``(request id, version)`` of an ``initialize`` line; ``None`` for anything else."""
     try:
-        envelope = _envelope.decode(line)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+        envelope = decode(_envelope, line)
+    except InvalidRequest:
         return None, None
     if envelope.method != INITIALIZE.name or envelope.id is UNSET:
         return None, None

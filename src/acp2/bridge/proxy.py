@@ -40,12 +40,15 @@ from acp2.bridge.hello import Answer, Hello, answer_version, probe, read_hello
 from acp2.bridge.passthrough import Side, pass_through
 from acp2.bridge.wirelog import TappedTransport, WireLog
 from acp2.compat.v1.negotiate import Version
+from acp2.errors import InvalidRequest
+from acp2.rpc.guarded import decode as guarded_decode
 from acp2.transport.base import DirectReceive, DirectSend, Transport
 
 __all__ = ["AgentGone", "BadAnswer", "BridgeEnd", "run_bridge", "tapped"]
 
 _NEWLINE: Final = b"\n"
 _encoder: Final = msgspec.json.Encoder()
+_any: Final = msgspec.json.Decoder()
 
 
 @dataclass(frozen=True)
@@ -178,10 +181,10 @@ def _with_v1_offer(line: bytes, files: bool, terminals: bool) -> bytes:
     from acp2.compat.v1.handshake import initialize_request_to_v1
     from acp2.schema.codec import decode
 
-    message = msgspec.json.decode(line)
     try:
+        message = guarded_decode(_any, line)
         request = decode(_encoder.encode(message["params"]), v2.InitializeRequest)
-    except (msgspec.ValidationError, KeyError, TypeError):
+    except (InvalidRequest, msgspec.ValidationError, KeyError, TypeError):
         return line
     offer = initialize_request_to_v1(
         request, read_files=files, write_files=files, terminals=terminals

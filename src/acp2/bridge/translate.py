@@ -24,6 +24,8 @@ import msgspec
 from acp2.bridge.hello import Answer, Hello
 from acp2.bridge.peek import replay
 from acp2.bridge.proxy import BadAnswer, tapped
+from acp2.errors import InvalidRequest
+from acp2.rpc.guarded import decode as guarded_decode
 from acp2.schema.methods import INITIALIZE
 from acp2.transport.base import Transport
 
@@ -111,8 +113,8 @@ class Preanswered:
         cut = data.find(_NEWLINE)
         first = data if cut < 0 else data[:cut]
         try:
-            envelope = _envelope.decode(first)
-        except (msgspec.DecodeError, msgspec.ValidationError):
+            envelope = guarded_decode(_envelope, first)
+        except InvalidRequest:
             return data
         if envelope.method != INITIALIZE.name or envelope.id is msgspec.UNSET:
             return data

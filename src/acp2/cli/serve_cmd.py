@@ -33,6 +33,8 @@ security:
   acp2 chat line that uses it. --no-token (loopback only) requires none: then any
   local user can drive the agent as you. Browsers' Origin must be this server's
   own loopback origin or an --allow-origin.
+  The Host header must be a loopback name, the address connected to, or an
+  --allowed-host (else 421: DNS rebinding).
 
 HTTP/2: uvicorn speaks HTTP/1.1 (SSE works over it, one TCP connection per open
 stream). The RFD requires HTTP/2 for Streamable HTTP: run the same app under hypercorn,
@@ -64,6 +66,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--allow-origin", action="append", default=[], metavar="ORIGIN", help="allowed Origin"
+    )
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a Host name clients may use besides loopback and the bound address (repeatable)",
     )
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--app", metavar="MODULE:AGENT", help="an acp2 Agent to serve")
@@ -149,6 +158,7 @@ def main(args: argparse.Namespace) -> int:
             # the sessions made on stdio or on a tokenless server (acp2.serve.agents).
             tokens={token: LOCAL_PRINCIPAL} if token else {},
             allow_origins=tuple(args.allow_origin),
+            allowed_hosts=tuple(args.allowed_host),
             idle_timeout=max(args.idle_timeout, 1.0),
             **limit_settings(args),
         )

@@ -34,8 +34,9 @@ from acp2.client.elicitation import (
 )
 from acp2.client.permissions import CANCELLED_OUTCOME
 from acp2.diagnose import sanitize
-from acp2.errors import AgentClosed, ConnectionClosed
+from acp2.errors import AgentClosed, ConnectionClosed, InvalidRequest
 from acp2.rpc import Connection
+from acp2.rpc.guarded import decode
 from acp2.schema import (
     ClientCapabilities,
     CreateElicitationRequest,
@@ -129,9 +130,9 @@ def raw_update(raw_params: bytes) -> bytes | None:
     """The exact bytes of the ``update`` inside ``session/update`` params (None, logged,
     when they are malformed)."""
     try:
-        return bytes(_raw_update_params.decode(raw_params).update)
-    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-        log.warning("dropped a malformed session/update: %s", exc)
+        return bytes(decode(_raw_update_params, raw_params).update)
+    except InvalidRequest as exc:
+        log.warning("dropped a malformed session/update: %s", exc.message)
         return None
 
 

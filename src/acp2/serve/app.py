@@ -145,8 +145,8 @@ def app_from_env() -> AcpApp:
     ``ACP2_SERVE_APP=module:agent`` or ``ACP2_SERVE_COMMAND="agent argv"`` (default: the
     built-in coding agent with the scripted model); ``ACP2_TOKEN`` (bearer token,
     required: ValueError without it unless ``ACP2_NO_TOKEN=1`` says to serve anyone who
-    can connect), ``ACP2_ALLOW_ORIGIN`` (comma-separated origins), ``ACP2_SERVE_PATH``
-    (default /acp).
+    can connect), ``ACP2_ALLOW_ORIGIN`` (comma-separated origins), ``ACP2_ALLOWED_HOST``
+    (comma-separated Host names), ``ACP2_SERVE_PATH`` (default /acp).
     """
     env = os.environ
     token = env.get("ACP2_TOKEN")
@@ -159,6 +159,9 @@ def app_from_env() -> AcpApp:
         path=env.get("ACP2_SERVE_PATH", "/acp"),
         tokens={token: LOCAL_PRINCIPAL} if token else {},  # one token: the local user
         allow_origins=origins,
+        allowed_hosts=tuple(
+            h.strip() for h in env.get("ACP2_ALLOWED_HOST", "").split(",") if h.strip()
+        ),
     )
     if env.get("ACP2_SERVE_COMMAND"):
         return create_app(command=shlex.split(env["ACP2_SERVE_COMMAND"]), config=config)

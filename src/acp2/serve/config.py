@@ -34,12 +34,15 @@ class ServeConfig:
     the agent side of every connection it opens); empty means no ``Authorization`` is
     required and every connection's principal is :data:`LOCAL_PRINCIPAL`.
     ``allow_origins`` lists the ``Origin`` values accepted besides the server's own
-    loopback origins. ``durable=False`` never grants the durable extension.
+    loopback origins. ``allowed_hosts`` lists the ``Host`` names (without port; ``*``
+    for any) accepted besides the loopback names and the address the request came in
+    on. ``durable=False`` never grants the durable extension.
     """
 
     path: str = "/acp"
     tokens: Mapping[str, str] = field(default_factory=dict)
     allow_origins: tuple[str, ...] = ()
+    allowed_hosts: tuple[str, ...] = ()
     #: Largest JSON-RPC message accepted from a client (413 / close 1009 over it).
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
     #: Bytes a connection may hold for its client before the agent's sends wait

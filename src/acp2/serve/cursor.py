@@ -38,6 +38,8 @@ import msgspec
 
 from acp2.agent.emitter import NOT_RECORDED
 from acp2.compat.v1.names import SESSION_LOAD_NAME
+from acp2.errors import InvalidRequest
+from acp2.rpc.guarded import decode
 from acp2.rpc.messages import SESSION_UPDATE_PREFIX
 from acp2.schema.extensions import SESSION_ATTACH
 from acp2.schema.methods import (
@@ -119,7 +121,6 @@ class _Init(msgspec.Struct):
 _notification = msgspec.json.Decoder(_Notification)
 _answer = msgspec.json.Decoder(_Answer)
 _init = msgspec.json.Decoder(_Init)
-_DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError)
 
 
 def history_session(line: bytes) -> str | None:
@@ -135,8 +136,8 @@ def history_session(line: bytes) -> str | None:
     elif not line.startswith(SESSION_UPDATE_PREFIX):
         return None
     try:  # the agent's layout differs (a raw update): read it properly
-        parsed = _notification.decode(line)
-    except _DECODE_ERRORS:
+        parsed = decode(_notification, line)
+    except InvalidRequest:
         return None
     kind = parsed.params.update.session_update.encode()
     if parsed.method != SESSION_UPDATE.name or not kind or kind in NOT_RECORDED:
@@ -306,7 +307,7 @@ class CursorRecorder:
         tracking.track.marks.append(Other(seq, keep))
         try:
             parsed = head(line)
-        except _DECODE_ERRORS:
+        except InvalidRequest:
             return
         key = id_key(parsed.id)
         if parsed.method is not None:
@@ -317,8 +318,8 @@ class CursorRecorder:
                 self._asking.add(key)
         elif key is not None and self._asked.pop(key, None) == SESSION_NEW.name:
             try:
-                answer = _answer.decode(line)
-            except _DECODE_ERRORS:
+                answer = decode(_answer, line)
+            except InvalidRequest:
                 return
             if answer.result is not None and answer.result.session_id:
                 self._first_sight(answer.result.session_id)
@@ -332,7 +333,7 @@ class CursorRecorder:
         """Note a message taken from the client (before the agent side sees it)."""
         try:
             parsed = head(message)
-        except _DECODE_ERRORS:
+        except InvalidRequest:
             return
         key = id_key(parsed.id)
         method = parsed.method
@@ -357,8 +358,8 @@ class CursorRecorder:
 
     def _initialized(self, message: bytes) -> None:
         try:
-            version = _init.decode(message).params.protocol_version
-        except _DECODE_ERRORS:
+            version = decode(_init, message).params.protocol_version
+        except InvalidRequest:
             version = 0
         if version < 2:
             self.disable()  # a v1 client (served through the bridge): not rebuilt

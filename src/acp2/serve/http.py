@@ -4,7 +4,7 @@ Status codes follow the RFD's routing table: 400 (a missing or mismatched header
 JSON, ``initialize`` on an existing connection), 404 (unknown connection), 406 (GET
 without ``Accept: text/event-stream``), 413 (a message over the size limit: the
 connection survives), 415 (POST not ``application/json``), 501 (a JSON-RPC batch); plus
-401 / 403 from :mod:`acp2.serve.security`, 409 (a plain stream that already has a
+421 / 401 / 403 from :mod:`acp2.serve.security`, 409 (a plain stream that already has a
 reader), 410 (a durable stream's ``Last-Event-ID`` older than its window) and 503 (too
 many connections). ``initialize`` without ``Acp-Connection-Id`` creates the connection
 and is answered 200 with the agent's JSON response and the ``Acp-Connection-Id`` header;
@@ -23,7 +23,7 @@ import asyncio
 import anyio
 import msgspec
 
-from acp2.errors import ConnectionClosed
+from acp2.errors import ConnectionClosed, InvalidRequest
 from acp2.schema.methods import INITIALIZE
 from acp2.serve.asgi import Disconnected, Receive, Scope, Send, TooLarge, read_body, respond
 from acp2.serve.config import ServeConfig
@@ -105,8 +105,8 @@ async def _post(
         return
     try:
         message = head(body)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        await respond(send, 400, "Invalid JSON-RPC message: expected one JSON object")
+    except InvalidRequest as exc:
+        await respond(send, 400, _invalid(exc), content_type="application/json")
         return
     if not headers.get(CONNECTION_HEADER):
         await _initialize(send, headers, registry, principal, body, message)
@@ -136,6 +136,13 @@ async def _body(receive: Receive, send: Send, config: ServeConfig) -> bytes | No
     except Disconnected:
         pass
     return None
+
+
+def _invalid(exc: InvalidRequest) -> bytes:
+    """The JSON-RPC error body of a POST whose body is not one JSON-RPC object: its id
+    cannot be trusted, so it is answered with ``id: null``."""
+    error = {"code": exc.code, "message": exc.message}
+    return msgspec.json.encode({"jsonrpc": "2.0", "id": None, "error": error})
 
 
 async def _ack(send: Send, headers: Headers, registry: Registry, principal: str) -> None:
@@ -197,10 +204,11 @@ def _seq_duplicate(headers: Headers, connection: RemoteConnection) -> bool | str
     raw = headers.get(SEQ_HEADER)
     if raw is None or not connection.durable:
         return False
-    try:
-        return not connection.received.accept(int(raw))
-    except ValueError:
+    seq = header_seq(raw)
+    if seq is None:
         return f"Bad {SEQ_HEADER}: {raw[:40]!r}"
+    try:
+        return not connection.received.accept(seq)
     except SeqGap as exc:
         return f"{SEQ_HEADER} out of order: {exc}"
 

@@ -22,7 +22,7 @@ from typing import Final, Literal
 
 import anyio
 
-from acp2.errors import ConnectionClosed
+from acp2.errors import ConnectionClosed, InvalidRequest
 from acp2.serve.config import ServeConfig
 from acp2.serve.cursor import UPDATE_HEAD, CursorRecorder
 from acp2.serve.outlet import Outlet
@@ -332,7 +332,7 @@ class RemoteConnection:
         request_id, future = self._initial
         try:
             parsed = head(line)
-        except ValueError:
+        except InvalidRequest:
             return False
         if parsed.method is not None or id_key(parsed.id) != request_id:
             return False
@@ -346,7 +346,7 @@ class RemoteConnection:
 
         try:
             parsed = head(line)
-        except ValueError:
+        except InvalidRequest:
             return False
         key = id_key(parsed.id) if parsed.method is None else None
         future = self._internal.pop(key, None) if key is not None else None

@@ -31,6 +31,8 @@ import anyio
 import anyio.to_thread
 import msgspec
 
+from acp2.errors import InvalidRequest
+from acp2.rpc.guarded import decode
 from acp2.schema.methods import SESSION_RESUME
 from acp2.serve.cursor import CursorRecorder, history_session
 from acp2.serve.rebuild import (
@@ -271,8 +273,8 @@ _error_answer = msgspec.json.Decoder(_ErrorAnswer)
 
 def _error_code(answer: bytes) -> int | None:
     try:
-        error = _error_answer.decode(answer).error
-    except (msgspec.DecodeError, msgspec.ValidationError):
+        error = decode(_error_answer, answer).error
+    except InvalidRequest:
         return -32603
     return error.code if error is not None else None
 

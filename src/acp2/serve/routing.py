@@ -18,6 +18,8 @@ from typing import Final
 import msgspec
 
 from acp2.compat.v1.names import SESSION_LOAD_NAME
+from acp2.errors import InvalidRequest
+from acp2.rpc.guarded import decode
 
 __all__ = ["MAX_PENDING", "Head", "Router", "head", "id_key", "session_of"]
 
@@ -44,9 +46,9 @@ _any = msgspec.json.Decoder()
 
 
 def head(message: bytes) -> Head:
-    """The envelope of ``message``; raises ``msgspec.DecodeError`` / ``ValidationError``
-    for text that is not one JSON object with such fields."""
-    return _head.decode(message)
+    """The envelope of ``message``; raises :class:`~acp2.errors.InvalidRequest` for text
+    that is not one JSON object with such fields (nested too deeply included)."""
+    return decode(_head, message)
 
 
 def session_of(message: Head) -> str | None:
@@ -54,16 +56,20 @@ def session_of(message: Head) -> str | None:
     if not len(message.params):
         return None
     try:
-        return _scoped.decode(message.params).session_id
-    except (msgspec.DecodeError, msgspec.ValidationError):
+        return decode(_scoped, message.params).session_id
+    except InvalidRequest:
         return None
 
 
 def id_key(raw: msgspec.Raw) -> bytes | None:
-    """A canonical key for a JSON-RPC id (the same id spelled differently matches)."""
+    """A canonical key for a JSON-RPC id (the same id spelled differently matches); None
+    for no id, and for one that cannot be an id (null, a boolean, an array, an object)."""
     if not len(raw):
         return None
-    value = _any.decode(raw)
+    try:
+        value = decode(_any, raw)
+    except InvalidRequest:
+        return None  # an array or object nested too deeply: no id either
     if value is None or isinstance(value, bool | dict | list):
         return None
     return msgspec.json.encode(value)
@@ -92,7 +98,7 @@ class Router:
         """The session whose stream ``message`` goes to; None for the connection stream."""
         try:
             parsed = head(message)
-        except (msgspec.DecodeError, msgspec.ValidationError):
+        except InvalidRequest:
             return None
         if parsed.method is None:
             key = id_key(parsed.id)

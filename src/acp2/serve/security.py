@@ -1,4 +1,10 @@
-"""Who may use the endpoint: the ``Origin`` allow-list and bearer tokens.
+"""Who may use the endpoint: the ``Host`` and ``Origin`` allow-lists and bearer tokens.
+
+* ``Host``, when a request carries one, must name the server: a loopback name
+  (``127.0.0.1``, ``localhost``, ``[::1]``), the address the request came in on, or a
+  name listed in ``allowed_hosts``; else 421. A DNS-rebinding page reaches the server
+  under its own domain name, which its browser sends as ``Host``: this refuses it even
+  when the browser sends no ``Origin``.
 
 * ``Origin``, when a request carries one (browsers always do), must be the server's own
   loopback origin (``http(s)://127.0.0.1:<port>``, ``localhost``, ``[::1]``) or listed in
@@ -25,6 +31,7 @@ _LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
 _TOKEN_REQUIRED = (
     "A valid bearer token is required (the server's token: acp2 chat/run --token, or $ACP2_TOKEN)"
 )
+_MISDIRECTED = (421, "Misdirected Request: this server does not serve that Host")
 
 
 class Headers:
@@ -59,7 +66,11 @@ class Refusal:
 
 
 def admit(scope: Mapping[str, Any], headers: Headers, config: ServeConfig) -> str | Refusal:
-    """The principal of this request, or why it is refused (403 origin, 401 token)."""
+    """The principal of this request, or why it is refused (421 host, 403 origin, 401
+    token)."""
+    host = headers.get("host")
+    if host is not None and not _host_allowed(host, scope, config):
+        return Refusal(*_MISDIRECTED)
     origin = headers.get("origin")
     if origin is not None and not _origin_allowed(origin, scope, config):
         return Refusal(403, "Origin not allowed")
@@ -71,6 +82,27 @@ def admit(scope: Mapping[str, Any], headers: Headers, config: ServeConfig) -> st
         # this is a chat started without one.
         return Refusal(401, _TOKEN_REQUIRED)
     return principal
+
+
+def _host_allowed(host: str, scope: Mapping[str, Any], config: ServeConfig) -> bool:
+    name = _host_name(host)
+    if name in _LOOPBACK or "*" in config.allowed_hosts:
+        return True
+    if any(name == allowed.lower() for allowed in config.allowed_hosts):
+        return True
+    server = scope.get("server")  # (the local address, port) the request came in on
+    if not server:
+        return False
+    return name.strip("[]") == str(server[0]).lower()
+
+
+def _host_name(host: str) -> str:
+    """``host`` without its port, lower-case (an IPv6 literal keeps its brackets)."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[: host.find("]") + 1] or host
+    name, colon, _ = host.rpartition(":")
+    return name if colon and ":" not in name else host
 
 
 def _origin_allowed(origin: str, scope: Mapping[str, Any], config: ServeConfig) -> bool:

@@ -40,6 +40,7 @@ from acp2.transport.durable import (
     decode_frame,
     encode_ack,
     encode_data,
+    header_seq,
 )
 
 __all__ = ["handle_websocket", "refuse_busy", "reject_websocket"]
@@ -136,7 +137,7 @@ async def _resume(
         code, reason = 4401, "This connection belongs to another principal"
     else:
         try:
-            generation = _take_over(connection, int(headers.get(LAST_SEQ_HEADER) or "0"))
+            generation = _take_over(connection, _last_seq(headers))
         except CursorTooOld:
             code, reason = 4410, "Acp2-Last-Seq is older than the retained window"
         except ValueError:
@@ -149,6 +150,15 @@ async def _resume(
     last = connection.received.last
     await _accept(send, _resumed_headers(registry, connection.id, last, batch))
     await _Socket(receive, send, connection, batch=batch).run(generation)
+
+
+def _last_seq(headers: Headers) -> int:
+    """The resuming client's ``Acp2-Last-Seq`` (0 when absent); ``ValueError`` unless it
+    is a seq as :func:`~acp2.transport.durable.header_seq` reads one."""
+    seq = header_seq(headers.get(LAST_SEQ_HEADER) or "0")
+    if seq is None:
+        raise ValueError("Acp2-Last-Seq is not a seq")
+    return seq
 
 
 async def _take_over_stream(
@@ -173,7 +183,7 @@ async def _take_over_stream(
         code, reason = 1013, busy
     elif cursor is not None:
         try:
-            result = restore.plan(cursor, int(headers.get(LAST_SEQ_HEADER) or "0"))
+            result = restore.plan(cursor, _last_seq(headers))
         except restore.Unrestorable as exc:
             code, reason = exc.code, exc.reason[:120]
         except ValueError:

@@ -45,6 +45,9 @@ from typing import Any, Protocol
 
 import msgspec
 
+from acp2.errors import InvalidRequest
+from acp2.rpc.guarded import decode
+
 __all__ = [
     "NOT_KEPT",
     "CursorStore",
@@ -130,8 +133,8 @@ def decode_cursor(data: bytes) -> StreamCursor | None:
     """The cursor stored as ``data``, or None when it does not decode (a row written by
     another version is ignored rather than trusted)."""
     try:
-        return _decoder.decode(data)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+        return decode(_decoder, data)
+    except InvalidRequest:
         return None
 
 

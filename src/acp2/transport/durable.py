@@ -32,14 +32,20 @@ client so it knows how long a drop it can ride out.
 
 from __future__ import annotations
 
+import re
 import time
 from bisect import bisect_left
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import accumulate, repeat
+from typing import Final
 
 import msgspec
+
+from acp2.errors import InvalidRequest
+from acp2.rpc.guarded import decode
+from acp2.rpc.messages import TOO_DEEP
 
 __all__ = [
     "ACK_EVERY",
@@ -50,6 +56,7 @@ __all__ = [
     "BATCH_MESSAGES",
     "DURABLE_HEADER",
     "LAST_SEQ_HEADER",
+    "MAX_SEQ_DIGITS",
     "SEQ_HEADER",
     "CursorTooOld",
     "Frame",
@@ -88,6 +95,9 @@ BATCH_MESSAGES = 64
 BATCH_BYTES = 256 * 1024
 #: The most messages a receiver accepts in one batch frame (:func:`decode_frame`).
 BATCH_MAX = 1024
+#: The most digits of a seq header (:func:`header_seq`): a signed 64-bit integer's.
+MAX_SEQ_DIGITS = 19
+_INT64_MAX = 2**63 - 1
 
 
 class CursorTooOld(Exception):
@@ -393,17 +403,37 @@ def _frame(first: int, run: list[bytes]) -> bytes:
 
 
 def header_seq(value: str | None) -> int | None:
-    """A seq sent as a header (``Last-Event-ID``, ``Acp2-Ack``): ASCII digits only, else
-    None (``int()`` would take signs, spaces and other scripts' digits, and fail on
-    some characters ``str.isdigit`` accepts, such as superscripts)."""
-    if value is None or not (value.isascii() and value.isdigit()):
+    """A seq sent as a header (``Last-Event-ID``, ``Acp2-Ack``, ``Acp2-Seq``): 1 to
+    :data:`MAX_SEQ_DIGITS` ASCII digits with a value that fits a signed 64-bit integer,
+    else None (``int()`` would take signs, spaces and other scripts' digits, fail on
+    some characters ``str.isdigit`` accepts, such as superscripts, and raise past 4,300
+    digits)."""
+    if value is None or len(value) > MAX_SEQ_DIGITS:
         return None
-    return int(value)
+    if not (value.isascii() and value.isdigit()):
+        return None
+    seq = int(value)
+    return seq if seq <= _INT64_MAX else None
 
 
 def encode_ack(seq: int) -> bytes:
     """The frame acknowledging every message up to ``seq``."""
     return b'{"ack":%d}' % seq
+
+
+# The data frame's layout as encode_data writes it: a message nested too deeply to decode
+# still has a readable seq, so the receiving rpc layer can answer it alone.
+_DATA_LAYOUT: Final = re.compile(rb'\{"seq":([1-9][0-9]{0,18}),"msg":(.+)\}', re.DOTALL)
+
+
+def _too_deep_data(data: bytes | str, exc: InvalidRequest) -> Frame:
+    """The data frame ``data`` whose message msgspec could not follow, read from its
+    layout; :class:`FrameError` for any other frame that did not decode."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    match = _DATA_LAYOUT.fullmatch(raw.strip()) if exc.message.endswith(TOO_DEEP) else None
+    if match is None:
+        raise FrameError(f"not a durable frame: {exc.message}")
+    return Frame(seq=int(match[1]), msg=msgspec.Raw(match[2]))
 
 
 def decode_frame(data: bytes | str) -> Frame:
@@ -412,12 +442,14 @@ def decode_frame(data: bytes | str) -> Frame:
     A data frame has a positive ``seq`` and a ``msg`` (any JSON value: the JSON-RPC layer
     judges it), and no ``ack``; a batch has a positive ``seq`` and ``msgs``, a list of 1 to
     :data:`BATCH_MAX` messages, and nothing else; an acknowledgement has a non-negative
-    ``ack`` only.
+    ``ack`` only. A data frame laid out as :func:`encode_data` writes it whose message is
+    nested too deeply to decode is still taken, so that the JSON-RPC layer answers that
+    message alone; any other frame that does not decode (nesting included) is refused.
     """
     try:
-        frame = _decoder.decode(data)
-    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-        raise FrameError(f"not a durable frame: {exc}") from None
+        frame = decode(_decoder, data)
+    except InvalidRequest as exc:
+        frame = _too_deep_data(data, exc)
     if frame.ack is not None:
         if frame.seq is not None or len(frame.msg) or frame.msgs is not None or frame.ack < 0:
             raise FrameError("an ack frame carries a non-negative ack only")

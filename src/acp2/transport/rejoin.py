@@ -30,7 +30,8 @@ import anyio.abc
 import msgspec
 from anyio.abc import TaskGroup
 
-from acp2.errors import ConnectionClosed
+from acp2.errors import ConnectionClosed, InvalidRequest
+from acp2.rpc.guarded import decode
 from acp2.schema.extensions import SESSION_ATTACH
 from acp2.schema.methods import INITIALIZE, SESSION_PROMPT, SESSION_RESUME
 from acp2.transport.backoff import Backoff
@@ -312,8 +313,8 @@ def _key(value: Any) -> Any:
 
 def _keyed(fields: Any) -> bool:
     try:
-        return _idempotent.decode(fields.params).idempotencyKey is not None
-    except (msgspec.DecodeError, msgspec.ValidationError):
+        return decode(_idempotent, fields.params).idempotencyKey is not None
+    except InvalidRequest:
         return False
 
 

@@ -16,7 +16,8 @@ from typing import Any
 import anyio
 import msgspec
 
-from acp2.errors import ConnectionClosed
+from acp2.errors import ConnectionClosed, InvalidRequest
+from acp2.rpc.guarded import decode
 
 __all__ = [
     "CONNECTION_HEADER",
@@ -122,8 +123,8 @@ class Peek(msgspec.Struct):
         for part in (self.params, self.result):
             if len(part):
                 try:
-                    found = _sid.decode(part).sessionId
-                except (msgspec.DecodeError, msgspec.ValidationError):
+                    found = decode(_sid, part).sessionId
+                except InvalidRequest:
                     continue
                 if isinstance(found, str):
                     return found
@@ -145,8 +146,8 @@ def has_id(message: bytes) -> bool:
     response, the messages :func:`peek` has to route); cheaper than :func:`peek`, since
     it keeps nothing of the rest: a stream's notifications need only this."""
     try:
-        return _id.decode(message).id is not None
-    except (msgspec.DecodeError, msgspec.ValidationError):
+        return decode(_id, message).id is not None
+    except InvalidRequest:
         return False
 
 
@@ -154,8 +155,8 @@ def peek(message: bytes) -> Peek:
     """The routing fields of ``message``; an empty :class:`Peek` when it is not a JSON
     object (the rpc layer of the receiving side judges it)."""
     try:
-        return _peek.decode(message)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+        return decode(_peek, message)
+    except InvalidRequest:
         return Peek()
 
 

@@ -71,6 +71,8 @@ def _decode(data: bytes | msgspec.Raw, decoder: msgspec.json.Decoder[Any], what:
         raise NegotiationError(f"{what} must be a JSON object") from None
     except msgspec.DecodeError:
         raise NegotiationError(f"{what} is not valid JSON") from None
+    except RecursionError:
+        raise NegotiationError(f"{what} is nested too deeply") from None
 
 
 def _major(value: Any, what: str) -> int:
