@@ -57,7 +57,17 @@ def serve(flags: list[str]) -> Iterator[tuple[int, subprocess.Popen[str]]]:
     """``acp2 serve --test-agent`` on a free port of 127.0.0.1: (port, process)."""
     env = dict(os.environ, ACP2_DATA_DIR=tempfile.mkdtemp(prefix="acp2-bench-"))
     env.pop("ACP2_TOKEN", None)
-    argv = [sys.executable, "-m", "acp2", "serve", "--port", "0", "--test-agent", *flags]
+    argv = [
+        sys.executable,
+        "-m",
+        "acp2",
+        "serve",
+        "--no-token",
+        "--port",
+        "0",
+        "--test-agent",
+        *flags,
+    ]
     process = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env=env)
     assert process.stderr is not None
     for line in process.stderr:
