@@ -90,13 +90,14 @@ class AgentSession:
         self.cwd = cwd
         self.additional_directories = additional_directories
         self.mcp_servers = mcp_servers
-        #: The session's MCP servers, connected for the handler (see :mod:`acp2.agent.mcp`).
-        self.mcp = SessionMcp(mcp_servers, self.roots, spawn)
+        # The session's MCP servers (:attr:`mcp`), made on first use: most have none.
+        self._mcp: SessionMcp | None = None
+        self._mcp_spawn = spawn
         self.shared = shared if shared is not None else SessionShared()
         self.data: dict[str, Any] = self.shared.data
         self.emitter = emitter
         # A send that finds the connection closed cancels the work (the client is gone).
-        emitter.on_lost = self.cancel
+        emitter.cancels = self
         self.machine = ForegroundMachine()
         self.closed = False
         self._starter = start_work
@@ -119,6 +120,20 @@ class AgentSession:
         self._busy = False
         self.background = SessionBackground(spawn, self._background_changed)
         self.background.reported = self.shared.reports_background
+
+    @property
+    def mcp(self) -> SessionMcp:
+        """The session's MCP servers, connected for the handler (see :mod:`acp2.agent.mcp`)."""
+        mcp = self._mcp
+        if mcp is None:
+            mcp = self._mcp = SessionMcp(self.mcp_servers, self.roots, self._mcp_spawn)
+        return mcp
+
+    @property
+    def has_mcp(self) -> bool:
+        """True when the session has MCP servers, or had some running (a resume may take
+        them away): only then is :attr:`mcp` made."""
+        return bool(self.mcp_servers) or self._mcp is not None
 
     @property
     def state(self) -> ForegroundState:
@@ -345,4 +360,5 @@ class AgentSession:
         self._queue.closing = True
         self.closed = True
         self.emitter.closed = True
-        self.mcp.stop()
+        if self._mcp is not None:
+            self._mcp.stop()

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
 
     from anyio.abc import TaskGroup
 
+    from acp2.agent.mcp import McpOptions
     from acp2.agent.settings import AgentSettings as Agent
     from acp2.agent.store import SessionRecord
     from acp2.rpc import Connection
@@ -236,7 +237,8 @@ class SessionManager(Membership):
                 session = self._open(record.id, record.cwd, dirs, mcp, record.principal)
             else:
                 session.additional_directories, session.mcp_servers = dirs, mcp
-                session.mcp.replace(mcp, session.roots)
+                if mcp_servers_of(session, self.agent.mcp_options):
+                    session.mcp.replace(mcp, session.roots)
             self.store.update_session(record.id, additional_directories=dirs)
             if state is not None:
                 await self._replay(session, state)
@@ -313,9 +315,8 @@ class SessionManager(Membership):
         )
         self._live[session_id] = session
         self.host(session, owner)
-        if self.agent.mcp_options is not None:
-            session.mcp.options = self.agent.mcp_options
-        session.mcp.start()  # the servers connect while the client gets its answer
+        if mcp_servers_of(session, self.agent.mcp_options):
+            session.mcp.start()  # the servers connect while the client gets its answer
         return session
 
     async def join(self, hub: SessionHub, role: AttachRole, replay: bool) -> AgentSession:
@@ -466,3 +467,14 @@ class SessionManager(Membership):
         if self.agent.on_config_change is not None:
             await self.agent.on_config_change(session, params.config_id, params.value)
         return SetSessionConfigOptionResponse(config_options=options)
+
+
+def mcp_servers_of(session: AgentSession, options: McpOptions | None) -> bool:
+    """True when ``session`` has MCP servers to run, or had some running (a resume may
+    take them away); the agent's ``options`` are applied first. A session without any
+    never makes its MCP hub (a few hundred bytes each, on every session)."""
+    if not session.has_mcp:
+        return False
+    if options is not None:
+        session.mcp.options = options
+    return True
