@@ -21,7 +21,6 @@ import anyio
 
 from acp2.agent.background import SessionBackground, Spawner
 from acp2.agent.emitter import Emitter
-from acp2.agent.mcp.hub import SessionMcp
 from acp2.agent.queue import PromptQueue, Ticket
 from acp2.errors import LocalProtocolError, RequestCancelled
 from acp2.lifecycle import CANCELLED, END_TURN, ERROR, Event, ForegroundMachine, ForegroundState
@@ -29,6 +28,7 @@ from acp2.schema import StateUpdate
 
 if TYPE_CHECKING:
     from acp2.agent.handles import ToolCallHandle
+    from acp2.agent.mcp.hub import SessionMcp
     from acp2.agent.turn import Turn
     from acp2.schema import SessionConfigOption
 
@@ -126,6 +126,9 @@ class AgentSession:
         """The session's MCP servers, connected for the handler (see :mod:`acp2.agent.mcp`)."""
         mcp = self._mcp
         if mcp is None:
+            # Imported here: an agent whose sessions have no servers never loads it.
+            from acp2.agent.mcp.hub import SessionMcp
+
             mcp = self._mcp = SessionMcp(self.mcp_servers, self.roots, self._mcp_spawn)
         return mcp
 

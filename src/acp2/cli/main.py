@@ -73,7 +73,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # A client that *replaces* the agent's arguments with a terminal auth method's
         # (as the ACP registry describes it) runs `acp2 --login`: the coding agent's login.
         args_list = ["agent", "--login"]
-    if argv is None:  # the key of `acp2 agent --api-key KEY` leaves argv first of all
+    # The key of `acp2 agent --api-key KEY` leaves argv first of all (the module is loaded
+    # only when the flag may be there: every other command starts without it).
+    if argv is None and args_list[:1] == ["agent"] and any("--api" in a for a in args_list):
         from acp2.cli.api_key import reexec_early
 
         reexec_early(args_list)
