@@ -8,9 +8,9 @@ no intermediate dicts, no second encode.
 A send that finds the connection closed is never swallowed silently: the emitter points
 itself at :data:`GONE` (a sink that drops frames but is always congested, so the next
 ``emit_async`` yields and the producer sees its cancellation there) and cancels the
-work of its session (``cancels``). Checking costs nothing on the
-hot path: the loss is noticed by the ``ConnectionClosed`` the connection raises, and the
-backpressure test every ``emit_async`` makes anyway is what stops the producer.
+work of its session (``cancels``). Checking costs nothing on the hot path: the loss is
+noticed by the ``ConnectionClosed`` the connection raises, and the backpressure test
+every ``emit_async`` makes anyway is what stops the producer.
 """
 
 from __future__ import annotations
