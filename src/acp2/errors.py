@@ -60,12 +60,10 @@
         ├── RegistryUnavailable      the index could not be fetched and no cache was usable
         └── UnsafeDownload           an agent archive failed its checksum or a safety check
 
-The names in parentheses after a class are a second, builtin base callers may catch by;
-``(acp2.client)``, ``(bridge)`` ... say which layer raises it. The raising module
-re-exports each class under its old name (``acp2.client.AgentExited``,
-``acp2.check.probes.base.Abort``, ``acp2.serve.asgi.TooLarge`` ...), so old imports keep
-working. An exception class defined anywhere else is private control flow: its name
-starts with ``_`` and it never leaves its module (``tests/test_errors_tree.py`` checks).
+A builtin in parentheses is a second base callers may catch by; ``(bridge)``, ``(serve)``
+... name the layer that raises it, which re-exports it under its old name
+(``acp2.client.AgentExited``, ``acp2.check.probes.base.Abort`` ...). A class defined
+anywhere else starts with ``_`` and never leaves its module (tests/test_errors_tree.py).
 
 Foreign exceptions are mapped at the boundary where they arise: ``OSError`` from starting
 a process becomes :class:`AgentStartError` (wording in :mod:`acp2.diagnose`), a broken
@@ -354,8 +352,7 @@ class UnsafeDownload(RegistryError):
     from it is run; the partial download is deleted."""
 
 
-# -- raised by one layer, caught by callers or by another layer --------------------------
-# Each is re-exported by the module that raises it, under its old name where that differs.
+# -- raised by one layer, caught by callers or another layer (re-exported where raised) --
 
 
 class WriteRefused(InvalidRequest):
@@ -371,8 +368,7 @@ class CommandRefused(InvalidRequest):
 
 
 class TooManyTerminals(InvalidRequest):
-    """A session already holds the most running terminals the bridge allows
-    (:data:`acp2.bridge.back_terminal.MAX_TERMINALS`)."""
+    """A session holds :data:`acp2.bridge.back_terminal.MAX_TERMINALS` running terminals."""
 
     default_message = "Too many terminals: release one first"
 
@@ -404,10 +400,9 @@ class AgentStrayOutput(RemoteProtocolError, TimeoutError):
 
 
 class ResumeRefused(ConnectionClosed):
-    """The server cannot resume a dropped durable link (it does not know the connection
-    any more, or no longer holds what was missed): only a new connection and
-    ``session/resume`` of the sessions can go on. ``code`` is the WebSocket close code or
-    HTTP status that said so."""
+    """The server cannot resume a dropped durable link (it forgot the connection or what
+    was missed): only a new connection and ``session/resume`` can go on. ``code`` is the
+    WebSocket close code or HTTP status that said so."""
 
     def __init__(self, message: str, code: int) -> None:
         super().__init__(message)
@@ -517,8 +512,7 @@ class TooManyStreams(Acp2Error):
 
 
 class Unrestorable(Acp2Error):
-    """``acp2 serve``: a stream cannot be rebuilt exactly; ``code`` is the close code to
-    refuse with, ``reason`` the text that goes with it."""
+    """``acp2 serve``: a stream cannot be rebuilt exactly; refuse with ``code``, ``reason``."""
 
     def __init__(self, code: int, reason: str) -> None:
         super().__init__(reason)
@@ -527,8 +521,7 @@ class Unrestorable(Acp2Error):
 
 
 class CursorTooOld(Acp2Error):
-    """The durable window no longer holds the messages after the given seq: resume is
-    impossible."""
+    """The durable window no longer holds what follows the given seq: no resume."""
 
 
 class SeqGap(Acp2Error):
@@ -544,8 +537,7 @@ class SseError(Acp2Error, ValueError):
 
 
 class FormFieldError(Acp2Error, ValueError):
-    """An answer that does not fit its form field; the message says why (shown to the
-    user)."""
+    """An answer that does not fit its form field; the message (shown) says why."""
 
 
 class FormUnfillable(Acp2Error, ValueError):
