@@ -6,9 +6,12 @@
     ├── RequestError                 a JSON-RPC error object (code, message, data)
     │   ├── ParseError               -32700  the bytes were not JSON
     │   ├── InvalidRequest           -32600  JSON, but not a valid JSON-RPC message
+    │   │   ├── WriteRefused         (bridge) the user refused an fs/write_text_file
+    │   │   ├── CommandRefused       (bridge) the user refused a terminal/create
+    │   │   └── TooManyTerminals     (bridge) a session holds the most terminals it may
     │   ├── MethodNotFound           -32601
-    │   ├── InvalidParams            -32602
-    │   ├── InternalError            -32603
+    │   ├── InvalidParams            -32602  (also what v1 params that do not decode raise)
+    │   ├── InternalError            -32603  (made by internal_error() for a failure)
     │   │   └── StoreUnusable        the session store cannot be read or written (names it)
     │   ├── RequestCancelled         -32800
     │   ├── AuthRequired             -32000
@@ -16,32 +19,62 @@
     │   ├── SessionInUse             -32010  another live agent process serves the session
     │   └── UnsupportedProtocolVersion -32022  (data {"requested", "supported"})
     ├── ConnectionClosed             the peer or the transport went away
-    │   └── AgentClosed              ... and the message ends with the agent's stderr tail
-    │       └── AgentExited          (acp2.client) it went away before answering initialize
+    │   ├── AgentClosed              ... and the message ends with the agent's stderr tail
+    │   │   └── AgentExited          (acp2.client) it went away before answering initialize
+    │   ├── ResumeRefused            a durable remote link cannot be resumed (code says why)
+    │   └── LinkLost                 a plain remote link broke; nothing can be resumed
+    ├── RemoteRefused (ConnectionError)  the server refused to open a connection (status)
     ├── AgentStartError (OSError)    an agent command could not be started
     ├── LocalProtocolError           our own side tried something the protocol forbids
+    │   └── ElicitationUnsupported   the client did not advertise that elicitation mode
     ├── RemoteProtocolError          the peer sent something the protocol forbids
-    │   └── AgentStrayOutput (TimeoutError)  (acp2.client) non-JSON on stdout, no answer
+    │   ├── AgentStrayOutput (TimeoutError)  (acp2.client) non-JSON on stdout, no answer
+    │   └── ElicitationContentError  a form answer that does not fit its schema
+    ├── NegotiationError (ValueError)  initialize names no readable version (code -32602)
+    ├── PromptFailed                 (v1 bridge) a v2 turn failed; its error answers the v1 prompt
+    ├── AgentGone                    (v1 bridge) the agent's stdout ended before initialize
+    ├── BadInitializeAnswer          (v1 bridge) the agent's initialize result is unreadable
     ├── HistoryWriteError (RuntimeError)  session history could not be committed (retried)
     ├── ModelError                   the coding agent's model could not answer
     ├── ToolError                    a coding-agent tool failed; the model sees the message
+    │   ├── SandboxError             a path outside the session's roots (or unusable)
+    │   └── MissingPathError         a path inside the roots that does not exist
+    ├── BeneathError (OSError)       a path not openable below its root without a symlink
+    ├── StoppedError                 raised inside a stopped tool worker; nobody waits
     ├── McpServerError               an MCP server of a session is unusable or a call failed
     ├── McpConfigError (ValueError)  an ``--mcp`` flag or MCP config file is wrong
     ├── CheckError                   ``acp2 check`` could not run at all
+    ├── ProbeAborted                 ``acp2 check``: stop a probe, its open rows are SKIP
     ├── MissingJsonschema (RuntimeError)  ``acp2 check`` needs the optional jsonschema
+    ├── BodyTooLarge                 (serve) an HTTP request body over the size limit
+    ├── ClientDisconnected           (serve) the client left before its body was read
+    ├── TooManyStreams               (serve) a connection has its most session streams
+    ├── Unrestorable                 (serve) a stream cannot be rebuilt exactly (code)
+    ├── CursorTooOld                 (durable) what follows a seq is no longer held
+    ├── SeqGap                       (durable) a message's seq skips ahead
+    ├── DurableFrameError (ValueError)  (durable) an envelope of neither frame shape
+    ├── SseError (ValueError)        an SSE event larger than the parser's bound
+    ├── FormFieldError (ValueError)  (ui) an answer that does not fit its form field
+    ├── FormUnfillable (ValueError)  (ui) a form with a required field of unknown type
     └── RegistryError                the ACP registry cannot be read or an entry not launched
         ├── RegistryUnavailable      the index could not be fetched and no cache was usable
         └── UnsafeDownload           an agent archive failed its checksum or a safety check
 
+A builtin in parentheses is a second base callers may catch by; ``(bridge)``, ``(serve)``
+... name the layer that raises it, which re-exports it under its old name
+(``acp2.client.AgentExited``, ``acp2.check.probes.base.Abort`` ...). A class defined
+anywhere else starts with ``_`` and never leaves its module (tests/test_errors_tree.py).
+
 Foreign exceptions are mapped at the boundary where they arise: ``OSError`` from starting
 a process becomes :class:`AgentStartError` (wording in :mod:`acp2.diagnose`), a broken
 pipe or closed stream becomes :class:`ConnectionClosed`, a handler's unexpected exception
-becomes ``-32603`` in the connection.
+becomes ``-32603`` through :func:`internal_error` (the one place such an answer is made).
 
 A handler raises a :class:`RequestError` subclass to answer with that error; any other
-exception becomes ``-32603`` with a one-line message (in exactly one place: the
-connection). :meth:`acp2.rpc.Connection.request` raises the class matching the code of an
-error response, with ``remote=True``; unknown codes raise :class:`RequestError` itself.
+exception becomes ``-32603`` with a one-line message, made in exactly one place:
+:func:`internal_error`, which the connection and the bridges call.
+:meth:`acp2.rpc.Connection.request` raises the class matching the code of an error
+response, with ``remote=True``; unknown codes raise :class:`RequestError` itself.
 """
 
 from __future__ import annotations
@@ -52,33 +85,63 @@ from typing import Any, ClassVar
 __all__ = [
     "Acp2Error",
     "AgentClosed",
+    "AgentExited",
+    "AgentGone",
     "AgentStartError",
+    "AgentStrayOutput",
     "AuthRequired",
+    "BadInitializeAnswer",
+    "BeneathError",
+    "BodyTooLarge",
     "CheckError",
+    "ClientDisconnected",
+    "CommandRefused",
     "ConnectionClosed",
+    "CursorTooOld",
+    "DurableFrameError",
+    "ElicitationContentError",
+    "ElicitationUnsupported",
+    "FormFieldError",
+    "FormUnfillable",
     "HistoryWriteError",
     "InternalError",
     "InvalidParams",
     "InvalidRequest",
+    "LinkLost",
     "LocalProtocolError",
     "McpConfigError",
     "McpServerError",
     "MethodNotFound",
     "MissingJsonschema",
+    "MissingPathError",
     "ModelError",
+    "NegotiationError",
     "ParseError",
+    "ProbeAborted",
+    "PromptFailed",
     "RegistryError",
     "RegistryUnavailable",
     "RemoteProtocolError",
+    "RemoteRefused",
     "RequestCancelled",
     "RequestError",
     "ResourceNotFound",
+    "ResumeRefused",
+    "SandboxError",
+    "SeqGap",
     "SessionInUse",
+    "SseError",
+    "StoppedError",
     "StoreUnusable",
+    "TooManyStreams",
+    "TooManyTerminals",
     "ToolError",
+    "Unrestorable",
     "UnsafeDownload",
     "UnsupportedProtocolVersion",
+    "WriteRefused",
     "error_for_code",
+    "internal_error",
     "summarize",
 ]
 
@@ -289,6 +352,198 @@ class UnsafeDownload(RegistryError):
     from it is run; the partial download is deleted."""
 
 
+# -- raised by one layer, caught by callers or another layer (re-exported where raised) --
+
+
+class WriteRefused(InvalidRequest):
+    """The user (the client's permission policy) refused an ``fs/write_text_file``."""
+
+    default_message = "The user refused to let the agent write this file"
+
+
+class CommandRefused(InvalidRequest):
+    """The user (the client's permission policy) refused a ``terminal/create``."""
+
+    default_message = "The user refused to let the agent run this command"
+
+
+class TooManyTerminals(InvalidRequest):
+    """A session holds :data:`acp2.bridge.back_terminal.MAX_TERMINALS` running terminals."""
+
+    default_message = "Too many terminals: release one first"
+
+
+class AgentExited(AgentClosed):
+    """The agent exited before answering ``initialize``.
+
+    The message gives its exit status, the first non-JSON line it wrote on stdout (if
+    any) and the tail of its stderr; rendered when read, like :class:`AgentClosed`.
+    """
+
+    def __init__(self, describe: Callable[[], str], status: Callable[[], int | None]) -> None:
+        super().__init__(describe)
+        self._status = status
+
+    @property
+    def returncode(self) -> int | None:
+        """The agent's exit status (negative: killed by that signal; None: unknown)."""
+        return self._status()
+
+
+class AgentStrayOutput(RemoteProtocolError, TimeoutError):
+    """The agent wrote a line that is not JSON on stdout and then did not answer
+    ``initialize``. ``line`` is that line, quoted and sanitized."""
+
+    def __init__(self, message: str, line: str) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+class ResumeRefused(ConnectionClosed):
+    """The server cannot resume a dropped durable link (it forgot the connection or what
+    was missed): only a new connection and ``session/resume`` can go on. ``code`` is the
+    WebSocket close code or HTTP status that said so."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class LinkLost(ConnectionClosed):
+    """A plain link (no durability granted) broke: nothing can be resumed, only a new
+    connection and ``session/resume`` of the sessions can go on."""
+
+
+class RemoteRefused(Acp2Error, ConnectionError):
+    """The server refused to open a connection (``status``: the HTTP status, or ``0``
+    when it could not be reached); ``str()`` says why, with the server's text sanitized."""
+
+    def __init__(self, message: str, status: int = 0) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class ElicitationUnsupported(LocalProtocolError):
+    """The client did not advertise the elicitation mode asked for; nothing was sent."""
+
+
+class ElicitationContentError(RemoteProtocolError):
+    """The client accepted a form with content that does not fit the requested schema.
+
+    ``problems`` lists what is wrong, one short sentence per field; ``content`` is what
+    the client sent (untrusted: never use it as if it were valid).
+    """
+
+    def __init__(self, problems: list[str], content: Any) -> None:
+        self.problems = problems
+        self.content = content
+        super().__init__(
+            "the client's form content does not fit the schema: " + "; ".join(problems)
+        )
+
+
+class NegotiationError(Acp2Error, ValueError):
+    """``initialize`` params or result whose version cannot be read.
+
+    ``code`` is ``-32602`` (invalid params); ``str(error)`` is one sentence for the
+    JSON-RPC error message, naming what was found.
+    """
+
+    code: ClassVar[int] = InvalidParams.code
+
+
+class PromptFailed(Acp2Error):
+    """A v2 turn ended ``idle`` with stop reason ``error``: v1 has no such stop reason, so
+    the held v1 prompt is answered with ``error`` (the v2 ``Error`` model) instead."""
+
+    def __init__(self, error: Any) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+class AgentGone(Acp2Error):
+    """The v1 bridge's agent closed its stdout before it answered ``initialize``;
+    ``hello`` is the client's ``initialize`` (a :class:`acp2.bridge.hello.Hello`)."""
+
+    def __init__(self, hello: Any) -> None:
+        super().__init__("the agent closed its stdout before answering initialize")
+        self.hello = hello
+
+
+class BadInitializeAnswer(Acp2Error):
+    """The v1 bridge's agent answered ``initialize`` with a result the bridge cannot read;
+    ``hello`` is the client's ``initialize`` (a :class:`acp2.bridge.hello.Hello`)."""
+
+    def __init__(self, hello: Any, reason: str) -> None:
+        super().__init__(f"the agent's answer to initialize is malformed: {reason}")
+        self.hello = hello
+
+
+class SandboxError(ToolError):
+    """A path outside the session's root set (or otherwise unusable)."""
+
+
+class MissingPathError(ToolError):
+    """The path is inside the roots but does not exist."""
+
+
+class BeneathError(Acp2Error, OSError):
+    """The path could not be opened below the root without following a symlink."""
+
+
+class StoppedError(Acp2Error):
+    """Raised inside a stopped tool worker; nobody waits for its result any more."""
+
+
+class ProbeAborted(Acp2Error):
+    """Stop an ``acp2 check`` probe; its undecided rows become SKIP with this message."""
+
+
+class BodyTooLarge(Acp2Error):
+    """``acp2 serve``: an HTTP request body is over the size limit (answered 413)."""
+
+
+class ClientDisconnected(Acp2Error):
+    """``acp2 serve``: the client went away before its request body was read."""
+
+
+class TooManyStreams(Acp2Error):
+    """``acp2 serve``: the connection already has ``max_session_streams`` streams."""
+
+
+class Unrestorable(Acp2Error):
+    """``acp2 serve``: a stream cannot be rebuilt exactly; refuse with ``code``, ``reason``."""
+
+    def __init__(self, code: int, reason: str) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+
+
+class CursorTooOld(Acp2Error):
+    """The durable window no longer holds what follows the given seq: no resume."""
+
+
+class SeqGap(Acp2Error):
+    """A durable message arrived whose seq skips ahead of the next expected one."""
+
+
+class DurableFrameError(Acp2Error, ValueError):
+    """A durable envelope that is not one of the two frame shapes."""
+
+
+class SseError(Acp2Error, ValueError):
+    """An SSE event larger than the parser's bound."""
+
+
+class FormFieldError(Acp2Error, ValueError):
+    """An answer that does not fit its form field; the message (shown) says why."""
+
+
+class FormUnfillable(Acp2Error, ValueError):
+    """A form this client cannot show: a required field of an unknown type."""
+
+
 _BY_CODE: dict[int, type[RequestError]] = {
     cls.code: cls
     for cls in (
@@ -317,6 +572,19 @@ def error_for_code(
     if cls is None:
         return RequestError(message, data, code=code, remote=remote)
     return cls(message, data, remote=remote)
+
+
+def internal_error(cause: BaseException | str) -> InternalError:
+    """Return the ``-32603`` error that answers a request: the one place one is made.
+
+    For an exception (a handler or a bridge failed unexpectedly) the message is
+    ``"Internal error: "`` and :func:`summarize` of it, at most 200 characters: one line,
+    no traceback. A string (a layer answering a request it cannot pass on, e.g. the bridge
+    whose agent is gone) is the message as given.
+    """
+    if isinstance(cause, str):
+        return InternalError(cause)
+    return InternalError(f"Internal error: {summarize(cause)}"[:200])
 
 
 def summarize(exc: BaseException) -> str:

@@ -18,7 +18,11 @@ from typing import Any, Literal
 import msgspec
 
 from acp2.agent.elicit_check import content_problems
-from acp2.errors import LocalProtocolError, RemoteProtocolError, RequestError
+from acp2.errors import (
+    ElicitationContentError,
+    ElicitationUnsupported,
+    RequestError,
+)
 from acp2.schema import (
     ClientCapabilities,
     CreateElicitationRequest,
@@ -69,25 +73,6 @@ class ElicitationResult:
     def accepted(self) -> bool:
         """True only for ``accept``."""
         return self.action == "accept"
-
-
-class ElicitationUnsupported(LocalProtocolError):
-    """The client did not advertise the elicitation mode asked for; nothing was sent."""
-
-
-class ElicitationContentError(RemoteProtocolError):
-    """The client accepted a form with content that does not fit the requested schema.
-
-    ``problems`` lists what is wrong, one short sentence per field; ``content`` is what
-    the client sent (untrusted: never use it as if it were valid).
-    """
-
-    def __init__(self, problems: list[str], content: Any) -> None:
-        self.problems = problems
-        self.content = content
-        super().__init__(
-            "the client's form content does not fit the schema: " + "; ".join(problems)
-        )
 
 
 def check_mode(capabilities: ClientCapabilities | None, mode: Literal["form", "url"]) -> None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from acp2.errors import ConnectionClosed, summarize
+from acp2.errors import ConnectionClosed, InternalError, summarize
 from acp2.lifecycle import CANCELLED, END_TURN, ERROR
 from acp2.schema import Error, TextContent
 
@@ -83,7 +83,7 @@ async def _finish(
         log.error("prompt handler failed in %s", session.id, exc_info=failure)
         turn.new_message()
         await turn.message([TextContent(text=f"The agent failed: {summary}")])
-        fields["error"] = Error(code=-32603, message=summary)
+        fields["error"] = Error(code=InternalError.code, message=summary)
     session.report("stop", **fields)
 
 
@@ -100,7 +100,7 @@ def _force_idle(session: AgentSession, exc: Exception) -> None:
     """After a runtime failure, end the work ``idle`` / ``error`` unless already idle."""
     if session.state == "idle":
         return
-    error = Error(code=-32603, message=summarize(exc))
+    error = Error(code=InternalError.code, message=summarize(exc))
     try:
         session.report("stop", stop_reason=ERROR, error=error)
     except Exception:

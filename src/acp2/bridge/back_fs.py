@@ -23,7 +23,7 @@ import anyio
 
 import acp2.compat.v1.schema as v1
 from acp2.coder.tools.beneath import BeneathError, open_beneath
-from acp2.errors import InvalidParams, InvalidRequest, ResourceNotFound
+from acp2.errors import InvalidParams, InvalidRequest, ResourceNotFound, WriteRefused
 
 __all__ = ["MAX_READ_BYTES", "FileService", "WriteRefused", "read_text", "write_text"]
 
@@ -32,12 +32,6 @@ MAX_READ_BYTES: Final = 16 * 1024 * 1024
 
 #: Asks the user whether ``path`` may be written in session ``session_id``.
 Ask = Callable[[str, str], Awaitable[bool]]
-
-
-class WriteRefused(InvalidRequest):
-    """The user (the client's permission policy) refused an ``fs/write_text_file``."""
-
-    default_message = "The user refused to let the agent write this file"
 
 
 def _below(roots: Sequence[str], path: str) -> tuple[str, str]:

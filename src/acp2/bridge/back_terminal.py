@@ -40,7 +40,12 @@ from anyio.abc import TaskGroup
 import acp2.compat.v1.schema as v1
 import acp2.schema as v2
 from acp2.bridge.back_terminal_run import OUTPUT_CAP, RunningTerminal, command_line
-from acp2.errors import InvalidParams, InvalidRequest, ResourceNotFound
+from acp2.errors import (
+    CommandRefused,
+    InvalidParams,
+    ResourceNotFound,
+    TooManyTerminals,
+)
 
 __all__ = [
     "MAX_TERMINALS",
@@ -60,18 +65,6 @@ MAX_TERMINALS: Final = 16
 Ask = Callable[[v2.RequestPermissionRequest], Awaitable[bool]]
 #: Sends v2 session updates for a session to the v2 client.
 Emit = Callable[[str, list[Any]], None]
-
-
-class CommandRefused(InvalidRequest):
-    """The user (the client's permission policy) refused a ``terminal/create``."""
-
-    default_message = "The user refused to let the agent run this command"
-
-
-class TooManyTerminals(InvalidRequest):
-    """A session already holds :data:`MAX_TERMINALS` running terminals."""
-
-    default_message = "Too many terminals: release one first"
 
 
 def confined_cwd(roots: Sequence[str], cwd: str) -> str:

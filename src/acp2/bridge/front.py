@@ -36,10 +36,9 @@ from acp2.bridge.turns import BridgeSession
 from acp2.compat.v1 import agent_side as side
 from acp2.compat.v1 import handshake, same_shape
 from acp2.compat.v1.convert import Drops
-from acp2.errors import InternalError, InvalidParams, RequestCancelled, RequestError
+from acp2.errors import InvalidParams, RequestCancelled, RequestError, internal_error
 from acp2.rpc.connection import Connection
 from acp2.rpc.later import Later
-from acp2.rpc.peer import one_line
 from acp2.schema.codec import encode
 from acp2.transport.base import Transport
 
@@ -222,7 +221,7 @@ class FrontBridge:
             later.fail(RequestError(error.message, data, code=error.code))
         except Exception as exc:  # as a failing handler is answered: never left open
             logger.exception("v1 bridge: answering a prompt from its idle failed")
-            later.fail(InternalError(one_line(exc)))
+            later.fail(internal_error(exc))
 
     async def on_cancel(self, params: v1.CancelNotification) -> None:
         """``session/cancel``: the agent ends the turn ``cancelled``, which answers it."""

@@ -20,17 +20,21 @@ from msgspec import UNSET, Raw, UnsetType
 
 from acp2.bridge.peek import first_line
 from acp2.compat.v1.negotiate import NegotiationError, Version, request_version, result_version
-from acp2.errors import ConnectionClosed, InvalidRequest
+from acp2.errors import (
+    ConnectionClosed,
+    InvalidParams,
+    InvalidRequest,
+    ParseError,
+    RequestError,
+    internal_error,
+)
 from acp2.rpc.framing import DEFAULT_MAX_MESSAGE_SIZE
 from acp2.rpc.guarded import decode
-from acp2.rpc.messages import TOO_DEEP
+from acp2.rpc.messages import TOO_DEEP, encode_error
 from acp2.schema.methods import INITIALIZE
 from acp2.transport.base import Transport
 
 __all__ = [
-    "INTERNAL_ERROR",
-    "INVALID_REQUEST",
-    "PARSE_ERROR",
     "Answer",
     "Hello",
     "answer_error",
@@ -40,10 +44,6 @@ __all__ = [
 ]
 
 _NEWLINE: Final = b"\n"
-#: JSON-RPC codes the bridge answers with itself.
-PARSE_ERROR: Final = -32700
-INVALID_REQUEST: Final = -32600
-INTERNAL_ERROR: Final = -32603
 
 
 class _Envelope(msgspec.Struct):
@@ -55,7 +55,6 @@ class _Envelope(msgspec.Struct):
 
 
 _envelope: Final = msgspec.json.Decoder(_Envelope)
-_encoder: Final = msgspec.json.Encoder()
 
 
 @dataclass(frozen=True)
@@ -82,12 +81,11 @@ class Answer:
 
 async def answer_error(client: Transport, hello: Hello, message: str) -> None:
     """Answer the client's ``initialize`` with a JSON-RPC internal error (``-32603``)."""
-    await _send_error(client, hello.request_id, INTERNAL_ERROR, message)
+    await _send_error(client, hello.request_id, internal_error(message))
 
 
-async def _send_error(transport: Transport, rid: Any, code: int, message: str) -> None:
-    error = {"code": code, "message": message}
-    await transport.send(_encoder.encode({"jsonrpc": "2.0", "id": rid, "error": error}) + b"\n")
+async def _send_error(transport: Transport, rid: Any, error: RequestError) -> None:
+    await transport.send(encode_error(rid, error) + b"\n")
 
 
 # -- the client's initialize ------------------------------------------------------------
@@ -112,20 +110,20 @@ async def _judge(client: Transport, line: bytes, rest: bytes) -> Hello | None:
         envelope = decode(_envelope, line)
     except InvalidRequest as exc:
         if exc.message.endswith(TOO_DEEP):
-            await _send_error(client, None, exc.code, exc.message)
+            await _send_error(client, None, exc)
         else:
-            await _send_error(client, None, PARSE_ERROR, "Parse error: not a JSON-RPC message")
+            await _send_error(client, None, ParseError("Parse error: not a JSON-RPC message"))
         return None
     if envelope.method != INITIALIZE.name or envelope.id is UNSET:
         if envelope.id is not UNSET and envelope.method is not UNSET:
             text = "The first request must be initialize"
-            await _send_error(client, envelope.id, INVALID_REQUEST, text)
+            await _send_error(client, envelope.id, InvalidRequest(text))
         return None
     params = envelope.params if envelope.params is not UNSET else Raw(b"null")
     try:
         version = request_version(params)
     except NegotiationError as exc:
-        await _send_error(client, envelope.id, exc.code, str(exc))
+        await _send_error(client, envelope.id, InvalidParams(str(exc)))
         return None
     return Hello(line, rest, version, envelope.id)
 

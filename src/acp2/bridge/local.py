@@ -49,13 +49,12 @@ from msgspec import Raw
 
 from acp2.errors import (
     ConnectionClosed,
-    InternalError,
     LocalProtocolError,
     MethodNotFound,
     RequestError,
+    internal_error,
 )
 from acp2.rpc.messages import SESSION_UPDATE_PREFIX
-from acp2.rpc.peer import one_line
 from acp2.schema.codec import decode, encode
 from acp2.schema.methods import SESSION_UPDATE, MethodSpec
 
@@ -182,7 +181,7 @@ class LocalEnd:
             raise
         except Exception as exc:
             log.exception("%s: request handler for %s failed", other.name, method)
-            raise InternalError(one_line(exc)) from None
+            raise internal_error(exc) from None
 
     async def notify(self, spec: MethodSpec[Any, None] | str, params: Any) -> None:
         """Give ``params`` to the other end's handler for ``spec`` (awaited if it must be)."""

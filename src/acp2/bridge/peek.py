@@ -21,9 +21,10 @@ import msgspec
 from msgspec import UNSET, Raw, UnsetType
 
 from acp2.compat.v1.negotiate import NegotiationError, Version, request_version
-from acp2.errors import InvalidRequest
+from acp2.errors import InvalidParams, InvalidRequest
 from acp2.rpc.framing import DEFAULT_MAX_MESSAGE_SIZE
 from acp2.rpc.guarded import decode
+from acp2.rpc.messages import encode_error
 from acp2.schema.methods import INITIALIZE
 from acp2.transport.base import DirectReceive, DirectSend, Transport
 
@@ -38,7 +39,6 @@ class _Envelope(msgspec.Struct):
 
 
 _envelope: Final = msgspec.json.Decoder(_Envelope)
-_encoder: Final = msgspec.json.Encoder()
 
 
 class ReplayTransport:
@@ -139,6 +139,5 @@ async def peek_version(transport: Transport) -> tuple[Version, Transport]:
         rid, found = _version_of(line)
         if not isinstance(found, NegotiationError):
             return found or 2, replay(transport, bytes(buffer))
-        error = {"code": found.code, "message": str(found)}
-        await transport.send(_encoder.encode({"jsonrpc": "2.0", "id": rid, "error": error}) + b"\n")
+        await transport.send(encode_error(rid, InvalidParams(str(found))) + b"\n")
         del buffer[: len(line) + 1]

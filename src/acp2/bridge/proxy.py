@@ -40,7 +40,8 @@ from acp2.bridge.hello import Answer, Hello, answer_version, probe, read_hello
 from acp2.bridge.passthrough import Side, pass_through
 from acp2.bridge.wirelog import TappedTransport, WireLog
 from acp2.compat.v1.negotiate import Version
-from acp2.errors import InvalidRequest
+from acp2.errors import AgentGone, InvalidRequest
+from acp2.errors import BadInitializeAnswer as BadAnswer
 from acp2.rpc.guarded import decode as guarded_decode
 from acp2.transport.base import DirectReceive, DirectSend, Transport
 
@@ -58,22 +59,6 @@ class BridgeEnd:
 
     mode: str
     first_closed: Side
-
-
-class AgentGone(Exception):
-    """The agent's stdout ended before it answered ``initialize``."""
-
-    def __init__(self, hello: Hello) -> None:
-        super().__init__("the agent closed its stdout before answering initialize")
-        self.hello = hello
-
-
-class BadAnswer(Exception):
-    """The agent answered ``initialize`` with a result the bridge cannot read."""
-
-    def __init__(self, hello: Hello, reason: str) -> None:
-        super().__init__(f"the agent's answer to initialize is malformed: {reason}")
-        self.hello = hello
 
 
 # -- choosing and running -----------------------------------------------------------------

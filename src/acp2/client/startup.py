@@ -28,8 +28,9 @@ from acp2.client.link import AgentLink
 from acp2.compat.v1.negotiate import NegotiationError, result_version
 from acp2.diagnose import StrayLineScanner, not_answered, stderr_excerpt, stray_output
 from acp2.errors import (
-    AgentClosed,
+    AgentExited,
     AgentStartError,
+    AgentStrayOutput,
     RemoteProtocolError,
     UnsupportedProtocolVersion,
 )
@@ -58,32 +59,6 @@ STRAY_GRACE: Final = 3.0
 
 #: The name this error had in acp2 0.1; the class is :class:`acp2.errors.AgentStartError`.
 AgentNotStarted = AgentStartError
-
-
-class AgentExited(AgentClosed):
-    """The agent exited before answering ``initialize``.
-
-    The message gives its exit status, the first non-JSON line it wrote on stdout (if
-    any) and the tail of its stderr; rendered when read, like :class:`AgentClosed`.
-    """
-
-    def __init__(self, describe: Callable[[], str], status: Callable[[], int | None]) -> None:
-        super().__init__(describe)
-        self._status = status
-
-    @property
-    def returncode(self) -> int | None:
-        """The agent's exit status (negative: killed by that signal; None: unknown)."""
-        return self._status()
-
-
-class AgentStrayOutput(RemoteProtocolError, TimeoutError):
-    """The agent wrote a line that is not JSON on stdout and then did not answer
-    ``initialize``. ``line`` is that line, quoted and sanitized."""
-
-    def __init__(self, message: str, line: str) -> None:
-        super().__init__(message)
-        self.line = line
 
 
 class StdoutWatch:

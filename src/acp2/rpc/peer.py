@@ -41,7 +41,6 @@ import msgspec
 from msgspec import Raw
 
 from acp2.errors import (
-    InternalError,
     InvalidParams,
     InvalidRequest,
     LocalProtocolError,
@@ -51,6 +50,7 @@ from acp2.errors import (
     RequestCancelled,
     RequestError,
     error_for_code,
+    internal_error,
     summarize,
 )
 from acp2.rpc.events import (
@@ -95,7 +95,7 @@ from acp2.rpc.routes import Route, Routes
 from acp2.rpc.sniff import classify_line, classify_oversized
 from acp2.schema.codec import decode, decode_any
 
-__all__ = ["Peer", "one_line"]
+__all__ = ["Peer"]
 
 logger = logging.getLogger("acp2.rpc")
 
@@ -106,11 +106,6 @@ _EMPTY_PARAMS: Final = Raw(b"{}")
 
 class _CancelParams(msgspec.Struct, rename="camel"):
     request_id: int | str
-
-
-def one_line(exc: BaseException) -> str:
-    """Return the one-line ``-32603`` message for an unexpected handler exception."""
-    return f"Internal error: {summarize(exc)}"[:200]
 
 
 def _failure_message(exc: Exception) -> str:
@@ -440,7 +435,7 @@ class Peer(Generic[T]):
             frame = encode_result(request.id, result)
         except (TypeError, ValueError, msgspec.EncodeError) as exc:
             logger.exception("%s: result for id %r is not encodable", self.name, request.id)
-            frame = encode_error(request.id, InternalError(one_line(exc)))
+            frame = encode_error(request.id, internal_error(exc))
         return self._answer(request, frame)
 
     def send_error(self, request: Incoming, error: RequestError) -> bytes | None:

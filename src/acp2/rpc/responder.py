@@ -16,12 +16,12 @@ from typing import Any
 
 import anyio
 
-from acp2.errors import InternalError, RequestCancelled, RequestError
+from acp2.errors import RequestCancelled, RequestError, internal_error
 from acp2.rpc.events import Incoming
 from acp2.rpc.later import Later
-from acp2.rpc.peer import Peer, one_line
+from acp2.rpc.peer import Peer
 
-__all__ = ["Responder", "one_line"]
+__all__ = ["Responder"]
 
 logger = logging.getLogger("acp2.rpc")
 
@@ -87,9 +87,9 @@ class Responder:
         except Exception as exc:
             name = self._peer.name
             logger.exception("%s: request handler failed (id %r)", name, request.id)
-            self.answer_error(request, InternalError(one_line(exc)))
+            self.answer_error(request, internal_error(exc))
         except BaseException as exc:  # e.g. KeyboardInterrupt: answer, then let it through
-            self.answer_error(request, InternalError(one_line(exc)))
+            self.answer_error(request, internal_error(exc))
             raise
 
     def _defer(self, request: Incoming, later: Later[Any]) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from typing import Any
 
+from acp2.errors import BodyTooLarge, ClientDisconnected
+
 __all__ = ["Receive", "Scope", "Send", "read_body", "respond"]
 
 Scope = MutableMapping[str, Any]
@@ -12,27 +14,19 @@ Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 
-class TooLarge(Exception):
-    """The request body is over the size limit."""
-
-
-class Disconnected(Exception):
-    """The client went away before its request body was read."""
-
-
 async def read_body(receive: Receive, limit: int) -> bytes:
-    """The whole request body; raises :class:`TooLarge` past ``limit`` bytes (without
-    keeping more than that) and :class:`Disconnected` if the client left."""
+    """The whole request body; raises :class:`BodyTooLarge` past ``limit`` bytes (without
+    keeping more than that) and :class:`ClientDisconnected` if the client left."""
     parts: list[bytes] = []
     size = 0
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
-            raise Disconnected
+            raise ClientDisconnected
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > limit:
-            raise TooLarge
+            raise BodyTooLarge
         parts.append(chunk)
         if not message.get("more_body", False):
             return b"".join(parts)

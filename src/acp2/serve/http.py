@@ -21,14 +21,20 @@ from __future__ import annotations
 import asyncio
 
 import anyio
-import msgspec
 
-from acp2.errors import ConnectionClosed, InvalidRequest
+from acp2.errors import (
+    BodyTooLarge,
+    ClientDisconnected,
+    ConnectionClosed,
+    InvalidRequest,
+    TooManyStreams,
+)
+from acp2.rpc.messages import encode_error
 from acp2.schema.methods import INITIALIZE
-from acp2.serve.asgi import Disconnected, Receive, Scope, Send, TooLarge, read_body, respond
+from acp2.serve.asgi import Receive, Scope, Send, read_body, respond
 from acp2.serve.config import ServeConfig
 from acp2.serve.events import stream_events
-from acp2.serve.link import RemoteConnection, TooManyStreams
+from acp2.serve.link import RemoteConnection
 from acp2.serve.registry import Registry
 from acp2.serve.routing import Head, head, id_key, session_of
 from acp2.serve.security import Headers
@@ -40,10 +46,7 @@ __all__ = ["CONNECTION_HEADER", "SESSION_HEADER", "handle_http"]
 CONNECTION_HEADER = "acp-connection-id"
 SESSION_HEADER = "acp-session-id"
 _CLOSE = [("connection", "close")]
-_BATCH = (
-    b'{"jsonrpc":"2.0","id":null,'
-    b'"error":{"code":-32600,"message":"JSON-RPC batches are not supported"}}'
-)
+_BATCH = encode_error(None, InvalidRequest("JSON-RPC batches are not supported"))
 
 
 async def handle_http(
@@ -128,12 +131,12 @@ async def _body(receive: Receive, send: Send, config: ServeConfig) -> bytes | No
     try:
         with anyio.fail_after(config.body_timeout):
             return await read_body(receive, limit)
-    except TooLarge:
+    except BodyTooLarge:
         await respond(send, 413, f"Message over the size limit ({limit} bytes)")
     except TimeoutError:
         # A body trickled in slowly holds a socket and a task: cut it.
         await respond(send, 408, "The request body took too long", headers=_CLOSE)
-    except Disconnected:
+    except ClientDisconnected:
         pass
     return None
 
@@ -141,8 +144,7 @@ async def _body(receive: Receive, send: Send, config: ServeConfig) -> bytes | No
 def _invalid(exc: InvalidRequest) -> bytes:
     """The JSON-RPC error body of a POST whose body is not one JSON-RPC object: its id
     cannot be trusted, so it is answered with ``id: null``."""
-    error = {"code": exc.code, "message": exc.message}
-    return msgspec.json.encode({"jsonrpc": "2.0", "id": None, "error": error})
+    return encode_error(None, exc)
 
 
 async def _ack(send: Send, headers: Headers, registry: Registry, principal: str) -> None:

@@ -22,7 +22,7 @@ from typing import Final, Literal
 
 import anyio
 
-from acp2.errors import ConnectionClosed, InvalidRequest
+from acp2.errors import ConnectionClosed, InvalidRequest, TooManyStreams
 from acp2.serve.config import ServeConfig
 from acp2.serve.cursor import UPDATE_HEAD, CursorRecorder
 from acp2.serve.outlet import Outlet
@@ -46,10 +46,6 @@ def _head_of(session: str | None) -> bytes:
 
 #: How the client reaches the connection.
 Kind = Literal["http", "websocket"]
-
-
-class TooManyStreams(Exception):
-    """The connection already has ``max_session_streams`` session streams."""
 
 
 class RemoteConnection:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from acp2.errors import Unrestorable
 from acp2.rpc.messages import SESSION_UPDATE_PREFIX
 from acp2.store.cursors import Other, Run, StreamCursor
 
@@ -38,15 +39,6 @@ __all__ = [
     "rebuild_streams",
     "update_frame",
 ]
-
-
-class Unrestorable(Exception):
-    """The stream cannot be rebuilt exactly; ``code`` is the close code to refuse with."""
-
-    def __init__(self, code: int, reason: str) -> None:
-        super().__init__(reason)
-        self.code = code
-        self.reason = reason
 
 
 @dataclass

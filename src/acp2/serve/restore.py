@@ -31,7 +31,7 @@ import anyio
 import anyio.to_thread
 import msgspec
 
-from acp2.errors import InvalidRequest
+from acp2.errors import InternalError, InvalidRequest
 from acp2.rpc.guarded import decode
 from acp2.schema.methods import SESSION_RESUME
 from acp2.serve.cursor import CursorRecorder, history_session
@@ -275,7 +275,7 @@ def _error_code(answer: bytes) -> int | None:
     try:
         error = decode(_error_answer, answer).error
     except InvalidRequest:
-        return -32603
+        return InternalError.code
     return error.code if error is not None else None
 
 

@@ -43,7 +43,8 @@ from typing import Final
 
 import msgspec
 
-from acp2.errors import InvalidRequest
+from acp2.errors import CursorTooOld, InvalidRequest, SeqGap
+from acp2.errors import DurableFrameError as FrameError
 from acp2.rpc.guarded import decode
 from acp2.rpc.messages import TOO_DEEP
 
@@ -98,18 +99,6 @@ BATCH_MAX = 1024
 #: The most digits of a seq header (:func:`header_seq`): a signed 64-bit integer's.
 MAX_SEQ_DIGITS = 19
 _INT64_MAX = 2**63 - 1
-
-
-class CursorTooOld(Exception):
-    """The window no longer holds the messages after the given seq: resume is impossible."""
-
-
-class SeqGap(Exception):
-    """A message arrived whose seq skips ahead of the next expected one."""
-
-
-class FrameError(ValueError):
-    """A durable envelope that is not one of the two frame shapes."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,10 +33,10 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
-import msgspec
 from anyio.abc import TaskGroup
 
-from acp2.errors import ConnectionClosed
+from acp2.errors import ConnectionClosed, internal_error
+from acp2.rpc.messages import encode_error
 from acp2.sanitize import line as sanitize_line
 from acp2.schema.methods import INITIALIZE
 from acp2.transport.backoff import Backoff
@@ -215,9 +215,8 @@ class HttpTransport:
         if not fields.is_request:
             log.warning("the server refused a message: %s", why)
             return
-        error = {"code": -32603, "message": f"the server refused the request ({why})"}
-        reply = {"jsonrpc": "2.0", "id": fields.id, "error": error}
-        await self._inbox.put(msgspec.json.encode(reply) + b"\n")
+        error = internal_error(f"the server refused the request ({why})")
+        await self._inbox.put(encode_error(fields.id, error) + b"\n")
 
     # -- the SSE streams ------------------------------------------------------------------
 

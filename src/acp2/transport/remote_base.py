@@ -16,7 +16,7 @@ from typing import Any
 import anyio
 import msgspec
 
-from acp2.errors import ConnectionClosed, InvalidRequest
+from acp2.errors import ConnectionClosed, InvalidRequest, LinkLost, RemoteRefused, ResumeRefused
 from acp2.rpc.guarded import decode
 
 __all__ = [
@@ -35,31 +35,6 @@ __all__ = [
 
 CONNECTION_HEADER = "Acp-Connection-Id"
 SESSION_HEADER = "Acp-Session-Id"
-
-
-class RemoteRefused(ConnectionError):
-    """The server refused to open a connection (``status``: the HTTP status, or ``0``
-    when it could not be reached); ``str()`` says why, with the server's text sanitized."""
-
-    def __init__(self, message: str, status: int = 0) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-class ResumeRefused(ConnectionClosed):
-    """The server cannot resume a dropped durable link (it does not know the connection
-    any more, or no longer holds what was missed): only a new connection and
-    ``session/resume`` of the sessions can go on. ``code`` is the WebSocket close code or
-    HTTP status that said so."""
-
-    def __init__(self, message: str, code: int) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-class LinkLost(ConnectionClosed):
-    """A plain link (no durability granted) broke: nothing can be resumed, only a new
-    connection and ``session/resume`` of the sessions can go on."""
 
 
 def needs(module: str) -> ModuleType:

@@ -14,14 +14,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from acp2.errors import SseError
+
 __all__ = ["SseError", "SseEvent", "SseParser"]
 
 _DATA = b"data: "
 _ID = b"id: "
-
-
-class SseError(ValueError):
-    """An event larger than the parser's bound."""
 
 
 @dataclass(frozen=True, slots=True)

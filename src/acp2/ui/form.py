@@ -23,6 +23,8 @@ from typing import Any, Final
 
 from msgspec import UNSET
 
+from acp2.errors import FormFieldError as FieldError
+from acp2.errors import FormUnfillable as Unfillable
 from acp2.sanitize import line
 from acp2.schema.elicitation_schema import (
     BooleanPropertySchema,
@@ -43,14 +45,6 @@ Read = Callable[[str, str], Awaitable[str | None]]
 
 _YES: Final = {"y", "yes", "true", "1", "on"}
 _NO: Final = {"n", "no", "false", "0", "off"}
-
-
-class FieldError(ValueError):
-    """An answer that does not fit its field; the message says why (shown to the user)."""
-
-
-class Unfillable(ValueError):
-    """A form this client cannot show: a required field of an unknown type."""
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from acp2.check.results import Findings, Status
 from acp2.check.timing import Timing
 from acp2.check.versions import CLIENT_INFO, initialize_params
 from acp2.compat.v1.methods import AUTHENTICATE
+from acp2.errors import ProbeAborted as Abort
 from acp2.schema.jsonrpc import AUTH_REQUIRED
 from acp2.schema.methods import AUTH_LOGIN, INITIALIZE, SESSION_LIST, SESSION_NEW
 
@@ -36,10 +37,6 @@ __all__ = [
     "Shared",
     "has_capability",
 ]
-
-
-class Abort(Exception):
-    """Stop the probe; its undecided rows become SKIP with this message."""
 
 
 @dataclass

@@ -21,6 +21,8 @@ import stat
 import sys
 from collections.abc import Callable
 
+from acp2.errors import BeneathError
+
 __all__ = ["USE_OPENAT2", "BeneathError", "open_beneath", "openat2_available"]
 
 #: Use ``openat2`` when the kernel has it; tests set this false to force the walk.
@@ -35,10 +37,6 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 
 _Opener = Callable[[int, str, int, int], int]
-
-
-class BeneathError(OSError):
-    """The path could not be opened below the root without following a symlink."""
 
 
 class _OpenHow(ctypes.Structure):

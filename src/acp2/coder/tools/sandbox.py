@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from acp2.coder.tools.beneath import BeneathError, open_beneath
 from acp2.coder.tools.errors import ToolError
 from acp2.coder.tools.hookpaths import HOOK_MANAGER_PATHS, hooks_dir
+from acp2.errors import MissingPathError, SandboxError
 
 __all__ = ["DEFAULT_PROTECTED", "MissingPathError", "Sandbox", "SandboxError", "SandboxPath"]
 
@@ -50,14 +51,6 @@ DEFAULT_PROTECTED: tuple[str, ...] = (
 
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-
-
-class SandboxError(ToolError):
-    """A path outside the session's root set (or otherwise unusable)."""
-
-
-class MissingPathError(ToolError):
-    """The path is inside the roots but does not exist."""
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,8 @@ from typing import TypeVar
 
 import anyio
 
+from acp2.errors import StoppedError
+
 __all__ = ["Stop", "StoppedError", "check", "never", "run_stoppable"]
 
 T = TypeVar("T")
@@ -26,10 +28,6 @@ Stop = Callable[[], bool]
 def never() -> bool:
     """A :data:`Stop` that never fires."""
     return False
-
-
-class StoppedError(Exception):
-    """Raised inside a stopped worker; nobody waits for its result any more."""
 
 
 async def run_stoppable(fn: Callable[[Stop], T]) -> T:

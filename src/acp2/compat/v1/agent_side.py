@@ -21,6 +21,7 @@ from acp2.compat.v1.convert import (
     config_options_to_v1,
     mcp_servers_from_v1,
 )
+from acp2.errors import InternalError, PromptFailed
 
 __all__ = [
     "PromptFailed",
@@ -38,15 +39,6 @@ __all__ = [
     "set_config_option_result_to_v1",
     "set_mode_from_v1",
 ]
-
-
-class PromptFailed(Exception):
-    """A v2 turn ended ``idle`` with stop reason ``error``: v1 has no such stop reason, so
-    the held v1 prompt is answered with this JSON-RPC ``error`` instead."""
-
-    def __init__(self, error: v2.Error) -> None:
-        super().__init__(error.message)
-        self.error = error
 
 
 # -- sessions ---------------------------------------------------------------------------
@@ -208,7 +200,8 @@ def prompt_result_to_v1(idle: v2.StateUpdate, dropped: Drops) -> v1.PromptRespon
     reason = idle.stop_reason
     if reason == "error":
         error = idle.error if isinstance(idle.error, v2.Error) else None
-        raise PromptFailed(error or v2.Error(code=-32603, message="the agent's turn failed"))
+        failed = v2.Error(code=InternalError.code, message="the agent's turn failed")
+        raise PromptFailed(error or failed)
     if not isinstance(reason, str):
         dropped["stop_reason.missing"] += 1
         reason = "end_turn"

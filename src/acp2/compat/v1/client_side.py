@@ -18,7 +18,7 @@ import acp2.compat.v1.schema as v1
 import acp2.schema as v2
 from acp2.compat.v1.convert import Drops, mcp_servers_to_v1, recode
 from acp2.compat.v1.methods import AGENT_REQUESTS
-from acp2.compat.v1.negotiate import INVALID_PARAMS
+from acp2.errors import InvalidParams
 from acp2.schema.codec import decode
 
 __all__ = [
@@ -31,12 +31,6 @@ __all__ = [
 ]
 
 _DEFAULT_PERMISSION_TITLE: Final = "Permission required"
-
-
-class InvalidParams(ValueError):
-    """v1 request params that do not decode: answer ``-32602`` with ``str(error)``."""
-
-    code: Final = INVALID_PARAMS
 
 
 def new_session_request_to_v1(

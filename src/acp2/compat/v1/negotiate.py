@@ -23,6 +23,8 @@ from typing import Any, Final, Literal
 
 import msgspec
 
+from acp2.errors import NegotiationError
+
 __all__ = [
     "INVALID_PARAMS",
     "NegotiationError",
@@ -38,16 +40,6 @@ INVALID_PARAMS: Final = -32602
 Version = Literal[1, 2]
 
 _MISSING: Final = msgspec.UNSET
-
-
-class NegotiationError(ValueError):
-    """``initialize`` params or result whose version cannot be read.
-
-    ``code`` is ``-32602`` (invalid params); ``str(error)`` is one sentence for the
-    JSON-RPC error message, naming what was found.
-    """
-
-    code: Final = INVALID_PARAMS
 
 
 class _Params(msgspec.Struct):
