@@ -38,6 +38,8 @@ CONNECT_ACP2_MODULES = {
     "acp2.rpc.dispatch",
     "acp2.rpc.events",
     "acp2.rpc.framing",
+    "acp2.rpc.guarded",  # every decode of a peer's JSON outside the reader
+    "acp2.rpc.handlers",  # registration from the method table
     "acp2.rpc.later",  # deferred answers (the responder binds a handler's Later)
     "acp2.rpc.messages",
     "acp2.rpc.outbox",

@@ -15,7 +15,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
 import anyio
 from anyio.abc import TaskGroup
@@ -45,6 +45,7 @@ from acp2.errors import (
     MethodNotFound,
 )
 from acp2.rpc import Connection
+from acp2.rpc.handlers import register
 from acp2.schema import (
     CancelledPermissionOutcome,
     CancelSessionNotification,
@@ -70,18 +71,28 @@ from acp2.schema import (
     RequestPermissionResponse,
     UserMessage,
 )
-from acp2.schema.extensions import SESSION_ATTACH
+from acp2.schema.capability_methods import AGENT as AGENT_PROMISES
+from acp2.schema.capability_methods import promised
+from acp2.schema.extensions import EXTENSIONS, SESSION_ATTACH
 from acp2.schema.methods import (
     AUTH_LOGIN,
     AUTH_LOGOUT,
+    AUTH_STATUS,
     ELICITATION_COMPLETE,
     ELICITATION_CREATE,
     INITIALIZE,
+    METHODS,
+    SESSION_ARCHIVE,
     SESSION_CANCEL,
+    SESSION_DELETE,
+    SESSION_FORK,
     SESSION_PROMPT,
     SESSION_REQUEST_PERMISSION,
+    SESSION_SET_TITLE,
+    SESSION_UNARCHIVE,
     TERMINAL_CANCEL,
     TOOL_CALL_CANCEL,
+    MethodSpec,
 )
 from acp2.store.failures import request_errors, unusable
 from acp2.transport.base import Transport
@@ -98,6 +109,17 @@ CANCELLED_PERMISSION = RequestPermissionResponse(outcome=CancelledPermissionOutc
 
 P = TypeVar("P")
 R = TypeVar("R")
+
+#: The methods an agent serves: the spec's and acp2's extensions.
+AGENT_TABLE: Final = {**METHODS, **EXTENSIONS}
+#: The client's methods acp2's agent runtime does not implement (answered ``-32601``).
+NOT_SERVED: Final[tuple[MethodSpec[Any, Any], ...]] = (
+    SESSION_FORK,
+    SESSION_ARCHIVE,
+    SESSION_UNARCHIVE,
+    SESSION_SET_TITLE,
+    AUTH_STATUS,
+)
 
 
 async def serve_connection(
@@ -207,10 +229,30 @@ class AgentConnection:
             routes.append(route(SESSION_ATTACH, guard(partial(attach, self.sessions))))
         return routes
 
+    def unhandled(self) -> list[MethodSpec[Any, Any]]:
+        """The client's methods this connection leaves to ``-32601`` on purpose: the
+        unstable ones acp2 does not implement, and those its configuration turns off."""
+        off: list[MethodSpec[Any, Any]] = list(NOT_SERVED)
+        if not self.agent.auth_methods:
+            off += (AUTH_LOGIN, AUTH_LOGOUT)
+        if not self.agent.delete:
+            off.append(SESSION_DELETE)
+        if not self.agent.attach:
+            off.append(SESSION_ATTACH)
+        return off
+
     def register(self) -> None:
-        """Install every handler on the connection, and start the session bookkeeping."""
-        for entry in self.routes():
-            self.connection.on(entry.spec, entry.handler)
+        """Install every handler on the connection from the method table, and start the
+        session bookkeeping. Raises :class:`~acp2.errors.MissingHandler` (nothing served)
+        when the handlers do not cover the client's methods or what the agent advertises."""
+        register(
+            self.connection,
+            AGENT_TABLE,
+            "agent",
+            {entry.spec: entry.handler for entry in self.routes()},
+            unhandled=self.unhandled(),
+            advertised=promised(build_initialize_response(self.agent), AGENT_PROMISES),
+        )
         self.connection.on_unknown_request(self.on_ext_request)
         self.connection.on_unknown_notification(self.on_ext_notification)
         self.sessions.start()
