@@ -110,8 +110,6 @@ CANCELLED_PERMISSION = RequestPermissionResponse(outcome=CancelledPermissionOutc
 P = TypeVar("P")
 R = TypeVar("R")
 
-#: The methods an agent serves: the spec's and acp2's extensions.
-AGENT_TABLE: Final = {**METHODS, **EXTENSIONS}
 #: The client's methods acp2's agent runtime does not implement (answered ``-32601``).
 NOT_SERVED: Final[tuple[MethodSpec[Any, Any], ...]] = (
     SESSION_FORK,
@@ -247,7 +245,7 @@ class AgentConnection:
         when the handlers do not cover the client's methods or what the agent advertises."""
         register(
             self.connection,
-            AGENT_TABLE,
+            METHODS | EXTENSIONS,  # the spec's methods and acp2's own
             "agent",
             {entry.spec: entry.handler for entry in self.routes()},
             unhandled=self.unhandled(),

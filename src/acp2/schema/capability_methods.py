@@ -84,7 +84,7 @@ def promised(value: object, promises: Promises) -> frozenset[MethodSpec[Any, Any
     """The methods ``value`` (an initialize result for :data:`AGENT`, client capabilities
     for :data:`CLIENT`) promises to serve."""
     return frozenset(
-        spec for path, specs in promises if _is_set(_at(value, path)) for spec in specs
+        spec for path, specs in promises if not path or _is_set(_at(value, path)) for spec in specs
     )
 
 
