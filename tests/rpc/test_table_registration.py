@@ -10,6 +10,9 @@ neither handles nor lists, or a capability advertised without its handler, raise
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -18,6 +21,7 @@ import anyio
 import pytest
 
 import acp2.agent.connection as agent_connection
+import acp2.agent.served as served
 import acp2.compat.v1.methods as v1m
 import acp2.compat.v1.schema as v1
 import acp2.schema.methods as v2m
@@ -116,7 +120,7 @@ async def agent_start_error(agent: Agent) -> BaseException:
 
 #: What the agent runtime never serves (unstable methods), and what it serves only when
 #: configured to (auth methods, delete, attach).
-NOT_SERVED = names(agent_connection.NOT_SERVED)
+NOT_SERVED = names(served.NOT_SERVED)
 AUTH = {v2m.AUTH_LOGIN.name, v2m.AUTH_LOGOUT.name}
 DELETE_ATTACH = {v2m.SESSION_DELETE.name, "_acp2/session/attach"}
 
@@ -234,10 +238,45 @@ async def test_an_agent_advertising_a_capability_without_its_handler_fails_at_st
         response.capabilities.session.fork = SessionForkCapabilities()
         return response
 
-    monkeypatch.setattr(agent_connection, "build_initialize_response", with_fork)
-    error = await agent_start_error(make_agent())
+    monkeypatch.setattr(served, "build_initialize_response", with_fork)
+    with pytest.raises(MissingHandler, match="advertises methods it does not serve: session/fork"):
+        served.check_advertised(make_agent())
+    error = await agent_start_error(make_agent())  # and each connection, as it starts
     assert isinstance(error, MissingHandler)
     assert "advertised but unhandled: session/fork" in str(error)
+
+
+#: An agent process whose initialize result would advertise session/fork (unserved).
+FORKING_AGENT = """
+import acp2.agent.served as served
+from acp2.agent import Agent
+from acp2.agent.capabilities import build_initialize_response
+from acp2.schema.capabilities import SessionForkCapabilities
+
+def with_fork(agent, **kwargs):
+    response = build_initialize_response(agent, **kwargs)
+    response.capabilities.session.fork = SessionForkCapabilities()
+    return response
+
+served.build_initialize_response = with_fork
+Agent("forking").run()
+"""
+
+
+def test_agent_run_refuses_to_start_before_answering_an_early_initialize() -> None:
+    params = {"protocolVersion": 2, "info": {"name": "t", "version": "1"}, "capabilities": {}}
+    request = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params})
+    done = subprocess.run(
+        [sys.executable, "-c", FORKING_AGENT],
+        input=request.encode() + b"\n",
+        capture_output=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert done.returncode != 0
+    assert done.stdout == b""  # nothing advertised
+    assert b"MissingHandler" in done.stderr
+    assert b"session/fork" in done.stderr
 
 
 async def test_register_refuses_an_advertised_method_listed_as_unhandled() -> None:

@@ -15,7 +15,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import anyio
 from anyio.abc import TaskGroup
@@ -34,6 +34,7 @@ from acp2.agent.elicit import advertises
 from acp2.agent.routes import Route, route
 from acp2.agent.runner import WorkHandler, run_turn
 from acp2.agent.runtime import AgentRuntime, runtime_for
+from acp2.agent.served import advertised, unhandled
 from acp2.agent.session import AgentSession
 from acp2.agent.sessions import SessionManager
 from acp2.agent.turn import Turn
@@ -71,28 +72,19 @@ from acp2.schema import (
     RequestPermissionResponse,
     UserMessage,
 )
-from acp2.schema.capability_methods import AGENT as AGENT_PROMISES
-from acp2.schema.capability_methods import promised
 from acp2.schema.extensions import EXTENSIONS, SESSION_ATTACH
 from acp2.schema.methods import (
     AUTH_LOGIN,
     AUTH_LOGOUT,
-    AUTH_STATUS,
     ELICITATION_COMPLETE,
     ELICITATION_CREATE,
     INITIALIZE,
     METHODS,
-    SESSION_ARCHIVE,
     SESSION_CANCEL,
-    SESSION_DELETE,
-    SESSION_FORK,
     SESSION_PROMPT,
     SESSION_REQUEST_PERMISSION,
-    SESSION_SET_TITLE,
-    SESSION_UNARCHIVE,
     TERMINAL_CANCEL,
     TOOL_CALL_CANCEL,
-    MethodSpec,
 )
 from acp2.store.failures import request_errors, unusable
 from acp2.transport.base import Transport
@@ -109,15 +101,6 @@ CANCELLED_PERMISSION = RequestPermissionResponse(outcome=CancelledPermissionOutc
 
 P = TypeVar("P")
 R = TypeVar("R")
-
-#: The client's methods acp2's agent runtime does not implement (answered ``-32601``).
-NOT_SERVED: Final[tuple[MethodSpec[Any, Any], ...]] = (
-    SESSION_FORK,
-    SESSION_ARCHIVE,
-    SESSION_UNARCHIVE,
-    SESSION_SET_TITLE,
-    AUTH_STATUS,
-)
 
 
 async def serve_connection(
@@ -227,18 +210,6 @@ class AgentConnection:
             routes.append(route(SESSION_ATTACH, guard(partial(attach, self.sessions))))
         return routes
 
-    def unhandled(self) -> list[MethodSpec[Any, Any]]:
-        """The client's methods this connection leaves to ``-32601`` on purpose: the
-        unstable ones acp2 does not implement, and those its configuration turns off."""
-        off: list[MethodSpec[Any, Any]] = list(NOT_SERVED)
-        if not self.agent.auth_methods:
-            off += (AUTH_LOGIN, AUTH_LOGOUT)
-        if not self.agent.delete:
-            off.append(SESSION_DELETE)
-        if not self.agent.attach:
-            off.append(SESSION_ATTACH)
-        return off
-
     def register(self) -> None:
         """Install every handler on the connection from the method table, and start the
         session bookkeeping. Raises :class:`~acp2.errors.MissingHandler` (nothing served)
@@ -248,8 +219,8 @@ class AgentConnection:
             METHODS | EXTENSIONS,  # the spec's methods and acp2's own
             "agent",
             {entry.spec: entry.handler for entry in self.routes()},
-            unhandled=self.unhandled(),
-            advertised=promised(build_initialize_response(self.agent), AGENT_PROMISES),
+            unhandled=unhandled(self.agent),
+            advertised=advertised(self.agent),
         )
         self.connection.on_unknown_request(self.on_ext_request)
         self.connection.on_unknown_notification(self.on_ext_notification)
