@@ -26,7 +26,8 @@
     ├── RemoteRefused (ConnectionError)  the server refused to open a connection (status)
     ├── AgentStartError (OSError)    an agent command could not be started
     ├── LocalProtocolError           our own side tried something the protocol forbids
-    │   └── ElicitationUnsupported   the client did not advertise that elicitation mode
+    │   ├── ElicitationUnsupported   the client did not advertise that elicitation mode
+    │   └── MissingHandler (TypeError)  a runtime's handlers do not cover its method table
     ├── RemoteProtocolError          the peer sent something the protocol forbids
     │   ├── AgentStrayOutput (TimeoutError)  (acp2.client) non-JSON on stdout, no answer
     │   └── ElicitationContentError  a form answer that does not fit its schema
@@ -112,6 +113,7 @@ __all__ = [
     "McpConfigError",
     "McpServerError",
     "MethodNotFound",
+    "MissingHandler",
     "MissingJsonschema",
     "MissingPathError",
     "ModelError",
@@ -330,6 +332,14 @@ class MissingJsonschema(Acp2Error, RuntimeError):
 
 class LocalProtocolError(Acp2Error):
     """Our side tried something the protocol forbids; nothing was sent or changed."""
+
+
+class MissingHandler(LocalProtocolError, TypeError):
+    """A runtime's handlers do not match its method table (:mod:`acp2.rpc.handlers`): a
+    method of its direction is neither handled nor listed as unhandled, a handler is for a
+    method the table does not give it, or a capability it advertises has a method it does
+    not serve. Raised at start-up, before any message is served; the message names every
+    such method."""
 
 
 class RemoteProtocolError(Acp2Error):

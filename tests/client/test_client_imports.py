@@ -39,6 +39,7 @@ CONNECT_ACP2_MODULES = {
     "acp2.rpc.events",
     "acp2.rpc.framing",
     "acp2.rpc.guarded",  # the one guarded decode of a peer's JSON (client/link.raw_update)
+    "acp2.rpc.handlers",  # registration from the method table
     "acp2.rpc.later",  # deferred answers (the responder binds a handler's Later)
     "acp2.rpc.messages",
     "acp2.rpc.outbox",

@@ -2,9 +2,14 @@
 
 Every ``.py`` under src/acp2 is parsed; a string constant equal to a v2 or v1 wire
 method name outside ``schema/methods.py``, ``schema/extensions.py`` (acp2's own ``_``
-methods) and ``compat/v1/`` fails the test. Docstrings
+methods) and ``compat/v1/methods.py`` fails the test. Docstrings
 may mention names (the first statement of a module, class or function is skipped), and
 so may comments (the ast has none).
+
+Handlers are registered from the tables too: outside ``rpc/`` no code calls a
+registration method (``.on``, ``.on_request``, ``.on_notification``) itself; the runtimes
+hand their handlers to :func:`acp2.rpc.handlers.register`, which checks them against the
+table.
 """
 
 from __future__ import annotations
@@ -20,8 +25,8 @@ from acp2.schema.methods import METHODS
 
 SRC = Path(acp2.__file__).parent
 NAMES = frozenset(METHODS) | frozenset(V1_METHODS) | frozenset(EXTENSIONS)
-#: Where the names are written: the v2 table, acp2's extension table and everything of v1.
-TABLES = ("schema/methods.py", "schema/extensions.py", "compat/v1/")
+#: Where the names are written: the v2 table, acp2's extension table and the v1 table.
+TABLES = ("schema/methods.py", "schema/extensions.py", "compat/v1/methods.py")
 
 _SCOPES = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -95,3 +100,37 @@ def test_both_tables_contribute_names() -> None:
     assert "session/load" in NAMES - METHODS.keys()  # v1 only
     assert "auth/login" in NAMES - V1_METHODS.keys()  # v2 only
     assert "_acp2/session/attach" in NAMES - METHODS.keys()  # acp2's extension
+
+
+#: The registration methods of a connection (and of the bridge's in-process end).
+REGISTERING = frozenset({"on", "on_request", "on_notification"})
+
+
+def registrations(source: str) -> Iterator[tuple[int, str]]:
+    """``(line, method)`` for each call of a registration method in ``source``."""
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in REGISTERING
+        ):
+            yield node.lineno, node.func.attr
+
+
+def test_no_handler_is_registered_outside_the_table_driven_registration() -> None:
+    found = [
+        f"src/acp2/{path.relative_to(SRC).as_posix()}:{line}: .{name}(...)"
+        for path in sorted(SRC.rglob("*.py"))
+        if not path.relative_to(SRC).as_posix().startswith("rpc/")
+        for line, name in registrations(path.read_text())
+    ]
+    assert not found, "register handlers with acp2.rpc.handlers.register:\n" + "\n".join(found)
+
+
+def test_the_registration_scan_finds_calls_not_definitions() -> None:
+    source = """
+def on(spec, handler): ...
+conn.on(SESSION_PROMPT, handle)
+conn.on_notification(SESSION_UPDATE.name, T, h, raw=True)
+"""
+    assert list(registrations(source)) == [(3, "on"), (4, "on_notification")]

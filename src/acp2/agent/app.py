@@ -140,9 +140,13 @@ class Agent(AgentSettings):
         """Blocking entry point: serve on stdio with anyio on asyncio, then return.
 
         A v2 ``initialize`` sent first is answered before the event loop and the
-        session runtime are even imported (:mod:`acp2.agent.early`): start-up time."""
+        session runtime are even imported (:mod:`acp2.agent.early`): start-up time.
+        Raises :class:`~acp2.errors.MissingHandler` first when the agent would advertise
+        a method it does not serve (:func:`acp2.agent.served.check_advertised`)."""
         from acp2.agent.early import answer_stdin
+        from acp2.agent.served import check_advertised
 
+        check_advertised(self)  # before an initialize is answered: it advertises
         head, initialized = answer_stdin(self)
         import anyio
 

@@ -34,6 +34,7 @@ from acp2.agent.elicit import advertises
 from acp2.agent.routes import Route, route
 from acp2.agent.runner import WorkHandler, run_turn
 from acp2.agent.runtime import AgentRuntime, runtime_for
+from acp2.agent.served import advertised, unhandled
 from acp2.agent.session import AgentSession
 from acp2.agent.sessions import SessionManager
 from acp2.agent.turn import Turn
@@ -45,6 +46,7 @@ from acp2.errors import (
     MethodNotFound,
 )
 from acp2.rpc import Connection
+from acp2.rpc.handlers import register
 from acp2.schema import (
     CancelledPermissionOutcome,
     CancelSessionNotification,
@@ -70,13 +72,14 @@ from acp2.schema import (
     RequestPermissionResponse,
     UserMessage,
 )
-from acp2.schema.extensions import SESSION_ATTACH
+from acp2.schema.extensions import EXTENSIONS, SESSION_ATTACH
 from acp2.schema.methods import (
     AUTH_LOGIN,
     AUTH_LOGOUT,
     ELICITATION_COMPLETE,
     ELICITATION_CREATE,
     INITIALIZE,
+    METHODS,
     SESSION_CANCEL,
     SESSION_PROMPT,
     SESSION_REQUEST_PERMISSION,
@@ -208,9 +211,17 @@ class AgentConnection:
         return routes
 
     def register(self) -> None:
-        """Install every handler on the connection, and start the session bookkeeping."""
-        for entry in self.routes():
-            self.connection.on(entry.spec, entry.handler)
+        """Install every handler on the connection from the method table, and start the
+        session bookkeeping. Raises :class:`~acp2.errors.MissingHandler` (nothing served)
+        when the handlers do not cover the client's methods or what the agent advertises."""
+        register(
+            self.connection,
+            METHODS | EXTENSIONS,  # the spec's methods and acp2's own
+            "agent",
+            {entry.spec: entry.handler for entry in self.routes()},
+            unhandled=unhandled(self.agent),
+            advertised=advertised(self.agent),
+        )
         self.connection.on_unknown_request(self.on_ext_request)
         self.connection.on_unknown_notification(self.on_ext_notification)
         self.sessions.start()

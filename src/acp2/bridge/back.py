@@ -59,6 +59,8 @@ from acp2.errors import (
     ResourceNotFound,
 )
 from acp2.rpc import Connection
+from acp2.rpc.handlers import Decoded, register
+from acp2.schema.methods import MethodSpec
 from acp2.transport.base import Transport
 
 __all__ = ["BackBridge", "serve_back", "serve_back_transports"]
@@ -71,6 +73,22 @@ MAX_EARLY_UPDATES: Final = 256
 MAX_EARLY_SESSIONS: Final = 8
 
 _HOT_CHUNK: Final = hot.AgentMessageChunk
+#: The v2 client's methods this bridge does not translate (``-32601``).
+V2_UNHANDLED: Final[tuple[MethodSpec[Any, Any], ...]] = (
+    v2m.AUTH_LOGIN,
+    v2m.AUTH_LOGOUT,
+    v2m.SESSION_DELETE,
+    v2m.SESSION_FORK,
+    v2m.SESSION_ARCHIVE,
+    v2m.SESSION_UNARCHIVE,
+    v2m.SESSION_SET_TITLE,
+    v2m.AUTH_STATUS,
+)
+#: The v1 agent's methods this bridge leaves unanswered (``-32601``, or ignored).
+V1_UNHANDLED: Final[tuple[MethodSpec[Any, Any], ...]] = (
+    v1m.ELICITATION_CREATE,
+    v1m.ELICITATION_COMPLETE,
+)
 
 
 class _Session:
@@ -143,28 +161,33 @@ class BackBridge:
         self._out.feed_to(feed)
 
     def install(self) -> None:
-        """Register every handler on both connections."""
-        self._install_client()
-        agent = self.agent
-        # Chunks' text blocks are decoded as v2's (one decode per streamed chunk).
-        agent.on_notification(v1m.SESSION_UPDATE.name, hot.SessionNotification, self._on_update)
-        agent.on(v1m.SESSION_REQUEST_PERMISSION, self._on_permission)
+        """Register every handler on both connections, each from its method table
+        (:func:`acp2.rpc.handlers.register`)."""
+        register(self.client, v2m.METHODS, "agent", self._client_handlers(), unhandled=V2_UNHANDLED)
+        agent: dict[MethodSpec[Any, Any], Callable[[Any], Any] | Decoded] = {
+            # Chunks' text blocks are decoded as v2's (one decode per streamed chunk).
+            v1m.SESSION_UPDATE: Decoded(hot.SessionNotification, self._on_update),
+            v1m.SESSION_REQUEST_PERMISSION: self._on_permission,
+        }
         if self.files:
-            agent.on(v1m.FS_READ_TEXT_FILE, self._fs.read)
-            agent.on(v1m.FS_WRITE_TEXT_FILE, self._fs.write)
+            agent |= {v1m.FS_READ_TEXT_FILE: self._fs.read, v1m.FS_WRITE_TEXT_FILE: self._fs.write}
         if self.terminals:
-            self._install_terminals()
+            agent |= self._terminal_handlers()
+        unhandled = [
+            *V1_UNHANDLED,
+            *(spec for spec in v1m.AGENT_REQUESTS.values() if spec not in agent),
+        ]
+        register(self.agent, v1m.METHODS, "client", agent, unhandled=unhandled)
 
-    def _install_terminals(self) -> None:
+    def _terminal_handlers(self) -> dict[MethodSpec[Any, Any], Callable[[Any], Any] | Decoded]:
         terms = self._terms
-        self.agent.on(v1m.TERMINAL_CREATE, terms.create)
-        self.agent.on(v1m.TERMINAL_OUTPUT, terms.output)
-        self.agent.on(v1m.TERMINAL_WAIT_FOR_EXIT, terms.wait_for_exit)
-        self.agent.on(v1m.TERMINAL_KILL, terms.kill)
-        self.agent.on(v1m.TERMINAL_RELEASE, terms.release)
-        # A cancelled or closed session's commands stop with it.
-        self.client.on(v2m.SESSION_CANCEL, self._cancel_and_kill)
-        self.client.on(v2m.SESSION_CLOSE, self._close_and_release)
+        return {
+            v1m.TERMINAL_CREATE: terms.create,
+            v1m.TERMINAL_OUTPUT: terms.output,
+            v1m.TERMINAL_WAIT_FOR_EXIT: terms.wait_for_exit,
+            v1m.TERMINAL_KILL: terms.kill,
+            v1m.TERMINAL_RELEASE: terms.release,
+        }
 
     async def aclose(self) -> None:
         """Stop the running v1 prompts' tasks and every terminal's process group (the
@@ -173,18 +196,21 @@ class BackBridge:
         await self._turns.wait()
         await self._terms.aclose()
 
-    def _install_client(self) -> None:
-        client = self.client
-        client.on(v2m.INITIALIZE, self._initialize)
-        client.on(v2m.SESSION_NEW, self._new)
-        client.on(v2m.SESSION_RESUME, self._resume)
-        client.on(v2m.SESSION_LIST, self._same(v1m.SESSION_LIST))
-        client.on(v2m.SESSION_CLOSE, self._close)
-        client.on(v2m.SESSION_PROMPT, self._prompt)
-        client.on(v2m.SESSION_CANCEL, self._cancel)
-        client.on(v2m.SESSION_SET_CONFIG_OPTION, self._set_config_option)
-        client.on(v2m.TOOL_CALL_CANCEL, _no_background)
-        client.on(v2m.TERMINAL_CANCEL, _no_background)
+    def _client_handlers(self) -> dict[MethodSpec[Any, Any], Callable[[Any], Any] | Decoded]:
+        """The v2 client's methods this bridge serves; with terminals, a cancelled or
+        closed session's commands stop with it."""
+        return {
+            v2m.INITIALIZE: self._initialize,
+            v2m.SESSION_NEW: self._new,
+            v2m.SESSION_RESUME: self._resume,
+            v2m.SESSION_LIST: self._same(v1m.SESSION_LIST),
+            v2m.SESSION_CLOSE: self._close_and_release if self.terminals else self._close,
+            v2m.SESSION_PROMPT: self._prompt,
+            v2m.SESSION_CANCEL: self._cancel_and_kill if self.terminals else self._cancel,
+            v2m.SESSION_SET_CONFIG_OPTION: self._set_config_option,
+            v2m.TOOL_CALL_CANCEL: _no_background,
+            v2m.TERMINAL_CANCEL: _no_background,
+        }
 
     # -- v2 requests from the client -------------------------------------------------------
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any, Final, cast
 
@@ -38,8 +38,10 @@ from acp2.compat.v1 import handshake, same_shape
 from acp2.compat.v1.convert import Drops
 from acp2.errors import InvalidParams, RequestCancelled, RequestError, internal_error
 from acp2.rpc.connection import Connection
+from acp2.rpc.handlers import register
 from acp2.rpc.later import Later
 from acp2.schema.codec import encode
+from acp2.schema.methods import MethodSpec
 from acp2.transport.base import Transport
 
 __all__ = ["FrontBridge", "run_front", "serve_v1_client"]
@@ -51,6 +53,12 @@ INITIALIZE_GRACE: Final = 5.0
 #: Updates kept per session id the client has not seen opened yet, and how many such ids.
 MAX_UNOPENED_UPDATES: Final = 256
 MAX_UNOPENED_SESSIONS: Final = 8
+#: The agent's v2 methods a v1 client has no counterpart for (``-32601``, or ignored).
+V2_UNHANDLED: Final[tuple[MethodSpec[Any, Any], ...]] = (
+    v2m.ELICITATION_CREATE,
+    v2m.ELICITATION_COMPLETE,
+    v2m.AUTH_STATUS_UPDATE,
+)
 
 
 class FrontBridge:
@@ -74,21 +82,30 @@ class FrontBridge:
         self._drops: Drops = Counter()
         self._client: v1.InitializeRequest | None = None
 
-    def register(self) -> None:
-        """Serve the v1 methods on ``v1`` and the agent's requests on ``v2``."""
-        self.v1.on(v1m.INITIALIZE, self.on_initialize)
-        for spec in same_shape.SAME_SHAPE:
-            if spec.kind == "request":
-                self.v1.on(spec, self._same_shape(spec))
-        self.v1.on(v1m.SESSION_NEW, self.on_new)
-        self.v1.on(v1m.SESSION_LOAD, self.on_load)
-        self.v1.on(v1m.SESSION_RESUME, self.on_resume)
-        self.v1.on(v1m.SESSION_SET_MODE, self.on_set_mode)
-        self.v1.on(v1m.SESSION_SET_CONFIG_OPTION, self.on_set_config_option)
-        self.v1.on(v1m.SESSION_PROMPT, self.on_prompt)
-        self.v1.on(v1m.SESSION_CANCEL, self.on_cancel)
-        self.v2.on(v2m.SESSION_UPDATE, self.on_update)
-        self.v2.on(v2m.SESSION_REQUEST_PERMISSION, self.on_permission)
+    def register(self, *, update: Callable[[Any], Awaitable[None] | None] | None = None) -> None:
+        """Serve the v1 methods on ``v1`` and the agent's requests on ``v2``, each from its
+        method table (:func:`acp2.rpc.handlers.register`). ``update`` replaces
+        :meth:`on_update` as the ``session/update`` handler (the in-process agent's
+        emitter sees the v1 connection's backpressure itself)."""
+        v1_handlers: dict[MethodSpec[Any, Any], Callable[[Any], Any]] = {
+            spec: self._same_shape(spec) for spec in same_shape.SAME_SHAPE if spec.kind == "request"
+        }
+        v1_handlers |= {
+            v1m.INITIALIZE: self.on_initialize,
+            v1m.SESSION_NEW: self.on_new,
+            v1m.SESSION_LOAD: self.on_load,
+            v1m.SESSION_RESUME: self.on_resume,
+            v1m.SESSION_SET_MODE: self.on_set_mode,
+            v1m.SESSION_SET_CONFIG_OPTION: self.on_set_config_option,
+            v1m.SESSION_PROMPT: self.on_prompt,
+            v1m.SESSION_CANCEL: self.on_cancel,
+        }
+        register(self.v1, v1m.METHODS, "agent", v1_handlers)
+        v2_handlers: dict[MethodSpec[Any, Any], Callable[[Any], Any]] = {
+            v2m.SESSION_UPDATE: self.on_update if update is None else update,
+            v2m.SESSION_REQUEST_PERMISSION: self.on_permission,
+        }
+        register(self.v2, v2m.METHODS, "client", v2_handlers, unhandled=V2_UNHANDLED)
 
     def dropped(self) -> Drops:
         """Everything not sent to the v1 client, summed over the connection."""
@@ -340,9 +357,8 @@ async def serve_v1_client(agent: Any, transport: Transport, *, principal: object
     async with Connection(transport, name="client") as v1conn, anyio.create_task_group() as tg:
         agent_end, bridge_end = local_pair(v1conn)
         bridge = FrontBridge(v1conn, bridge_end, tg)
-        bridge.register()
         # The producer (the agent's emitter) sees the v1 connection's backpressure itself.
-        bridge_end.on(v2m.SESSION_UPDATE, bridge.deliver)
+        bridge.register(update=bridge.deliver)
         splice = Splice(
             v1conn, bridge.wire_sessions, project=bridge.project, fallback=agent_end.hand_over
         )

@@ -37,6 +37,7 @@ from acp2.diagnose import sanitize
 from acp2.errors import AgentClosed, ConnectionClosed, InvalidRequest
 from acp2.rpc import Connection
 from acp2.rpc.guarded import decode
+from acp2.rpc.handlers import Decoded, register
 from acp2.schema import (
     ClientCapabilities,
     CreateElicitationRequest,
@@ -47,10 +48,14 @@ from acp2.schema import (
     RequestPermissionResponse,
     SessionUpdate,
 )
+from acp2.schema.capability_methods import CLIENT as CLIENT_PROMISES
+from acp2.schema.capability_methods import promised
 from acp2.schema.codec import encode
 from acp2.schema.methods import (
+    AUTH_STATUS_UPDATE,
     ELICITATION_COMPLETE,
     ELICITATION_CREATE,
+    METHODS,
     SESSION_REQUEST_PERMISSION,
     SESSION_UPDATE,
     MethodSpec,
@@ -113,6 +118,10 @@ class _RawUpdateNotification(msgspec.Struct, rename="camel"):
     update: msgspec.Raw
 
 
+#: The agent's methods a client leaves unanswered on purpose (a notification: ignored).
+CLIENT_UNHANDLED: Final[tuple[MethodSpec[Any, Any], ...]] = (AUTH_STATUS_UPDATE,)
+
+
 class _UpdateNotification(msgspec.Struct, rename="camel"):
     """``session/update`` params decoded in one pass (the hot path)."""
 
@@ -172,14 +181,23 @@ class AgentLink(Generic[S]):
 
     def install(self) -> None:
         """Register the client's handlers on the connection (before it is entered)."""
-        conn = self.connection
-        # Not conn.on(): the update handler also gets the params' exact bytes, and the
-        # updates are decoded in one strict pass without the notification's ``_meta``.
-        conn.on_notification(SESSION_UPDATE.name, _UpdateNotification, self._on_update, raw=True)
-        conn.on(SESSION_REQUEST_PERMISSION, self._on_permission)
-        conn.on(ELICITATION_CREATE, self._on_elicitation)
-        # Opaque ids, and nothing to update: known or not, a completion is ignored (EL-11).
-        conn.on(ELICITATION_COMPLETE, lambda params: None)
+        handlers: dict[MethodSpec[Any, Any], Callable[[Any], Any] | Decoded] = {
+            # The update handler also gets the params' exact bytes, and the updates are
+            # decoded in one strict pass without the notification's ``_meta``.
+            SESSION_UPDATE: Decoded(_UpdateNotification, self._on_update, raw=True),
+            SESSION_REQUEST_PERMISSION: self._on_permission,
+            ELICITATION_CREATE: self._on_elicitation,
+            # Opaque ids, nothing to update: known or not, a completion is ignored (EL-11).
+            ELICITATION_COMPLETE: lambda params: None,
+        }
+        register(
+            self.connection,
+            METHODS,
+            "client",
+            handlers,
+            unhandled=CLIENT_UNHANDLED,
+            advertised=promised(self.advertised, CLIENT_PROMISES),
+        )
 
     async def watch(self) -> None:
         """Fail every session with one clear error once the connection closes."""

@@ -77,7 +77,12 @@ class AttachSessionResponse(Model, gc=False, kw_only=True):
 
 
 SESSION_ATTACH: Final = request(
-    "_acp2/session/attach", AttachSessionRequest, AttachSessionResponse, "client"
+    "_acp2/session/attach",
+    AttachSessionRequest,
+    AttachSessionResponse,
+    "client",
+    session=True,
+    joins=True,
 )
 
 #: acp2's extension methods, keyed by wire name (not part of :data:`~acp2.schema.methods.METHODS`,

@@ -79,6 +79,7 @@ __all__ = [
     "SESSION_FORK",
     "SESSION_LIST",
     "SESSION_NEW",
+    "SESSION_PARAM",
     "SESSION_PROMPT",
     "SESSION_REQUEST_PERMISSION",
     "SESSION_RESUME",
@@ -107,6 +108,9 @@ RetryClass = Literal["safe", "keyed", "never"]
 P = TypeVar("P")
 R = TypeVar("R")
 
+#: Where the params of every session-scoped method (v1 and v2) name the session.
+SESSION_PARAM: Final = "sessionId"
+
 
 class MethodSpec(Generic[P, R]):
     """One wire method: its name, params / result types, who sends it, and its kind.
@@ -118,7 +122,16 @@ class MethodSpec(Generic[P, R]):
     compares by value.
     """
 
-    __slots__ = ("name", "nov_only", "params_type", "result_type", "retry", "sender")
+    __slots__ = (
+        "joins_session",
+        "name",
+        "nov_only",
+        "params_type",
+        "result_type",
+        "retry",
+        "sender",
+        "session_param",
+    )
 
     name: str
     params_type: Any
@@ -126,6 +139,13 @@ class MethodSpec(Generic[P, R]):
     sender: Sender
     nov_only: bool
     retry: RetryClass
+    #: The params key that names the session the message is about (``"sessionId"``), or
+    #: None for a method whose params name none (``initialize``, ``session/new``, ...).
+    session_param: str | None
+    #: Whether the request attaches the sending connection to a session: the one named at
+    #: ``session_param`` (resume, load, attach), or a new one its result names
+    #: (``session/new``). Serve's stream bookkeeping reads it (:mod:`acp2.serve.cursor`).
+    joins_session: bool
 
     def __init__(
         self,
@@ -136,6 +156,8 @@ class MethodSpec(Generic[P, R]):
         *,
         nov_only: bool = False,
         retry: RetryClass = "never",
+        session_param: str | None = None,
+        joins_session: bool = False,
     ) -> None:
         for field, value in (
             ("name", name),
@@ -144,6 +166,8 @@ class MethodSpec(Generic[P, R]):
             ("sender", sender),
             ("nov_only", nov_only),
             ("retry", retry),
+            ("session_param", session_param),
+            ("joins_session", joins_session),
         ):
             object.__setattr__(self, field, value)
 
@@ -176,15 +200,30 @@ def request(
     *,
     nov_only: bool = False,
     retry: RetryClass = "never",
+    session: bool = False,
+    joins: bool = False,
 ) -> MethodSpec[P, R]:
     """A request's :class:`MethodSpec` (for method tables: the v2 one here, v1's in
-    :mod:`acp2.compat.v1.methods`)."""
-    return MethodSpec(name, params, result, sender, nov_only=nov_only, retry=retry)
+    :mod:`acp2.compat.v1.methods`). ``session``: its params name a session at
+    :data:`SESSION_PARAM`; ``joins``: see :attr:`MethodSpec.joins_session`."""
+    return MethodSpec(
+        name,
+        params,
+        result,
+        sender,
+        nov_only=nov_only,
+        retry=retry,
+        session_param=SESSION_PARAM if session else None,
+        joins_session=joins,
+    )
 
 
-def notification(name: str, params: type[P], sender: Sender) -> MethodSpec[P, None]:
-    """A notification's :class:`MethodSpec` (no result, never answered)."""
-    return MethodSpec(name, params, None, sender)
+def notification(
+    name: str, params: type[P], sender: Sender, *, session: bool = False
+) -> MethodSpec[P, None]:
+    """A notification's :class:`MethodSpec` (no result, never answered); ``session`` as
+    for :func:`request`."""
+    return MethodSpec(name, params, None, sender, session_param=SESSION_PARAM if session else None)
 
 
 # The v2 methods. Each constant is typed, so ``conn.call(SESSION_PROMPT, params)`` returns a
@@ -194,36 +233,56 @@ INITIALIZE: Final = request(
 )
 AUTH_LOGIN: Final = request("auth/login", LoginAuthRequest, LoginAuthResponse, "client")
 AUTH_LOGOUT: Final = request("auth/logout", LogoutAuthRequest, LogoutAuthResponse, "client")
-SESSION_NEW: Final = request("session/new", NewSessionRequest, NewSessionResponse, "client")
+SESSION_NEW: Final = request(
+    "session/new", NewSessionRequest, NewSessionResponse, "client", joins=True
+)
 SESSION_LIST: Final = request(
     "session/list", ListSessionsRequest, ListSessionsResponse, "client", retry="safe"
 )
 SESSION_RESUME: Final = request(
-    "session/resume", ResumeSessionRequest, ResumeSessionResponse, "client"
+    "session/resume",
+    ResumeSessionRequest,
+    ResumeSessionResponse,
+    "client",
+    session=True,
+    joins=True,
 )
-SESSION_CLOSE: Final = request("session/close", CloseSessionRequest, CloseSessionResponse, "client")
+SESSION_CLOSE: Final = request(
+    "session/close", CloseSessionRequest, CloseSessionResponse, "client", session=True
+)
 SESSION_DELETE: Final = request(
-    "session/delete", DeleteSessionRequest, DeleteSessionResponse, "client"
+    "session/delete", DeleteSessionRequest, DeleteSessionResponse, "client", session=True
 )
 SESSION_PROMPT: Final = request(
-    "session/prompt", PromptRequest, PromptResponse, "client", retry="keyed"
+    "session/prompt", PromptRequest, PromptResponse, "client", retry="keyed", session=True
 )
 SESSION_SET_CONFIG_OPTION: Final = request(
     "session/set_config_option",
     SetSessionConfigOptionRequest,
     SetSessionConfigOptionResponse,
     "client",
+    session=True,
 )
-SESSION_CANCEL: Final = notification("session/cancel", CancelSessionNotification, "client")
-SESSION_UPDATE: Final = notification("session/update", UpdateSessionNotification, "agent")
+SESSION_CANCEL: Final = notification(
+    "session/cancel", CancelSessionNotification, "client", session=True
+)
+SESSION_UPDATE: Final = notification(
+    "session/update", UpdateSessionNotification, "agent", session=True
+)
 SESSION_REQUEST_PERMISSION: Final = request(
-    "session/request_permission", RequestPermissionRequest, RequestPermissionResponse, "agent"
+    "session/request_permission",
+    RequestPermissionRequest,
+    RequestPermissionResponse,
+    "agent",
+    session=True,
 )
+#: Scoped by ``sessionId`` or by ``requestId``: the session param is optional here.
 ELICITATION_CREATE: Final = request(
     "elicitation/create",
     cast("type[CreateElicitationRequest]", CreateElicitationRequest),
     cast("type[CreateElicitationResponse]", CreateElicitationResponse),
     "agent",
+    session=True,
 )
 ELICITATION_COMPLETE: Final = notification(
     "elicitation/complete", CompleteElicitationNotification, "agent"
@@ -231,24 +290,41 @@ ELICITATION_COMPLETE: Final = notification(
 CANCEL_REQUEST: Final = notification("$/cancel_request", CancelRequestNotification, "either")
 #: Nov only.
 TOOL_CALL_CANCEL: Final = request(
-    "tool_call/cancel", CancelToolCallRequest, CancelToolCallResponse, "client", nov_only=True
+    "tool_call/cancel",
+    CancelToolCallRequest,
+    CancelToolCallResponse,
+    "client",
+    nov_only=True,
+    session=True,
 )
 #: Nov only.
 TERMINAL_CANCEL: Final = request(
-    "terminal/cancel", CancelTerminalRequest, CancelTerminalResponse, "client", nov_only=True
+    "terminal/cancel",
+    CancelTerminalRequest,
+    CancelTerminalResponse,
+    "client",
+    nov_only=True,
+    session=True,
 )
 
 # Unstable (Preview): modelled from the published Rust schema crate; each needs the
-# capability named in its params' docstring.
-SESSION_FORK: Final = request("session/fork", ForkSessionRequest, ForkSessionResponse, "client")
+# capability named in its params' docstring. A fork names its source session; the new
+# one is in the result (not a join of the named session).
+SESSION_FORK: Final = request(
+    "session/fork", ForkSessionRequest, ForkSessionResponse, "client", session=True
+)
 SESSION_ARCHIVE: Final = request(
-    "session/archive", ArchiveSessionRequest, ArchiveSessionResponse, "client"
+    "session/archive", ArchiveSessionRequest, ArchiveSessionResponse, "client", session=True
 )
 SESSION_UNARCHIVE: Final = request(
-    "session/unarchive", UnarchiveSessionRequest, UnarchiveSessionResponse, "client"
+    "session/unarchive",
+    UnarchiveSessionRequest,
+    UnarchiveSessionResponse,
+    "client",
+    session=True,
 )
 SESSION_SET_TITLE: Final = request(
-    "session/set_title", SetSessionTitleRequest, SetSessionTitleResponse, "client"
+    "session/set_title", SetSessionTitleRequest, SetSessionTitleResponse, "client", session=True
 )
 AUTH_STATUS: Final = request(
     "auth/status", AuthStatusRequest, AuthStatusResponse, "client", retry="safe"

@@ -37,16 +37,16 @@ from typing import Final
 import msgspec
 
 from acp2.agent.emitter import NOT_RECORDED
-from acp2.compat.v1.names import SESSION_LOAD_NAME
+from acp2.compat.v1.methods import METHODS as V1_METHODS
 from acp2.errors import InvalidRequest
 from acp2.rpc.guarded import decode
 from acp2.rpc.messages import SESSION_UPDATE_PREFIX
-from acp2.schema.extensions import SESSION_ATTACH
+from acp2.schema.extensions import EXTENSIONS
 from acp2.schema.methods import (
     INITIALIZE,
+    METHODS,
     SESSION_CLOSE,
     SESSION_NEW,
-    SESSION_RESUME,
     SESSION_UPDATE,
 )
 from acp2.serve.routing import head, id_key, session_of
@@ -84,8 +84,14 @@ UPDATE_HEAD: Final = SESSION_UPDATE_PREFIX + b'{"sessionId":"'
 _KIND_HEAD: Final = b'","update":{"sessionUpdate":"'
 #: What follows the kind field of an update that is never recorded (one startswith).
 _UNRECORDED: Final = tuple(kind + b'"' for kind in NOT_RECORDED)
-#: Requests after which the count of a session's history on this stream is unknown.
-_JOINS: Final = frozenset({SESSION_RESUME.name, SESSION_ATTACH.name, SESSION_LOAD_NAME})
+#: Requests after which the count of a session's history on this stream is unknown: those
+#: the method tables (v2, acp2's extensions, v1) mark as joining a session.
+_JOINS: Final = frozenset(
+    spec.name
+    for table in (METHODS, EXTENSIONS, V1_METHODS)
+    for spec in table.values()
+    if spec.joins_session
+)
 
 
 class _Kind(msgspec.Struct):

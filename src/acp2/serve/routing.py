@@ -17,7 +17,7 @@ from typing import Final
 
 import msgspec
 
-from acp2.compat.v1.names import SESSION_LOAD_NAME
+from acp2.compat.v1.methods import SESSION_LOAD
 from acp2.errors import InvalidRequest
 from acp2.rpc.guarded import decode
 
@@ -25,7 +25,8 @@ __all__ = ["MAX_PENDING", "Head", "Router", "head", "id_key", "session_of"]
 
 #: Requests awaiting their response that a connection remembers routes for.
 MAX_PENDING: Final = 65_536
-_LOAD: Final = SESSION_LOAD_NAME
+#: The request whose answer goes to the connection stream whatever its POST said.
+_LOAD: Final = SESSION_LOAD.name
 
 
 class Head(msgspec.Struct):

@@ -65,52 +65,84 @@ AUTHENTICATE: Final = request(
     "authenticate", ini.AuthenticateRequest, ini.AuthenticateResponse, "client"
 )
 LOGOUT: Final = request("logout", ini.LogoutRequest, ini.LogoutResponse, "client")
-SESSION_NEW: Final = request("session/new", s.NewSessionRequest, s.NewSessionResponse, "client")
-SESSION_LOAD: Final = request("session/load", s.LoadSessionRequest, s.LoadSessionResponse, "client")
+SESSION_NEW: Final = request(
+    "session/new", s.NewSessionRequest, s.NewSessionResponse, "client", joins=True
+)
+SESSION_LOAD: Final = request(
+    "session/load",
+    s.LoadSessionRequest,
+    s.LoadSessionResponse,
+    "client",
+    session=True,
+    joins=True,
+)
 SESSION_LIST: Final = request(
     "session/list", s.ListSessionsRequest, s.ListSessionsResponse, "client", retry="safe"
 )
 SESSION_RESUME: Final = request(
-    "session/resume", s.ResumeSessionRequest, s.ResumeSessionResponse, "client"
+    "session/resume",
+    s.ResumeSessionRequest,
+    s.ResumeSessionResponse,
+    "client",
+    session=True,
+    joins=True,
 )
 SESSION_CLOSE: Final = request(
-    "session/close", s.CloseSessionRequest, s.CloseSessionResponse, "client"
+    "session/close", s.CloseSessionRequest, s.CloseSessionResponse, "client", session=True
 )
 SESSION_DELETE: Final = request(
-    "session/delete", s.DeleteSessionRequest, s.DeleteSessionResponse, "client"
+    "session/delete", s.DeleteSessionRequest, s.DeleteSessionResponse, "client", session=True
 )
 SESSION_SET_MODE: Final = request(
-    "session/set_mode", s.SetSessionModeRequest, s.SetSessionModeResponse, "client"
+    "session/set_mode",
+    s.SetSessionModeRequest,
+    s.SetSessionModeResponse,
+    "client",
+    session=True,
 )
 SESSION_SET_CONFIG_OPTION: Final = request(
     "session/set_config_option",
     SetSessionConfigOptionRequest,
     SetSessionConfigOptionResponse,
     "client",
+    session=True,
 )
 #: v1 prompts carry no client-chosen key, so a lost answer cannot be retried blind.
-SESSION_PROMPT: Final = request("session/prompt", s.PromptRequest, s.PromptResponse, "client")
-SESSION_CANCEL: Final = notification("session/cancel", s.CancelNotification, "client")
+SESSION_PROMPT: Final = request(
+    "session/prompt", s.PromptRequest, s.PromptResponse, "client", session=True
+)
+SESSION_CANCEL: Final = notification("session/cancel", s.CancelNotification, "client", session=True)
 
 # -- agent -> client --------------------------------------------------------------------
-SESSION_UPDATE: Final = notification("session/update", u.SessionNotification, "agent")
+SESSION_UPDATE: Final = notification("session/update", u.SessionNotification, "agent", session=True)
 SESSION_REQUEST_PERMISSION: Final = request(
     "session/request_permission",
     t.RequestPermissionRequest,
     t.RequestPermissionResponse,
     "agent",
+    session=True,
 )
 FS_READ_TEXT_FILE: Final = request(
-    "fs/read_text_file", c.ReadTextFileRequest, c.ReadTextFileResponse, "agent", retry="safe"
+    "fs/read_text_file",
+    c.ReadTextFileRequest,
+    c.ReadTextFileResponse,
+    "agent",
+    retry="safe",
+    session=True,
 )
 FS_WRITE_TEXT_FILE: Final = request(
-    "fs/write_text_file", c.WriteTextFileRequest, c.WriteTextFileResponse, "agent"
+    "fs/write_text_file", c.WriteTextFileRequest, c.WriteTextFileResponse, "agent", session=True
 )
 TERMINAL_CREATE: Final = request(
-    "terminal/create", c.CreateTerminalRequest, c.CreateTerminalResponse, "agent"
+    "terminal/create", c.CreateTerminalRequest, c.CreateTerminalResponse, "agent", session=True
 )
 TERMINAL_OUTPUT: Final = request(
-    "terminal/output", c.TerminalOutputRequest, c.TerminalOutputResponse, "agent", retry="safe"
+    "terminal/output",
+    c.TerminalOutputRequest,
+    c.TerminalOutputResponse,
+    "agent",
+    retry="safe",
+    session=True,
 )
 TERMINAL_WAIT_FOR_EXIT: Final = request(
     "terminal/wait_for_exit",
@@ -118,18 +150,21 @@ TERMINAL_WAIT_FOR_EXIT: Final = request(
     c.WaitForTerminalExitResponse,
     "agent",
     retry="safe",
+    session=True,
 )
 TERMINAL_KILL: Final = request(
-    "terminal/kill", c.KillTerminalRequest, c.KillTerminalResponse, "agent"
+    "terminal/kill", c.KillTerminalRequest, c.KillTerminalResponse, "agent", session=True
 )
 TERMINAL_RELEASE: Final = request(
-    "terminal/release", c.ReleaseTerminalRequest, c.ReleaseTerminalResponse, "agent"
+    "terminal/release", c.ReleaseTerminalRequest, c.ReleaseTerminalResponse, "agent", session=True
 )
+#: Scoped by ``sessionId`` or by ``requestId``: the session param is optional here.
 ELICITATION_CREATE: Final = request(
     "elicitation/create",
     cast("type[el.CreateElicitationRequest]", el.CreateElicitationRequest),
     cast("type[el.CreateElicitationResponse]", el.CreateElicitationResponse),
     "agent",
+    session=True,
 )
 ELICITATION_COMPLETE: Final = notification(
     "elicitation/complete", el.CompleteElicitationNotification, "agent"

@@ -1,0 +1,72 @@
+"""Which client methods an agent serves, decided from its settings alone.
+
+The agent runtime registers its handlers from the method table
+(:func:`acp2.rpc.handlers.register`): every client method is either served or listed here
+as unhandled (answered ``-32601``). :func:`unhandled` is that list for one agent's
+settings, and :func:`check_advertised` refuses, with :class:`~acp2.errors.MissingHandler`,
+an agent whose ``initialize`` result would advertise one of those methods. It runs when
+:meth:`acp2.agent.Agent.run` starts -- before an ``initialize`` is answered early from
+stdin -- and again as each connection registers its handlers. Cheap to import (no event
+loop, no runtime): the early ``initialize`` path loads it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Final
+
+from acp2.agent.capabilities import build_initialize_response
+from acp2.errors import MissingHandler
+from acp2.schema.capability_methods import AGENT, promised
+from acp2.schema.extensions import SESSION_ATTACH
+from acp2.schema.methods import (
+    AUTH_LOGIN,
+    AUTH_LOGOUT,
+    AUTH_STATUS,
+    SESSION_ARCHIVE,
+    SESSION_DELETE,
+    SESSION_FORK,
+    SESSION_SET_TITLE,
+    SESSION_UNARCHIVE,
+    MethodSpec,
+)
+
+if TYPE_CHECKING:
+    from acp2.agent.settings import AgentSettings as Agent
+
+__all__ = ["NOT_SERVED", "advertised", "check_advertised", "unhandled"]
+
+#: The client's methods acp2's agent runtime does not implement (the unstable ones).
+NOT_SERVED: Final[tuple[MethodSpec[Any, Any], ...]] = (
+    SESSION_FORK,
+    SESSION_ARCHIVE,
+    SESSION_UNARCHIVE,
+    SESSION_SET_TITLE,
+    AUTH_STATUS,
+)
+
+
+def unhandled(agent: Agent) -> list[MethodSpec[Any, Any]]:
+    """The client's methods ``agent`` leaves to ``-32601`` on purpose: :data:`NOT_SERVED`
+    and those its settings turn off (auth without auth methods, delete, attach)."""
+    off = list(NOT_SERVED)
+    if not agent.auth_methods:
+        off += (AUTH_LOGIN, AUTH_LOGOUT)
+    if not agent.delete:
+        off.append(SESSION_DELETE)
+    if not agent.attach:
+        off.append(SESSION_ATTACH)
+    return off
+
+
+def advertised(agent: Agent) -> frozenset[MethodSpec[Any, Any]]:
+    """The methods ``agent``'s ``initialize`` result promises to serve."""
+    return promised(build_initialize_response(agent), AGENT)
+
+
+def check_advertised(agent: Agent) -> None:
+    """Raise :class:`~acp2.errors.MissingHandler` when ``agent`` would advertise a method
+    it leaves unhandled (the message names each)."""
+    off = {spec.name for spec in unhandled(agent)}
+    missing = sorted(spec.name for spec in advertised(agent) if spec.name in off)
+    if missing:
+        raise MissingHandler("agent advertises methods it does not serve: " + ", ".join(missing))
