@@ -45,6 +45,7 @@ from acp2.errors import (
     MethodNotFound,
 )
 from acp2.rpc import Connection
+from acp2.rpc.link import Link
 from acp2.schema import (
     CancelledPermissionOutcome,
     CancelSessionNotification,
@@ -125,7 +126,7 @@ async def serve_connection(
 
 async def serve_link(
     agent: Agent,
-    conn: Connection,
+    conn: Link,
     *,
     principal: object = None,
     initialized: InitializeRequest | None = None,
@@ -161,7 +162,7 @@ class AgentConnection:
     def __init__(
         self,
         agent: Agent,
-        connection: Connection,
+        connection: Link,
         task_group: TaskGroup,
         runtime: AgentRuntime | None = None,
         *,

@@ -19,7 +19,7 @@ import logging
 from collections import Counter
 from collections.abc import Awaitable
 from functools import partial
-from typing import Any, Final, cast
+from typing import Any, Final
 
 import anyio
 import anyio.lowlevel
@@ -30,16 +30,17 @@ import acp2.compat.v1.methods as v1m
 import acp2.compat.v1.schema as v1
 import acp2.schema as v2
 import acp2.schema.methods as v2m
-from acp2.bridge.local import LocalEnd, local_pair
+from acp2.bridge.local import local_pair
 from acp2.bridge.splice import Splice
 from acp2.bridge.turns import BridgeSession
 from acp2.compat.v1 import agent_side as side
 from acp2.compat.v1 import handshake, same_shape
 from acp2.compat.v1.convert import Drops
-from acp2.errors import InternalError, InvalidParams, RequestCancelled, RequestError
+from acp2.errors import InvalidParams, RequestCancelled, RequestError
 from acp2.rpc.connection import Connection
 from acp2.rpc.later import Later
-from acp2.rpc.peer import one_line
+from acp2.rpc.link import Link
+from acp2.rpc.responder import handler_failed
 from acp2.schema.codec import encode
 from acp2.transport.base import Transport
 
@@ -61,9 +62,7 @@ class FrontBridge:
     could not be said in v1 so far, by the counter names of ``docs/v1-projection.md``.
     """
 
-    def __init__(
-        self, v1conn: Connection, v2conn: Connection | LocalEnd, task_group: TaskGroup
-    ) -> None:
+    def __init__(self, v1conn: Connection, v2conn: Link, task_group: TaskGroup) -> None:
         self.v1 = v1conn
         self.v2 = v2conn
         self.task_group = task_group
@@ -221,8 +220,7 @@ class FrontBridge:
             data = None if error.data is UNSET else error.data
             later.fail(RequestError(error.message, data, code=error.code))
         except Exception as exc:  # as a failing handler is answered: never left open
-            logger.exception("v1 bridge: answering a prompt from its idle failed")
-            later.fail(InternalError(one_line(exc)))
+            later.fail(handler_failed(exc, "v1 bridge", "a prompt's answer from its idle"))
 
     async def on_cancel(self, params: v1.CancelNotification) -> None:
         """``session/cancel``: the agent ends the turn ``cancelled``, which answers it."""
@@ -349,7 +347,7 @@ async def serve_v1_client(agent: Any, transport: Transport, *, principal: object
         )
         agent_end.send_frames_through(splice.send)
         try:
-            await serve_link(agent, cast(Connection, agent_end), principal=principal)
+            await serve_link(agent, agent_end, principal=principal)
         finally:
             tg.cancel_scope.cancel()
     store.flush()

@@ -49,13 +49,12 @@ from msgspec import Raw
 
 from acp2.errors import (
     ConnectionClosed,
-    InternalError,
     LocalProtocolError,
     MethodNotFound,
     RequestError,
 )
 from acp2.rpc.messages import SESSION_UPDATE_PREFIX
-from acp2.rpc.peer import one_line
+from acp2.rpc.responder import handler_failed
 from acp2.schema.codec import decode, encode
 from acp2.schema.methods import SESSION_UPDATE, MethodSpec
 
@@ -105,6 +104,9 @@ class Flow(Protocol):
 
     def coalesce_output(self) -> None:
         """Hold queued frames until the ready tasks have run once (a hint)."""
+
+    def abandon(self, reason: str) -> None:
+        """Give up on that connection's peer now (it closes with ``reason``)."""
 
     def add_flush_hook(self, hook: Callable[[], None]) -> None:
         """Call ``hook()`` right before each write."""
@@ -180,9 +182,8 @@ class LocalEnd:
             return await other._unknown_request(method, Raw(encode(params)))
         except (RequestError, ConnectionClosed):
             raise
-        except Exception as exc:
-            log.exception("%s: request handler for %s failed", other.name, method)
-            raise InternalError(one_line(exc)) from None
+        except Exception as exc:  # answered as a Connection answers it: one -32603
+            raise handler_failed(exc, other.name, method) from None
 
     async def notify(self, spec: MethodSpec[Any, None] | str, params: Any) -> None:
         """Give ``params`` to the other end's handler for ``spec`` (awaited if it must be)."""
@@ -283,6 +284,10 @@ class LocalEnd:
     def add_flush_hook(self, hook: Callable[[], None]) -> None:
         """Run ``hook()`` before each write of the flow connection."""
         self.flow.add_flush_hook(hook)
+
+    def abandon(self, reason: str) -> None:
+        """Give up on the flow connection's peer (the one every message ends on)."""
+        self.flow.abandon(reason)
 
     # -- receiving ------------------------------------------------------------------------
 

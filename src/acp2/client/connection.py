@@ -32,7 +32,7 @@ from acp2.client.link import AgentLink
 from acp2.client.permissions import PermissionPolicy
 from acp2.client.session import ClientSession, UpdateListener
 from acp2.errors import AgentClosed, LocalProtocolError, ResourceNotFound
-from acp2.rpc import Connection
+from acp2.rpc.link import Link
 from acp2.schema import (
     DeleteSessionRequest,
     InitializeResponse,
@@ -108,8 +108,9 @@ class ClientConnection:
     # -- the connection ---------------------------------------------------------------------
 
     @property
-    def connection(self) -> Connection:
-        """The JSON-RPC connection underneath (for extension handlers, diagnostics)."""
+    def connection(self) -> Link:
+        """The link to the agent underneath (for extension handlers, diagnostics): a
+        :class:`~acp2.rpc.Connection`, or the back bridge's in-process end for a v1 agent."""
         return self._link.connection
 
     @property

@@ -35,8 +35,8 @@ from acp2.client.elicitation import (
 from acp2.client.permissions import CANCELLED_OUTCOME
 from acp2.diagnose import sanitize
 from acp2.errors import AgentClosed, ConnectionClosed, InvalidRequest
-from acp2.rpc import Connection
 from acp2.rpc.guarded import decode
+from acp2.rpc.link import Link
 from acp2.schema import (
     ClientCapabilities,
     CreateElicitationRequest,
@@ -156,7 +156,7 @@ class AgentLink(Generic[S]):
 
     def __init__(
         self,
-        connection: Connection,
+        connection: Link,
         task_group: TaskGroup,
         *,
         stderr_tail: Callable[[], str] | None = None,
