@@ -11,6 +11,11 @@ itself at :data:`GONE` (a sink that drops frames but is always congested, so the
 ``on_lost`` hook, with which the session cancels its work. Checking costs nothing on the
 hot path: the loss is noticed by the ``ConnectionClosed`` the connection raises, and the
 backpressure test every ``emit_async`` makes anyway is what stops the producer.
+
+A sink in this process may take the updates as values too (``send_update_nowait``, an
+:data:`UpdateTaker`: the in-process v1 bridge): it then gets each update emitted as the
+object, with its frame, and nothing is decoded again. Frames held for a replay, fanned
+out to several clients or made by :meth:`Emitter.record_frame` reach it as frames.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from acp2.schema.codec import decode_any, encode
 from acp2.schema.methods import SESSION_UPDATE
 from acp2.store.base import SessionStore
 
-__all__ = ["NOT_RECORDED", "Emitter", "FrameSink", "Gone", "HeldFrames"]
+__all__ = ["NOT_RECORDED", "Emitter", "FrameSink", "Gone", "HeldFrames", "UpdateTaker"]
 
 #: Update kinds that are not part of the conversation history (never replayed).
 NOT_RECORDED = frozenset({b"state_update", b"notice"})
@@ -54,14 +59,27 @@ class FrameSink(Protocol):
         """True when the producer should ``await drain()`` now."""
 
 
+#: ``send_update_nowait(session_id, update, frame)`` of a sink in this process: takes an
+#: emitted update as the object (``frame`` is its encoding, the same bytes a
+#: ``send_frame_nowait`` would get); raises ``ConnectionClosed`` as that would.
+UpdateTaker = Callable[[str, Any, bytes], None]
+
+
+def _taker(sink: FrameSink) -> UpdateTaker | None:
+    """The sink's :data:`UpdateTaker`, if it has one (looked up once per retarget)."""
+    taker: UpdateTaker | None = getattr(sink, "send_update_nowait", None)
+    return taker
+
+
 class Emitter:
     """Encodes, records and sends the updates of one session."""
 
-    __slots__ = ("_head", "_sink", "_store", "closed", "on_lost", "session_id")
+    __slots__ = ("_head", "_sink", "_store", "_taker", "closed", "on_lost", "session_id")
 
     def __init__(self, session_id: str, sink: FrameSink, store: SessionStore | None) -> None:
         self.session_id = session_id
         self._sink = sink
+        self._taker = _taker(sink)
         self._store = store
         self._head = _HEAD + encode(session_id) + b',"update":'
         self.closed = False
@@ -91,8 +109,13 @@ class Emitter:
             self._store.append(self.session_id, body)
             if type(update) is SessionInfoUpdate and update.title is not UNSET:
                 self._store.set_title(self.session_id, update.title)  # for session/list
+        if frame is None:
+            frame = self._head + body + b"}}"
         try:  # the hot path: a bare try costs nothing until it raises
-            self._sink.send_frame_nowait(self._head + body + b"}}" if frame is None else frame)
+            if self._taker is None:
+                self._sink.send_frame_nowait(frame)
+            else:
+                self._taker(self.session_id, update, frame)
         except ConnectionClosed:
             self.lost()
 
@@ -133,7 +156,7 @@ class Emitter:
         (the session cancels its work). Idempotent until :meth:`retarget`."""
         if self._sink is GONE:
             return
-        self._sink = GONE
+        self._point(GONE)
         if self.on_lost is not None:
             self.on_lost()
 
@@ -144,7 +167,12 @@ class Emitter:
         if isinstance(held, HeldFrames):
             held.sink = sink
         else:
-            self._sink = sink
+            self._point(sink)
+
+    def _point(self, sink: FrameSink) -> None:
+        """Send to ``sink`` (as values, if it takes them) from now on."""
+        self._sink = sink
+        self._taker = _taker(sink)
 
     def hold(self) -> None:
         """Keep every frame sent from now on until :meth:`release` (a resume's replay is
@@ -154,7 +182,7 @@ class Emitter:
         if isinstance(held, HeldFrames):
             held.depth += 1  # two replays at once: held until both are done
         else:
-            self._sink = HeldFrames(held)
+            self._point(HeldFrames(held))
 
     def release(self) -> None:
         """Undo one :meth:`hold`; after the last, send the kept frames in order."""
@@ -163,7 +191,7 @@ class Emitter:
             held.depth -= 1
             if held.depth:
                 return
-            self._sink = held.sink
+            self._point(held.sink)
             held.flush()
 
     async def emit_async(self, update: Any) -> None:

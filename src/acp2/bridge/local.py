@@ -24,9 +24,9 @@ or scheduled in between:
 - ``send_frame_nowait(frame)`` (the agent's emitter: one encoded ``session/update``
   frame) is decoded with the params type the handler registered and handled in the
   sender's call; such handlers must be plain functions (the producer applies the
-  backpressure itself). A relay may stand in for it (``send_frames_through``: the front
-  bridge passes plain text chunks to the v1 client as the same bytes), handing what it
-  does not take to ``hand_over``.
+  backpressure itself). The emitter hands its updates as objects instead to
+  ``send_update_nowait`` once the other end sets one (``send_updates_through``: the
+  front bridge's projection), so nothing it emits is decoded again.
 - Flow control and the end of the link are ``flow``'s, the connection to the v1 peer
   that every message ends on: ``congested`` / ``drain()`` / ``closed`` /
   ``wait_closed()`` / ``aclose()``, its close reason, and flush hooks (the history
@@ -124,6 +124,8 @@ class LocalEnd:
         self._notes: dict[str, tuple[Any, Handler, bool]] = {}
         self._unknown_request: Callable[[str, Raw | None], Awaitable[Any]] | None = None
         self._unknown_note: Callable[[str, Raw | None], Any] | None = None
+        #: Set by :meth:`send_updates_through`; the agent's emitter looks for it.
+        self.send_update_nowait: Callable[[str, Any, bytes], None] | None = None
 
     # -- registration (as on a Connection) ------------------------------------------------
 
@@ -216,15 +218,16 @@ class LocalEnd:
     def send_frame_nowait(self, frame: bytes) -> None:
         """Hand one encoded notification frame to the other end (see the module);
         ``ConnectionClosed`` once the flow connection is closing (the frame is dropped).
-        :meth:`send_frames_through` puts a relay in its place."""
+        """
         self.hand_over(frame)
 
-    def send_frames_through(self, send: Callable[[bytes], None]) -> None:
-        """Make ``send`` this end's :meth:`send_frame_nowait` (a relay on the stream's
-        hot path: one call less per frame). It must hand every frame it does not take to
-        :meth:`hand_over`, and raise ``ConnectionClosed`` once the flow connection is
-        closing, as :meth:`send_frame_nowait` does."""
-        self.send_frame_nowait = send  # type: ignore[method-assign, assignment]
+    def send_updates_through(self, take: Callable[[str, Any, bytes], None]) -> None:
+        """Make ``take(session_id, update, frame)`` this end's ``send_update_nowait``: the
+        agent's emitter then hands each update it emits as the object (with its encoded
+        frame) to ``take``, in its call, instead of a frame to decode. ``take`` raises
+        ``ConnectionClosed`` once the flow connection is closing, as
+        :meth:`send_frame_nowait` does."""
+        self.send_update_nowait = take
 
     def hand_over(self, frame: bytes) -> None:
         """The frame decoded and handled by the other end in this call (what
