@@ -109,15 +109,18 @@ class Emitter:
             self._store.append(self.session_id, body)
             if type(update) is SessionInfoUpdate and update.title is not UNSET:
                 self._store.set_title(self.session_id, update.title)  # for session/list
-        if frame is None:
-            frame = self._head + body + b"}}"
         try:  # the hot path: a bare try costs nothing until it raises
             if self._taker is None:
-                self._sink.send_frame_nowait(frame)
+                self._sink.send_frame_nowait(self._head + body + b"}}" if frame is None else frame)
             else:
-                self._taker(self.session_id, update, frame)
+                self._take(update, body, frame)
         except ConnectionClosed:
             self.lost()
+
+    def _take(self, update: Any, body: Body, frame: bytes | None) -> None:
+        """:meth:`emit`'s send to a sink that takes the update as the object."""
+        assert self._taker is not None
+        self._taker(self.session_id, update, self._head + body + b"}}" if frame is None else frame)
 
     def record_only(self, update: Any) -> None:
         """Put an update in history without sending it."""
