@@ -5,12 +5,14 @@
 agent runtime over one (:func:`acp2.bridge.front.serve_v1_client`; the runtime serves
 the other with :func:`acp2.agent.connection.serve_link`), and acp2's client drives the
 back bridge over one (:func:`acp2.client.launch`'s v1 path). They offer the part of the
-``Connection`` API those use, with the same meaning, and nothing is framed, numbered
-or scheduled in between:
+``Connection`` API those use, :class:`acp2.rpc.link.Link` (which the runtimes are typed
+against: mypy checks a ``LocalEnd`` is one), with the same meaning, and nothing is
+framed, numbered or scheduled in between:
 
 - ``call(spec, params)`` awaits the other end's handler for ``spec`` in the caller's task
   and returns its result object; a ``RequestError`` it raises reaches the caller as it
-  is, any other exception becomes ``-32603`` (logged), as a ``Connection`` answers it;
+  is, any other exception becomes ``-32603`` (logged) by the function a ``Connection``
+  answers it with (:func:`acp2.rpc.responder.handler_failed`);
   a method the other end does not serve goes to its unknown-request handler, else
   ``-32601``. Cancelling the caller cancels the handler (``$/cancel_request``'s effect).
 - ``notify(spec, params)`` calls the other end's handler with the object (awaited when
@@ -217,8 +219,7 @@ class LocalEnd:
 
     def send_frame_nowait(self, frame: bytes) -> None:
         """Hand one encoded notification frame to the other end (see the module);
-        ``ConnectionClosed`` once the flow connection is closing (the frame is dropped).
-        """
+        ``ConnectionClosed`` once the flow connection is closing (the frame is dropped)."""
         self.hand_over(frame)
 
     def send_updates_through(self, take: Callable[[str, Any, bytes], None]) -> None:
