@@ -104,25 +104,6 @@ async def test_a_frame_is_decoded_for_the_handler_and_a_failing_handler_stays_on
     assert got[0].session_id == "s1"
 
 
-async def test_a_relay_sees_each_frame_first_and_may_take_it() -> None:
-    got: list[object] = []
-    frame = encode_notification("session/update", {"sessionId": "s1", "update": {}})
-    async with pair() as (agent, bridge, _flow):
-        bridge.on(v2m.SESSION_UPDATE, got.append)
-        taken: list[bytes] = []
-
-        def relay(data: bytes) -> None:
-            if data == frame:
-                taken.append(data)
-            else:
-                agent.hand_over(data)
-
-        agent.send_frames_through(relay)
-        agent.send_frame_nowait(frame)
-    assert got == []
-    assert taken == [frame]
-
-
 async def test_frames_are_refused_once_the_flow_connection_is_closed_but_calls_go_on() -> None:
     async def close(params: v2.CloseSessionRequest) -> v2.CloseSessionResponse:
         return v2.CloseSessionResponse()

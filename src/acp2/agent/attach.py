@@ -51,7 +51,7 @@ from acp2.schema.extensions import AttachRole
 if TYPE_CHECKING:
     from acp2.agent.emitter import FrameSink, HeldFrames
     from acp2.agent.session import AgentSession
-    from acp2.rpc import Connection
+    from acp2.rpc.link import Link
     from acp2.schema import ClientCapabilities
     from acp2.schema.methods import MethodSpec
 
@@ -147,7 +147,7 @@ class Member:
     """One connection attached to a session. ``sink`` is where its frames go: the
     connection, or a :class:`~acp2.agent.emitter.HeldFrames` while its snapshot is sent."""
 
-    connection: Connection
+    connection: Link
     role: AttachRole
     principal: object
     capabilities: Callable[[], ClientCapabilities | None]
@@ -164,12 +164,12 @@ class SessionHub:
         # A dict as an ordered set: 64 bytes empty against a set's 216, on every session.
         self._questions: dict[Question[Any], None] = {}
         #: The connection whose task group runs the current work, and the work's scope.
-        self._host: Connection | None = None
+        self._host: Link | None = None
         self._scope: anyio.CancelScope | None = None
 
     # -- membership -------------------------------------------------------------------
 
-    def member(self, connection: Connection) -> Member | None:
+    def member(self, connection: Link) -> Member | None:
         """The membership of ``connection``, or None."""
         return next((m for m in self.members if m.connection is connection), None)
 
@@ -191,7 +191,7 @@ class SessionHub:
             held_frames.sink = sink
             held_frames.flush()
 
-    def leave(self, connection: Connection) -> bool:
+    def leave(self, connection: Link) -> bool:
         """Detach ``connection``; True when nobody holds the session any more.
 
         Work this connection's task group runs goes on for the others: its scope is
@@ -238,7 +238,7 @@ class SessionHub:
 
     # -- the current work -----------------------------------------------------------------
 
-    async def host(self, connection: Connection, work: Callable[[], Awaitable[None]]) -> None:
+    async def host(self, connection: Link, work: Callable[[], Awaitable[None]]) -> None:
         """Run ``work`` (a turn started by ``connection``) in a scope :meth:`leave` can
         shield from that connection's end."""
         with anyio.CancelScope() as scope:
@@ -255,7 +255,7 @@ class SessionHub:
         """The attached controllers, in attach order."""
         return [m for m in self.members if m.role == "controller"]
 
-    def capabilities(self, preferred: Connection) -> ClientCapabilities | None:
+    def capabilities(self, preferred: Link) -> ClientCapabilities | None:
         """The client capabilities a turn started by ``preferred`` goes by: that
         client's while it is an attached controller, else the first controller's -- with
         every elicitation mode some controller advertised (each request goes only to the
@@ -283,7 +283,7 @@ class SessionHub:
         def nobody_left() -> bool:
             return all(m.connection.closed for m in self.members)
 
-        def fits_connection(connection: Connection) -> bool:
+        def fits_connection(connection: Link) -> bool:
             member = self.member(connection)
             return member is not None and member.role == "controller" and fits(member)
 

@@ -47,6 +47,7 @@ from acp2.errors import (
 )
 from acp2.rpc import Connection
 from acp2.rpc.handlers import register
+from acp2.rpc.link import Link
 from acp2.schema import (
     CancelledPermissionOutcome,
     CancelSessionNotification,
@@ -128,7 +129,7 @@ async def serve_connection(
 
 async def serve_link(
     agent: Agent,
-    conn: Connection,
+    conn: Link,
     *,
     principal: object = None,
     initialized: InitializeRequest | None = None,
@@ -164,7 +165,7 @@ class AgentConnection:
     def __init__(
         self,
         agent: Agent,
-        connection: Connection,
+        connection: Link,
         task_group: TaskGroup,
         runtime: AgentRuntime | None = None,
         *,

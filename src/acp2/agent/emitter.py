@@ -11,10 +11,16 @@ itself at :data:`GONE` (a sink that drops frames but is always congested, so the
 work of its session (``cancels``). Checking costs nothing on the hot path: the loss is
 noticed by the ``ConnectionClosed`` the connection raises, and the backpressure test
 every ``emit_async`` makes anyway is what stops the producer.
+
+A sink in this process may take the updates as values too (``send_update_nowait``, an
+:data:`UpdateTaker`: the in-process v1 bridge): it then gets each update emitted as the
+object, with its frame, and nothing is decoded again. Frames held for a replay, fanned
+out to several clients or made by :meth:`Emitter.record_frame` reach it as frames.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final, Protocol
 
 from anyio.lowlevel import checkpoint
@@ -28,7 +34,7 @@ from acp2.schema.codec import decode_any, encode
 from acp2.schema.methods import SESSION_UPDATE
 from acp2.store.base import SessionStore
 
-__all__ = ["NOT_RECORDED", "Cancels", "Emitter", "FrameSink", "Gone", "HeldFrames"]
+__all__ = ["NOT_RECORDED", "Cancels", "Emitter", "FrameSink", "Gone", "HeldFrames", "UpdateTaker"]
 
 #: Update kinds that are not part of the conversation history (never replayed).
 NOT_RECORDED = frozenset({b"state_update", b"notice"})
@@ -60,14 +66,27 @@ class FrameSink(Protocol):
         """True when the producer should ``await drain()`` now."""
 
 
+#: ``send_update_nowait(session_id, update, frame)`` of a sink in this process: takes an
+#: emitted update as the object (``frame`` is its encoding, the same bytes a
+#: ``send_frame_nowait`` would get); raises ``ConnectionClosed`` as that would.
+UpdateTaker = Callable[[str, Any, bytes], None]
+
+
+def _taker(sink: FrameSink) -> UpdateTaker | None:
+    """The sink's :data:`UpdateTaker`, if it has one (looked up once per retarget)."""
+    taker: UpdateTaker | None = getattr(sink, "send_update_nowait", None)
+    return taker
+
+
 class Emitter:
     """Encodes, records and sends the updates of one session."""
 
-    __slots__ = ("_head", "_sink", "_store", "cancels", "closed", "session_id")
+    __slots__ = ("_head", "_sink", "_store", "_taker", "cancels", "closed", "session_id")
 
     def __init__(self, session_id: str, sink: FrameSink, store: SessionStore | None) -> None:
         self.session_id = session_id
         self._sink = sink
+        self._taker = _taker(sink)
         self._store = store
         self._head = _HEAD + encode(session_id) + b',"update":'
         self.closed = False
@@ -99,9 +118,17 @@ class Emitter:
             if type(update) is SessionInfoUpdate and update.title is not UNSET:
                 self._store.set_title(self.session_id, update.title)  # for session/list
         try:  # the hot path: a bare try costs nothing until it raises
-            self._sink.send_frame_nowait(self._head + body + b"}}" if frame is None else frame)
+            if self._taker is None:
+                self._sink.send_frame_nowait(self._head + body + b"}}" if frame is None else frame)
+            else:
+                self._take(update, body, frame)
         except ConnectionClosed:
             self.lost()
+
+    def _take(self, update: Any, body: Body, frame: bytes | None) -> None:
+        """:meth:`emit`'s send to a sink that takes the update as the object."""
+        assert self._taker is not None
+        self._taker(self.session_id, update, self._head + body + b"}}" if frame is None else frame)
 
     def record_only(self, update: Any) -> None:
         """Put an update in history without sending it."""
@@ -140,7 +167,7 @@ class Emitter:
         ``cancels`` (the session's work). Idempotent until :meth:`retarget`."""
         if self._sink is GONE:
             return
-        self._sink = GONE
+        self._point(GONE)
         if self.cancels is not None:
             self.cancels.cancel()
 
@@ -151,7 +178,12 @@ class Emitter:
         if isinstance(held, HeldFrames):
             held.sink = sink
         else:
-            self._sink = sink
+            self._point(sink)
+
+    def _point(self, sink: FrameSink) -> None:
+        """Send to ``sink`` (as values, if it takes them) from now on."""
+        self._sink = sink
+        self._taker = _taker(sink)
 
     def hold(self) -> None:
         """Keep every frame sent from now on until :meth:`release` (a resume's replay is
@@ -161,7 +193,7 @@ class Emitter:
         if isinstance(held, HeldFrames):
             held.depth += 1  # two replays at once: held until both are done
         else:
-            self._sink = HeldFrames(held)
+            self._point(HeldFrames(held))
 
     def release(self) -> None:
         """Undo one :meth:`hold`; after the last, send the kept frames in order."""
@@ -170,7 +202,7 @@ class Emitter:
             held.depth -= 1
             if held.depth:
                 return
-            self._sink = held.sink
+            self._point(held.sink)
             held.flush()
 
     async def emit_async(self, update: Any) -> None:

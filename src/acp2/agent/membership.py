@@ -19,7 +19,7 @@ from acp2.errors import InvalidRequest
 if TYPE_CHECKING:
     from acp2.agent.runtime import AgentRuntime
     from acp2.agent.session import AgentSession
-    from acp2.rpc import Connection
+    from acp2.rpc.link import Link
     from acp2.schema import ClientCapabilities
     from acp2.schema.extensions import AttachRole
     from acp2.store.base import SessionStore
@@ -30,7 +30,7 @@ __all__ = ["Membership"]
 class Membership:
     """The sessions this connection holds (``_live``) as members of their hubs."""
 
-    connection: Connection
+    connection: Link
     store: SessionStore
     runtime: AgentRuntime
     principal: object

@@ -30,7 +30,7 @@ from acp2.schema.extensions import is_implicit
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
-    from acp2.rpc import Connection
+    from acp2.rpc.link import Link
     from acp2.schema.methods import MethodSpec
 
 __all__ = ["Question"]
@@ -48,7 +48,7 @@ class Question(Generic[R]):
         spec: MethodSpec[Any, R],
         params: Any,
         fallback: R,
-        fits: Callable[[Connection], bool],
+        fits: Callable[[Link], bool],
         nobody_left: Callable[[], bool],
     ) -> None:
         self.spec = spec
@@ -64,7 +64,7 @@ class Question(Generic[R]):
         self._implicit: R | None = None
         self._error: RequestError | RemoteProtocolError | None = None
 
-    async def run(self, connections: list[Connection]) -> R:
+    async def run(self, connections: list[Link]) -> R:
         """Ask each of ``connections`` (and any :meth:`ask` adds), wait for the answer
         that counts, withdraw the rest."""
         async with anyio.create_task_group() as tg:
@@ -78,7 +78,7 @@ class Question(Generic[R]):
         self._tg = None
         return self._result()
 
-    def ask(self, connection: Connection) -> None:
+    def ask(self, connection: Link) -> None:
         """Ask ``connection`` too (a controller that attached meanwhile), unless the
         question is settled or it does not fit."""
         if self._tg is None or self._done.is_set() or not self.fits(connection):
@@ -86,7 +86,7 @@ class Question(Generic[R]):
         self._open += 1
         self._tg.start_soon(self._one, connection)
 
-    async def _one(self, connection: Connection) -> None:
+    async def _one(self, connection: Link) -> None:
         try:
             answer = await connection.call(self.spec, self.params)
         except (RequestError, RemoteProtocolError) as exc:  # an error, or a malformed result

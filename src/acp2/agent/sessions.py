@@ -58,7 +58,7 @@ if TYPE_CHECKING:
     from acp2.agent.mcp import McpOptions
     from acp2.agent.settings import AgentSettings as Agent
     from acp2.agent.store import SessionRecord
-    from acp2.rpc import Connection
+    from acp2.rpc.link import Link
     from acp2.schema import ClientCapabilities
     from acp2.schema.extensions import AttachRole
 
@@ -82,7 +82,7 @@ class SessionManager(Membership):
         self,
         agent: Agent,
         runtime: AgentRuntime,
-        connection: Connection,
+        connection: Link,
         task_group: TaskGroup,
         *,
         start_work: WorkStarter,

@@ -45,7 +45,6 @@ from acp2 import _aio
 from acp2.bridge.back_fs import FileService
 from acp2.bridge.back_send import UpdateSender
 from acp2.bridge.back_terminal import TerminalService
-from acp2.bridge.local import LocalEnd
 from acp2.compat.v1 import client_side, same_shape
 from acp2.compat.v1.convert import Drops
 from acp2.compat.v1.handshake import initialize_result_from_v1
@@ -60,6 +59,7 @@ from acp2.errors import (
 )
 from acp2.rpc import Connection
 from acp2.rpc.handlers import Decoded, register
+from acp2.rpc.link import Link
 from acp2.schema.methods import MethodSpec
 from acp2.transport.base import Transport
 
@@ -121,8 +121,8 @@ class BackBridge:
 
     def __init__(
         self,
-        agent: Connection,
-        client: Connection | LocalEnd,
+        agent: Link,
+        client: Link,
         result: v1.InitializeResponse,
         task_group: TaskGroup,
         *,

@@ -26,7 +26,7 @@ from anyio.abc import TaskGroup
 import acp2.schema as v2
 import acp2.schema.methods as v2m
 from acp2.bridge.local import LocalEnd
-from acp2.rpc import Connection
+from acp2.rpc.link import Link
 from acp2.rpc.messages import SESSION_UPDATE_PREFIX
 from acp2.schema.codec import encode
 
@@ -54,9 +54,7 @@ class UpdateSender:
     sent even while that connection closes, as a connection's reader dispatches what it
     read (one check less)."""
 
-    def __init__(
-        self, agent: Connection, client: Connection | LocalEnd, task_group: TaskGroup
-    ) -> None:
+    def __init__(self, agent: Link, client: Link, task_group: TaskGroup) -> None:
         self._agent = agent
         self._tg = task_group
         self._heads: dict[str, bytes] = {}

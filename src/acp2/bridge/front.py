@@ -10,7 +10,8 @@ goes through the session's :class:`~acp2.compat.v1.project.V1Projector`. A v1
 (:func:`run_front`, ``acp2 bridge``) or, for an agent in this process
 (:func:`serve_v1_client`, ``Agent.serve``), one end of :func:`acp2.bridge.local.local_pair`
 whose other end the agent runtime serves: requests are its handlers awaited, its
-updates reach :meth:`FrontBridge.deliver` in the call that emits them.
+updates reach :meth:`FrontBridge.take` as the objects it emits, in the call that emits
+them (the frames it sends as bytes reach :meth:`FrontBridge.deliver` decoded).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import Any, Final, cast
+from typing import Any, Final
 
 import anyio
 import anyio.lowlevel
@@ -30,16 +31,17 @@ import acp2.compat.v1.methods as v1m
 import acp2.compat.v1.schema as v1
 import acp2.schema as v2
 import acp2.schema.methods as v2m
-from acp2.bridge.local import LocalEnd, local_pair
-from acp2.bridge.splice import Splice
+from acp2.bridge.local import local_pair
 from acp2.bridge.turns import BridgeSession
 from acp2.compat.v1 import agent_side as side
 from acp2.compat.v1 import handshake, same_shape
 from acp2.compat.v1.convert import Drops
-from acp2.errors import InvalidParams, RequestCancelled, RequestError, internal_error
+from acp2.errors import ConnectionClosed, InvalidParams, RequestCancelled, RequestError
 from acp2.rpc.connection import Connection
 from acp2.rpc.handlers import register
 from acp2.rpc.later import Later
+from acp2.rpc.link import Link
+from acp2.rpc.responder import handler_failed
 from acp2.schema.codec import encode
 from acp2.schema.methods import MethodSpec
 from acp2.transport.base import Transport
@@ -68,15 +70,11 @@ class FrontBridge:
     could not be said in v1 so far, by the counter names of ``docs/v1-projection.md``.
     """
 
-    def __init__(
-        self, v1conn: Connection, v2conn: Connection | LocalEnd, task_group: TaskGroup
-    ) -> None:
+    def __init__(self, v1conn: Connection, v2conn: Link, task_group: TaskGroup) -> None:
         self.v1 = v1conn
         self.v2 = v2conn
         self.task_group = task_group
         self.sessions: dict[str, BridgeSession] = {}
-        #: The same sessions by the JSON of their id (as on the wire), for the splice.
-        self.wire_sessions: dict[bytes, BridgeSession] = {}
         #: Updates of sessions whose ``session/new`` answer the bridge has not yet seen.
         self._unopened: dict[str, list[v2.UpdateSessionNotification]] = {}
         self._drops: Drops = Counter()
@@ -124,7 +122,6 @@ class FrontBridge:
         if found is None or fresh:
             found = BridgeSession(session_id, boolean_options=self._booleans)
             self.sessions[session_id] = found
-            self.wire_sessions[found.wire_id] = found
         return found
 
     # -- v1 requests ----------------------------------------------------------------------
@@ -237,8 +234,7 @@ class FrontBridge:
             data = None if error.data is UNSET else error.data
             later.fail(RequestError(error.message, data, code=error.code))
         except Exception as exc:  # as a failing handler is answered: never left open
-            logger.exception("v1 bridge: answering a prompt from its idle failed")
-            later.fail(internal_error(exc))
+            later.fail(handler_failed(exc, "v1 bridge", "a prompt's answer from its idle"))
 
     async def on_cancel(self, params: v1.CancelNotification) -> None:
         """``session/cancel``: the agent ends the turn ``cancelled``, which answers it."""
@@ -265,6 +261,26 @@ class FrontBridge:
             session.backlog.append(params)
         else:
             self._send(session, params)
+
+    def take(self, session_id: str, update: Any, frame: bytes) -> None:
+        """The agent's emitter in this process (its sink's ``send_update_nowait``): one
+        update of ``session_id`` as the object emitted, ``frame`` its v2 encoding. A plain
+        text chunk of an open session says the same in v1: ``frame`` is queued as it is
+        (the stream's hot path: a few attribute tests). Any other update of an open
+        session is projected from the object; one of a session not open yet is held
+        (:meth:`deliver`). Nothing is decoded; ``ConnectionClosed`` once ``v1`` closes."""
+        session = self.sessions.get(session_id)
+        if session is None or session.backlog is not None:
+            self.deliver(v2.UpdateSessionNotification(session_id=session_id, update=update))
+        elif session.projector.plain_chunk(update):
+            self.v1.send_frames_nowait(frame)  # acp2's encoder wrote it: no raw newline
+        else:
+            try:
+                self.project(session, update)
+            except ConnectionClosed:
+                raise  # the emitter's concern: it drops the update
+            except Exception:  # as a notification handler's failure: the agent never sees it
+                logger.exception("v1 bridge: projecting a %s failed", type(update).__name__)
 
     def _hold(self, params: v2.UpdateSessionNotification) -> None:
         """Keep an update of a session not answered yet, bounded: at most
@@ -346,10 +362,10 @@ async def serve_v1_client(agent: Any, transport: Transport, *, principal: object
 
     The agent runtime and the bridge share this process, so they meet over
     :func:`~acp2.bridge.local.local_pair`: the bridge calls the runtime's handlers and
-    gets its results as objects, and the agent's updates reach the projection in the
-    call that emits them: :class:`Splice` is the agent's sink, plain text chunks pass
-    as bytes, the turn's state updates and user messages are decoded from their own
-    bytes, and the idle that ends a turn answers its held v1 prompt in that call."""
+    gets its results as objects, and the agent's updates reach the projection as the
+    objects it emits, in the call that emits them (:meth:`FrontBridge.take`): plain text
+    chunks pass as the bytes the emitter encoded, nothing is decoded again, and the idle
+    that ends a turn answers its held v1 prompt in that call."""
     from acp2.agent.connection import serve_link
     from acp2.agent.runtime import runtime_for
 
@@ -358,13 +374,12 @@ async def serve_v1_client(agent: Any, transport: Transport, *, principal: object
         agent_end, bridge_end = local_pair(v1conn)
         bridge = FrontBridge(v1conn, bridge_end, tg)
         # The producer (the agent's emitter) sees the v1 connection's backpressure itself.
+        # Its updates come as objects (take); the frames it sends as bytes (a held replay,
+        # a prompt's user message) are decoded by the link and delivered.
         bridge.register(update=bridge.deliver)
-        splice = Splice(
-            v1conn, bridge.wire_sessions, project=bridge.project, fallback=agent_end.hand_over
-        )
-        agent_end.send_frames_through(splice.send)
+        agent_end.send_updates_through(bridge.take)
         try:
-            await serve_link(agent, cast(Connection, agent_end), principal=principal)
+            await serve_link(agent, agent_end, principal=principal)
         finally:
             tg.cancel_scope.cancel()
     store.flush()

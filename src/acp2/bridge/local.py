@@ -5,12 +5,14 @@
 agent runtime over one (:func:`acp2.bridge.front.serve_v1_client`; the runtime serves
 the other with :func:`acp2.agent.connection.serve_link`), and acp2's client drives the
 back bridge over one (:func:`acp2.client.launch`'s v1 path). They offer the part of the
-``Connection`` API those use, with the same meaning, and nothing is framed, numbered
-or scheduled in between:
+``Connection`` API those use, :class:`acp2.rpc.link.Link` (which the runtimes are typed
+against: mypy checks a ``LocalEnd`` is one), with the same meaning, and nothing is
+framed, numbered or scheduled in between:
 
 - ``call(spec, params)`` awaits the other end's handler for ``spec`` in the caller's task
   and returns its result object; a ``RequestError`` it raises reaches the caller as it
-  is, any other exception becomes ``-32603`` (logged), as a ``Connection`` answers it;
+  is, any other exception becomes ``-32603`` (logged) by the function a ``Connection``
+  answers it with (:func:`acp2.rpc.responder.handler_failed`);
   a method the other end does not serve goes to its unknown-request handler, else
   ``-32601``. Cancelling the caller cancels the handler (``$/cancel_request``'s effect).
 - ``notify(spec, params)`` calls the other end's handler with the object (awaited when
@@ -24,9 +26,9 @@ or scheduled in between:
 - ``send_frame_nowait(frame)`` (the agent's emitter: one encoded ``session/update``
   frame) is decoded with the params type the handler registered and handled in the
   sender's call; such handlers must be plain functions (the producer applies the
-  backpressure itself). A relay may stand in for it (``send_frames_through``: the front
-  bridge passes plain text chunks to the v1 client as the same bytes), handing what it
-  does not take to ``hand_over``.
+  backpressure itself). The emitter hands its updates as objects instead to
+  ``send_update_nowait`` once the other end sets one (``send_updates_through``: the
+  front bridge's projection), so nothing it emits is decoded again.
 - Flow control and the end of the link are ``flow``'s, the connection to the v1 peer
   that every message ends on: ``congested`` / ``drain()`` / ``closed`` /
   ``wait_closed()`` / ``aclose()``, its close reason, and flush hooks (the history
@@ -52,9 +54,9 @@ from acp2.errors import (
     LocalProtocolError,
     MethodNotFound,
     RequestError,
-    internal_error,
 )
 from acp2.rpc.messages import SESSION_UPDATE_PREFIX
+from acp2.rpc.responder import handler_failed
 from acp2.schema.codec import decode, encode
 from acp2.schema.methods import SESSION_UPDATE, MethodSpec
 
@@ -105,6 +107,9 @@ class Flow(Protocol):
     def coalesce_output(self) -> None:
         """Hold queued frames until the ready tasks have run once (a hint)."""
 
+    def abandon(self, reason: str) -> None:
+        """Give up on that connection's peer now (it closes with ``reason``)."""
+
     def add_flush_hook(self, hook: Callable[[], None]) -> None:
         """Call ``hook()`` right before each write."""
 
@@ -121,6 +126,8 @@ class LocalEnd:
         self._notes: dict[str, tuple[Any, Handler, bool]] = {}
         self._unknown_request: Callable[[str, Raw | None], Awaitable[Any]] | None = None
         self._unknown_note: Callable[[str, Raw | None], Any] | None = None
+        #: Set by :meth:`send_updates_through`; the agent's emitter looks for it.
+        self.send_update_nowait: Callable[[str, Any, bytes], None] | None = None
 
     # -- registration (as on a Connection) ------------------------------------------------
 
@@ -179,9 +186,8 @@ class LocalEnd:
             return await other._unknown_request(method, Raw(encode(params)))
         except (RequestError, ConnectionClosed):
             raise
-        except Exception as exc:
-            log.exception("%s: request handler for %s failed", other.name, method)
-            raise internal_error(exc) from None
+        except Exception as exc:  # answered as a Connection answers it: one -32603
+            raise handler_failed(exc, other.name, method) from None
 
     async def notify(self, spec: MethodSpec[Any, None] | str, params: Any) -> None:
         """Give ``params`` to the other end's handler for ``spec`` (awaited if it must be)."""
@@ -213,16 +219,16 @@ class LocalEnd:
 
     def send_frame_nowait(self, frame: bytes) -> None:
         """Hand one encoded notification frame to the other end (see the module);
-        ``ConnectionClosed`` once the flow connection is closing (the frame is dropped).
-        :meth:`send_frames_through` puts a relay in its place."""
+        ``ConnectionClosed`` once the flow connection is closing (the frame is dropped)."""
         self.hand_over(frame)
 
-    def send_frames_through(self, send: Callable[[bytes], None]) -> None:
-        """Make ``send`` this end's :meth:`send_frame_nowait` (a relay on the stream's
-        hot path: one call less per frame). It must hand every frame it does not take to
-        :meth:`hand_over`, and raise ``ConnectionClosed`` once the flow connection is
-        closing, as :meth:`send_frame_nowait` does."""
-        self.send_frame_nowait = send  # type: ignore[method-assign, assignment]
+    def send_updates_through(self, take: Callable[[str, Any, bytes], None]) -> None:
+        """Make ``take(session_id, update, frame)`` this end's ``send_update_nowait``: the
+        agent's emitter then hands each update it emits as the object (with its encoded
+        frame) to ``take``, in its call, instead of a frame to decode. ``take`` raises
+        ``ConnectionClosed`` once the flow connection is closing, as
+        :meth:`send_frame_nowait` does."""
+        self.send_update_nowait = take
 
     def hand_over(self, frame: bytes) -> None:
         """The frame decoded and handled by the other end in this call (what
@@ -282,6 +288,10 @@ class LocalEnd:
     def add_flush_hook(self, hook: Callable[[], None]) -> None:
         """Run ``hook()`` before each write of the flow connection."""
         self.flow.add_flush_hook(hook)
+
+    def abandon(self, reason: str) -> None:
+        """Give up on the flow connection's peer (the one every message ends on)."""
+        self.flow.abandon(reason)
 
     # -- receiving ------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 from msgspec import UNSET
@@ -32,7 +32,6 @@ from acp2.client.link import AgentLink
 from acp2.client.permissions import PermissionPolicy
 from acp2.client.session import ClientSession, UpdateListener
 from acp2.errors import AgentClosed, LocalProtocolError, ResourceNotFound
-from acp2.rpc import Connection
 from acp2.schema import (
     DeleteSessionRequest,
     InitializeResponse,
@@ -62,6 +61,9 @@ from acp2.schema.methods import (
     MethodSpec,
 )
 from acp2.state import SessionState
+
+if TYPE_CHECKING:  # typing only: the client's start-up imports stay as pinned
+    from acp2.rpc.link import Link
 
 __all__ = ["AgentClosed", "ClientConnection"]
 
@@ -108,8 +110,9 @@ class ClientConnection:
     # -- the connection ---------------------------------------------------------------------
 
     @property
-    def connection(self) -> Connection:
-        """The JSON-RPC connection underneath (for extension handlers, diagnostics)."""
+    def connection(self) -> Link:
+        """The link to the agent underneath (for extension handlers, diagnostics): a
+        :class:`~acp2.rpc.Connection`, or the back bridge's in-process end for a v1 agent."""
         return self._link.connection
 
     @property

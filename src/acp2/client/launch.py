@@ -13,7 +13,7 @@ from contextlib import (
     asynccontextmanager,
     contextmanager,
 )
-from typing import TYPE_CHECKING, Final, cast
+from typing import TYPE_CHECKING, Final
 
 import anyio
 from anyio.abc import TaskGroup
@@ -266,10 +266,8 @@ async def _bridged(
     ours, bridge_end = local_pair(agent, names=("v1 agent (bridge)", "v2 client (bridge)"))
     bridge = BackBridge(agent, bridge_end, response, tg, **serving)
     bridge.install()
-    # The same plumbing as for a v2 agent, on our end of the pair (a Connection's stand-in).
-    link = _BridgedLink(
-        cast(Connection, ours), tg, stderr_tail=v1_link.stderr_tail, stderr_done=stderr_done
-    )
+    # The same plumbing as for a v2 agent, on our end of the pair (a Link like a Connection).
+    link = _BridgedLink(ours, tg, stderr_tail=v1_link.stderr_tail, stderr_done=stderr_done)
     link.elicitation_policy, link.advertised = v1_link.elicitation_policy, v1_link.advertised
     link.install()
     bridge.feed_updates_to(link.feed)  # its lifted chunks go straight to the sessions

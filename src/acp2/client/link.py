@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, Final, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Generic, Protocol, TypeVar
 
 import msgspec
 from anyio.abc import TaskGroup
@@ -35,7 +35,6 @@ from acp2.client.elicitation import (
 from acp2.client.permissions import CANCELLED_OUTCOME
 from acp2.diagnose import sanitize
 from acp2.errors import AgentClosed, ConnectionClosed, InvalidRequest
-from acp2.rpc import Connection
 from acp2.rpc.guarded import decode
 from acp2.rpc.handlers import Decoded, register
 from acp2.schema import (
@@ -60,6 +59,9 @@ from acp2.schema.methods import (
     SESSION_UPDATE,
     MethodSpec,
 )
+
+if TYPE_CHECKING:  # typing only: the client's start-up imports stay as pinned
+    from acp2.rpc.link import Link
 
 __all__ = ["AgentLink", "SessionFeed", "raw_update", "update_bytes"]
 
@@ -165,7 +167,7 @@ class AgentLink(Generic[S]):
 
     def __init__(
         self,
-        connection: Connection,
+        connection: Link,
         task_group: TaskGroup,
         *,
         stderr_tail: Callable[[], str] | None = None,

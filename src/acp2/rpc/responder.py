@@ -5,7 +5,8 @@ The :class:`~acp2.rpc.peer.Peer` decides that a request is answered exactly once
 own cancel scope and writes the answer the peer returns, in the same synchronous step in
 which the handler returns -- or, when the handler returns a :class:`~acp2.rpc.later.Later`,
 in the step that resolves it. Handler exceptions are mapped to error responses here, in
-one place.
+one place: :func:`handler_failed` is the one ``-32603`` of a failing handler, for a
+connection's requests and for an in-process end's (:mod:`acp2.bridge.local`) alike.
 """
 
 from __future__ import annotations
@@ -16,14 +17,24 @@ from typing import Any
 
 import anyio
 
-from acp2.errors import RequestCancelled, RequestError, internal_error
+from acp2.errors import InternalError, RequestCancelled, RequestError, internal_error
 from acp2.rpc.events import Incoming
 from acp2.rpc.later import Later
 from acp2.rpc.peer import Peer
 
-__all__ = ["Responder"]
+__all__ = ["Responder", "handler_failed"]
 
 logger = logging.getLogger("acp2.rpc")
+
+
+def handler_failed(exc: BaseException, where: str, what: str) -> InternalError:
+    """The ``-32603`` error that answers a request whose handler raised ``exc`` (anything
+    but a ``RequestError``, which is answered as it is); the traceback is logged on
+    ``acp2.rpc`` as ``"<where>: request handler failed (<what>)"``. The error itself is
+    :func:`acp2.errors.internal_error`'s (one line, at most 200 characters): the
+    handler's text never reaches the peer whole."""
+    logger.error("%s: request handler failed (%s)", where, what, exc_info=exc)
+    return internal_error(exc)
 
 
 class Responder:
@@ -85,9 +96,7 @@ class Responder:
             self.answer_error(request, RequestCancelled())
             raise
         except Exception as exc:
-            name = self._peer.name
-            logger.exception("%s: request handler failed (id %r)", name, request.id)
-            self.answer_error(request, internal_error(exc))
+            self.answer_error(request, handler_failed(exc, self._peer.name, f"id {request.id!r}"))
         except BaseException as exc:  # e.g. KeyboardInterrupt: answer, then let it through
             self.answer_error(request, internal_error(exc))
             raise

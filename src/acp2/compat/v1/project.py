@@ -68,7 +68,9 @@ class V1Projector:
         self._cost: v1.Cost | None = None
         self._mode: str | None = None
         self._ack: str | bool = False
-        self._last_spoken: tuple[type, str] | None = None
+        #: The chunk kind and message id :meth:`plain_chunk` last noted as spoken.
+        self._last_kind: type | None = None
+        self._last_id = ""
 
     def prompt_sent(self, message_id: str | None = None) -> None:
         """Note that this client sent a prompt: its ``user_message`` acknowledgement (the
@@ -99,24 +101,23 @@ class V1Projector:
         whose fields are the same in both versions. The caller may then send the v2
         encoding as is (the stream's hot path); it is counted as spoken, as
         :meth:`project` would. False means: :meth:`project` it."""
-        update: Any = params.update
+        return params.meta is UNSET and self.plain_chunk(params.update)
+
+    def plain_chunk(self, update: Any) -> bool:
+        """:meth:`verbatim` for an update sent without notification ``_meta`` (as the
+        agent's emitter sends each one): True when the v2 encoding of ``update`` is its v1
+        encoding too; it is then counted as spoken. Allocates nothing on a stream."""
         kind = type(update)
-        if kind not in _CHUNKS_TO_V1 or params.meta is not UNSET:
+        if kind not in _CHUNKS_TO_V1:
             return False
         content = update.content
         if type(content) is not _V2_TEXT or content.annotations is not UNSET:
             return False
-        key = (kind, update.message_id)
-        if key != self._last_spoken:  # a stream repeats one key: one set insert per message
-            self._spoken.add(key)
-            self._last_spoken = key
+        message_id = update.message_id
+        if message_id != self._last_id or kind is not self._last_kind:
+            self._spoken.add((kind, message_id))  # a stream repeats one key: once a message
+            self._last_kind, self._last_id = kind, message_id
         return True
-
-    def note_spoken(self, kind: type, message_id: str) -> None:
-        """Note a chunk of ``kind`` (a v2 chunk class) of ``message_id`` as sent to the
-        client by other means (the in-process bridge's byte path), as :meth:`project`
-        would have: a later whole message of that id is then not sent again."""
-        self._spoken.add((kind, message_id))
 
     # -- messages -----------------------------------------------------------------------
 
