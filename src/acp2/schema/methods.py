@@ -114,11 +114,21 @@ class MethodSpec(Generic[P, R]):
     ``MethodSpec[P, R]`` types :meth:`acp2.rpc.Connection.call` and
     :meth:`acp2.rpc.Connection.on`: params are ``P`` and the result is ``R`` (``None`` for a
     notification). ``params_type`` and ``result_type`` are what
-    :func:`acp2.schema.codec.decode` takes (a class or an open-union alias). Immutable;
-    compares by value.
+    :func:`acp2.schema.codec.decode` takes (a class or an open-union alias).
+    ``session_param`` names the params field that holds the session id (None: the params
+    carry none); :func:`acp2.rpc.envelope.read` reads it from there. Immutable; compares
+    by value.
     """
 
-    __slots__ = ("name", "nov_only", "params_type", "result_type", "retry", "sender")
+    __slots__ = (
+        "name",
+        "nov_only",
+        "params_type",
+        "result_type",
+        "retry",
+        "sender",
+        "session_param",
+    )
 
     name: str
     params_type: Any
@@ -126,6 +136,7 @@ class MethodSpec(Generic[P, R]):
     sender: Sender
     nov_only: bool
     retry: RetryClass
+    session_param: str | None
 
     def __init__(
         self,
@@ -136,6 +147,7 @@ class MethodSpec(Generic[P, R]):
         *,
         nov_only: bool = False,
         retry: RetryClass = "never",
+        session_param: str | None = None,
     ) -> None:
         for field, value in (
             ("name", name),
@@ -144,6 +156,7 @@ class MethodSpec(Generic[P, R]):
             ("sender", sender),
             ("nov_only", nov_only),
             ("retry", retry),
+            ("session_param", session_param),
         ):
             object.__setattr__(self, field, value)
 
@@ -176,16 +189,24 @@ def request(
     *,
     nov_only: bool = False,
     retry: RetryClass = "never",
+    session_param: str | None = None,
 ) -> MethodSpec[P, R]:
     """A request's :class:`MethodSpec` (for method tables: the v2 one here, v1's in
     :mod:`acp2.compat.v1.methods`)."""
-    return MethodSpec(name, params, result, sender, nov_only=nov_only, retry=retry)
+    return MethodSpec(
+        name, params, result, sender, nov_only=nov_only, retry=retry, session_param=session_param
+    )
 
 
-def notification(name: str, params: type[P], sender: Sender) -> MethodSpec[P, None]:
+def notification(
+    name: str, params: type[P], sender: Sender, *, session_param: str | None = None
+) -> MethodSpec[P, None]:
     """A notification's :class:`MethodSpec` (no result, never answered)."""
-    return MethodSpec(name, params, None, sender)
+    return MethodSpec(name, params, None, sender, session_param=session_param)
 
+
+#: The params field that carries the session id, in every method whose params hold one.
+_SID: Final = "sessionId"
 
 # The v2 methods. Each constant is typed, so ``conn.call(SESSION_PROMPT, params)`` returns a
 # PromptResponse; ``.name`` is the wire name.
@@ -199,31 +220,43 @@ SESSION_LIST: Final = request(
     "session/list", ListSessionsRequest, ListSessionsResponse, "client", retry="safe"
 )
 SESSION_RESUME: Final = request(
-    "session/resume", ResumeSessionRequest, ResumeSessionResponse, "client"
+    "session/resume", ResumeSessionRequest, ResumeSessionResponse, "client", session_param=_SID
 )
-SESSION_CLOSE: Final = request("session/close", CloseSessionRequest, CloseSessionResponse, "client")
+SESSION_CLOSE: Final = request(
+    "session/close", CloseSessionRequest, CloseSessionResponse, "client", session_param=_SID
+)
 SESSION_DELETE: Final = request(
-    "session/delete", DeleteSessionRequest, DeleteSessionResponse, "client"
+    "session/delete", DeleteSessionRequest, DeleteSessionResponse, "client", session_param=_SID
 )
 SESSION_PROMPT: Final = request(
-    "session/prompt", PromptRequest, PromptResponse, "client", retry="keyed"
+    "session/prompt", PromptRequest, PromptResponse, "client", retry="keyed", session_param=_SID
 )
 SESSION_SET_CONFIG_OPTION: Final = request(
     "session/set_config_option",
     SetSessionConfigOptionRequest,
     SetSessionConfigOptionResponse,
     "client",
+    session_param=_SID,
 )
-SESSION_CANCEL: Final = notification("session/cancel", CancelSessionNotification, "client")
-SESSION_UPDATE: Final = notification("session/update", UpdateSessionNotification, "agent")
+SESSION_CANCEL: Final = notification(
+    "session/cancel", CancelSessionNotification, "client", session_param=_SID
+)
+SESSION_UPDATE: Final = notification(
+    "session/update", UpdateSessionNotification, "agent", session_param=_SID
+)
 SESSION_REQUEST_PERMISSION: Final = request(
-    "session/request_permission", RequestPermissionRequest, RequestPermissionResponse, "agent"
+    "session/request_permission",
+    RequestPermissionRequest,
+    RequestPermissionResponse,
+    "agent",
+    session_param=_SID,
 )
 ELICITATION_CREATE: Final = request(
     "elicitation/create",
     cast("type[CreateElicitationRequest]", CreateElicitationRequest),
     cast("type[CreateElicitationResponse]", CreateElicitationResponse),
     "agent",
+    session_param=_SID,
 )
 ELICITATION_COMPLETE: Final = notification(
     "elicitation/complete", CompleteElicitationNotification, "agent"
@@ -231,24 +264,44 @@ ELICITATION_COMPLETE: Final = notification(
 CANCEL_REQUEST: Final = notification("$/cancel_request", CancelRequestNotification, "either")
 #: Nov only.
 TOOL_CALL_CANCEL: Final = request(
-    "tool_call/cancel", CancelToolCallRequest, CancelToolCallResponse, "client", nov_only=True
+    "tool_call/cancel",
+    CancelToolCallRequest,
+    CancelToolCallResponse,
+    "client",
+    nov_only=True,
+    session_param=_SID,
 )
 #: Nov only.
 TERMINAL_CANCEL: Final = request(
-    "terminal/cancel", CancelTerminalRequest, CancelTerminalResponse, "client", nov_only=True
+    "terminal/cancel",
+    CancelTerminalRequest,
+    CancelTerminalResponse,
+    "client",
+    nov_only=True,
+    session_param=_SID,
 )
 
 # Unstable (Preview): modelled from the published Rust schema crate; each needs the
 # capability named in its params' docstring.
-SESSION_FORK: Final = request("session/fork", ForkSessionRequest, ForkSessionResponse, "client")
+SESSION_FORK: Final = request(
+    "session/fork", ForkSessionRequest, ForkSessionResponse, "client", session_param=_SID
+)
 SESSION_ARCHIVE: Final = request(
-    "session/archive", ArchiveSessionRequest, ArchiveSessionResponse, "client"
+    "session/archive", ArchiveSessionRequest, ArchiveSessionResponse, "client", session_param=_SID
 )
 SESSION_UNARCHIVE: Final = request(
-    "session/unarchive", UnarchiveSessionRequest, UnarchiveSessionResponse, "client"
+    "session/unarchive",
+    UnarchiveSessionRequest,
+    UnarchiveSessionResponse,
+    "client",
+    session_param=_SID,
 )
 SESSION_SET_TITLE: Final = request(
-    "session/set_title", SetSessionTitleRequest, SetSessionTitleResponse, "client"
+    "session/set_title",
+    SetSessionTitleRequest,
+    SetSessionTitleResponse,
+    "client",
+    session_param=_SID,
 )
 AUTH_STATUS: Final = request(
     "auth/status", AuthStatusRequest, AuthStatusResponse, "client", retry="safe"
