@@ -10,11 +10,12 @@ same byte stream:
 1. opens a new connection (paced by the backoff) and sends it the ``initialize`` the rpc
    layer sent first (under an id of its own, its answer swallowed);
 2. answers every request still waiting on the old connection with an error -- except
-   prompts, which carry an ``idempotencyKey`` and are kept;
+   those the method table's ``retry`` column lets it send again: a ``"safe"`` one
+   (read-only) and a ``"keyed"`` one carrying its key (a prompt's ``idempotencyKey``);
 3. calls :attr:`RejoiningTransport.on_rejoin` (the client runtime re-resumes its live
    sessions there, replay de-duplicated: :func:`acp2.client.remote.connect_url`), then
-   resends the kept prompts with their own ids and keys, so the agent's ledger answers a
-   prompt it already took with the same work instead of running it twice.
+   resends the kept requests with their own ids (and keys), so the agent's ledger answers
+   a prompt it already took with the same work instead of running it twice.
 """
 
 from __future__ import annotations
@@ -30,19 +31,20 @@ import anyio.abc
 import msgspec
 from anyio.abc import TaskGroup
 
-from acp2.errors import ConnectionClosed, InvalidRequest
+from acp2.errors import ConnectionClosed, InvalidRequest, RequestError
+from acp2.rpc.envelope import Envelope, read
 from acp2.rpc.guarded import decode
+from acp2.rpc.messages import Request, RequestId, encode_error, encode_request
 from acp2.schema.extensions import SESSION_ATTACH
-from acp2.schema.methods import INITIALIZE, SESSION_PROMPT, SESSION_RESUME
+from acp2.schema.methods import INITIALIZE, METHODS, SESSION_RESUME
 from acp2.transport.backoff import Backoff
 from acp2.transport.base import Transport
 from acp2.transport.remote_base import (
-    LineSplitter,
     LinkLost,
-    Peek,
     RemoteRefused,
     ResumeRefused,
-    peek,
+    outgoing_framer,
+    whole_messages,
 )
 
 __all__ = ["RejoiningTransport", "rejoining"]
@@ -81,9 +83,10 @@ class RejoiningTransport:
         self.current: Transport | None = None
         self.rejoins = 0
         self.on_rejoin: Callable[[], Awaitable[None]] | None = None
-        self._splitter = LineSplitter()
-        self._initialize: bytes | None = None
-        self._waiting: dict[Any, bytes | None] = {}  # request id -> prompt bytes (kept) or None
+        self._framer = outgoing_framer()
+        self._initialize: msgspec.Raw | None = None  # the params of the first initialize
+        # request id -> the request's bytes when it is sent again on a new connection
+        self._waiting: dict[RequestId, bytes | None] = {}
         self._ids = itertools.count(1)
         self._ours: set[str] = set()
         self._ready = anyio.Event()
@@ -157,7 +160,7 @@ class RejoiningTransport:
 
     async def send(self, data: bytes) -> None:
         """Send on the current connection (waiting while a new one is being made)."""
-        for message in self._splitter.feed(data):
+        for message in whole_messages(self._framer, data):
             fields = self._note_request(message)
             await self._ready.wait()
             if fields.method not in _REJOINING and not self._resumed.is_set():
@@ -197,13 +200,15 @@ class RejoiningTransport:
 
     # -- bookkeeping of requests ------------------------------------------------------------
 
-    def _note_request(self, message: bytes) -> Peek:
-        fields = peek(message)
-        if fields.method == INITIALIZE.name and self._initialize is None:
-            self._initialize = message
-        if fields.is_request and _key(fields.id) is not None:
-            kept = message if fields.method == SESSION_PROMPT.name and _keyed(fields) else None
-            self._waiting[_key(fields.id)] = kept
+    def _note_request(self, message: bytes) -> Envelope:
+        fields = read(message)
+        request = fields.message
+        if type(request) is not Request:
+            return fields
+        assert isinstance(request, Request)
+        if request.method == INITIALIZE.name and self._initialize is None:
+            self._initialize = request.params or msgspec.Raw(b"{}")
+        self._waiting[request.id] = message if _resent(request) else None
         return fields
 
     def _note_answers(self, data: bytes) -> bytes:
@@ -212,25 +217,23 @@ class RejoiningTransport:
         lines = data.split(b"\n")
         kept: list[bytes] = []
         for line in lines:
-            fields = peek(line) if line.strip() else None
-            if fields is not None and fields.is_response:
+            fields = read(line) if line.strip() else None
+            if fields is not None and fields.method is None and fields.id is not None:
                 if isinstance(fields.id, str) and fields.id in self._ours:
                     self._ours.discard(fields.id)
                     continue  # the answer to our own initialize of a new connection
-                self._waiting.pop(_key(fields.id), None)
+                self._waiting.pop(fields.id, None)
             kept.append(line)
         return b"\n".join(kept)
 
     def _fail_waiting(self) -> bytes:
-        """Error answers for the requests the old connection took with it (not prompts)."""
+        """Error answers for the requests the old connection took with it (those never
+        sent twice)."""
         lost = [key for key, kept in self._waiting.items() if kept is None]
-        answers = []
+        error = RequestError("the remote connection was lost")
         for key in lost:
             del self._waiting[key]
-            error = {"code": -32603, "message": "the remote connection was lost"}
-            reply = {"jsonrpc": "2.0", "id": key[1], "error": error}
-            answers.append(msgspec.json.encode(reply) + b"\n")
-        return b"".join(answers)
+        return b"".join(encode_error(key, error) + b"\n" for key in lost)
 
     # -- rejoining ---------------------------------------------------------------------------
 
@@ -267,9 +270,7 @@ class RejoiningTransport:
             raise ConnectionClosed("the lost connection was never initialized")
         ours = f"acp2-rejoin-{next(self._ids)}"
         self._ours.add(ours)
-        request = msgspec.json.decode(self._initialize)
-        request["id"] = ours
-        await link.send(msgspec.json.encode(request) + b"\n")
+        await link.send(encode_request(ours, INITIALIZE.name, self._initialize) + b"\n")
 
     async def _after_rejoin(self) -> None:
         try:
@@ -307,13 +308,22 @@ def _why(link: Transport) -> str:
     return str(getattr(link, "ended_by", "") or "the link ended")
 
 
-def _key(value: Any) -> Any:
-    return (type(value).__name__, value) if isinstance(value, int | str) else None
+def _resent(request: Request) -> bool:
+    """Whether ``request`` is sent again on a new connection, by the method table's retry
+    class: a ``"safe"`` one always (but ``initialize``, which the rejoin sends itself), a
+    ``"keyed"`` one when it carries its key; a ``"never"`` one (and any method not in
+    the table) is failed instead."""
+    spec = METHODS.get(request.method)
+    if spec is None or spec.retry == "never" or spec is INITIALIZE:
+        return False
+    return spec.retry == "safe" or _keyed(request)
 
 
-def _keyed(fields: Any) -> bool:
+def _keyed(request: Request) -> bool:
+    if request.params is None:
+        return False
     try:
-        return decode(_idempotent, fields.params).idempotencyKey is not None
+        return decode(_idempotent, request.params).idempotencyKey is not None
     except InvalidRequest:
         return False
 
