@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from acp2.rpc.envelope import Envelope, of, read, result_session, session_field
+from acp2.rpc.envelope import Envelope, carries_id, of, read, result_session, session_field
 from acp2.rpc.messages import Batch, Invalid, Request, encode_notification, parse_frame
 from acp2.rpc.update_frames import fast_session, run_head, session_head, update_frame, update_of
 from acp2.schema.methods import METHODS
@@ -163,3 +163,14 @@ def test_a_session_id_json_escapes_has_no_fast_prefix() -> None:
     escaped = update_frame('we"ird', b'{"sessionUpdate":"plan"}')
     assert fast_session(escaped) is None
     assert update_of(escaped) == ('we"ird', b"plan")
+
+
+def test_carries_id_tells_requests_and_responses_from_notifications_and_junk() -> None:
+    assert carries_id(b'{"jsonrpc":"2.0","id":1,"method":"session/request_permission"}')
+    assert carries_id(b'{"jsonrpc":"2.0","result":{},"id":"a"}')
+    assert carries_id(b'{"jsonrpc":"2.0","method":"session/update","params":{"id":1},"id":0}')
+    assert not carries_id(b'{"jsonrpc":"2.0","method":"session/update","params":{"id":1}}')
+    assert not carries_id(b'{"jsonrpc":"2.0","id":null,"error":{}}')
+    assert not carries_id(b"[1, 2]")
+    assert not carries_id(b"{not json")
+    assert not carries_id(DEEP.encode())

@@ -36,7 +36,7 @@ import anyio
 from anyio.abc import TaskGroup
 
 from acp2.errors import ConnectionClosed, RequestError
-from acp2.rpc.envelope import Envelope, read, result_session
+from acp2.rpc.envelope import Envelope, carries_id, read, result_session
 from acp2.rpc.messages import RequestId, encode_error
 from acp2.sanitize import line as sanitize_line
 from acp2.schema.methods import INITIALIZE
@@ -299,6 +299,8 @@ class HttpTransport:
 
     async def _deliver(self, messages: list[bytes]) -> None:
         for message in messages:
+            if not carries_id(message):
+                continue  # a notification: nothing to route (the stream's bulk, kept cheap)
             fields = read(message)
             if fields.kind == "request" and fields.id is not None:
                 asked = fields.session_id
