@@ -190,6 +190,8 @@ async def idle_connections(port: int, pid: int, count: int) -> float:
 async def measure(updates: int, runs: int, idle: int) -> dict[str, float]:
     """Every remote metric against one server."""
     argv = [sys.executable, "-m", "acp2", "serve", "--test-agent", "--no-token", "--port", "0"]
+    # Every connection here is the one local principal: room for the idle ones measured.
+    argv += ["--max-per-principal", str(idle + 16)]
     with serving(argv) as (url, pid):
         port = int(url.rsplit(":", 1)[1].split("/", 1)[0])
         # Idle memory first: after a long stream the server's heap shrinks back and
