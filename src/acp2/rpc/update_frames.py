@@ -2,12 +2,13 @@
 
 The server sorts every message the agent side sends (which SSE stream, which session's
 history) at a rate where a full parse per update would dominate. The agent runtime
-writes its updates in one layout (:mod:`acp2.agent.emitter`, pinned by
-``tests/rpc/test_messages.py``): the session id and the update's kind come first. The
+writes its updates in one layout (:func:`frame_head`, which :mod:`acp2.agent.emitter`
+builds its frames from; ``tests/rpc/test_messages.py`` pins the prefix to the encoder):
+the session id and the update's kind come first. The
 functions here read them from that layout with a few ``startswith`` / ``find`` calls, and
 fall back to a real, guarded parse for any other layout, so a caller gets the same
-answer for every spelling of the same frame. This module is the one place outside the
-encoder that knows the layout.
+answer for every spelling of the same frame. This module is the one place outside
+the rpc encoders that knows the layout.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ __all__ = [
     "KIND_HEAD",
     "UPDATE_HEAD",
     "fast_session",
+    "frame_head",
     "run_head",
     "session_head",
     "update_frame",
@@ -106,14 +108,14 @@ def update_of(line: bytes) -> tuple[str, bytes] | None:
     return params.session_id, kind
 
 
+def frame_head(session: str) -> bytes:
+    """What every ``session/update`` of ``session`` in the agent's layout starts with, up
+    to its update: ``frame_head(s) + update + b"}}"`` is a whole frame (the agent runtime
+    builds its frames so, with one concatenation per update)."""
+    return SESSION_UPDATE_PREFIX + b'{"sessionId":' + msgspec.json.encode(session) + b',"update":'
+
+
 def update_frame(session: str, update: bytes) -> bytes:
     """The ``session/update`` notification of ``session`` carrying ``update`` (the JSON
     bytes of one update), in the agent's layout."""
-    return (
-        SESSION_UPDATE_PREFIX
-        + b'{"sessionId":'
-        + msgspec.json.encode(session)
-        + b',"update":'
-        + update
-        + b"}}"
-    )
+    return frame_head(session) + update + b"}}"
