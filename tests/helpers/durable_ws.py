@@ -37,7 +37,7 @@ from acp2.transport.durable import (
     encode_data,
 )
 from acp2.transport.memory import memory_pair
-from acp2.transport.remote_base import LineSplitter
+from acp2.transport.remote_base import outgoing_framer, whole_messages
 from helpers.timeouts import TIMEOUT
 
 _ids = itertools.count(1)
@@ -58,9 +58,9 @@ class _Connection:
 
     async def pump_out(self) -> None:
         """Agent → client: number each message, send it when a link is up."""
-        splitter = LineSplitter()
+        framer = outgoing_framer()
         while chunk := await self.ours.receive():
-            for message in splitter.feed(chunk):
+            for message in whole_messages(framer, chunk):
                 async with self.lock:
                     frame = encode_data(self.out.add(message), message) if self.durable else message
                     if self.link is not None:

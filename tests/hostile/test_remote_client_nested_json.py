@@ -3,7 +3,7 @@
 
 The rpc reader survives any nesting, but the remote client reads each frame before it
 does: the durable envelope (``durable.decode_frame``) and the routing fields of every
-message (``remote_base.peek`` / ``has_id``). Before the fix msgspec's ``RecursionError``
+message (``acp2.rpc.envelope.read``). Before the fix msgspec's ``RecursionError``
 escaped there, and one 10 KB frame made ``acp2 run --url`` exit 70 ("bug in acp2"). Now
 a frame nested too deeply is that message's problem alone: the turn around it finishes
 and the run exits 0. The servers are real, on 127.0.0.1: a WebSocket server

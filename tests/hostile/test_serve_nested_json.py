@@ -5,7 +5,8 @@ the agent does (routing, durable frames) and an agent's output before the client
 Before the fix msgspec's ``RecursionError`` escaped there: an HTTP POST nested 1,000
 deep (2 KB) was answered 500 with a traceback in the log, and a hostile agent behind
 ``acp2 serve -- AGENT`` killed its connection with one nested line. Now the POST gets a
-400 carrying a JSON-RPC ``-32600`` (``id: null``) and logs no traceback, a nested message
+400 carrying a JSON-RPC ``-32600`` (the rpc reader's answer: ``id: null`` unless the id
+could be read) and logs no traceback, a nested message
 inside a durable WebSocket frame is answered ``-32600`` on a socket that stays open, and
 the agent's nested lines are routed (or dropped) while its turn goes on.
 """
@@ -74,16 +75,17 @@ async def test_a_post_nested_a_thousand_deep_is_answered_400_with_a_json_rpc_err
         url = f"http://{address}/acp"
         headers = {"Content-Type": "application/json"}
         async with httpx.AsyncClient(timeout=TIMEOUT) as client:
+            # The answer is the rpc reader's: it echoes an id it can read (the second).
             bodies = [
-                b'{"x":' + nested() + b"}",
-                b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":' + nested() + b"}",
-                b'{"jsonrpc":"2.0","id":' + nested() + b',"method":"initialize"}',
+                (b'{"x":' + nested() + b"}", None),
+                (b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":' + nested() + b"}", 1),
+                (b'{"jsonrpc":"2.0","id":' + nested() + b',"method":"initialize"}', None),
             ]
-            for body in bodies * 20:
+            for body, rid in bodies * 20:
                 answer = await client.post(url, content=body, headers=headers)
                 assert answer.status_code == 400, answer.text
                 error = answer.json()
-                assert error["id"] is None
+                assert error["id"] == rid
                 assert error["error"]["code"] == -32600
                 assert "nested too deeply" in error["error"]["message"]
             ok = await client.post(url, content=rpc(0, "initialize", INIT), headers=headers)
@@ -91,6 +93,33 @@ async def test_a_post_nested_a_thousand_deep_is_answered_400_with_a_json_rpc_err
     text = "".join(log)
     assert "Traceback" not in text, text[-2000:]
     assert "RecursionError" not in text, text[-2000:]
+
+
+async def test_a_post_the_rpc_reader_judges_invalid_gets_its_error_not_the_agent(
+    tmp_path: Path,
+) -> None:
+    with served(tmp_path) as (address, log):
+        url = f"http://{address}/acp"
+        headers = {"Content-Type": "application/json"}
+        async with httpx.AsyncClient(timeout=TIMEOUT) as client:
+            ok = await client.post(url, content=rpc(0, "initialize", INIT), headers=headers)
+            assert ok.status_code == 200, ok.text
+            headers["Acp-Connection-Id"] = ok.headers["acp-connection-id"]
+            cases = [
+                (b'{"id":7,"method":"session/list","params":{}}', -32600, 7),  # no jsonrpc
+                (b'{"jsonrpc":"2.0","id":true,"method":"session/list"}', -32600, None),
+                (b'{"jsonrpc":"2.0","id":8,"method":"m"', -32700, None),  # cut short
+                (b'"just a string"', -32600, None),
+            ]
+            for body, code, rid in cases:
+                answer = await client.post(url, content=body, headers=headers)
+                assert answer.status_code == 400, answer.text
+                error = answer.json()
+                assert (error["error"]["code"], error["id"]) == (code, rid), error
+            # The connection goes on.
+            listing = rpc(9, "session/list", {})
+            assert (await client.post(url, content=listing, headers=headers)).status_code == 202
+    assert "Traceback" not in "".join(log)
 
 
 async def frames_until(ws: ClientConnection, rid: Any) -> list[dict[str, Any]]:

@@ -10,10 +10,10 @@ import anyio
 import msgspec
 import pytest
 
+from acp2.rpc.envelope import read
 from acp2.serve import ServeConfig
 from acp2.serve.cursor import CursorRecorder
 from acp2.serve.link import RemoteConnection
-from acp2.serve.routing import head
 from acp2.store.cursors import MemoryCursors
 from acp2.transport.durable import Retention
 
@@ -36,7 +36,7 @@ def texts(items: list[tuple[int, bytes]]) -> list[Any]:
 
 async def test_one_write_of_many_lines_reaches_each_sse_stream_in_order() -> None:
     connection = RemoteConnection("c", "p", "http", ServeConfig(), Retention())
-    assert connection.router.posted(head(line({"id": 7, "method": "x", "params": {}})), "b")
+    assert connection.router.posted(read(line({"id": 7, "method": "x", "params": {}})), "b")
     escaped = 'we\\"ird'
     lines = [
         update("a", 1),

@@ -22,12 +22,14 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-from typing import TYPE_CHECKING, Final, Literal
+from typing import TYPE_CHECKING, Final
 
 import msgspec
 
 from acp2.agent.capabilities import build_initialize_response, runs_terminal_login
 from acp2.compat.v1.negotiate import NegotiationError, request_version
+from acp2.rpc.envelope import read
+from acp2.rpc.messages import Request, RequestId, encode_result
 from acp2.schema import InitializeRequest
 from acp2.schema.codec import encode
 from acp2.schema.methods import INITIALIZE
@@ -41,43 +43,37 @@ __all__ = ["LIMIT", "answer_stdin", "parse_initialize", "response_line"]
 LIMIT: Final = 1 << 20
 
 
-class _Initialize(msgspec.Struct):
-    # The request as the connection's own route accepts it; the id stays raw so the
-    # response echoes it byte for byte.
-    jsonrpc: Literal["2.0"]
-    id: msgspec.Raw
-    method: str
-    params: msgspec.Raw
-
-
-_request: Final = msgspec.json.Decoder(_Initialize)
-_id: Final = msgspec.json.Decoder(int | str)
 _params: Final = msgspec.json.Decoder(InitializeRequest)
 
 
-def parse_initialize(line: bytes) -> tuple[bytes, InitializeRequest] | None:
-    """``(raw id, params)`` of a v2 ``initialize`` request on ``line``, or None when the
-    connection should judge the line (see the module)."""
+def parse_initialize(line: bytes) -> tuple[RequestId, InitializeRequest] | None:
+    """``(id, params)`` of a v2 ``initialize`` request on ``line``, or None when the
+    connection should judge the line (see the module). The envelope is the rpc reader's
+    (:func:`acp2.rpc.envelope.read`), so this path and the connection judge it alike."""
+    request = read(line).message
+    if type(request) is not Request or request.method != INITIALIZE.name:
+        return None
+    assert isinstance(request, Request)
+    if request.params is None:
+        return None
     try:
-        request = _request.decode(line)
-        _id.decode(request.id)
-        if request.method != INITIALIZE.name or request_version(request.params) != 2:
+        if request_version(request.params) != 2:
             return None
-        return bytes(request.id), _params.decode(request.params)
-    # acp2.rpc.guarded.decode's cases, caught here because the early answer must not load
-    # acp2.rpc (start-up time): a line nested too deeply is the connection's to judge too.
+        return request.id, _params.decode(request.params)
+    # acp2.rpc.guarded.decode's cases: params nested too deeply are the connection's to
+    # judge too.
     except (msgspec.DecodeError, RecursionError, NegotiationError):
         return None
 
 
 def response_line(
-    agent: Agent, request_id: bytes, params: InitializeRequest | None = None
+    agent: Agent, request_id: RequestId, params: InitializeRequest | None = None
 ) -> bytes:
     """The ``initialize`` response line for ``agent`` (what the connection answers to
     ``params``; terminal auth methods only for a client that can run them)."""
     terminal = params is not None and runs_terminal_login(params)
     result = encode(build_initialize_response(agent, terminal_auth=terminal))
-    return b'{"jsonrpc":"2.0","id":%s,"result":%s}\n' % (request_id, result)
+    return encode_result(request_id, msgspec.Raw(result)) + b"\n"
 
 
 def answer_stdin(agent: Agent) -> tuple[bytes, InitializeRequest | None]:

@@ -28,7 +28,8 @@ from msgspec import UNSET, Raw
 
 from acp2.agent.dbtools import Body
 from acp2.errors import ConnectionClosed
-from acp2.rpc.messages import SESSION_UPDATE_PREFIX, encode_notification
+from acp2.rpc.messages import encode_notification
+from acp2.rpc.update_frames import frame_head
 from acp2.schema import Notice, SessionInfoUpdate, StateUpdate
 from acp2.schema.codec import decode_any, encode
 from acp2.schema.methods import SESSION_UPDATE
@@ -41,8 +42,6 @@ NOT_RECORDED = frozenset({b"state_update", b"notice"})
 
 #: Updates at least this big (encoded) are encoded straight into their frame.
 BIG_UPDATE = 1024 * 1024
-
-_HEAD = SESSION_UPDATE_PREFIX + b'{"sessionId":'
 
 
 class Cancels(Protocol):
@@ -88,7 +87,7 @@ class Emitter:
         self._sink = sink
         self._taker = _taker(sink)
         self._store = store
-        self._head = _HEAD + encode(session_id) + b',"update":'
+        self._head = frame_head(session_id)
         self.closed = False
         #: What to cancel once the sink's connection is found closed: the session (an
         #: object, not a bound method: one fewer allocation on every session).

@@ -22,6 +22,7 @@ from acp2.client.connection import ClientConnection
 from acp2.client.elicitation import ElicitationPolicy
 from acp2.client.launch import DEFAULT_INITIALIZE_TIMEOUT, _sole_exception, connect_transport
 from acp2.client.permissions import PermissionPolicy, deny_all
+from acp2.client.rejoin_book import RejoinBook
 from acp2.client.session import ClientSession
 from acp2.errors import ConnectionClosed, SessionInUse
 from acp2.schema import ClientCapabilities, Implementation
@@ -76,14 +77,16 @@ async def connect_url(
 
     With ``rejoin`` (default), a link that cannot be resumed -- the server refused (it
     restarted, or no longer holds what was missed) or a plain link broke -- is replaced
-    by a new connection under the same client (:mod:`acp2.transport.rejoin`): every live
+    by a new connection under the same client (:mod:`acp2.transport.rejoin`, with
+    :mod:`acp2.client.rejoin_book` deciding what the requests in flight become): every live
     session is resumed in place with replay, de-duplicated against its state (no message
     doubled, the same :class:`~acp2.client.ClientSession` and :class:`~acp2.client.Work`
     objects; a session another agent process still holds -- ``-32010``, the node that
     served it died behind a load balancer and its lease has not lapsed -- is asked for
     again, paced, for up to 75 s), and a prompt still waiting for its answer is resent with its
-    ``idempotencyKey``, so the agent never runs it twice; other requests that were
-    waiting fail with ``-32603``. Without it such a drop closes the connection, as with
+    ``idempotencyKey``, so the agent never runs it twice, as is a read-only request (the
+    method table's ``retry`` column: ``safe``); other requests that were waiting fail
+    with ``-32603``. Without it such a drop closes the connection, as with
     a stdio agent that exits. ``client.remote`` is the transport (its ``current`` link,
     ``rejoins``). The other keyword arguments are those of
     :func:`~acp2.client.connect_transport`.
@@ -106,7 +109,7 @@ async def connect_url(
         )
 
     with _sole_exception():
-        async with rejoining(opener, reconnect, enabled=rejoin) as link:
+        async with rejoining(opener, RejoinBook(), reconnect, enabled=rejoin) as link:
             opened = False
             try:
                 async with connect_transport(

@@ -39,17 +39,17 @@ import msgspec
 from acp2.agent.emitter import NOT_RECORDED
 from acp2.compat.v1.methods import METHODS as V1_METHODS
 from acp2.errors import InvalidRequest
+from acp2.rpc.envelope import read, result_session
 from acp2.rpc.guarded import decode
-from acp2.rpc.messages import SESSION_UPDATE_PREFIX
+from acp2.rpc.messages import Request, RequestId
+from acp2.rpc.update_frames import run_head, update_of
 from acp2.schema.extensions import EXTENSIONS
 from acp2.schema.methods import (
     INITIALIZE,
     METHODS,
     SESSION_CLOSE,
     SESSION_NEW,
-    SESSION_UPDATE,
 )
-from acp2.serve.routing import head, id_key, session_of
 from acp2.store.cursors import NOT_KEPT, CursorStore, Other, Run, StreamCursor, Track
 
 __all__ = [
@@ -57,7 +57,6 @@ __all__ = [
     "MAX_KEPT_BYTES",
     "MAX_MARKS",
     "REFOLD_EVERY",
-    "UPDATE_HEAD",
     "CursorRecorder",
     "history_session",
 ]
@@ -78,10 +77,6 @@ MAX_MARKS: Final = 4096
 #: stored again (:meth:`CursorRecorder.ack_on`): what a takeover rebuilds stays bounded.
 REFOLD_EVERY: Final = 4096
 
-#: How the agent runtime's ``session/update`` notifications start, up to the session id
-#: (:mod:`acp2.serve.link` routes by it too).
-UPDATE_HEAD: Final = SESSION_UPDATE_PREFIX + b'{"sessionId":"'
-_KIND_HEAD: Final = b'","update":{"sessionUpdate":"'
 #: What follows the kind field of an update that is never recorded (one startswith).
 _UNRECORDED: Final = tuple(kind + b'"' for kind in NOT_RECORDED)
 #: Requests after which the count of a session's history on this stream is unknown: those
@@ -94,61 +89,20 @@ _JOINS: Final = frozenset(
 )
 
 
-class _Kind(msgspec.Struct):
-    session_update: str = msgspec.field(default="", name="sessionUpdate")
-
-
-class _Params(msgspec.Struct):
-    session_id: str = msgspec.field(default="", name="sessionId")
-    update: _Kind = msgspec.field(default_factory=_Kind)
-
-
-class _Notification(msgspec.Struct):
-    method: str = ""
-    params: _Params = msgspec.field(default_factory=_Params)
-
-
-class _Result(msgspec.Struct):
-    session_id: str | None = msgspec.field(default=None, name="sessionId")
-
-
-class _Answer(msgspec.Struct):
-    result: _Result | None = None
-
-
 class _Version(msgspec.Struct):
     protocol_version: int = msgspec.field(default=0, name="protocolVersion")
 
 
-class _Init(msgspec.Struct):
-    params: _Version = msgspec.field(default_factory=_Version)
-
-
-_notification = msgspec.json.Decoder(_Notification)
-_answer = msgspec.json.Decoder(_Answer)
-_init = msgspec.json.Decoder(_Init)
+_version = msgspec.json.Decoder(_Version)
 
 
 def history_session(line: bytes) -> str | None:
     """The session whose history ``line`` is the next update of, or None when ``line``
     is anything else (not a ``session/update``, or one of a kind never recorded)."""
-    if line.startswith(UPDATE_HEAD):
-        start = len(UPDATE_HEAD)
-        end = line.find(b'"', start)
-        if end > 0 and line.startswith(_KIND_HEAD, end) and b"\\" not in line[start:end]:
-            kind_start = end + len(_KIND_HEAD)
-            kind = line[kind_start : line.find(b'"', kind_start)]
-            return None if kind in NOT_RECORDED else line[start:end].decode()
-    elif not line.startswith(SESSION_UPDATE_PREFIX):
+    found = update_of(line)
+    if found is None or found[1] in NOT_RECORDED:
         return None
-    try:  # the agent's layout differs (a raw update): read it properly
-        parsed = decode(_notification, line)
-    except InvalidRequest:
-        return None
-    kind = parsed.params.update.session_update.encode()
-    if parsed.method != SESSION_UPDATE.name or not kind or kind in NOT_RECORDED:
-        return None
-    return parsed.params.session_id or None
+    return found[0]
 
 
 def _run_end(lines: list[bytes], start: int, head: bytes) -> int:
@@ -203,8 +157,8 @@ class CursorRecorder:
         self.enabled = True
         self._main = _Tracking(self.cursor)
         self._tracks: dict[str, _Tracking] = {}
-        self._asked: dict[bytes, str] = {}  # the client's open requests: id -> method
-        self._asking: set[bytes] = set()  # the agent's open requests
+        self._asked: dict[RequestId, str] = {}  # the client's open requests: id -> method
+        self._asking: set[RequestId] = set()  # the agent's open requests
         self._dirty = False  # a mark was made since the cursor was last stored
         self._stored = False  # a row is stored (delete it when the stream ends)
         self._kept = 0  # bytes of the messages the marks keep
@@ -277,7 +231,7 @@ class CursorRecorder:
         run = Run(session, seq, seq)
         tracking.track.marks.append(run)
         tracking.run = run
-        tracking.head = UPDATE_HEAD + session.encode() + _KIND_HEAD
+        tracking.head = run_head(session)
 
     def sent_all(self, first: int, lines: list[bytes]) -> None:
         """Note ``lines`` queued on the connection's stream under ``first``, ``first + 1``,
@@ -311,24 +265,18 @@ class CursorRecorder:
             keep = msgspec.Raw(line)
             self._kept += len(line)
         tracking.track.marks.append(Other(seq, keep))
-        try:
-            parsed = head(line)
-        except InvalidRequest:
-            return
-        key = id_key(parsed.id)
+        parsed = read(line)
+        key = parsed.id
         if parsed.method is not None:
-            session = session_of(parsed)
+            session = parsed.session_id
             if session is not None:
                 self._first_sight(session)
             if key is not None:
                 self._asking.add(key)
         elif key is not None and self._asked.pop(key, None) == SESSION_NEW.name:
-            try:
-                answer = decode(_answer, line)
-            except InvalidRequest:
-                return
-            if answer.result is not None and answer.result.session_id:
-                self._first_sight(answer.result.session_id)
+            session = result_session(parsed)
+            if session:
+                self._first_sight(session)
 
     def _first_sight(self, session: str) -> None:
         cursor = self.cursor
@@ -337,11 +285,8 @@ class CursorRecorder:
 
     def took(self, message: bytes) -> None:
         """Note a message taken from the client (before the agent side sees it)."""
-        try:
-            parsed = head(message)
-        except InvalidRequest:
-            return
-        key = id_key(parsed.id)
+        parsed = read(message)
+        key = parsed.id
         method = parsed.method
         if method is None:
             if key is not None:
@@ -350,9 +295,9 @@ class CursorRecorder:
         if key is not None and (method != INITIALIZE.name or self.cursor.kind == "websocket"):
             self._asked[key] = method  # (over HTTP initialize is answered in the POST's body)
         if method == INITIALIZE.name and not len(self.cursor.initialize):
-            self._initialized(message)
+            self._initialized(message, parsed.message)
             return
-        session = session_of(parsed)
+        session = parsed.session_id
         if session is None:
             return
         if method in _JOINS:
@@ -362,9 +307,10 @@ class CursorRecorder:
         elif method == SESSION_CLOSE.name and session not in self.cursor.closed:
             self.cursor.closed.append(session)
 
-    def _initialized(self, message: bytes) -> None:
+    def _initialized(self, message: bytes, request: object) -> None:
+        params = request.params if isinstance(request, Request) else None
         try:
-            version = decode(_init, message).params.protocol_version
+            version = decode(_version, params).protocol_version if params else 0
         except InvalidRequest:
             version = 0
         if version < 2:

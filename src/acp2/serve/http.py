@@ -27,16 +27,17 @@ from acp2.errors import (
     ClientDisconnected,
     ConnectionClosed,
     InvalidRequest,
+    RequestError,
     TooManyStreams,
 )
-from acp2.rpc.messages import encode_error
+from acp2.rpc.envelope import Envelope, read
+from acp2.rpc.messages import Invalid, encode_error
 from acp2.schema.methods import INITIALIZE
 from acp2.serve.asgi import Receive, Scope, Send, read_body, respond
 from acp2.serve.config import ServeConfig
 from acp2.serve.events import stream_events
 from acp2.serve.link import RemoteConnection
 from acp2.serve.registry import Registry
-from acp2.serve.routing import Head, head, id_key, session_of
 from acp2.serve.security import Headers
 from acp2.serve.takeover import held_connection
 from acp2.transport.durable import ACK_HEADER, DURABLE_HEADER, SEQ_HEADER, SeqGap, header_seq
@@ -106,10 +107,9 @@ async def _post(
     if body.lstrip()[:1] == b"[":
         await respond(send, 501, _BATCH, content_type="application/json")
         return
-    try:
-        message = head(body)
-    except InvalidRequest as exc:
-        await respond(send, 400, _invalid(exc), content_type="application/json")
+    message = read(body)
+    if message.kind == "invalid":
+        await respond(send, 400, _invalid(message), content_type="application/json")
         return
     if not headers.get(CONNECTION_HEADER):
         await _initialize(send, headers, registry, principal, body, message)
@@ -141,10 +141,12 @@ async def _body(receive: Receive, send: Send, config: ServeConfig) -> bytes | No
     return None
 
 
-def _invalid(exc: InvalidRequest) -> bytes:
-    """The JSON-RPC error body of a POST whose body is not one JSON-RPC object: its id
-    cannot be trusted, so it is answered with ``id: null``."""
-    return encode_error(None, exc)
+def _invalid(message: Envelope) -> bytes:
+    """The JSON-RPC error body of a POST whose body is not one JSON-RPC message: the rpc
+    reader's own judgement (code, message, and the id it echoes, else ``id: null``)."""
+    invalid = message.message
+    assert isinstance(invalid, Invalid)
+    return encode_error(invalid.reply_id, RequestError(invalid.message, code=invalid.code))
 
 
 async def _ack(send: Send, headers: Headers, registry: Registry, principal: str) -> None:
@@ -170,11 +172,11 @@ async def _ack(send: Send, headers: Headers, registry: Registry, principal: str)
 
 
 async def _forward(
-    send: Send, headers: Headers, connection: RemoteConnection, body: bytes, message: Head
+    send: Send, headers: Headers, connection: RemoteConnection, body: bytes, message: Envelope
 ) -> None:
     """Deliver a POST on an existing connection; 202 once delivered (or a duplicate)."""
     session = headers.get(SESSION_HEADER)
-    in_params = session_of(message)
+    in_params = message.session_id
     if in_params is not None and session is None:
         await respond(send, 400, "Missing Acp-Session-Id")
         return
@@ -221,13 +223,13 @@ async def _initialize(
     registry: Registry,
     principal: str,
     body: bytes,
-    message: Head,
+    message: Envelope,
 ) -> None:
     """Create a connection for an ``initialize`` POST and answer with the agent's 200."""
     if message.method != INITIALIZE.name:
         await respond(send, 400, "Missing Acp-Connection-Id")
         return
-    request_id = id_key(message.id)
+    request_id = message.answer_id
     if request_id is None:
         await respond(send, 400, "initialize must be a request with an id")
         return

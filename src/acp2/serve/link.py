@@ -18,31 +18,23 @@ import logging
 import time
 from itertools import islice, takewhile
 from operator import methodcaller
-from typing import Final, Literal
+from typing import Literal
 
 import anyio
 
-from acp2.errors import ConnectionClosed, InvalidRequest, TooManyStreams
+from acp2.errors import ConnectionClosed, TooManyStreams
+from acp2.rpc.envelope import read
+from acp2.rpc.messages import RequestId
+from acp2.rpc.update_frames import fast_session, session_head
 from acp2.serve.config import ServeConfig
-from acp2.serve.cursor import UPDATE_HEAD, CursorRecorder
+from acp2.serve.cursor import CursorRecorder
 from acp2.serve.outlet import Outlet
-from acp2.serve.routing import Router, id_key
+from acp2.serve.routing import Router
 from acp2.transport.durable import Received, Retention
 
 __all__ = ["Kind", "RemoteConnection"]
 
 logger = logging.getLogger("acp2.serve")
-
-_UPDATE_START: Final = len(UPDATE_HEAD)
-
-
-def _head_of(session: str | None) -> bytes:
-    """How a ``session/update`` of ``session`` starts, up to the end of its id: any line
-    with that prefix goes to the same stream; empty for None or an id JSON escapes."""
-    if session is None or "\\" in session or '"' in session or not session.isprintable():
-        return b""
-    return UPDATE_HEAD + session.encode() + b'"'
-
 
 #: How the client reaches the connection.
 Kind = Literal["http", "websocket"]
@@ -87,7 +79,7 @@ class RemoteConnection:
         self.ended = asyncio.Event()
         self.open_streams = 0
         self.last_active = time.monotonic()
-        self._initial: tuple[bytes, asyncio.Future[bytes]] | None = None
+        self._initial: tuple[RequestId, asyncio.Future[bytes]] | None = None
         self.main = self._outlet()
         self.sessions: dict[str, Outlet] = {}
         #: The stream's cursor, kept for a takeover by another node (durable only).
@@ -95,7 +87,7 @@ class RemoteConnection:
         #: The agent side's lines held back while a taken-over stream is rebuilt.
         self._gate: list[bytes] | None = None
         #: Answers to requests the server itself made to the agent side (a takeover).
-        self._internal: dict[bytes, asyncio.Future[bytes]] = {}
+        self._internal: dict[RequestId, asyncio.Future[bytes]] = {}
 
     @property
     def durable(self) -> bool:
@@ -160,7 +152,7 @@ class RemoteConnection:
         self._inbound += line + b"\n"
         self._inbound_ready.set()
 
-    def expect_initial(self, request_id: bytes) -> asyncio.Future[bytes]:
+    def expect_initial(self, request_id: RequestId) -> asyncio.Future[bytes]:
         """The future of the response to the ``initialize`` POST with ``request_id``."""
         future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         self._initial = (request_id, future)
@@ -178,10 +170,10 @@ class RemoteConnection:
             outlet = self.sessions[session_id] = self._outlet()
         return outlet
 
-    async def ask(self, request_id: bytes, message: bytes) -> asyncio.Future[bytes]:
+    async def ask(self, request_id: RequestId, message: bytes) -> asyncio.Future[bytes]:
         """Hand the agent side a request of the server's own (a takeover's ``initialize``
         and ``session/resume``); its answer comes back in the returned future instead of
-        going to the client. ``request_id`` is its id as encoded JSON."""
+        going to the client. ``request_id`` is its id (``message``'s)."""
         future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         self._internal[request_id] = future
         await self._deliver(message)
@@ -290,7 +282,7 @@ class RemoteConnection:
         while index < count:
             destination = self._destination(lines[index])
             end = index + 1
-            prefix = _head_of(destination)
+            prefix = session_head(destination)
             if prefix:
                 # The updates after it for the same session (one C-level test each).
                 same = methodcaller("startswith", prefix)
@@ -311,26 +303,15 @@ class RemoteConnection:
 
     def _destination(self, line: bytes) -> str | None:
         """The session stream ``line`` goes to (None: the connection stream)."""
-        if line.startswith(UPDATE_HEAD):
-            # The hot path: a session/update notification goes to its params.sessionId.
-            end = line.find(b'"', _UPDATE_START)
-            if end > 0 and b"\\" not in line[_UPDATE_START:end]:
-                try:
-                    return line[_UPDATE_START:end].decode()
-                except UnicodeDecodeError:
-                    pass  # as routing judges it
-        return self.router.destination(line)
+        # The hot path: a session/update notification goes to its params.sessionId.
+        session = fast_session(line)
+        return session if session is not None else self.router.destination(line)
 
     def _answers_initial(self, line: bytes) -> bool:
-        from acp2.serve.routing import head
-
         assert self._initial is not None
         request_id, future = self._initial
-        try:
-            parsed = head(line)
-        except InvalidRequest:
-            return False
-        if parsed.method is not None or id_key(parsed.id) != request_id:
+        parsed = read(line)
+        if parsed.method is not None or parsed.id != request_id:
             return False
         self._initial = None
         if not future.done():
@@ -338,13 +319,8 @@ class RemoteConnection:
         return True
 
     def _answers_internal(self, line: bytes) -> bool:
-        from acp2.serve.routing import head
-
-        try:
-            parsed = head(line)
-        except InvalidRequest:
-            return False
-        key = id_key(parsed.id) if parsed.method is None else None
+        parsed = read(line)
+        key = parsed.id if parsed.method is None else None
         future = self._internal.pop(key, None) if key is not None else None
         if future is None:
             return False

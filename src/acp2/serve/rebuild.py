@@ -19,10 +19,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import msgspec
-
 from acp2.errors import Unrestorable
-from acp2.rpc.messages import SESSION_UPDATE_PREFIX
+from acp2.rpc.update_frames import update_frame
 from acp2.store.cursors import Other, Run, StreamCursor
 
 if TYPE_CHECKING:
@@ -186,15 +184,3 @@ def rebuild(result: Plan, tails: dict[str, list[bytes]]) -> list[bytes]:
     for session, bodies in tails.items():
         lines.extend(update_frame(session, b) for b in bodies[cursors[session] :])
     return lines
-
-
-def update_frame(session: str, body: bytes) -> bytes:
-    """The ``session/update`` notification carrying stored ``body`` (the agent's layout)."""
-    return (
-        SESSION_UPDATE_PREFIX
-        + b'{"sessionId":'
-        + msgspec.json.encode(session)
-        + b',"update":'
-        + body
-        + b"}}"
-    )

@@ -29,10 +29,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 import anyio
 import anyio.to_thread
-import msgspec
 
-from acp2.errors import InternalError, InvalidRequest
-from acp2.rpc.guarded import decode
+from acp2.errors import InternalError
+from acp2.rpc.envelope import read
+from acp2.rpc.messages import ErrorResponse, RequestId, encode_request
 from acp2.schema.methods import SESSION_RESUME
 from acp2.serve.cursor import CursorRecorder, history_session
 from acp2.serve.rebuild import (
@@ -45,7 +45,6 @@ from acp2.serve.rebuild import (
     rebuild,
     rebuild_streams,
 )
-from acp2.serve.routing import head, id_key
 from acp2.store.cursors import CursorStore, StreamCursor, Track, open_cursors
 from acp2.store.leasing import LEASE_TTL
 
@@ -211,7 +210,7 @@ def _going_on(result: Plan) -> StreamCursor:
 
 async def _initialize(connection: RemoteConnection, cursor: StreamCursor) -> None:
     line = bytes(cursor.initialize)
-    key = id_key(head(line).id)
+    key = read(line).answer_id
     if key is None:
         raise Unrestorable(4404, "the stored initialize has no id")
     answer = await _answer(connection, key, line, connection.config.initialize_timeout)
@@ -238,11 +237,9 @@ async def _resume(
     }
     while True:
         request_id = f"acp2-takeover-{next(_ids)}"
-        line = msgspec.json.encode(
-            {"jsonrpc": "2.0", "id": request_id, "method": SESSION_RESUME.name, "params": params}
-        )
+        line = encode_request(request_id, SESSION_RESUME.name, params)
         wait = max(0.0, deadline - time.monotonic())
-        answer = await _answer(connection, msgspec.json.encode(request_id), line, wait)
+        answer = await _answer(connection, request_id, line, wait)
         code = _error_code(answer)
         if code is None:
             return
@@ -251,7 +248,9 @@ async def _resume(
         await anyio.sleep(LEASE_POLL)
 
 
-async def _answer(connection: RemoteConnection, key: bytes, line: bytes, within: float) -> bytes:
+async def _answer(
+    connection: RemoteConnection, key: RequestId, line: bytes, within: float
+) -> bytes:
     future = await connection.ask(key, line)
     try:
         with anyio.fail_after(within):
@@ -260,23 +259,13 @@ async def _answer(connection: RemoteConnection, key: bytes, line: bytes, within:
         raise Unrestorable(4404, "the agent did not answer in time") from None
 
 
-class _Error(msgspec.Struct):
-    code: int = 0
-
-
-class _ErrorAnswer(msgspec.Struct):
-    error: _Error | None = None
-
-
-_error_answer = msgspec.json.Decoder(_ErrorAnswer)
-
-
 def _error_code(answer: bytes) -> int | None:
-    try:
-        error = decode(_error_answer, answer).error
-    except InvalidRequest:
-        return InternalError.code
-    return error.code if error is not None else None
+    """The error code of ``answer`` (None for a result; -32603 for what is neither)."""
+    envelope = read(answer)
+    if envelope.kind == "response":
+        return None
+    message = envelope.message
+    return message.code if isinstance(message, ErrorResponse) else InternalError.code
 
 
 async def _tails(store: SessionStore, positions: dict[str, int]) -> dict[str, list[bytes]]:

@@ -36,7 +36,8 @@ import anyio
 from anyio.abc import TaskGroup
 
 from acp2.errors import ConnectionClosed, internal_error
-from acp2.rpc.messages import encode_error
+from acp2.rpc.envelope import Envelope, carries_id, read, result_session
+from acp2.rpc.messages import RequestId, encode_error
 from acp2.sanitize import line as sanitize_line
 from acp2.schema.methods import INITIALIZE
 from acp2.transport.backoff import Backoff
@@ -45,14 +46,12 @@ from acp2.transport.remote_base import (
     CONNECTION_HEADER,
     SESSION_HEADER,
     Inbox,
-    LineSplitter,
     LinkLost,
-    Peek,
     RemoteRefused,
     ResumeRefused,
-    has_id,
     needs,
-    peek,
+    outgoing_framer,
+    whole_messages,
 )
 from acp2.transport.sse import SseError, SseParser
 
@@ -87,13 +86,13 @@ class HttpTransport:
         self._http = client
         self._tg = tg
         self._backoff = backoff
-        self._splitter = LineSplitter()
+        self._framer = outgoing_framer()
         self._inbox = Inbox(INBOX_CHUNKS)
         self._lock = anyio.Lock()
         self._closing = False
         self._seq = 0
         #: Server requests about a session, by id: their answers go to that session.
-        self._asked: dict[Any, str] = {}
+        self._asked: dict[RequestId, str] = {}
         self._cursors: dict[str | None, int] = {}
         #: The cursor each stream's last ``Acp2-Ack`` (or reopen) confirmed.
         self._confirmed: dict[str | None, int] = {}
@@ -115,7 +114,7 @@ class HttpTransport:
     async def send(self, data: bytes) -> None:
         """POST each whole message in ``data``, in order; raises ``ConnectionClosed`` once
         the stream has ended (``ended_by`` says why)."""
-        for message in self._splitter.feed(data):
+        for message in whole_messages(self._framer, data):
             async with self._lock:
                 if self._closing or self.ended_by is not None:
                     raise ConnectionClosed("the HTTP connection is closed")
@@ -168,7 +167,7 @@ class HttpTransport:
         self._open(None)
 
     async def _post(self, message: bytes) -> None:
-        fields = peek(message)
+        fields = read(message)
         session = self._session_of(fields)
         if session is not None:
             self._open(session)
@@ -186,10 +185,10 @@ class HttpTransport:
             raise ConnectionClosed("the server ended the connection")
         await self._refuse_locally(fields, answer)
 
-    def _session_of(self, fields: Peek) -> str | None:
+    def _session_of(self, fields: Envelope) -> str | None:
         if fields.method is not None:
-            return fields.session_id()
-        return self._asked.pop(_key(fields.id), None)
+            return fields.session_id
+        return self._asked.pop(fields.id, None) if fields.id is not None else None
 
     async def _post_retrying(self, message: bytes, headers: dict[str, str]) -> Any:
         """POST once (plain) or until it gets an answer (durable); ``None`` when the
@@ -208,11 +207,11 @@ class HttpTransport:
                 self.reconnects += 1
                 await anyio.sleep(wait)
 
-    async def _refuse_locally(self, fields: Peek, answer: Any) -> None:
+    async def _refuse_locally(self, fields: Envelope, answer: Any) -> None:
         """A POST the server refused (other than "connection gone"): a request gets an
         error answer so its caller is not left waiting; anything else is logged."""
         why = f"HTTP {answer.status_code}: {sanitize_line(answer.text[:200])}"
-        if not fields.is_request:
+        if fields.kind != "request":
             log.warning("the server refused a message: %s", why)
             return
         error = internal_error(f"the server refused the request ({why})")
@@ -300,15 +299,15 @@ class HttpTransport:
 
     async def _deliver(self, messages: list[bytes]) -> None:
         for message in messages:
-            if not has_id(message):
-                continue  # a notification: nothing to route
-            fields = peek(message)
-            if fields.is_request:
-                asked = fields.session_id()
+            if not carries_id(message):
+                continue  # a notification: nothing to route (the stream's bulk, kept cheap)
+            fields = read(message)
+            if fields.kind == "request" and fields.id is not None:
+                asked = fields.session_id
                 if asked is not None:
-                    self._asked[_key(fields.id)] = asked
-            elif fields.is_response:
-                found = fields.session_id()
+                    self._asked[fields.id] = asked
+            elif fields.kind == "response":
+                found = result_session(fields)
                 if found is not None:
                     self._open(found)
         messages.append(b"")
@@ -343,10 +342,6 @@ class HttpTransport:
         self.ended_by = reason
         log.info("remote stream ended: %s", reason)
         self._inbox.close()
-
-
-def _key(value: Any) -> Any:
-    return (type(value).__name__, value) if isinstance(value, (int, str)) else None
 
 
 def _int(value: str | bytes) -> int:

@@ -7,70 +7,91 @@ stream ends with :class:`~acp2.transport.remote_base.ResumeRefused` or
 :class:`~acp2.transport.remote_base.LinkLost`. :class:`RejoiningTransport` then, under the
 same byte stream:
 
-1. opens a new connection (paced by the backoff) and sends it the ``initialize`` the rpc
-   layer sent first (under an id of its own, its answer swallowed);
-2. answers every request still waiting on the old connection with an error -- except
-   prompts, which carry an ``idempotencyKey`` and are kept;
+1. opens a new connection (paced by the backoff) and sends it :meth:`Book.hello`;
+2. hands the rpc layer :meth:`Book.fail_lost` (the answers to what the old connection
+   took with it and is not sent again);
 3. calls :attr:`RejoiningTransport.on_rejoin` (the client runtime re-resumes its live
-   sessions there, replay de-duplicated: :func:`acp2.client.remote.connect_url`), then
-   resends the kept prompts with their own ids and keys, so the agent's ledger answers a
-   prompt it already took with the same work instead of running it twice.
+   sessions there: :func:`acp2.client.remote.connect_url`), holding every message the
+   book does not let through meanwhile, then sends :meth:`Book.to_resend` (those
+   :meth:`Book.still_waiting`) and what was held.
+
+The transport carries frames only: what a message means -- which requests are sent
+again, which are failed, what the ``initialize`` of a new connection is -- is the
+:class:`Book`'s, the client runtime's :class:`acp2.client.rejoin_book.RejoinBook`.
 """
 
 from __future__ import annotations
 
-import itertools
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 import anyio.abc
-import msgspec
 from anyio.abc import TaskGroup
 
-from acp2.errors import ConnectionClosed, InvalidRequest
-from acp2.rpc.guarded import decode
-from acp2.schema.extensions import SESSION_ATTACH
-from acp2.schema.methods import INITIALIZE, SESSION_PROMPT, SESSION_RESUME
+from acp2.errors import ConnectionClosed
 from acp2.transport.backoff import Backoff
 from acp2.transport.base import Transport
 from acp2.transport.remote_base import (
-    LineSplitter,
     LinkLost,
-    Peek,
     RemoteRefused,
     ResumeRefused,
-    peek,
+    outgoing_framer,
+    whole_messages,
 )
 
-__all__ = ["RejoiningTransport", "rejoining"]
+__all__ = ["Book", "RejoiningTransport", "rejoining"]
 
 log = logging.getLogger("acp2.transport.rejoin")
-
-#: What the re-resume sends (a session joined with ``_acp2/session/attach`` is attached
-#: again): sent at once while everything else waits for it to finish.
-_REJOINING: frozenset[str] = frozenset({SESSION_RESUME.name, SESSION_ATTACH.name})
 
 Opener = Callable[[], AbstractAsyncContextManager[Transport]]
 
 
-class _Idempotent(msgspec.Struct):
-    idempotencyKey: Any = None
+class Book(Protocol):
+    """What a :class:`RejoiningTransport` asks about the messages it carries (the client
+    runtime's :class:`acp2.client.rejoin_book.RejoinBook` answers)."""
 
+    def sent(self, message: bytes) -> bool:
+        """Note ``message`` (one, without newline) going out; True when it may go out
+        while the sessions are being resumed."""
+        ...
 
-_idempotent = msgspec.json.Decoder(_Idempotent)
+    def received(self, data: bytes) -> bytes:
+        """Note what ``data`` answers; return what the rpc layer should get of it."""
+        ...
+
+    def hello(self) -> bytes:
+        """The first bytes of a new connection (raises ``ConnectionClosed`` when there
+        are none)."""
+        ...
+
+    def to_resend(self) -> list[bytes]:
+        """The messages a new connection sends again once the sessions are resumed."""
+        ...
+
+    def still_waiting(self, messages: list[bytes]) -> list[bytes]:
+        """Those of ``messages`` still worth sending."""
+        ...
+
+    def fail_lost(self) -> bytes:
+        """The answers the rpc layer gets for what was lost with the old connection."""
+        ...
 
 
 class RejoiningTransport:
     """A remote byte stream that survives the loss of its connection (module docstring).
 
     ``current`` is the link in use; ``rejoins`` counts the new connections made;
-    ``on_rejoin`` (set by the owner) is awaited, in a task, after each one.
+    ``on_rejoin`` (set by the owner) is awaited, in a task, after each one. ``book``
+    decides what the messages in flight become (:class:`Book`).
     """
 
-    def __init__(self, opener: Opener, backoff: Backoff, *, enabled: bool = True) -> None:
+    def __init__(
+        self, opener: Opener, backoff: Backoff, book: Book, *, enabled: bool = True
+    ) -> None:
+        self._book = book
         self._enabled = enabled
         self._opener = opener
         self._backoff = backoff
@@ -81,11 +102,7 @@ class RejoiningTransport:
         self.current: Transport | None = None
         self.rejoins = 0
         self.on_rejoin: Callable[[], Awaitable[None]] | None = None
-        self._splitter = LineSplitter()
-        self._initialize: bytes | None = None
-        self._waiting: dict[Any, bytes | None] = {}  # request id -> prompt bytes (kept) or None
-        self._ids = itertools.count(1)
-        self._ours: set[str] = set()
+        self._framer = outgoing_framer()
         self._ready = anyio.Event()
         self._rejoined = anyio.Event()
         #: Set while no re-resume runs; during one, other messages are held until the
@@ -140,7 +157,7 @@ class RejoiningTransport:
             link = self.current
             data = await link.receive() if link is not None else b""
             if data:
-                kept = self._note_answers(data)
+                kept = self._book.received(data)
                 if kept.strip():
                     return kept
                 continue  # only the answer to our own initialize
@@ -151,16 +168,16 @@ class RejoiningTransport:
             except (ConnectionClosed, RemoteRefused) as exc:
                 log.warning("could not rejoin the remote agent: %s", exc)
                 return b""
-            failed = self._fail_waiting()
+            failed = self._book.fail_lost()
             if failed:
                 return failed
 
     async def send(self, data: bytes) -> None:
         """Send on the current connection (waiting while a new one is being made)."""
-        for message in self._splitter.feed(data):
-            fields = self._note_request(message)
+        for message in whole_messages(self._framer, data):
+            passes = self._book.sent(message)
             await self._ready.wait()
-            if fields.method not in _REJOINING and not self._resumed.is_set():
+            if not passes and not self._resumed.is_set():
                 # The rpc layer has one writer: waiting here would hold up the re-resume's
                 # own session/resume behind this message. Held and sent once it is done.
                 self._held.append(message)
@@ -195,43 +212,6 @@ class RejoiningTransport:
         # The link's state (retention, reconnects, connection_id, ...) reads through.
         return getattr(self.current, name)
 
-    # -- bookkeeping of requests ------------------------------------------------------------
-
-    def _note_request(self, message: bytes) -> Peek:
-        fields = peek(message)
-        if fields.method == INITIALIZE.name and self._initialize is None:
-            self._initialize = message
-        if fields.is_request and _key(fields.id) is not None:
-            kept = message if fields.method == SESSION_PROMPT.name and _keyed(fields) else None
-            self._waiting[_key(fields.id)] = kept
-        return fields
-
-    def _note_answers(self, data: bytes) -> bytes:
-        if not self._waiting and not self._ours:
-            return data
-        lines = data.split(b"\n")
-        kept: list[bytes] = []
-        for line in lines:
-            fields = peek(line) if line.strip() else None
-            if fields is not None and fields.is_response:
-                if isinstance(fields.id, str) and fields.id in self._ours:
-                    self._ours.discard(fields.id)
-                    continue  # the answer to our own initialize of a new connection
-                self._waiting.pop(_key(fields.id), None)
-            kept.append(line)
-        return b"\n".join(kept)
-
-    def _fail_waiting(self) -> bytes:
-        """Error answers for the requests the old connection took with it (not prompts)."""
-        lost = [key for key, kept in self._waiting.items() if kept is None]
-        answers = []
-        for key in lost:
-            del self._waiting[key]
-            error = {"code": -32603, "message": "the remote connection was lost"}
-            reply = {"jsonrpc": "2.0", "id": key[1], "error": error}
-            answers.append(msgspec.json.encode(reply) + b"\n")
-        return b"".join(answers)
-
     # -- rejoining ---------------------------------------------------------------------------
 
     async def _rejoin(self, lost: Transport) -> None:
@@ -241,7 +221,7 @@ class RejoiningTransport:
         self._resumed = anyio.Event()
         self.current = None
         # Only the prompts the lost link took with it are sent again.
-        self._resend = [m for m in self._waiting.values() if m is not None]
+        self._resend = self._book.to_resend()
         await self._close_link()
         for wait in self._backoff.delays():
             await anyio.sleep(wait)
@@ -263,13 +243,7 @@ class RejoiningTransport:
         raise ConnectionClosed("no new connection could be made to the remote agent")
 
     async def _initialize_on(self, link: Transport) -> None:
-        if self._initialize is None:
-            raise ConnectionClosed("the lost connection was never initialized")
-        ours = f"acp2-rejoin-{next(self._ids)}"
-        self._ours.add(ours)
-        request = msgspec.json.decode(self._initialize)
-        request["id"] = ours
-        await link.send(msgspec.json.encode(request) + b"\n")
+        await link.send(self._book.hello())
 
     async def _after_rejoin(self) -> None:
         try:
@@ -278,9 +252,8 @@ class RejoiningTransport:
         except Exception:
             log.exception("re-resuming the sessions on the new connection failed")
         resend, self._resend = self._resend, []
-        waiting = set(self._waiting.values())
         try:
-            await self._flush([m for m in resend if m in waiting])
+            await self._flush(self._book.still_waiting(resend))
         except ConnectionClosed:
             log.info("the new remote link broke while the held messages were sent")
         finally:
@@ -307,25 +280,14 @@ def _why(link: Transport) -> str:
     return str(getattr(link, "ended_by", "") or "the link ended")
 
 
-def _key(value: Any) -> Any:
-    return (type(value).__name__, value) if isinstance(value, int | str) else None
-
-
-def _keyed(fields: Any) -> bool:
-    try:
-        return decode(_idempotent, fields.params).idempotencyKey is not None
-    except InvalidRequest:
-        return False
-
-
 @asynccontextmanager
 async def rejoining(
-    opener: Opener, backoff: Backoff | None = None, *, enabled: bool = True
+    opener: Opener, book: Book, backoff: Backoff | None = None, *, enabled: bool = True
 ) -> AsyncIterator[RejoiningTransport]:
     """Open a connection with ``opener`` (raising what it raises) and yield it wrapped in
-    a :class:`RejoiningTransport` (which never rejoins unless ``enabled``); close it on
-    exit."""
-    transport = RejoiningTransport(opener, backoff or Backoff(), enabled=enabled)
+    a :class:`RejoiningTransport` keeping ``book`` (which never rejoins unless
+    ``enabled``); close it on exit."""
+    transport = RejoiningTransport(opener, backoff or Backoff(), book, enabled=enabled)
     async with anyio.create_task_group() as tg:
         transport.task_group = tg
         await transport.open()

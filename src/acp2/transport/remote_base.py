@@ -1,36 +1,34 @@
 """What the remote client transports share: header names, errors, message framing.
 
 The rpc layer writes newline-delimited JSON to a transport; a remote transport sends one
-message per WebSocket frame or POST, so :class:`LineSplitter` cuts the written bytes into
-whole messages, and :func:`peek` reads the few fields routing needs (method, id, the
-``sessionId`` of params or result) without decoding the rest.
+message per WebSocket frame or POST, so :func:`whole_messages` cuts the written bytes
+into whole messages with the rpc layer's own :class:`~acp2.rpc.framing.LineFramer`. What
+a transport must know of a message (the HTTP one: which session stream a request is
+scoped to) it asks :func:`acp2.rpc.envelope.read`; no transport parses JSON-RPC itself.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
+import sys
 from types import ModuleType
-from typing import Any
 
 import anyio
-import msgspec
 
-from acp2.errors import ConnectionClosed, InvalidRequest, LinkLost, RemoteRefused, ResumeRefused
-from acp2.rpc.guarded import decode
+from acp2.errors import ConnectionClosed, LinkLost, RemoteRefused, ResumeRefused
+from acp2.rpc.framing import LineFramer
 
 __all__ = [
     "CONNECTION_HEADER",
     "SESSION_HEADER",
     "Inbox",
-    "LineSplitter",
     "LinkLost",
-    "Peek",
     "RemoteRefused",
     "ResumeRefused",
-    "has_id",
     "needs",
-    "peek",
+    "outgoing_framer",
+    "whole_messages",
 ]
 
 CONNECTION_HEADER = "Acp-Connection-Id"
@@ -49,90 +47,16 @@ def needs(module: str) -> ModuleType:
         ) from exc
 
 
-class LineSplitter:
-    """Cuts a byte stream of newline-terminated JSON messages into whole messages."""
-
-    __slots__ = ("_partial",)
-
-    def __init__(self) -> None:
-        self._partial = b""
-
-    def feed(self, data: bytes) -> list[bytes]:
-        """The complete, non-blank messages ``data`` ends (without their newline); a
-        trailing partial line is kept for the next call."""
-        if self._partial:
-            data = self._partial + data
-        lines = data.split(b"\n")
-        self._partial = lines.pop()
-        return [line for line in lines if line.strip()]
+def outgoing_framer() -> LineFramer:
+    """A framer for the bytes the rpc layer writes to a remote transport (no size limit:
+    they are our own; the server judges their size)."""
+    return LineFramer(sys.maxsize)
 
 
-class _Sid(msgspec.Struct):
-    sessionId: Any = None
-
-
-_sid = msgspec.json.Decoder(_Sid)
-_NONE = msgspec.Raw(b"")
-
-
-class Peek(msgspec.Struct):
-    """The routing fields of one JSON-RPC message; params and result stay undecoded."""
-
-    method: Any = None
-    id: Any = None
-    params: msgspec.Raw = _NONE
-    result: msgspec.Raw = _NONE
-
-    @property
-    def is_request(self) -> bool:
-        """A request (method and id)."""
-        return isinstance(self.method, str) and self.id is not None
-
-    @property
-    def is_response(self) -> bool:
-        """A response (an id and no method)."""
-        return self.method is None and self.id is not None
-
-    def session_id(self) -> str | None:
-        """The ``sessionId`` of the params, else of the result, when it is a string."""
-        for part in (self.params, self.result):
-            if len(part):
-                try:
-                    found = decode(_sid, part).sessionId
-                except InvalidRequest:
-                    continue
-                if isinstance(found, str):
-                    return found
-        return None
-
-
-_peek = msgspec.json.Decoder(Peek)
-
-
-class _Id(msgspec.Struct):
-    id: Any = None
-
-
-_id = msgspec.json.Decoder(_Id)
-
-
-def has_id(message: bytes) -> bool:
-    """Whether ``message`` is a JSON object with a non-null ``id`` (a request or a
-    response, the messages :func:`peek` has to route); cheaper than :func:`peek`, since
-    it keeps nothing of the rest: a stream's notifications need only this."""
-    try:
-        return decode(_id, message).id is not None
-    except InvalidRequest:
-        return False
-
-
-def peek(message: bytes) -> Peek:
-    """The routing fields of ``message``; an empty :class:`Peek` when it is not a JSON
-    object (the rpc layer of the receiving side judges it)."""
-    try:
-        return decode(_peek, message)
-    except InvalidRequest:
-        return Peek()
+def whole_messages(framer: LineFramer, data: bytes) -> list[bytes]:
+    """The complete, non-blank messages ``data`` ends (without their newline); a trailing
+    partial line is kept by ``framer`` for the next call."""
+    return [event for event in framer.feed(data) if type(event) is bytes]
 
 
 class Inbox:

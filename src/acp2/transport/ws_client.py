@@ -53,11 +53,12 @@ from acp2.transport.durable import (
 from acp2.transport.remote_base import (
     CONNECTION_HEADER,
     Inbox,
-    LineSplitter,
     LinkLost,
     RemoteRefused,
     ResumeRefused,
     needs,
+    outgoing_framer,
+    whole_messages,
 )
 from acp2.transport.ws_link import Link, dial
 
@@ -107,7 +108,7 @@ class WebSocketTransport:
         self._headers = dict(headers)
         self._backoff = backoff
         self._options = options
-        self._splitter = LineSplitter()
+        self._framer = outgoing_framer()
         self._inbox = Inbox(INBOX_CHUNKS)
         self._lock = anyio.Lock()
         self._link: Link | None = None
@@ -144,7 +145,7 @@ class WebSocketTransport:
         while the link is down returns at once and the message goes out on the resumed
         link. Raises ``ConnectionClosed`` once the stream has ended.
         """
-        for message in self._splitter.feed(data):
+        for message in whole_messages(self._framer, data):
             async with self._lock:
                 if self._ended():
                     raise ConnectionClosed("the WebSocket connection is closed")
