@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any, Final, cast
 
@@ -46,6 +46,9 @@ from acp2.transport.base import Transport
 __all__ = ["FrontBridge", "run_front", "serve_v1_client"]
 
 logger = logging.getLogger("acp2.bridge")
+
+#: The agent runtime serving one v2 connection to its end (see :func:`serve_v1_client`).
+ServeV2 = Callable[[Connection], Awaitable[None]]
 
 #: How long the agent may take to answer ``initialize`` once the client has closed its end.
 INITIALIZE_GRACE: Final = 5.0
@@ -323,10 +326,12 @@ async def _close_all_when_closed(conn: Connection, scope: anyio.CancelScope) -> 
     scope.cancel()
 
 
-async def serve_v1_client(agent: Any, transport: Transport, *, principal: object = None) -> None:
-    """Serve ``agent`` (an :class:`acp2.Agent`) to a v1 client on ``transport`` until the
-    client goes away; ``principal`` is who the server says the client is (the sessions
-    it may list, load and delete are that principal's, as for a v2 client).
+async def serve_v1_client(serve_v2: ServeV2, transport: Transport) -> None:
+    """Serve an agent to a v1 client on ``transport`` until the client goes away.
+
+    ``serve_v2(end)`` is the agent runtime serving one v2 connection (its principal
+    already bound); the runtime passes it in, so the bridge, a layer below the runtimes,
+    never imports the agent (``tests/test_layers.py``).
 
     The agent runtime and the bridge share this process, so they meet over
     :func:`~acp2.bridge.local.local_pair`: the bridge calls the runtime's handlers and
@@ -334,10 +339,6 @@ async def serve_v1_client(agent: Any, transport: Transport, *, principal: object
     call that emits them: :class:`Splice` is the agent's sink, plain text chunks pass
     as bytes, the turn's state updates and user messages are decoded from their own
     bytes, and the idle that ends a turn answers its held v1 prompt in that call."""
-    from acp2.agent.connection import serve_link
-    from acp2.agent.runtime import runtime_for
-
-    store = runtime_for(agent).store
     async with Connection(transport, name="client") as v1conn, anyio.create_task_group() as tg:
         agent_end, bridge_end = local_pair(v1conn)
         bridge = FrontBridge(v1conn, bridge_end, tg)
@@ -349,10 +350,9 @@ async def serve_v1_client(agent: Any, transport: Transport, *, principal: object
         )
         agent_end.send_frames_through(splice.send)
         try:
-            await serve_link(agent, cast(Connection, agent_end), principal=principal)
+            await serve_v2(cast(Connection, agent_end))
         finally:
             tg.cancel_scope.cancel()
-    store.flush()
     dropped = bridge.dropped()
     if dropped:
         logger.debug("v1 bridge: not sent to the v1 client: %s", dict(dropped))

@@ -28,15 +28,15 @@ from acp2.client import (
     allow_all,
     deny_all,
 )
+from acp2.client.describe import Seen
 from acp2.client.elicitation import ElicitationAnswer, ElicitationPolicy
+from acp2.client.permission_text import asked, choice_text, parse_choice, request_text
 from acp2.client.permissions import PermissionMode
 from acp2.errors import RequestError
 from acp2.schema import PermissionOption
 from acp2.state import SessionState
 from acp2.ui import plain
-from acp2.ui.describe import Seen
 from acp2.ui.lines import LineReader
-from acp2.ui.permission import asked, choice_text, parse_choice, request_text
 from acp2.ui.settle import NoticeTracker, Settler
 from acp2.ui.subagents import SubagentTracker
 from acp2.ui.watching import OBSERVER_READ_ONLY, Watch, ended_text
