@@ -21,13 +21,12 @@ from typing import Any, Final, Protocol
 from anyio.lowlevel import checkpoint
 from msgspec import UNSET, Raw
 
-from acp2.agent.dbtools import Body
 from acp2.errors import ConnectionClosed
 from acp2.rpc.messages import SESSION_UPDATE_PREFIX, encode_notification
 from acp2.schema import Notice, SessionInfoUpdate, StateUpdate
 from acp2.schema.codec import decode_any, encode
 from acp2.schema.methods import SESSION_UPDATE
-from acp2.store.base import SessionStore
+from acp2.store.base import Body, SessionStore
 
 __all__ = ["NOT_RECORDED", "Emitter", "FrameSink", "Gone", "HeldFrames"]
 

@@ -1,7 +1,7 @@
 """What the agent runtime asks of a session store, and the values it hands over.
 
 The runtime never names a backend: it calls a :class:`SessionStore` (the SQLite
-:class:`acp2.agent.store.HistoryStore` by default, :class:`acp2.store.postgres.PostgresStore`
+:class:`acp2.store.sqlite.HistoryStore` by default, :class:`acp2.store.postgres.PostgresStore`
 for ``postgresql://`` URLs). Every implementation keeps the same promises:
 
 * :meth:`SessionStore.append` only queues; :meth:`SessionStore.flush` commits every queued
