@@ -21,6 +21,7 @@ CONNECT_ACP2_MODULES = {
     "acp2.client.checks",
     "acp2.client.connection",
     "acp2.client.elicitation",
+    "acp2.client.env",
     "acp2.client.launch",
     "acp2.client.link",
     "acp2.client.pending",
@@ -38,6 +39,7 @@ CONNECT_ACP2_MODULES = {
     "acp2.rpc.dispatch",
     "acp2.rpc.events",
     "acp2.rpc.framing",
+    "acp2.rpc.guarded",
     "acp2.rpc.later",  # deferred answers (the responder binds a handler's Later)
     "acp2.rpc.messages",
     "acp2.rpc.outbox",

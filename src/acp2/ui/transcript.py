@@ -21,6 +21,7 @@ import anyio
 
 from acp2 import sanitize
 from acp2.client import (
+    ClientConnection,
     ClientSession,
     ElicitationRequest,
     PermissionPolicy,
@@ -149,11 +150,17 @@ class TranscriptChat:
         return option
 
     async def run(
-        self, session: ClientSession, *, replayed: bool = False, attached: bool = False
+        self,
+        session: ClientSession,
+        *,
+        replayed: bool = False,
+        attached: bool = False,
+        client: ClientConnection | None = None,
     ) -> int:
         """Run one turn per input line until the input ends (with ``url``: or the session
         ends); return the exit status. ``attached``: the session was joined with
-        ``--attach`` (its history was replayed)."""
+        ``--attach`` (its history was replayed). ``client`` is not needed here (no
+        command opens another session)."""
         self.session = session
         self.settler = Settler(session.state)
         self.notices = NoticeTracker(session.state)
