@@ -5,7 +5,10 @@ enforced. It parses every module under ``src/acp2`` with :mod:`ast` and collects
 ``import`` and ``from ... import`` -- at module level, inside functions and methods, in
 ``try`` blocks -- except those under ``if TYPE_CHECKING:``, which never run and so make
 no import-time or run-time dependency (they are how a lower layer may still name a
-higher layer's type in an annotation). Each import is mapped to its *part* (a package
+higher layer's type in an annotation). A string naming a module of acp2 counts as an
+import of it (lazy export maps, ``importlib.import_module``), except in the package's
+public facade, ``acp2/__init__.py``, which names every part lazily on purpose, and in
+``getLogger`` calls (a logger's name). Each import is mapped to its *part* (a package
 such as ``agent``, or one of the two halves of ``rpc``) and must then:
 
 (a) leave the graph of parts acyclic, and
@@ -105,6 +108,11 @@ def _resolve(module: str, node: ast.ImportFrom, is_package: bool) -> str:
 
 
 def _targets(module: str, node: ast.AST, is_package: bool) -> list[str]:
+    if isinstance(node, ast.Constant) and node.value in MODULES and module != "acp2":
+        # A module named in a string is imported by name: a lazy export map
+        # (``_LAZY = {"Name": "acp2.x.y"}``) or ``importlib.import_module("acp2.x")``.
+        # The package's own facade (acp2/__init__.py) names every part on purpose.
+        return [str(node.value)]
     if isinstance(node, ast.Import):
         return [alias.name for alias in node.names]
     if isinstance(node, ast.ImportFrom):
@@ -120,13 +128,23 @@ def _is_type_checking(test: ast.expr) -> bool:
     return name == "TYPE_CHECKING"
 
 
+def _is_logger(node: ast.AST) -> bool:
+    """``logging.getLogger("acp2.agent")``: a logger's name, not an import."""
+    func = getattr(node, "func", None)
+    name = getattr(func, "attr", None) or getattr(func, "id", None)
+    return isinstance(node, ast.Call) and name == "getLogger"
+
+
 def _walk(node: ast.AST) -> list[ast.AST]:
-    """Every node under ``node``, leaving out the bodies of ``if TYPE_CHECKING:``."""
+    """Every node under ``node``, leaving out the bodies of ``if TYPE_CHECKING:`` and
+    the arguments of ``getLogger``."""
     found: list[ast.AST] = []
     for child in ast.iter_child_nodes(node):
         if isinstance(child, ast.If) and _is_type_checking(child.test):
             for other in child.orelse:
                 found += [other, *_walk(other)]
+            continue
+        if _is_logger(child):
             continue
         found += [child, *_walk(child)]
     return found
@@ -215,11 +233,15 @@ def test_the_walk_sees_imports_inside_functions_and_skips_type_checking_blocks()
         "if TYPE_CHECKING:\n    import acp2.cli\n"
         "def f():\n    import acp2.serve\n"
         "class C:\n    def m(self):\n        from acp2 import ui\n"
+        '_LAZY = {"Chat": "acp2.ui.app"}\n'
+        'log = logging.getLogger("acp2.check")\n'
     )
     seen = [t for n in _walk(tree) for t in _targets("acp2.x", n, False)]
     assert "acp2.serve" in seen
     assert "acp2.ui" in seen
+    assert "acp2.ui.app" in seen
     assert "acp2.cli" not in seen
+    assert "acp2.check" not in seen
 
 
 def test_the_package_import_graph_has_no_cycle() -> None:
