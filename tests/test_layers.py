@@ -54,6 +54,13 @@ LAYERS: tuple[frozenset[str], ...] = (
 #: Nothing but cli imports it (its level, just below cli, already says so).
 CHECK_MAY_IMPORT = frozenset({"schema", "compat", "lifecycle", "state", "transport", "base"})
 
+#: Where a part may reach into a lower one only through named modules: acp2 serve hosts
+#: an Agent (its app object, and the runtime for its store) but none of the runtime's
+#: internals (what history records is the store's word: ``store.base.NOT_RECORDED``).
+NARROW: dict[tuple[str, str], frozenset[str]] = {
+    ("serve", "agent"): frozenset({"acp2.agent", "acp2.agent.app", "acp2.agent.runtime"}),
+}
+
 #: The asyncio shell of rpc (sits above transport); every other rpc module is sans-IO
 #: core, below transport. The package ``__init__`` loads Connection lazily, so it
 #: belongs to the shell.
@@ -265,3 +272,13 @@ def test_no_import_goes_up_the_layer_list() -> None:
         for edge in group
     ]
     assert not bad, "imports against the layer list:\n" + "\n".join(bad)
+
+
+def test_serve_reaches_the_agent_runtime_only_through_its_app_and_runtime() -> None:
+    bad = [
+        f"{edge.where} imports {edge.target}"
+        for (a, b), allowed_modules in NARROW.items()
+        for edge in part_edges().get((a, b), [])
+        if edge.target not in allowed_modules
+    ]
+    assert not bad, "imports past a narrow seam:\n" + "\n".join(bad)

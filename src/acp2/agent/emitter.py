@@ -26,12 +26,10 @@ from acp2.rpc.messages import SESSION_UPDATE_PREFIX, encode_notification
 from acp2.schema import Notice, SessionInfoUpdate, StateUpdate
 from acp2.schema.codec import decode_any, encode
 from acp2.schema.methods import SESSION_UPDATE
-from acp2.store.base import Body, SessionStore
+from acp2.store.base import NOT_RECORDED, Body, SessionStore
 
 __all__ = ["NOT_RECORDED", "Emitter", "FrameSink", "Gone", "HeldFrames"]
 
-#: Update kinds that are not part of the conversation history (never replayed).
-NOT_RECORDED = frozenset({b"state_update", b"notice"})
 
 #: Updates at least this big (encoded) are encoded straight into their frame.
 BIG_UPDATE = 1024 * 1024
