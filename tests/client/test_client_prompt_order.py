@@ -12,7 +12,9 @@ order on the wire is all a work has to go by.
 
 from __future__ import annotations
 
+import ast
 import json
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -98,3 +100,20 @@ async def test_a_session_reads_its_connections_environment_not_the_connection() 
     session = _session([ANSWER, IDLE])
     assert not hasattr(session, "client")
     assert session.env.permission_policy is deny_all
+
+
+def test_the_client_runtime_never_yields_to_the_event_loop_for_ordering() -> None:
+    """No ``sleep(0)`` / ``yield_once`` in client/: an order that needs a loop turn is an
+    order that another schedule (another task between, another event loop) breaks."""
+    client = Path(__file__).resolve().parents[2] / "src" / "acp2" / "client"
+    found = []
+    for path in sorted(client.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "attr", None) or getattr(node.func, "id", None)
+            first = node.args[0] if node.args else None
+            zero = isinstance(first, ast.Constant) and first.value == 0
+            if name == "yield_once" or (name == "sleep" and zero):
+                found.append(f"{path.name}:{node.lineno}")
+    assert found == []
