@@ -93,7 +93,8 @@ _MARKERS = (
 
 def install_agent() -> None:
     """Wrap the agent-side stages (call before the agent starts serving)."""
-    from acp2.agent import connection, dedupe, emitter, sessions, store
+    from acp2.agent import connection, dedupe, emitter, sessions
+    from acp2.store import sqlite as store
     from acp2.transport import _fdio
 
     _around(_fdio.FdReader, "_on_readable", "a.read")

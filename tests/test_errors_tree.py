@@ -60,7 +60,7 @@ def test_the_01_name_of_the_start_error_is_the_same_class() -> None:
         ("acp2.agent", "ElicitationUnsupported", "ElicitationUnsupported"),
         ("acp2.agent", "ElicitationContentError", "ElicitationContentError"),
         ("acp2.coder.tools", "SandboxError", "SandboxError"),
-        ("acp2.coder.tools.beneath", "BeneathError", "BeneathError"),
+        ("acp2.beneath", "BeneathError", "BeneathError"),
         ("acp2.coder.tools.stopping", "StoppedError", "StoppedError"),
         ("acp2.transport.remote_base", "RemoteRefused", "RemoteRefused"),
         ("acp2.transport.remote_base", "ResumeRefused", "ResumeRefused"),

@@ -16,12 +16,12 @@ import pytest
 from agent_harness import agent_harness, make_agent
 
 from acp2.agent import HistoryStore, Turn
-from acp2.agent import store as store_module
 from acp2.agent.emitter import BIG_UPDATE, Emitter
-from acp2.agent.store import HistoryWriteError, SessionInUse, default_store_path
 from acp2.schema import AgentMessageChunk, TextContent, UserMessage
 from acp2.schema.codec import encode
 from acp2.store import SessionStore
+from acp2.store import sqlite as store_module
+from acp2.store.sqlite import HistoryWriteError, SessionInUse, default_store_path
 from helpers.stores import Backend
 
 pytestmark = pytest.mark.anyio
@@ -248,7 +248,7 @@ def test_a_locked_database_is_retried_after_a_pause(
         if len(pauses) == 2:
             locker.execute("COMMIT")  # the other writer finishes during the second pause
 
-    monkeypatch.setattr("acp2.agent.store.time.sleep", pause)
+    monkeypatch.setattr("acp2.store.sqlite.time.sleep", pause)
     store.append("s", b'{"n":1}')
     store.flush()
     assert pauses == list(store_module.RETRY_BACKOFF[:2])

@@ -10,10 +10,10 @@ import pytest
 from agent_harness import agent_harness, make_agent
 
 from acp2.agent import HistoryStore, Turn
-from acp2.agent.ledger import PromptEntry, prompt_digest
 from acp2.errors import RequestError
 from acp2.schema import TextContent
 from acp2.store import SessionStore
+from acp2.store.ledger import PromptEntry, prompt_digest
 from helpers.stores import Backend
 
 pytestmark = pytest.mark.anyio

@@ -297,7 +297,7 @@ async def test_v1_agents_have_no_background_work_and_cancel_calls_raise_clearly(
             await session.cancel_tool_call("call-1")
         with pytest.raises(LocalProtocolError, match="no terminal"):
             await session.cancel_terminal("term-1")
-        raw = session.client.connection
+        raw = session._link.connection  # the JSON-RPC connection, past the checks
         with pytest.raises(InvalidParams, match="ACP v1"):
             await raw.call(
                 TOOL_CALL_CANCEL, CancelToolCallRequest(session_id=SESSION, tool_call_id="call-1")

@@ -21,6 +21,7 @@ CONNECT_ACP2_MODULES = {
     "acp2.client.checks",
     "acp2.client.connection",
     "acp2.client.elicitation",
+    "acp2.client.env",
     "acp2.client.launch",
     "acp2.client.link",
     "acp2.client.pending",

@@ -4,6 +4,7 @@ out only for listeners. Driven the way the reader calls it, without an event loo
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -11,6 +12,7 @@ import msgspec
 
 from acp2.client.link import AgentLink, _UpdateNotification
 from acp2.client.session import ClientSession
+from acp2.client.work import Work
 
 
 def _note(session_id: str, update: dict[str, Any]) -> tuple[_UpdateNotification, bytes]:
@@ -67,19 +69,24 @@ def test_a_listener_gets_the_exact_bytes_of_the_update() -> None:
     assert seen == [body[body.index(b'{"sessionUpdate"') : -1]]
 
 
-def test_an_idle_while_a_prompt_waits_is_delivered_in_order_and_others_at_once() -> None:
+def test_an_idle_while_a_prompt_waits_is_taken_at_once_like_every_update() -> None:
     link = _link()
     session = _session(link)
     link.attach(session)
-    session._prompting = 1  # as while prompt() awaits its response
-    chunk = link._on_update(*_chunk("s", "now"))
-    idle = {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}
-    note, body = _note("s", idle)
-    pending = link._on_update(note, body)
-    assert chunk is None
-    assert pending is not None  # the reader awaits it before the next message
-    pending.close()  # type: ignore[attr-defined]
+    loop = asyncio.new_event_loop()
+    try:
+        work = Work(session, session._wait_change)
+        session._works.append(work)
+        session._asking.append((work, loop.create_future()))  # as while prompt() awaits
+        chunk = link._on_update(*_chunk("s", "now"))
+        idle = {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}
+        assert chunk is None
+        assert link._on_update(*_note("s", idle)) is None  # the reader need not yield
+    finally:
+        loop.close()
     assert session.state.messages[("agent", "m")].text == "now"
+    assert session.state.foreground == "idle"
+    assert not work.accepted  # its answer is not read yet: the idle is earlier work's
 
 
 def _object_chunk(text: str) -> Any:

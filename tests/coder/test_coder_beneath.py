@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from acp2.coder.tools import beneath
-from acp2.coder.tools.beneath import BeneathError, open_beneath, openat2_available
+from acp2 import beneath
+from acp2.beneath import BeneathError, open_beneath, openat2_available
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX descriptors")
 

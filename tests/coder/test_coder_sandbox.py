@@ -233,7 +233,7 @@ def test_a_failing_realpath_is_a_sandbox_error(
 def test_a_directory_swapped_for_a_link_after_the_check_is_not_followed(
     world: Path, walk_only: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from acp2.coder.tools import beneath
+    from acp2 import beneath
     from acp2.coder.tools.files import apply_change, prepare_write, read_file
 
     monkeypatch.setattr(beneath, "USE_OPENAT2", not walk_only)

@@ -12,11 +12,11 @@ import anyio
 import pytest
 
 from acp2.agent import Agent, Turn
-from acp2.agent.store import HistoryStore
 from acp2.client import ClientSession
 from acp2.errors import InvalidParams, LocalProtocolError
 from acp2.schema import CloseSessionRequest, PromptRequest, SessionReference, TextContent
 from acp2.schema.methods import SESSION_CLOSE, SESSION_PROMPT
+from acp2.store.sqlite import HistoryStore
 from helpers.inprocess import served
 
 pytestmark = pytest.mark.anyio

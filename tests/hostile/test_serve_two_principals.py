@@ -13,8 +13,8 @@ from typing import Any
 import anyio
 import pytest
 
-from acp2.agent.store import HistoryStore
 from acp2.client import PermissionRequest, allow_all, connect_url
+from acp2.store.sqlite import HistoryStore
 from helpers.stores import Backend
 from helpers.timeouts import SCENARIO_TIMEOUT
 from hostile.principal_helpers import RawPeer, raw_peer, served_agent

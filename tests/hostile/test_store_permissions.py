@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from acp2.agent import HistoryStore
-from acp2.agent.store import default_store_path
+from acp2.store.sqlite import default_store_path
 
 
 def _mode(path: Path) -> int:

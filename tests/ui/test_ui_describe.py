@@ -1,4 +1,4 @@
-"""Plain facts about entries (acp2.ui.describe): sanitized strings, paths relative to the
+"""Plain facts about entries (acp2.client.describe): sanitized strings, paths relative to the
 session root, diff line counts, the command in a tool call's raw input."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from typing import Any
 
 from ui_helpers import diff_content, state_from, tool
 
+from acp2.client import describe
 from acp2.schema import Diff, TextContent
 from acp2.schema.codec import decode
-from acp2.ui import describe
 
 
 def diff(patch: str) -> Diff:

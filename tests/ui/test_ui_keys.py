@@ -9,10 +9,10 @@ import pytest
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
+from acp2.client.permission_text import Asked, offers_of
 from acp2.schema import PermissionOption, RequestPermissionRequest
 from acp2.schema.codec import decode
 from acp2.ui.keys import SHOW_RAW, KeyChooser
-from acp2.ui.permission import Asked, offers_of
 
 pytestmark = pytest.mark.anyio
 

@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 from rich.console import Console
 from ui_helpers import diff_content, plan, render, say, state_from, terminal_output, tool
 
+from acp2.client.describe import Seen
 from acp2.state import SessionState
 from acp2.ui import plain
 from acp2.ui.blocks import View, entry_block
-from acp2.ui.describe import Seen
 
 EVIL = "\x1b]0;T\x07\x1b]52;c;eA==\x07\x1b[2J\x9b1A\u202e"
 FORBIDDEN = ("\x1b", "\x07", "\x9b", "\u202e")

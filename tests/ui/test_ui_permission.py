@@ -1,4 +1,4 @@
-"""Permission requests for people (acp2.ui.permission): shown, and answered from text."""
+"""Permission requests for people (acp2.client.permission_text): shown, and answered from text."""
 
 from __future__ import annotations
 
@@ -10,11 +10,7 @@ import pytest
 from ui_helpers import diff_content, render, state_from, tool
 
 from acp2.client import ClientSession, PermissionRequest
-from acp2.schema import PermissionOption, RequestPermissionRequest
-from acp2.schema.codec import decode
-from acp2.state import SessionState, apply_permission_subject
-from acp2.ui.blocks import permission_block
-from acp2.ui.permission import (
+from acp2.client.permission_text import (
     INVALID,
     asked,
     choice_hint,
@@ -22,6 +18,10 @@ from acp2.ui.permission import (
     parse_choice,
     request_text,
 )
+from acp2.schema import PermissionOption, RequestPermissionRequest
+from acp2.schema.codec import decode
+from acp2.state import SessionState, apply_permission_subject
+from acp2.ui.blocks import permission_block
 
 OPTIONS = [
     {"optionId": "once", "name": "Allow", "kind": "allow_once"},

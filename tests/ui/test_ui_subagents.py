@@ -8,10 +8,10 @@ from types import SimpleNamespace
 
 from ui_helpers import feed, render, tool
 
+from acp2.client.describe import Seen
 from acp2.schema import SessionReference, SubagentState, SubagentUpdate
 from acp2.state import SessionState, reduce
 from acp2.ui.blocks import View, tool_call_block
-from acp2.ui.describe import Seen
 from acp2.ui.plain import tool_call_text
 
 

@@ -27,8 +27,8 @@ if TYPE_CHECKING:  # the names below, for type checkers and IDEs
     from acp2.agent.permission import PermissionResult as PermissionResult
     from acp2.agent.permission import default_options as default_options
     from acp2.agent.session import AgentSession as AgentSession
-    from acp2.agent.store import HistoryStore as HistoryStore
     from acp2.agent.turn import Turn as Turn
+    from acp2.store.sqlite import HistoryStore as HistoryStore
 
 #: name -> module that defines it (imported on first access).
 _LAZY: dict[str, str] = {
@@ -38,7 +38,7 @@ _LAZY: dict[str, str] = {
     "ElicitationContentError": "acp2.agent.elicit",
     "ElicitationResult": "acp2.agent.elicit",
     "ElicitationUnsupported": "acp2.agent.elicit",
-    "HistoryStore": "acp2.agent.store",
+    "HistoryStore": "acp2.store.sqlite",
     "PermissionResult": "acp2.agent.permission",
     "TerminalHandle": "acp2.agent.handles",
     "ToolCallHandle": "acp2.agent.handles",

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from acp2.agent.settings import AgentSettings, AuthMethodSpec, PromptHandler
@@ -109,9 +110,13 @@ class Agent(AgentSettings):
         version, transport = await peek_version(transport)
         if version == 1:
             # Imported only here: the v1 models take most of a second to load.
+            from acp2.agent.connection import serve_link
+            from acp2.agent.runtime import runtime_for
             from acp2.bridge.front import serve_v1_client
 
-            await serve_v1_client(self, transport, principal=principal)
+            store = runtime_for(self).store
+            await serve_v1_client(partial(serve_link, self, principal=principal), transport)
+            store.flush()
         else:
             from acp2.agent.connection import serve_connection
 

@@ -15,7 +15,7 @@ history -- and its emitter writes to all of them (:mod:`acp2.agent.fanout`).
   remain, the work's scope is shielded from that connection's shutdown and the connection
   waits for it (:meth:`SessionHub.leave`). When the last client leaves, the work is
   cancelled, as a session with one client always was.
-* Each attached connection holds the session's lease once (:mod:`acp2.agent.lease`
+* Each attached connection holds the session's lease once (:mod:`acp2.store.sqlite_lease`
   counts holds per process), so it is released with the last.
 
 Who may attach is the Agent's ``may_attach`` hook (:class:`AttachQuery`); by default a

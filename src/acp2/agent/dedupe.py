@@ -1,6 +1,6 @@
 """The prompt handler's side of exactly-once prompts: look a key up, remember it.
 
-``session/prompt`` with an ``idempotencyKey`` (:mod:`acp2.agent.ledger`) is looked up
+``session/prompt`` with an ``idempotencyKey`` (:mod:`acp2.store.ledger`) is looked up
 twice: before it waits for the session's prompt slot (a retry of a prompt inserted
 earlier -- on this connection, an earlier one, or before the agent restarted -- is
 answered at once with the original response, and starts no work), and again once it
@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Final
 
 from msgspec import UNSET
 
-from acp2.agent.ledger import PromptEntry, check_same_prompt, prompt_digest
 from acp2.schema import PromptRequest, PromptResponse
 from acp2.schema.codec import decode, encode
+from acp2.store.ledger import PromptEntry, check_same_prompt, prompt_digest
 
 if TYPE_CHECKING:
     from acp2.store.base import SessionStore

@@ -26,19 +26,16 @@ from typing import Any, Final, Protocol
 from anyio.lowlevel import checkpoint
 from msgspec import UNSET, Raw
 
-from acp2.agent.dbtools import Body
 from acp2.errors import ConnectionClosed
 from acp2.rpc.messages import encode_notification
 from acp2.rpc.update_frames import frame_head
 from acp2.schema import Notice, SessionInfoUpdate, StateUpdate
 from acp2.schema.codec import decode_any, encode
 from acp2.schema.methods import SESSION_UPDATE
-from acp2.store.base import SessionStore
+from acp2.store.base import NOT_RECORDED, Body, SessionStore
 
 __all__ = ["NOT_RECORDED", "Cancels", "Emitter", "FrameSink", "Gone", "HeldFrames", "UpdateTaker"]
 
-#: Update kinds that are not part of the conversation history (never replayed).
-NOT_RECORDED = frozenset({b"state_update", b"notice"})
 
 #: Updates at least this big (encoded) are encoded straight into their frame.
 BIG_UPDATE = 1024 * 1024

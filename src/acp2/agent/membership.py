@@ -49,7 +49,7 @@ class Membership:
 
     def leave_all(self) -> None:
         """Detach this connection from every session it holds and give up their leases
-        (acp2.agent.lease); work the other clients still watch goes on (idempotent)."""
+        (acp2.store.sqlite_lease); work the other clients still watch goes on (idempotent)."""
         for session_id in list(self._live):
             self._leave(session_id)
 

@@ -14,10 +14,10 @@ import weakref
 from typing import TYPE_CHECKING
 
 from acp2.agent.session import SessionShared
-from acp2.agent.store import HistoryStore, default_store_path
 from acp2.store import SessionStore, is_database_url
 from acp2.store.base import StoreSpec
 from acp2.store.leasing import default_lease_ttl
+from acp2.store.sqlite import HistoryStore, default_store_path
 
 if TYPE_CHECKING:
     from acp2.agent.attach import SessionHub

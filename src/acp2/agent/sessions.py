@@ -57,10 +57,10 @@ if TYPE_CHECKING:
 
     from acp2.agent.mcp import McpOptions
     from acp2.agent.settings import AgentSettings as Agent
-    from acp2.agent.store import SessionRecord
     from acp2.rpc.link import Link
     from acp2.schema import ClientCapabilities
     from acp2.schema.extensions import AttachRole
+    from acp2.store.sqlite import SessionRecord
 
 __all__ = ["PAGE_SIZE", "SessionManager"]
 
@@ -187,7 +187,7 @@ class SessionManager(Membership):
         snapshot, ``available_commands_update``.
 
         A session another live agent process serves is refused (``-32010``, see
-        :mod:`acp2.agent.lease`). The history is folded a batch at a time, letting the
+        :mod:`acp2.store.sqlite_lease`). The history is folded a batch at a time, letting the
         connection's other requests be answered meanwhile. Another principal's session
         gets the answer an unknown one gets (``-32002``), before anything else is checked.
         """

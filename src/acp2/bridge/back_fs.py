@@ -3,7 +3,7 @@
 A path is served only below one of the session's roots (its ``cwd`` and additional
 directories): the root is resolved once, the path must be absolute and, normalised, lie
 below it, and the file is then opened with
-:func:`acp2.coder.tools.beneath.open_beneath`, which follows no symlink on the way (so
+:func:`acp2.beneath.open_beneath`, which follows no symlink on the way (so
 a link inside the workspace that leads out is refused, not followed). A missing file
 answers ``-32002`` with the message ``Resource not found: PATH`` (the code is what the
 Python SDK's agents test, the text what Gemini CLI tests).
@@ -22,7 +22,7 @@ from typing import Final
 import anyio
 
 import acp2.compat.v1.schema as v1
-from acp2.coder.tools.beneath import BeneathError, open_beneath
+from acp2.beneath import BeneathError, open_beneath
 from acp2.errors import InvalidParams, InvalidRequest, ResourceNotFound, WriteRefused
 
 __all__ = ["MAX_READ_BYTES", "FileService", "WriteRefused", "read_text", "write_text"]

@@ -50,6 +50,9 @@ __all__ = ["FrontBridge", "run_front", "serve_v1_client"]
 
 logger = logging.getLogger("acp2.bridge")
 
+#: The agent runtime serving one v2 connection to its end (see :func:`serve_v1_client`).
+ServeV2 = Callable[[Link], Awaitable[None]]
+
 #: How long the agent may take to answer ``initialize`` once the client has closed its end.
 INITIALIZE_GRACE: Final = 5.0
 #: Updates kept per session id the client has not seen opened yet, and how many such ids.
@@ -355,10 +358,12 @@ async def _close_all_when_closed(conn: Connection, scope: anyio.CancelScope) -> 
     scope.cancel()
 
 
-async def serve_v1_client(agent: Any, transport: Transport, *, principal: object = None) -> None:
-    """Serve ``agent`` (an :class:`acp2.Agent`) to a v1 client on ``transport`` until the
-    client goes away; ``principal`` is who the server says the client is (the sessions
-    it may list, load and delete are that principal's, as for a v2 client).
+async def serve_v1_client(serve_v2: ServeV2, transport: Transport) -> None:
+    """Serve an agent to a v1 client on ``transport`` until the client goes away.
+
+    ``serve_v2(end)`` is the agent runtime serving one v2 connection (its principal
+    already bound); the runtime passes it in, so the bridge, a layer below the runtimes,
+    never imports the agent (``tests/test_layers.py``).
 
     The agent runtime and the bridge share this process, so they meet over
     :func:`~acp2.bridge.local.local_pair`: the bridge calls the runtime's handlers and
@@ -366,10 +371,6 @@ async def serve_v1_client(agent: Any, transport: Transport, *, principal: object
     objects it emits, in the call that emits them (:meth:`FrontBridge.take`): plain text
     chunks pass as the bytes the emitter encoded, nothing is decoded again, and the idle
     that ends a turn answers its held v1 prompt in that call."""
-    from acp2.agent.connection import serve_link
-    from acp2.agent.runtime import runtime_for
-
-    store = runtime_for(agent).store
     async with Connection(transport, name="client") as v1conn, anyio.create_task_group() as tg:
         agent_end, bridge_end = local_pair(v1conn)
         bridge = FrontBridge(v1conn, bridge_end, tg)
@@ -379,10 +380,9 @@ async def serve_v1_client(agent: Any, transport: Transport, *, principal: object
         bridge.register(update=bridge.deliver)
         agent_end.send_updates_through(bridge.take)
         try:
-            await serve_link(agent, agent_end, principal=principal)
+            await serve_v2(agent_end)
         finally:
             tg.cancel_scope.cancel()
-    store.flush()
     dropped = bridge.dropped()
     if dropped:
         logger.debug("v1 bridge: not sent to the v1 client: %s", dict(dropped))

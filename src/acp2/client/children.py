@@ -97,7 +97,7 @@ def adopt(parent: ClientSession, update: SubagentUpdate, link: AgentLink[ClientS
         )
         return
     cwd = update.cwd if isinstance(update.cwd, str) else parent.cwd
-    child = SubagentSession(parent.client, link, child_id, cwd)
+    child = SubagentSession(parent.env, link, child_id, cwd)
     child.parent = parent
     children[child_id] = child
     link.attach(child)

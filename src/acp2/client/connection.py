@@ -28,11 +28,13 @@ from acp2.client.checks import (
     check_mcp_servers,
     session_capabilities,
 )
+from acp2.client.env import SessionEnv
 from acp2.client.link import AgentLink
 from acp2.client.permissions import PermissionPolicy
 from acp2.client.session import ClientSession, UpdateListener
 from acp2.errors import AgentClosed, LocalProtocolError, ResourceNotFound
 from acp2.schema import (
+    AgentCapabilities,
     DeleteSessionRequest,
     InitializeResponse,
     ListSessionsRequest,
@@ -94,11 +96,11 @@ class ClientConnection:
         permissions: PermissionPolicy,
         default_cwd: str,
     ) -> None:
-        self.permission_policy = permissions
+        #: What the sessions of this connection read of it (they hold no pointer to it).
+        self.env = SessionEnv(response.capabilities, permissions)
         self.default_cwd = default_cwd
         self.protocol_version = response.protocol_version
         self.agent_info = response.info
-        self.agent_capabilities = response.capabilities
         methods = response.auth_methods
         self.auth_methods: list[Any] = list(methods) if isinstance(methods, list) else []
         self._link = link
@@ -106,6 +108,24 @@ class ClientConnection:
         #: MCP servers sent with every new session and resume that names none itself
         #: (see :meth:`use_mcp_servers`).
         self.mcp_servers: list[Any] = []
+
+    @property
+    def agent_capabilities(self) -> AgentCapabilities:
+        """The capabilities the agent answered ``initialize`` with."""
+        return self.env.agent_capabilities
+
+    @agent_capabilities.setter
+    def agent_capabilities(self, value: AgentCapabilities) -> None:
+        self.env.agent_capabilities = value
+
+    @property
+    def permission_policy(self) -> PermissionPolicy:
+        """How this connection's sessions answer permission requests (settable)."""
+        return self.env.permission_policy
+
+    @permission_policy.setter
+    def permission_policy(self, value: PermissionPolicy) -> None:
+        self.env.permission_policy = value
 
     # -- the connection ---------------------------------------------------------------------
 
@@ -183,7 +203,7 @@ class ClientConnection:
         params = NewSessionRequest(cwd=cwd_s)
         _fill_roots(params, dirs, mcp_servers)
         response = await self._link.call(SESSION_NEW, params)
-        session = ClientSession(self, self._link, response.session_id, cwd_s)
+        session = ClientSession(self.env, self._link, response.session_id, cwd_s)
         if on_update is not None:
             session.add_listener(on_update)
         self._link.attach(session)
@@ -228,7 +248,7 @@ class ClientConnection:
         _fill_roots(params, dirs, mcp_servers)
         if replay:
             params.replay_from = ReplayFromStart()
-        session = ClientSession(self, self._link, session_id, cwd_s, state=known)
+        session = ClientSession(self.env, self._link, session_id, cwd_s, state=known)
         if on_update is not None:
             session.add_listener(on_update)
         response = await self._join(session, SESSION_RESUME, params, replay=replay)
@@ -256,7 +276,7 @@ class ClientConnection:
         """
         if not supports_attach(session_capabilities(self.agent_capabilities)):
             raise LocalProtocolError("The agent does not advertise _acp2/session/attach")
-        session = ClientSession(self, self._link, session_id, "")
+        session = ClientSession(self.env, self._link, session_id, "")
         session.role = role
         session.attached = True
         if on_update is not None:

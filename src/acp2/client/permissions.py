@@ -179,7 +179,7 @@ def interactive(
     ``n`` reject, or an option's number. End of input or anything else declines."""
 
     async def ask(request: PermissionRequest) -> Choice:
-        from acp2.ui.permission import parse_choice  # pure text helpers, no rich
+        from acp2.client.permission_text import parse_choice  # pure text helpers, no rich
 
         out = output or sys.stderr
         out.write(render_request(request))
@@ -216,7 +216,7 @@ async def _read_line(stream: TextIO) -> str:
 def render_request(request: PermissionRequest) -> str:
     """The text :func:`interactive` shows: the request as ``acp2 run`` and the chat
     transcript show it, then ``choose [y/a/n, 1-4]:``."""
-    from acp2.ui.permission import asked, request_text
+    from acp2.client.permission_text import asked, request_text
 
     return f"\n{request_text(request)}\nchoose [{asked(request).hint}]: "
 

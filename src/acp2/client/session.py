@@ -21,8 +21,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
+import msgspec
+from msgspec import Raw
+
+from acp2 import _aio
 from acp2.client.checks import check_prompt
 from acp2.client.elicitation import CANCEL, ElicitationPolicy, ElicitationRequest, run_policy
+from acp2.client.env import SessionEnv
 from acp2.client.link import AgentLink, update_bytes
 from acp2.client.pending import PendingPermissions
 from acp2.client.permissions import PermissionRequest
@@ -40,6 +45,7 @@ from acp2.schema import (
     ElicitationFormMode,
     ElicitationUrlMode,
     PromptRequest,
+    PromptResponse,
     ReplayComplete,
     RequestPermissionRequest,
     RequestPermissionResponse,
@@ -48,6 +54,7 @@ from acp2.schema import (
     SubagentUpdate,
     TextContent,
 )
+from acp2.schema.codec import decode
 from acp2.schema.methods import (
     SESSION_CANCEL,
     SESSION_CLOSE,
@@ -67,12 +74,15 @@ from acp2.state import (
 )
 
 if TYPE_CHECKING:
-    from acp2.client.connection import ClientConnection
     from acp2.schema.extensions import AttachRole
 
 __all__ = ["ClientSession", "UpdateListener", "new_idempotency_key"]
 
 log = logging.getLogger("acp2.client")
+
+#: A prompt's waiter: the reader resolves it with the raw answer (or the error) in the
+#: call that dispatches the answer (:meth:`acp2.rpc.Connection.request`).
+_Answer: TypeAlias = "_aio.Waiter[tuple[Raw | None, Exception | None]]"
 
 _SEED_KINDS = (AvailableCommandsUpdate, ConfigOptionUpdate)
 
@@ -90,8 +100,10 @@ class ClientSession:
     """A session on a :class:`~acp2.client.ClientConnection`.
 
     ``id`` is the agent's session id, ``cwd`` its working directory, ``state`` the
-    reduced :class:`~acp2.state.SessionState` (read-only for callers), ``client`` the
-    connection, ``closed`` True after :meth:`close`, ``replaying`` True while the updates
+    reduced :class:`~acp2.state.SessionState` (read-only for callers), ``env`` what it
+    reads of its connection (:class:`~acp2.client.env.SessionEnv`: the agent's
+    capabilities, the permission policy; a session holds no pointer to the connection
+    itself), ``closed`` True after :meth:`close`, ``replaying`` True while the updates
     handed to the listeners are a resume's replayed history (False for everything live),
     ``role`` ``"controller"`` or, for a session attached to watch, ``"observer"``.
     Create one with ``new_session``, ``resume`` or ``attach``.
@@ -99,14 +111,14 @@ class ClientSession:
 
     def __init__(
         self,
-        client: ClientConnection,
+        env: SessionEnv,
         link: AgentLink[ClientSession],
         session_id: str,
         cwd: str,
         *,
         state: SessionState | None = None,
     ) -> None:
-        self.client = client
+        self.env = env
         self.id = session_id
         self.cwd = cwd
         self.state = SessionState(session_id=session_id) if state is None else state
@@ -126,8 +138,9 @@ class ClientSession:
         self._answered: asyncio.Future[Any] | None = None
         self._link = link
         self._works: list[Work] = []
-        #: How many ``session/prompt`` requests wait for their response.
-        self._prompting = 0
+        #: The ``session/prompt`` requests whose answer this session has not taken yet:
+        #: each work with the waiter the reader resolves with its response.
+        self._asking: list[tuple[Work, _Answer]] = []
         self._listeners: list[UpdateListener] = []
         self._permissions = PendingPermissions(link.start_soon)
         #: The event waiters sleep on (None: nobody waits). A plain asyncio.Event: one
@@ -160,13 +173,14 @@ class ClientSession:
         the update's own bytes are cut only when a listener needs them (None: there are
         none, and the update is encoded for such a listener).
 
-        Returns an awaitable for an ``idle`` that arrives while a prompt waits for its
-        response (see :meth:`_receive_in_order`); the reader awaits it before the next
-        message. A plain function otherwise: no coroutine per update.
+        Returns None: every update is taken in this call, so the reader need not yield
+        for ordering (an ``idle`` that arrives while a prompt waits for its answer first
+        accepts the prompts answered before it, :meth:`_take_answers`). A plain
+        function: no coroutine per update.
         """
         if self.replaying:
             return self._deliver_replayed(update, raw_params)
-        if self._listeners or (self._prompting and type(update) is StateUpdate):
+        if self._listeners or (self._asking and type(update) is StateUpdate):
             return self._deliver_in_full(update, raw_params)
         # :meth:`receive` without listeners, inlined: the hot path of a streaming session,
         # where one more call per update costs a few percent of the client's CPU.
@@ -228,8 +242,8 @@ class ClientSession:
             if found is None:
                 return None
             raw = found
-        if self._prompting and type(update) is StateUpdate and update.state == "idle":
-            return self._receive_in_order(update, raw)
+        if self._asking and type(update) is StateUpdate and update.state == "idle":
+            self._take_answers()
         self.receive(update, raw)
         return None
 
@@ -256,21 +270,30 @@ class ClientSession:
         if self._changed is not None:
             self._wake()
 
-    async def _receive_in_order(self, update: Any, raw: bytes) -> None:
-        """:meth:`receive` an ``idle`` once the prompts answered before it have seen their
-        answer; the reader awaits this before it dispatches the next message.
+    def _take_answers(self) -> None:
+        """Accept every prompt whose answer the reader has already dispatched: an idle is
+        about to be received, and which work it ends depends on where it sits in the
+        stream relative to the ``session/prompt`` answers (before a prompt's answer it
+        ends earlier work, after it the prompt's own).
 
-        Which work an ``idle`` ends depends on where it sits in the stream relative to the
-        ``session/prompt`` responses: an idle before a prompt's response ends earlier work,
-        an idle after it ends (or belongs to) the prompt's work. The reader delivers a
-        response by waking the prompting task, and dispatches the rest of what it read
-        before that task runs, so an agent that writes its response and the whole turn in
-        one burst would have the prompt accepted after its own idle (the work then waited
-        for another one). One turn of the event loop lets every prompting task whose
-        response was already delivered accept it first.
+        Ordering holds by construction: the reader resolves a prompt's waiter in the call
+        that dispatches its answer, before it dispatches the next message, so at this
+        idle a done waiter means "answered earlier on the wire". The work is accepted
+        here, in the reader's call, whenever the prompting task gets to run; a failed
+        answer takes its work out of the session here too.
         """
-        await asyncio.sleep(0)
-        self.receive(update, raw)
+        for asking in list(self._asking):
+            work, answered = asking
+            if not answered.done() or answered.cancelled():
+                continue
+            self._asking.remove(asking)
+            result, error = answered.result()
+            response = None if error is not None else _prompt_response(result)
+            if response is None:  # the prompting task raises; the work is not the idle's
+                if work in self._works:
+                    self._works.remove(work)
+            elif not work.accepted:
+                work.accept(_message_id(response))
 
     def _reduce_and_record(self, kind: type, update: Any) -> None:
         """:meth:`receive` for every update but a plain agent text chunk."""
@@ -362,23 +385,25 @@ class ClientSession:
         """
         self._check_open()
         blocks = [TextContent(text=prompt)] if isinstance(prompt, str) else list(prompt)
-        check_prompt(self.client.agent_capabilities, blocks)
+        check_prompt(self.env.agent_capabilities, blocks)
         key = new_idempotency_key() if idempotency_key is None else idempotency_key
         work = Work(self, self._wait_change)
         work.idempotency_key = key
         self._works.append(work)
-        self._prompting += 1
+        asking = (work, _aio.new_waiter())
+        self._asking.append(asking)
         request = PromptRequest(session_id=self.id, prompt=blocks, idempotency_key=key)
         try:
-            response = await self._link.call(SESSION_PROMPT, request)
+            response = await self._link.call(SESSION_PROMPT, request, waiter=asking[1])
         except BaseException:
             if work in self._works:
                 self._works.remove(work)
             raise
         finally:
-            self._prompting -= 1
-        message_id = response.message_id
-        work.accept(message_id if isinstance(message_id, str) else None)
+            if asking in self._asking:
+                self._asking.remove(asking)
+        if not work.accepted:  # else an idle read after the answer accepted it already
+            work.accept(_message_id(response))
         if work.done and work in self._works:
             self._works.remove(work)
         return work
@@ -452,7 +477,7 @@ class ClientSession:
         policy (PR-01..PR-10)."""
         apply_permission_subject(self.state, params.subject)
         request = PermissionRequest(self, params)
-        pending = self._permissions.open(request, self.client.permission_policy)
+        pending = self._permissions.open(request, self.env.permission_policy)
         self._wake()  # waiters see the request's tool call patch and the pending request
         return await self._permissions.answer(pending)
 
@@ -495,6 +520,22 @@ class ClientSession:
             raise LocalProtocolError(f"session {self.id} is closed")
         if self._failure is not None:
             raise self._failure
+
+
+def _prompt_response(result: Raw | None) -> PromptResponse | None:
+    """The decoded answer of a ``session/prompt``, or None when it is malformed (the
+    prompting task then raises ``RemoteProtocolError`` for it)."""
+    if result is None:
+        return None
+    try:
+        return decode(result, PromptResponse)  # as the connection decodes it
+    except (msgspec.DecodeError, RecursionError):
+        return None
+
+
+def _message_id(response: PromptResponse) -> str | None:
+    message_id = response.message_id
+    return message_id if isinstance(message_id, str) else None
 
 
 def _check_cancellable(entity: Any, what: str, item_id: str) -> None:

@@ -6,9 +6,10 @@ before the response (Nov: the user message may precede it, D-09; a held prompt's
 response waits for the previous work's idle, PL-22), so a work records from the moment
 its prompt is sent and, on acceptance, keeps only what belongs to it: everything after
 the last ``idle`` that precedes its user message (or, without one, after the last
-``idle`` before the response). The session dispatches an ``idle`` only after every
-prompt answered before it accepted its answer, so "before the response" is the order
-on the wire, even when the agent writes the response and its whole turn in one burst.
+``idle`` before the response). The session accepts every prompt answered before an
+``idle`` in the call that delivers the idle (:meth:`ClientSession._take_answers`), so
+"before the response" is the order on the wire, even when the agent writes the
+response and its whole turn in one burst.
 An agent that runs a whole foreground work (idle, ``running``, ..., ``idle``) after the
 prompt was sent and only then answers, without a user message, has that work taken as
 the prompt's: the work never waits on a session that already went idle for it.

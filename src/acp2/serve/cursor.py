@@ -11,7 +11,7 @@ acknowledges client messages only up to the ``received`` stored (:meth:`cover_re
 so the client still holds whatever a node taking over did not see.
 
 A history update is a ``session/update`` whose kind the agent runtime records
-(:data:`acp2.agent.emitter.NOT_RECORDED` lists the others): the n-th such message of a
+(:data:`acp2.store.base.NOT_RECORDED` lists the others): the n-th such message of a
 session that the stream carried from its start is the session's n-th history update, as
 the runtime records each update before it is sent, in order. A session the stream
 resumed or attached to midway has no such count (``lost``): while it is carried, a
@@ -36,7 +36,6 @@ from typing import Final
 
 import msgspec
 
-from acp2.agent.emitter import NOT_RECORDED
 from acp2.compat.v1.methods import METHODS as V1_METHODS
 from acp2.errors import InvalidRequest
 from acp2.rpc.envelope import read, result_session
@@ -50,6 +49,7 @@ from acp2.schema.methods import (
     SESSION_CLOSE,
     SESSION_NEW,
 )
+from acp2.store.base import NOT_RECORDED
 from acp2.store.cursors import NOT_KEPT, CursorStore, Other, Run, StreamCursor, Track
 
 __all__ = [

@@ -1,7 +1,8 @@
 """Session stores: history, the idempotency ledger and leases behind one interface.
 
 :class:`SessionStore` is what the agent runtime calls. The SQLite implementation,
-:class:`acp2.agent.HistoryStore`, is the default (one machine); ``postgresql://`` URLs open
+:class:`acp2.store.sqlite.HistoryStore` (also :class:`acp2.agent.HistoryStore`), is the
+default (one machine); ``postgresql://`` URLs open
 :class:`acp2.store.postgres.PostgresStore` (several nodes on one database; needs the
 ``postgres`` extra, imported only then). :func:`is_database_url` tells the two apart.
 """

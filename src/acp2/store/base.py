@@ -1,7 +1,7 @@
 """What the agent runtime asks of a session store, and the values it hands over.
 
 The runtime never names a backend: it calls a :class:`SessionStore` (the SQLite
-:class:`acp2.agent.store.HistoryStore` by default, :class:`acp2.store.postgres.PostgresStore`
+:class:`acp2.store.sqlite.HistoryStore` by default, :class:`acp2.store.postgres.PostgresStore`
 for ``postgresql://`` URLs). Every implementation keeps the same promises:
 
 * :meth:`SessionStore.append` only queues; :meth:`SessionStore.flush` commits every queued
@@ -26,6 +26,7 @@ from typing import Any, Final, Literal, Protocol
 __all__ = [
     "ANYONE",
     "KEYS_PER_SESSION",
+    "NOT_RECORDED",
     "Batches",
     "Body",
     "Owner",
@@ -43,6 +44,11 @@ Batches = Generator[list[bytes], None, None]
 
 #: One queued update body: bytes, or a view into the frame that carries it on the wire.
 Body = bytes | memoryview
+
+#: Update kinds (their ``sessionUpdate`` bytes) that are not part of a session's stored
+#: history, so never replayed: what the agent's emitter leaves out of the store and what
+#: ``acp2 serve`` must not count among a stream's recorded updates.
+NOT_RECORDED: Final = frozenset({b"state_update", b"notice"})
 
 #: How many prompt keys each session keeps (the newest); older ones are forgotten.
 KEYS_PER_SESSION: Final = 1000

@@ -47,6 +47,7 @@ import msgspec
 
 from acp2.errors import InvalidRequest
 from acp2.rpc.guarded import decode
+from acp2.store.sql import SQLITE, statements
 
 __all__ = [
     "NOT_KEPT",
@@ -191,6 +192,9 @@ class MemoryCursors:
         """Nothing to release."""
 
 
+#: The statements shared with PostgreSQL (:mod:`acp2.store.sql`).
+_SQL = statements(SQLITE)
+
 _SQLITE_SCHEMA = """
 CREATE TABLE IF NOT EXISTS stream_cursors (
     id TEXT PRIMARY KEY,
@@ -227,7 +231,7 @@ class SqliteCursors:
 
     def delete(self, stream_id: str) -> None:
         """Delete the stream's row."""
-        self._db.execute("DELETE FROM stream_cursors WHERE id = ?", (stream_id,))
+        self._db.execute(_SQL.delete_cursor, (stream_id,))
 
     def prune(self, max_age: float) -> int:
         """Delete the rows older than ``max_age`` seconds."""

@@ -28,7 +28,6 @@ _SAVE: Final = (
     " ON CONFLICT (id) DO UPDATE SET updated = EXCLUDED.updated, body = EXCLUDED.body"
 )
 _LOAD: Final = f"SELECT body FROM acp2_stream_cursors WHERE id = %s AND updated >= {sql.NOW} - %s"
-_DELETE: Final = "DELETE FROM acp2_stream_cursors WHERE id = %s"
 _PRUNE: Final = f"DELETE FROM acp2_stream_cursors WHERE updated < {sql.NOW} - %s"
 
 
@@ -66,7 +65,7 @@ class PgCursors:
 
     def delete(self, stream_id: str) -> None:
         """Delete the stream's row."""
-        self._run(lambda db: db.execute(_DELETE, (stream_id,)))
+        self._run(lambda db: db.execute(sql.SHARED.delete_cursor, (stream_id,)))
 
     def prune(self, max_age: float) -> int:
         """Delete the rows older than ``max_age`` seconds."""

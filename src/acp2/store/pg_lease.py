@@ -46,7 +46,7 @@ class PgLeases(LeaseBook):
 
     def drop(self, db: psycopg.Connection[Any], session_id: str) -> None:
         """Delete this owner's lease row of ``session_id`` (another owner's stays)."""
-        db.execute(sql.DROP_LEASE, (session_id, self.owner))
+        db.execute(sql.SHARED.drop_lease, (session_id, self.owner))
 
     def renew(self, db: psycopg.Connection[Any]) -> None:
         """Push the expiry of every lease of this owner ``ttl`` seconds ahead."""

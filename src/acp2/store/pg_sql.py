@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
+from acp2.store.sql import POSTGRES, statements
+
 if TYPE_CHECKING:
     import psycopg
 
-__all__ = ["MISSING_DRIVER", "SCHEMA", "connect", "create_schema"]
+__all__ = ["MISSING_DRIVER", "SCHEMA", "SHARED", "connect", "create_schema"]
 
 #: The error of a postgresql:// store without psycopg.
 MISSING_DRIVER: Final = (
@@ -129,28 +131,9 @@ WITH seq AS (
 )
 UPDATE acp2_sessions SET updated_at = %(now)s WHERE id = %(id)s
 """
-SESSION_COLUMNS: Final = (
-    "id, cwd, additional_directories, title, created_at, updated_at, data, principal"
-)
-INSERT_SESSION: Final = (
-    "INSERT INTO acp2_sessions"
-    " (id, cwd, additional_directories, created_at, updated_at, principal)"
-    " VALUES (%s, %s, %s, %s, %s, %s)"
-)
-LAST_SEQ: Final = "SELECT MAX(seq) FROM acp2_updates WHERE session_id = %s"
-ROWS: Final = (
-    "SELECT seq, body FROM acp2_updates WHERE session_id = %s AND seq > %s AND seq <= %s"
-    " ORDER BY seq LIMIT %s"
-)
-
-FIND_KEY: Final = (
-    "SELECT digest, message_id, response FROM acp2_prompt_keys WHERE session_id = %s AND key = %s"
-)
-#: Delete what is older than the session's ``keep``-th newest key (nothing if fewer).
-TRIM_KEYS: Final = (
-    "DELETE FROM acp2_prompt_keys WHERE session_id = %s AND created < (SELECT created"
-    " FROM acp2_prompt_keys WHERE session_id = %s ORDER BY created DESC LIMIT 1 OFFSET %s)"
-)
+#: The statements PostgreSQL shares with SQLite (:mod:`acp2.store.sql`): sessions, stored
+#: rows, ledger lookups and trims, dropping a lease.
+SHARED: Final = statements(POSTGRES)
 
 # Leases (acp2.store.leasing): the expiry is the database's clock plus the ttl.
 FIND_LEASE: Final = (
@@ -162,7 +145,6 @@ TAKE_LEASE: Final = (
     " expires_at = EXCLUDED.expires_at"
 )
 RENEW_LEASES: Final = f"UPDATE acp2_leases SET expires_at = {NOW} + %s WHERE owner = %s"
-DROP_LEASE: Final = "DELETE FROM acp2_leases WHERE session_id = %s AND owner = %s"
 
 
 #: Seconds to wait for a connection, unless the URL says (libpq's default is forever,

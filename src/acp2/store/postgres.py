@@ -39,6 +39,7 @@ from acp2.store.base import (
 )
 from acp2.store.leasing import LEASE_TTL
 from acp2.store.queued import Queued, QueuedStore
+from acp2.store.sql import list_query, prompt_entry, record, row_batches
 
 try:
     import psycopg
@@ -139,14 +140,14 @@ class PostgresStore(QueuedStore):
         """Insert a new session owned by ``principal`` and return its record."""
         now, dirs = now_text(), list(additional_directories)
         args = (session_id, cwd, json.dumps(dirs), now, now, principal)
-        self._run(lambda db: db.execute(sql.INSERT_SESSION, args))
+        self._run(lambda db: db.execute(sql.SHARED.insert_session, args))
         return SessionRecord(session_id, cwd, dirs, None, now, now, principal=principal)
 
     def get_session(self, session_id: str) -> SessionRecord | None:
         """Return the record of a live (not deleted) session, or None."""
-        query = f"SELECT {sql.SESSION_COLUMNS} FROM acp2_sessions WHERE id = %s AND NOT deleted"
+        query = sql.SHARED.get_session
         row = self._run(lambda db: db.execute(query, (session_id,)).fetchone())
-        return _record(row) if row else None
+        return record(row) if row else None
 
     def update_session(
         self,
@@ -165,8 +166,7 @@ class PostgresStore(QueuedStore):
             data=data,
         )
         self.flush()
-        sets = ", ".join(f"{column} = %s" for column in columns)
-        query = f"UPDATE acp2_sessions SET {sets} WHERE id = %s"
+        query = sql.SHARED.update_session(columns)
         self._run(lambda db: db.execute(query, (*args, session_id)))
 
     def delete_session(self, session_id: str) -> None:
@@ -182,9 +182,9 @@ class PostgresStore(QueuedStore):
             db.execute(sql.LOCK_SESSION, (session_id,))
             self.leases.check(db, session_id)
             db.execute("UPDATE acp2_sessions SET deleted = TRUE WHERE id = %s", (session_id,))
-            db.execute("DELETE FROM acp2_updates WHERE session_id = %s", (session_id,))
+            db.execute(sql.SHARED.delete_updates, (session_id,))
             db.execute("DELETE FROM acp2_next_seq WHERE session_id = %s", (session_id,))
-            db.execute("DELETE FROM acp2_prompt_keys WHERE session_id = %s", (session_id,))
+            db.execute(sql.SHARED.delete_keys, (session_id,))
 
     def list_sessions(
         self,
@@ -200,31 +200,16 @@ class PostgresStore(QueuedStore):
         only ``principal``'s sessions unless :data:`~acp2.store.base.ANYONE`.
         """
         self.flush()
-        where, args = ["NOT deleted"], []
-        if principal is not ANYONE:
-            where.append("principal IS NOT DISTINCT FROM %s")  # NULL: the local user's
-            args.append(principal)
-        if cwd is not None:
-            where.append("cwd = %s")
-            args.append(cwd)
-        if after is not None:
-            where.append("(updated_at < %s OR (updated_at = %s AND id > %s))")
-            args.extend([after[0], after[0], after[1]])
-        query = (
-            f"SELECT {sql.SESSION_COLUMNS} FROM acp2_sessions WHERE {' AND '.join(where)}"
-            " ORDER BY updated_at DESC, id ASC LIMIT %s"
-        )
-        rows = self._run(lambda db: db.execute(query, (*args, limit)).fetchall())
-        return [_record(r) for r in rows]
+        query, args = list_query(sql.SHARED, cwd=cwd, after=after, limit=limit, principal=principal)
+        rows = self._run(lambda db: db.execute(query, args).fetchall())
+        return [record(r) for r in rows]
 
     # -- updates and the ledger -----------------------------------------------------
 
     def find_stored_prompt(self, session_id: str, key: str) -> PromptEntry | None:
         """The committed ledger entry of ``key`` in ``session_id``, or None."""
-        row = self._run(lambda db: db.execute(sql.FIND_KEY, (session_id, key)).fetchone())
-        if row is None:
-            return None
-        return PromptEntry(session_id, key, row[0], row[1], bytes(row[2]))
+        row = self._run(lambda db: db.execute(sql.SHARED.find_key, (session_id, key)).fetchone())
+        return prompt_entry(session_id, key, row)
 
     def commit(self, work: Queued, trim: list[str]) -> None:
         """Commit ``work`` as one statement (:data:`acp2.store.pg_sql.FLUSH`), with the
@@ -245,7 +230,7 @@ class PostgresStore(QueuedStore):
         with db.transaction(), db.cursor() as cur:
             cur.execute(sql.FLUSH, params)
             keep = self.keys_per_session - 1
-            cur.executemany(sql.TRIM_KEYS, [(s, s, keep) for s in trim])
+            cur.executemany(sql.SHARED.trim_keys, [(s, s, keep) for s in trim])
 
     @property
     def on_disk(self) -> bool:
@@ -265,15 +250,7 @@ class PostgresStore(QueuedStore):
 
 def _batches(db: Db, session_id: str, rows: int) -> Batches:
     try:
-        last_seq = db.execute(sql.LAST_SEQ, (session_id,)).fetchone()
-        last = last_seq[0] if last_seq else None
-        after = -1
-        while last is not None and after < last:
-            batch = db.execute(sql.ROWS, (session_id, after, last, rows)).fetchall()
-            if not batch:
-                return
-            after = batch[-1][0]
-            yield [bytes(body) for _, body in batch]
+        yield from row_batches(db.execute, sql.SHARED, session_id, rows)
     finally:
         db.close()
 
@@ -296,16 +273,3 @@ def _flush_params(work: Queued) -> dict[str, Any]:
         "retitle": [s in titles for s in touched],
         "titles": [titles.get(s) for s in touched],
     }
-
-
-def _record(row: Sequence[Any]) -> SessionRecord:
-    return SessionRecord(
-        id=row[0],
-        cwd=row[1],
-        additional_directories=list(json.loads(row[2])),
-        title=row[3],
-        created_at=row[4],
-        updated_at=row[5],
-        data=dict(json.loads(row[6] or "{}")),
-        principal=row[7],
-    )

@@ -43,7 +43,7 @@ class QueuedStore:
         self._pending: dict[str, list[Body]] = {}
         self._touched: dict[str, str] = {}
         self._titles: dict[str, str | None] = {}
-        #: Keyed prompts queued with their user message (acp2.agent.ledger).
+        #: Keyed prompts queued with their user message (acp2.store.ledger).
         self._keys: dict[tuple[str, str], PromptEntry] = {}
         #: How many prompt keys a session keeps (the newest).
         self.keys_per_session = KEYS_PER_SESSION
@@ -94,7 +94,7 @@ class QueuedStore:
 
     def remember_prompt(self, entry: PromptEntry) -> None:
         """Queue a keyed prompt's ledger entry; the next flush commits it in the same
-        transaction as the user message appended with it (:mod:`acp2.agent.ledger`)."""
+        transaction as the user message appended with it (:mod:`acp2.store.ledger`)."""
         self._keys[(entry.session_id, entry.key)] = entry
 
     def find_prompt(self, session_id: str, key: str) -> PromptEntry | None:

@@ -84,10 +84,17 @@ class Frontend(Protocol):
         ...
 
     async def run(
-        self, session: ClientSession, *, replayed: bool = False, attached: bool = False
+        self,
+        session: ClientSession,
+        *,
+        replayed: bool = False,
+        attached: bool = False,
+        client: ClientConnection | None = None,
     ) -> int:
         """Chat in ``session`` until the input ends; return the exit status. ``replayed``:
-        its history was replayed (resumed, or ``attached`` with ``--attach``)."""
+        its history was replayed (resumed, or ``attached`` with ``--attach``). ``client``:
+        the connection the session is on (a session holds none), for commands that open
+        or list sessions."""
         ...
 
 
@@ -231,7 +238,7 @@ async def _connect_and_chat(
                 raise
             attached = bool(options.attach)
             replayed = bool(options.resume) or attached
-            return await frontend.run(session, replayed=replayed, attached=attached)
+            return await frontend.run(session, replayed=replayed, attached=attached, client=client)
 
 
 def _say_how_to_log_in(client: ClientConnection, options: ChatOptions, frontend: Frontend) -> None:

@@ -26,11 +26,11 @@ from prompt_toolkit.formatted_text import ANSI, AnyFormattedText
 from rich.text import Text
 
 from acp2.client import PermissionRequest, allow_all, deny_all
+from acp2.client.permission_text import Asked, asked, choice_text
 from acp2.client.permissions import PermissionMode
 from acp2.schema import PermissionOption
 from acp2.ui.blocks import permission_block
 from acp2.ui.keys import SHOW_RAW, KeyChooser
-from acp2.ui.permission import Asked, asked, choice_text
 
 if TYPE_CHECKING:
     from acp2.ui.interactive import InteractiveChat

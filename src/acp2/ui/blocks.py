@@ -22,7 +22,9 @@ from rich.syntax import Syntax
 from rich.text import Text
 
 from acp2 import sanitize
-from acp2.client import PermissionRequest
+from acp2.client import PermissionRequest, describe
+from acp2.client.describe import Seen
+from acp2.client.permission_text import Asked, Offer, asked
 from acp2.schema import Diff, SessionReference, Terminal
 from acp2.state import (
     CompactionState,
@@ -34,10 +36,7 @@ from acp2.state import (
     TerminalState,
     ToolCallState,
 )
-from acp2.ui import describe
-from acp2.ui.describe import Seen
 from acp2.ui.markdown_text import agent_markdown
-from acp2.ui.permission import Asked, Offer, asked
 from acp2.ui.style import kind_icon, plan_mark, status_glyph
 from acp2.ui.subagents import folded_lines
 

@@ -20,8 +20,9 @@ from rich.console import Console
 from rich.text import Text
 
 from acp2 import sanitize
+from acp2.client import describe
 from acp2.state import MessageState, ToolCallState
-from acp2.ui import background, describe, options
+from acp2.ui import background, options
 from acp2.ui.blocks import View, entry_block, notice_block
 from acp2.ui.commands import resume_command
 from acp2.ui.live import LiveRegion

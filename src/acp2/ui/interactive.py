@@ -38,7 +38,7 @@ from rich.console import Console
 from rich.text import Text
 
 from acp2 import sanitize
-from acp2.client import ClientSession, PermissionPolicy
+from acp2.client import ClientConnection, ClientSession, PermissionPolicy
 from acp2.client.elicitation import ElicitationPolicy
 from acp2.client.permissions import PermissionMode
 from acp2.errors import Acp2Error, LocalProtocolError, RequestError
@@ -89,6 +89,8 @@ class InteractiveChat(ChatView):
         self.stdin = stdin or sys.stdin
         self.agent_command = list(agent_command)
         self.session: Any = None
+        #: The connection the session is on (``run`` sets it): /clear, /sessions, /resume.
+        self.client: ClientConnection | None = None
         self.settler = Settler(SessionState())
         self.notices = NoticeTracker(self.settler.state)
         self.subagents = SubagentTracker()
@@ -129,11 +131,17 @@ class InteractiveChat(ChatView):
         self.console.print(Text(text, style="dim"))
 
     async def run(
-        self, session: ClientSession, *, replayed: bool = False, attached: bool = False
+        self,
+        session: ClientSession,
+        *,
+        replayed: bool = False,
+        attached: bool = False,
+        client: ClientConnection | None = None,
     ) -> int:
         """Chat until the user leaves (Ctrl-D, Ctrl-C twice on an empty line, ``/quit``)
         or, with ``url``, the session ends; print the resume hint; return 0, or 130 when
         the user quit while cancelling. ``attached``: joined with ``--attach``."""
+        self.client = client
         self.attach(session)
         where = sanitize.line(f"session {session.id} · {session.cwd}")  # the agent's id
         self.console.print(Text(where, style="dim"))
@@ -293,7 +301,7 @@ class InteractiveChat(ChatView):
     def _attach_files(self, text: str) -> str | list[Any]:
         if not attach.mentions(text):
             return text
-        caps = self.session.client.agent_capabilities
+        caps = self.session.env.agent_capabilities
         prompt = getattr(caps.session, "prompt", None)
         embed = supports(getattr(prompt, "embedded_context", None))
         attached = attach.prompt_blocks(text, self.session.cwd, embed=embed)

@@ -14,8 +14,8 @@ from prompt_toolkit.layout import HSplit, Layout, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.output import Output
 
+from acp2.client.permission_text import Asked
 from acp2.schema import PermissionOption
-from acp2.ui.permission import Asked
 
 __all__ = ["SHOW_RAW", "KeyChooser"]
 

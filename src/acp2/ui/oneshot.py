@@ -5,7 +5,7 @@ JSON lines that are safe to print (no rich needed; prompt_toolkit only for one-k
   arrives (sanitized with :func:`acp2.sanitize.prose`), messages separated by a blank
   line, so a person at a terminal sees the reply grow.
 - :class:`RunAsker`: the ``ask`` permission policy. It writes the request to ``err`` with
-  the same wording as the chat transcript (:func:`acp2.ui.permission.request_text`: title,
+  the same wording as the chat transcript (:func:`acp2.client.permission_text.request_text`: title,
   what will run, the diff, the raw input, ``[y] Allow once  [a] Always allow  [n] Reject``)
   and reads the answer: one key when ``stdin`` is a terminal, else a line.
 - :func:`json_line`: a JSON text with C1 controls, DEL, bidi controls and line separators
@@ -24,11 +24,11 @@ from typing import Any, Final, TextIO
 
 from acp2 import sanitize
 from acp2.client import PermissionPolicy, PermissionRequest
+from acp2.client.permission_text import asked, choice_text, parse_choice, request_text
 from acp2.client.permissions import run_policy, to_response
 from acp2.schema import AgentMessage, AgentMessageChunk, PermissionOption
 from acp2.schema.codec import encode
 from acp2.ui.lines import LineReader
-from acp2.ui.permission import asked, choice_text, parse_choice, request_text
 
 __all__ = ["PermissionLog", "ReplyStream", "RunAsker", "json_line"]
 

@@ -20,6 +20,8 @@ from __future__ import annotations
 from typing import Any
 
 from acp2 import sanitize
+from acp2.client import describe
+from acp2.client.describe import Seen
 from acp2.schema import Diff, SessionReference, Terminal
 from acp2.state import (
     Entry,
@@ -30,8 +32,6 @@ from acp2.state import (
     TerminalState,
     ToolCallState,
 )
-from acp2.ui import describe
-from acp2.ui.describe import Seen
 from acp2.ui.style import PLAIN_PLAN_MARKS, usage_text
 from acp2.ui.subagents import folded_lines
 

@@ -14,13 +14,14 @@ from prompt_toolkit import PromptSession
 from rich.text import Text
 
 from acp2 import sanitize
-from acp2.errors import Acp2Error
+from acp2.errors import Acp2Error, LocalProtocolError
 from acp2.state import background_items
 from acp2.ui import background, commands, options
 from acp2.ui.choose import picked
 from acp2.ui.style import cost_text, tokens_text
 
 if TYPE_CHECKING:
+    from acp2.client import ClientConnection
     from acp2.ui.interactive import InteractiveChat
 
 __all__ = ["CANCEL_BG_WAIT", "KEYS_HELP", "SlashCommands"]
@@ -50,6 +51,13 @@ class SlashCommands:
     def session(self) -> Any:
         """The chat's current session."""
         return self.chat.session
+
+    def _client(self) -> ClientConnection:
+        """The chat's connection (a session holds no pointer to it)."""
+        client = self.chat.client
+        if client is None:
+            raise LocalProtocolError("this chat has no connection to open sessions with")
+        return client
 
     def say(self, text: str, style: str = "dim") -> None:
         """Print one line above the prompt."""
@@ -153,7 +161,7 @@ class SlashCommands:
     async def do_clear(self, arg: str) -> None:
         """Start a new session in the same folder; the old one is closed."""
         old = self.session
-        new = await old.client.new_session(old.cwd)
+        new = await self._client().new_session(old.cwd)
         await self._leave(old)
         self.chat.attach(new)
         self.chat.console.rule(style="dim")
@@ -161,7 +169,7 @@ class SlashCommands:
 
     async def do_sessions(self, arg: str) -> None:
         """List this folder's sessions, newest first, and resume the one picked."""
-        found = await self.session.client.list_sessions(cwd=self.session.cwd)
+        found = await self._client().list_sessions(cwd=self.session.cwd)
         if not found:
             self.say("the agent lists no sessions for this folder")
             return
@@ -189,7 +197,7 @@ class SlashCommands:
             self.say("usage: /resume SESSION_ID (/sessions lists them)")
             return
         old = self.session
-        new = await old.client.resume(arg, cwd=old.cwd, replay=True)
+        new = await self._client().resume(arg, cwd=old.cwd, replay=True)
         if new is not old and old.id != new.id:
             await self._leave(old)
         self.chat.show_resumed(new)

@@ -21,6 +21,7 @@ import anyio
 
 from acp2 import sanitize
 from acp2.client import (
+    ClientConnection,
     ClientSession,
     ElicitationRequest,
     PermissionPolicy,
@@ -28,15 +29,15 @@ from acp2.client import (
     allow_all,
     deny_all,
 )
+from acp2.client.describe import Seen
 from acp2.client.elicitation import ElicitationAnswer, ElicitationPolicy
+from acp2.client.permission_text import asked, choice_text, parse_choice, request_text
 from acp2.client.permissions import PermissionMode
 from acp2.errors import RequestError
 from acp2.schema import PermissionOption
 from acp2.state import SessionState
 from acp2.ui import plain
-from acp2.ui.describe import Seen
 from acp2.ui.lines import LineReader
-from acp2.ui.permission import asked, choice_text, parse_choice, request_text
 from acp2.ui.settle import NoticeTracker, Settler
 from acp2.ui.subagents import SubagentTracker
 from acp2.ui.watching import OBSERVER_READ_ONLY, Watch, ended_text
@@ -149,11 +150,17 @@ class TranscriptChat:
         return option
 
     async def run(
-        self, session: ClientSession, *, replayed: bool = False, attached: bool = False
+        self,
+        session: ClientSession,
+        *,
+        replayed: bool = False,
+        attached: bool = False,
+        client: ClientConnection | None = None,
     ) -> int:
         """Run one turn per input line until the input ends (with ``url``: or the session
         ends); return the exit status. ``attached``: the session was joined with
-        ``--attach`` (its history was replayed)."""
+        ``--attach`` (its history was replayed). ``client`` is not needed here (no
+        command opens another session)."""
         self.session = session
         self.settler = Settler(session.state)
         self.notices = NoticeTracker(session.state)

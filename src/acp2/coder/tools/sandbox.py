@@ -9,7 +9,7 @@ pointing out, and a write through a symlinked parent directory are all refused w
 That check alone can be raced (a directory swapped for a symlink between the check and
 the ``open``), so IO never uses the path: :meth:`Sandbox.open_file` and
 :meth:`Sandbox.open_dir` open the resolved path relative to its root's descriptor without
-following any symlink (:mod:`acp2.coder.tools.beneath`) and check the descriptor.
+following any symlink (:mod:`acp2.beneath`) and check the descriptor.
 
 Writes are also refused below *protected paths* (:data:`DEFAULT_PROTECTED`): version
 control metadata and editor or shell configuration that runs commands when another
@@ -24,7 +24,7 @@ import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from acp2.coder.tools.beneath import BeneathError, open_beneath
+from acp2.beneath import BeneathError, open_beneath
 from acp2.coder.tools.errors import ToolError
 from acp2.coder.tools.hookpaths import HOOK_MANAGER_PATHS, hooks_dir
 from acp2.errors import MissingPathError, SandboxError

@@ -15,14 +15,14 @@ Several processes may share one file (``acp2 agent`` uses one per user):
   backoff; one that still fails keeps its updates queued for the next flush, logs an
   error, and makes the next :meth:`HistoryStore.append` raise :class:`HistoryWriteError`
   (failing the turn) until a flush succeeds -- updates are never dropped silently;
-* a session is served by one process at a time (:mod:`acp2.agent.lease`);
-* a keyed prompt's ledger entry (:mod:`acp2.agent.ledger`) is queued with its user message
+* a session is served by one process at a time (:mod:`acp2.store.sqlite_lease`);
+* a keyed prompt's ledger entry (:mod:`acp2.store.ledger`) is queued with its user message
   and committed in the same transaction, so a retry after a crash finds both or neither.
 
-The file is private to its owner (:mod:`acp2.agent.private`). A row of a megabyte or more
+The file is private to its owner (:mod:`acp2.store.private`). A row of a megabyte or more
 (a huge prompt) is written in place through incremental blob I/O, without a copy; that
 needs rowids, so a file made when ``updates`` was ``WITHOUT ROWID`` is migrated once on
-open (:func:`acp2.agent.dbtools.migrate_updates`).
+open (:func:`acp2.store.sqlite_tools.migrate_updates`).
 """
 
 from __future__ import annotations
@@ -36,33 +36,40 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from acp2.agent.dbtools import (
-    BIG_ROW,
-    UPDATES_TABLE,
+from acp2.errors import HistoryWriteError, SessionInUse
+from acp2.store.base import (
+    ANYONE,
     Batches,
     Body,
+    Owner,
+    PromptEntry,
+    SessionRecord,
+    now_text,
+    session_changes,
+)
+from acp2.store.failures import unusable
+from acp2.store.leasing import LEASE_TTL
+from acp2.store.private import COMPANIONS, prepare_private_file, tighten
+from acp2.store.queued import Queued, QueuedStore
+from acp2.store.sql import SQLITE, list_query, record, row_batches, statements
+from acp2.store.sqlite_lease import LEASE_SCHEMA, LeaseKeeper
+from acp2.store.sqlite_ledger import (
+    LEDGER_SCHEMA,
+    find_entry,
+    forget_session,
+    insert_entries,
+    trim_sessions,
+)
+from acp2.store.sqlite_tools import (
+    BIG_ROW,
+    UPDATES_TABLE,
     Transaction,
     closing_batches,
     insert_in_place,
     is_busy,
     migrate_principal,
     migrate_updates,
-    row_batches,
 )
-from acp2.agent.lease import LEASE_SCHEMA, LEASE_TTL, LeaseKeeper, SessionInUse
-from acp2.agent.ledger import (
-    LEDGER_SCHEMA,
-    PromptEntry,
-    find_entry,
-    forget_session,
-    insert_entries,
-    trim_sessions,
-)
-from acp2.agent.private import COMPANIONS, prepare_private_file, tighten
-from acp2.errors import HistoryWriteError
-from acp2.store.base import ANYONE, Owner, SessionRecord, now_text, session_changes
-from acp2.store.failures import unusable
-from acp2.store.queued import Queued, QueuedStore
 
 __all__ = [
     "HistoryStore",
@@ -72,7 +79,7 @@ __all__ = [
     "default_store_path",
 ]
 
-log = logging.getLogger("acp2.agent")
+log = logging.getLogger("acp2.agent")  # the name users configure; kept across the move
 
 #: How long one statement waits for another process's write lock, in milliseconds.
 BUSY_TIMEOUT_MS = 1000
@@ -87,8 +94,8 @@ _INSERT = (
     " (?, (SELECT COALESCE(MAX(seq), -1) + 1 FROM updates WHERE session_id = ?), ?)"
 )
 
-#: The columns of a session record, in :func:`_record`'s order.
-_COLUMNS = "id, cwd, additional_directories, title, created_at, updated_at, data, principal"
+#: The statements SQLite shares with PostgreSQL (:mod:`acp2.store.sql`).
+_SQL = statements(SQLITE)
 
 _SCHEMA = (
     """
@@ -215,10 +222,7 @@ class HistoryStore(QueuedStore):
     def _drop_lease(self, session_id: str) -> None:
         try:
             self._retrying(
-                lambda: self._db.execute(
-                    "DELETE FROM leases WHERE session_id = ? AND owner = ?",
-                    (session_id, self.leases.owner),
-                )
+                lambda: self._db.execute(_SQL.drop_lease, (session_id, self.leases.owner))
             )
         except sqlite3.Error as exc:
             log.warning("could not release the lease of %s: %s", session_id, exc)
@@ -236,21 +240,15 @@ class HistoryStore(QueuedStore):
         now = now_text()
         dirs = list(additional_directories)
         self._db.execute(
-            "INSERT INTO sessions"
-            " (id, cwd, additional_directories, created_at, updated_at, principal)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            (session_id, cwd, json.dumps(dirs), now, now, principal),
+            _SQL.insert_session, (session_id, cwd, json.dumps(dirs), now, now, principal)
         )
         self.note_created(session_id)  # the insert succeeded: the id is new to the file
         return SessionRecord(session_id, cwd, dirs, None, now, now, principal=principal)
 
     def get_session(self, session_id: str) -> SessionRecord | None:
         """Return the record of a live (not deleted) session, or None."""
-        row = self._db.execute(
-            f"SELECT {_COLUMNS} FROM sessions WHERE id = ? AND deleted = 0",
-            (session_id,),
-        ).fetchone()
-        return _record(row) if row else None
+        row = self._db.execute(_SQL.get_session, (session_id,)).fetchone()
+        return record(row) if row else None
 
     def update_session(
         self,
@@ -269,8 +267,7 @@ class HistoryStore(QueuedStore):
             data=data,
         )
         self.flush()
-        sets = ", ".join(f"{column} = ?" for column in columns)
-        self._db.execute(f"UPDATE sessions SET {sets} WHERE id = ?", (*args, session_id))
+        self._db.execute(_SQL.update_session(columns), (*args, session_id))
 
     def delete_session(self, session_id: str) -> None:
         """Mark a session deleted and drop its history. Unknown ids are ignored.
@@ -282,7 +279,7 @@ class HistoryStore(QueuedStore):
         with self._transaction():
             self.leases.check(session_id)
             self._db.execute("UPDATE sessions SET deleted = 1 WHERE id = ?", (session_id,))
-            self._db.execute("DELETE FROM updates WHERE session_id = ?", (session_id,))
+            self._db.execute(_SQL.delete_updates, (session_id,))
             forget_session(self._db, session_id)
 
     def list_sessions(
@@ -299,23 +296,8 @@ class HistoryStore(QueuedStore):
         only ``principal``'s sessions unless :data:`~acp2.store.base.ANYONE`.
         """
         self.flush()
-        where = ["deleted = 0"]
-        args: list[Any] = []
-        if principal is not ANYONE:
-            where.append("principal IS ?")  # IS: NULL (the local user) matches NULL
-            args.append(principal)
-        if cwd is not None:
-            where.append("cwd = ?")
-            args.append(cwd)
-        if after is not None:
-            where.append("(updated_at < ? OR (updated_at = ? AND id > ?))")
-            args.extend([after[0], after[0], after[1]])
-        rows = self._db.execute(
-            f"SELECT {_COLUMNS} FROM sessions WHERE {' AND '.join(where)}"
-            " ORDER BY updated_at DESC, id ASC LIMIT ?",
-            (*args, limit),
-        ).fetchall()
-        return [_record(r) for r in rows]
+        query, args = list_query(_SQL, cwd=cwd, after=after, limit=limit, principal=principal)
+        return [record(r) for r in self._db.execute(query, args).fetchall()]
 
     # -- updates ------------------------------------------------------------------
 
@@ -395,22 +377,9 @@ class HistoryStore(QueuedStore):
         """
         self.flush()  # now, in the caller's thread
         if not self.on_disk:
-            return row_batches(self._db, session_id, rows)
+            return row_batches(self._db.execute, _SQL, session_id, rows)
         db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
-        return closing_batches(db, row_batches(db, session_id, rows))
+        return closing_batches(db, row_batches(db.execute, _SQL, session_id, rows))
 
     def _transaction(self) -> Transaction:
         return Transaction(self._db)
-
-
-def _record(row: tuple[Any, ...]) -> SessionRecord:
-    return SessionRecord(
-        id=row[0],
-        cwd=row[1],
-        additional_directories=list(json.loads(row[2])),
-        title=row[3],
-        created_at=row[4],
-        updated_at=row[5],
-        data=dict(json.loads(row[6] or "{}")),
-        principal=row[7],
-    )

@@ -1,4 +1,4 @@
-"""SQLite helpers of the history store: the write transaction, busy errors, row batches,
+"""SQLite helpers of the history store: the write transaction, busy errors, closing batches,
 the ``updates`` table (its schema, the migration of old files, big rows written in place)."""
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ __all__ = [
     "is_busy",
     "migrate_principal",
     "migrate_updates",
-    "row_batches",
 ]
 
 #: Rows at least this big are written in place (:func:`insert_in_place`), not bound.
@@ -78,24 +77,6 @@ def closing_batches(db: sqlite3.Connection, batches: Batches) -> Batches:
         yield from batches
     finally:
         db.close()
-
-
-def row_batches(db: sqlite3.Connection, session_id: str, rows: int) -> Batches:
-    """The session's rows in batches of ``rows``, oldest first, up to the last row stored
-    when it starts; each batch is one complete statement (none stays open between)."""
-    last = db.execute("SELECT MAX(seq) FROM updates WHERE session_id = ?", (session_id,))
-    last_seq = last.fetchone()[0]
-    after = -1
-    while last_seq is not None and after < last_seq:
-        batch = db.execute(
-            "SELECT seq, body FROM updates WHERE session_id = ? AND seq > ? AND seq <= ?"
-            " ORDER BY seq LIMIT ?",
-            (session_id, after, last_seq, rows),
-        ).fetchall()
-        if not batch:
-            return
-        after = batch[-1][0]
-        yield [bytes(body) for _, body in batch]
 
 
 def is_busy(exc: sqlite3.OperationalError) -> bool:

@@ -19,9 +19,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from acp2 import sanitize
-from acp2.client import PermissionRequest
+from acp2.client import PermissionRequest, describe
 from acp2.schema import Diff, PermissionOption
-from acp2.ui import describe
 
 __all__ = [
     "INVALID",

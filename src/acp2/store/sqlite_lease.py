@@ -15,7 +15,7 @@ session being served holds a row in the ``leases`` table (owner id, host, pid, e
   the end of the connection, closing the store).
 
 Rows carry no conversation data, so a lapsed lease cannot lose history: sequence numbers
-come from the database inside each insert (see :mod:`acp2.agent.store`).
+come from the database inside each insert (see :mod:`acp2.store.sqlite`).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ CREATE TABLE IF NOT EXISTS leases (
 
 
 class LeaseKeeper(LeaseBook):
-    """The leases one :class:`~acp2.agent.store.HistoryStore` holds on its file.
+    """The leases one :class:`~acp2.store.sqlite.HistoryStore` holds on its file.
 
     ``db`` is the store's connection (leases are taken inside its transactions); the
     heartbeat opens its own connection to ``path``. A session may be held several times

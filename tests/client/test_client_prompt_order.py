@@ -1,0 +1,119 @@
+"""Which work an ``idle`` ends holds by construction, not by the event loop's schedule.
+
+The reader dispatches a ``session/prompt`` answer by resolving the prompt's waiter and
+goes straight on to the messages read with it; the prompting task runs later. An idle
+read after the answer must end the prompt's work, an idle read before it earlier work --
+whenever the prompting task gets to run. The link below dispatches like the reader, in
+the prompting task itself, so the prompting task cannot run in between: a session that
+left the order to a turn of the event loop would give the idle to nobody. The answers
+carry no ``messageId`` and the turns no user message (an Aug-draft agent, D-09), so the
+order on the wire is all a work has to go by.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+import msgspec
+import pytest
+
+from acp2 import _aio
+from acp2.client.env import SessionEnv
+from acp2.client.link import AgentLink, _UpdateNotification
+from acp2.client.permissions import deny_all
+from acp2.client.session import ClientSession
+from acp2.schema import AgentCapabilities, PromptResponse, SessionCapabilities
+from helpers.timeouts import TIMEOUT
+
+pytestmark = pytest.mark.anyio
+
+RUNNING = {"sessionUpdate": "state_update", "state": "running"}
+TEXT = {"sessionUpdate": "agent_message_chunk", "messageId": "a1"}
+IDLE = {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}
+ANSWER = "answer"  # where the prompt's answer sits among the updates
+CAPS = AgentCapabilities(session=SessionCapabilities())
+
+
+class ReaderLink(AgentLink[ClientSession]):
+    """Answers ``session/prompt`` as the reader dispatches one burst read from the wire:
+    ``wire`` in order, the answer resolving the waiter where :data:`ANSWER` stands."""
+
+    def __init__(self, wire: list[Any]) -> None:
+        super().__init__(None, None)  # type: ignore[arg-type]
+        self.wire = wire
+
+    async def call(self, spec: Any, params: Any, *, waiter: Any = None) -> Any:
+        for item in self.wire:
+            if item == ANSWER:
+                if waiter is not None:
+                    _aio.resolve(waiter, (msgspec.Raw(b"{}"), None))
+                continue
+            pending = self._on_update(*_note(item))
+            if pending is not None:  # the reader awaits what a session hands back
+                await pending
+        return PromptResponse()
+
+
+def _note(update: dict[str, Any]) -> tuple[_UpdateNotification, bytes]:
+    if "messageId" in update:
+        update = {**update, "content": {"type": "text", "text": "hi"}}
+    body = json.dumps({"sessionId": "s", "update": update}).encode()
+    return msgspec.json.decode(body, type=_UpdateNotification), body
+
+
+def _session(wire: list[Any]) -> ClientSession:
+    link = ReaderLink(wire)
+    session = ClientSession(SessionEnv(CAPS, deny_all), link, "s", "/tmp")
+    link.attach(session)
+    return session
+
+
+async def test_an_idle_read_after_the_prompts_answer_ends_the_prompts_work() -> None:
+    session = _session([ANSWER, RUNNING, TEXT, IDLE])
+    with anyio.fail_after(TIMEOUT):
+        work = await session.prompt("hi")
+        assert work.done
+        assert await work.wait() == "end_turn"
+    assert work.text == "hi"
+
+
+async def test_an_empty_turn_answered_then_idle_ends_the_prompts_work() -> None:
+    session = _session([ANSWER, IDLE])
+    with anyio.fail_after(TIMEOUT):
+        work = await session.prompt("hi")
+        assert work.done
+        assert await work.wait() == "end_turn"
+
+
+async def test_an_idle_read_before_the_prompts_answer_does_not_end_the_prompts_work() -> None:
+    session = _session([IDLE, ANSWER])
+    with anyio.fail_after(TIMEOUT):
+        work = await session.prompt("hi")
+    assert not work.done
+
+
+async def test_a_session_reads_its_connections_environment_not_the_connection() -> None:
+    session = _session([ANSWER, IDLE])
+    assert not hasattr(session, "client")
+    assert session.env.permission_policy is deny_all
+
+
+def test_the_client_runtime_never_yields_to_the_event_loop_for_ordering() -> None:
+    """No ``sleep(0)`` / ``yield_once`` in client/: an order that needs a loop turn is an
+    order that another schedule (another task between, another event loop) breaks."""
+    client = Path(__file__).resolve().parents[2] / "src" / "acp2" / "client"
+    found = []
+    for path in sorted(client.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "attr", None) or getattr(node.func, "id", None)
+            first = node.args[0] if node.args else None
+            zero = isinstance(first, ast.Constant) and first.value == 0
+            if name == "yield_once" or (name == "sleep" and zero):
+                found.append(f"{path.name}:{node.lineno}")
+    assert found == []
