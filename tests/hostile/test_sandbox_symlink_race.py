@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from acp2.coder.tools import Sandbox, ToolError, beneath
+from acp2 import beneath
+from acp2.coder.tools import Sandbox, ToolError
 from acp2.coder.tools.files import apply_change, prepare_write, read_file
 from acp2.coder.tools.search import search
 from helpers import timeouts
