@@ -31,9 +31,9 @@ EXIT_AGENT_FAILED = 3
 class ChatOptions:
     """What to run and how.
 
-    ``permission``: ``allow`` / ``deny`` / ``ask``; None means ask on a terminal and
-    ``transcript_permission`` in transcript mode. ``interactive``: None decides from the
-    streams. ``intro``: lines printed before connecting. ``first_prompt`` pre-fills the
+    ``permission``: ``allow`` / ``deny`` / ``ask``; None means ask when the input is a
+    terminal (also in the plain transcript) and ``transcript_permission`` otherwise.
+    ``interactive``: None decides from the streams. ``intro``: lines printed before connecting. ``first_prompt`` pre-fills the
     first interactive input line. ``resume_hint``: print how to resume on leaving.
     ``files`` / ``terminals``: serve a v1 agent's ``fs/*`` / ``terminal/*`` requests
     (:func:`acp2.client.connect`). ``url`` (with ``token``): chat with the remote agent
@@ -124,8 +124,25 @@ def make_frontend(options: ChatOptions, stdin: TextIO, stdout: TextIO) -> Fronte
     from acp2.ui.lines import LineReader
     from acp2.ui.transcript import TranscriptChat
 
-    permission = options.permission or options.transcript_permission
-    return TranscriptChat(stdout, LineReader(stdin), permission=permission, url=options.url)
+    return TranscriptChat(
+        stdout,
+        LineReader(stdin),
+        permission=_transcript_permission(options, stdin),
+        url=options.url,
+    )
+
+
+def _transcript_permission(options: ChatOptions, stdin: TextIO) -> PermissionMode:
+    """The transcript chat's permission mode: the one asked for; else ``ask`` when a person
+    types the input (``--plain`` on a terminal, or no ``cli`` extra), since ``--help``
+    promises asking on a terminal; else ``transcript_permission`` (piped input)."""
+    if options.permission is not None:
+        return options.permission
+    try:
+        typed = stdin.isatty()
+    except (AttributeError, ValueError):
+        typed = False
+    return "ask" if typed else options.transcript_permission
 
 
 def agent_line(client: ClientConnection) -> str:
