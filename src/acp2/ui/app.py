@@ -34,7 +34,8 @@ class ChatOptions:
     ``permission``: ``allow`` / ``deny`` / ``ask``; None means ask when the input is a
     terminal (also in the plain transcript) and ``transcript_permission`` otherwise.
     ``interactive``: None decides from the streams. ``intro``: lines printed before
-    connecting. ``first_prompt`` pre-fills the first interactive input line. ``resume_hint``: print how to resume on leaving.
+    connecting. ``first_prompt`` pre-fills the first interactive input line.
+    ``resume_hint``: print how to resume on leaving.
     ``files`` / ``terminals``: serve a v1 agent's ``fs/*`` / ``terminal/*`` requests
     (:func:`acp2.client.connect`). ``url`` (with ``token``): chat with the remote agent
     there (:func:`acp2.client.connect_url`) instead of starting ``agent_command``.
