@@ -30,3 +30,20 @@ def test_a_plain_chat_on_a_terminal_asks_each_permission(tmp_path: Path) -> None
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+
+
+def test_ctrl_c_at_a_run_permission_question_cancels_the_turn_and_fails(tmp_path: Path) -> None:
+    """The one-key question says "ctrl-c cancels the turn": it does, and the run fails."""
+    child = spawn_chat(
+        ["run", "tools", "--", *TEST_AGENT],
+        pty_env(tmp_path / "data"),
+        tmp_path,
+        tmp_path / "pty.log",
+    )
+    child.expect("ctrl-c cancels the turn")
+    child.sendcontrol("c")
+    child.expect("-> declined")
+    child.expect("the agent stopped: cancelled")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 1

@@ -18,7 +18,8 @@ prints one JSON object per line: every ``session/update`` of the session as rece
 then ``{"sessionId", "stopReason", "text"}``; C1 controls and bidi controls inside JSON
 strings are written as ``\\uXXXX`` escapes (the same JSON value). With ``--permission ask``
 the request is shown on stderr as in ``acp2 chat`` and answered with one key (``y`` allow
-once, ``a`` always allow, ``n`` reject, or a number). Exit status: 0 when the work ended
+once, ``a`` always allow, ``n`` reject, or a number; Ctrl-C declines it and cancels the
+turn, which then ends with status 1). Exit status: 0 when the work ended
 with ``end_turn``, 1 for any other stop reason, 2 for a usage error, 3 when the agent
 failed (exited, broke the protocol, refused the request or timed out).
 """
@@ -241,8 +242,9 @@ async def _prompt_once(args: argparse.Namespace) -> tuple[str, str | None, str |
 
     from acp2.client.launch import DEFAULT_INITIALIZE_TIMEOUT
     from acp2.client.remote import connect_agent
-    from acp2.ui.oneshot import ReplyStream
+    from acp2.ui.oneshot import Interrupt, ReplyStream
 
+    interrupt = Interrupt()
     stream = None if args.json or not sys.stdout.isatty() else ReplyStream(lambda: None, sys.stdout)
     listener = _print_update if args.json else None
     # --timeout bounds the whole run, start-up included: an agent slow to start (Gemini
@@ -253,7 +255,7 @@ async def _prompt_once(args: argparse.Namespace) -> tuple[str, str | None, str |
         url=args.url,
         token=args.token,
         cwd=args.cwd,
-        permissions=_policy(args, stream),
+        permissions=_policy(args, stream, interrupt),
         files=args.fs,
         terminals=args.terminal,
         initialize_timeout=startup,
@@ -266,8 +268,9 @@ async def _prompt_once(args: argparse.Namespace) -> tuple[str, str | None, str |
             stream.state = lambda: session.state
             session.add_listener(stream)
         work = await session.prompt(args.prompt)
-        with anyio.move_on_after(args.cancel_after):
-            await work.wait()
+        with anyio.move_on_after(args.cancel_after) as interrupt.scope:
+            if not interrupt.pressed:  # ctrl-c at a question asked before prompt() returned
+                await work.wait()
         if not work.done:
             await session.cancel()
         stop = await work.wait()
@@ -278,7 +281,7 @@ async def _prompt_once(args: argparse.Namespace) -> tuple[str, str | None, str |
         return session.id, stop, text, error if isinstance(error, str) else None
 
 
-def _policy(args: argparse.Namespace, stream: Any) -> PermissionPolicy:
+def _policy(args: argparse.Namespace, stream: Any, interrupt: Any) -> PermissionPolicy:
     from acp2.client import allow_all, deny_all
     from acp2.ui.oneshot import PermissionLog, RunAsker
 
@@ -287,7 +290,8 @@ def _policy(args: argparse.Namespace, stream: Any) -> PermissionPolicy:
         choice = "ask" if sys.stdin.isatty() else "deny"
     policy: PermissionPolicy = allow_all if choice == "allow" else deny_all
     if choice == "ask":
-        policy = RunAsker(sys.stdin, sys.stderr, before=stream.break_line if stream else None)
+        before = stream.break_line if stream else None
+        policy = RunAsker(sys.stdin, sys.stderr, before=before, interrupt=interrupt)
     return PermissionLog(policy, _write_line) if args.json else policy
 
 
