@@ -159,4 +159,6 @@ def _usage_problem(args: argparse.Namespace, command: list[str]) -> str | None:
         return "give --resume or --attach, not both"
     if args.role is not None and args.attach is None:
         return "--role needs --attach"
-    return None
+    from acp2.cli.usage import cwd_problem, url_problem
+
+    return url_problem(args.url) or cwd_problem(args.cwd, remote=args.url is not None)

@@ -29,7 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
     from acp2.client import PermissionPolicy
@@ -166,6 +166,18 @@ def main(args: argparse.Namespace) -> int:
     return anyio.run(run_command, args)
 
 
+class _BadOption(Exception):
+    """An option between PROMPT and ``--`` that does not parse (reported once, exit 2)."""
+
+
+class _QuietParser(argparse.ArgumentParser):
+    """A parser that raises its error instead of printing the usage and exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        """Raise :class:`_BadOption` with argparse's message."""
+        raise _BadOption(message)
+
+
 def _split_command(args: argparse.Namespace) -> str | None:
     """Check PROMPT, move options written between PROMPT and ``--`` into ``args``, and
     leave the agent command in ``args.agent_command``; return a usage error, or None."""
@@ -175,20 +187,34 @@ def _split_command(args: argparse.Namespace) -> str | None:
     before = list(getattr(args, "before_separator", None) or [])
     if command[:1] == ["--"]:  # split off by _RunParser
         command = command[1:]
-    elif command and command[0].startswith("-") and "--" in command:
-        cut = command.index("--")  # argparse kept options after PROMPT in the remainder
+    elif command and command[0].startswith("-"):  # argparse kept options after PROMPT
+        cut = command.index("--") if "--" in command else len(command)
         before, command = command[:cut], command[cut + 1 :]
     if before:
-        extra = argparse.ArgumentParser(prog="acp2 run", add_help=False)
+        extra = _QuietParser(prog="acp2 run", add_help=False)
         _add_options(extra)
         try:
             extra.parse_args(before, namespace=args)
-        except SystemExit:
-            return f"unexpected arguments before '--': {' '.join(before)}"
+        except _BadOption as exc:
+            return f"{exc} (in the options before '--': {' '.join(before)})"
     args.agent_command = command
     if getattr(args, "url", None) is not None:
-        return "give AGENT_COMMAND or --url, not both" if command else None
-    return None if command else "missing AGENT_COMMAND (write it after '--', or use --url)"
+        return "give AGENT_COMMAND or --url, not both" if command else _values_problem(args)
+    if not command:
+        return "missing AGENT_COMMAND (write it after '--', or use --url)"
+    return _values_problem(args)
+
+
+def _values_problem(args: argparse.Namespace) -> str | None:
+    """A flag given a value that cannot work, with the fix (see :mod:`acp2.cli.usage`)."""
+    from acp2.cli.usage import cwd_problem, seconds_problem, url_problem
+
+    return (
+        seconds_problem("--timeout", args.timeout)
+        or seconds_problem("--cancel-after", args.cancel_after)
+        or url_problem(args.url)
+        or cwd_problem(args.cwd, remote=args.url is not None)
+    )
 
 
 async def run_command(args: argparse.Namespace) -> int:
