@@ -3,13 +3,31 @@ person sees when they answer, interrupt or mistype (issue 29, round 3)."""
 
 from __future__ import annotations
 
+import contextlib
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cli_helpers import TEST_AGENT
-from pty_helpers import pty_env, spawn_chat
+from cli_helpers import ACP2, TEST_AGENT
+from pty_helpers import leave, pty_env, spawn_chat
+
+from helpers.serve_process import listening_port
+from helpers.timeouts import PROCESS_TIMEOUT
 
 pexpect = pytest.importorskip("pexpect")
+
+
+@contextlib.contextmanager
+def served_command(agent: list[str], env: dict[str, str], cwd: Path) -> Iterator[str]:
+    """``acp2 serve --port 0 -- AGENT`` (one agent process per connection); its URL."""
+    argv = [*ACP2, "serve", "--port", "0", "--", *agent]
+    server = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd)
+    try:
+        yield f"http://127.0.0.1:{listening_port(server, [])}/acp"
+    finally:
+        server.terminate()
+        server.wait(PROCESS_TIMEOUT)
 
 
 def test_a_plain_chat_on_a_terminal_asks_each_permission(tmp_path: Path) -> None:
@@ -47,3 +65,44 @@ def test_ctrl_c_at_a_run_permission_question_cancels_the_turn_and_fails(tmp_path
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 1
+
+
+def test_leaving_a_chat_with_an_in_memory_agent_prints_why_there_is_no_resume(
+    tmp_path: Path,
+) -> None:
+    """The test agent's default store is in memory: a resume command would fail."""
+    child = spawn_chat(
+        ["chat", "--", *TEST_AGENT], pty_env(tmp_path / "data"), tmp_path, tmp_path / "pty.log"
+    )
+    child.expect("❯")
+    status, tail = leave(child)
+    assert status == 0
+    assert "no resume command: this agent keeps its sessions in memory only" in tail
+    assert "resume this session with" not in tail
+
+
+def test_leaving_a_chat_with_a_stored_agent_still_prints_the_resume_command(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "sessions.db"
+    args = ["chat", "--", *TEST_AGENT, "--store", str(store)]
+    child = spawn_chat(args, pty_env(tmp_path / "data"), tmp_path, tmp_path / "pty.log")
+    child.expect("❯")
+    status, tail = leave(child)
+    assert status == 0
+    assert "resume this session with" in tail
+    assert "--resume" in tail
+    assert "no resume command" not in tail
+
+
+def test_info_on_a_served_stdio_agent_does_not_suggest_attaching(tmp_path: Path) -> None:
+    """``acp2 serve -- AGENT`` runs one agent process per connection: no --attach line."""
+    env = pty_env(tmp_path / "data")
+    with served_command([*TEST_AGENT], env, tmp_path) as url:
+        child = spawn_chat(["chat", "--url", url], env, tmp_path, tmp_path / "pty.log")
+        child.expect("❯")
+        child.sendline("/info")
+        child.expect("no other terminal can watch: this agent does not offer attaching")
+        status, tail = leave(child)
+    assert status == 0
+    assert "--attach" not in tail

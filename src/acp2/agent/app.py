@@ -136,9 +136,12 @@ class Agent(AgentSettings):
         """Blocking entry point: serve on stdio with anyio on asyncio, then return.
 
         A v2 ``initialize`` sent first is answered before the event loop and the
-        session runtime are even imported (:mod:`acp2.agent.early`): start-up time."""
+        session runtime are even imported (:mod:`acp2.agent.early`): start-up time.
+        On stdio the agent has one client for its whole life, so attaching
+        (``_acp2/session/attach``) is not offered: no client would ever succeed."""
         from acp2.agent.early import answer_stdin
 
+        self.attach = False
         head, initialized = answer_stdin(self)
         import anyio
 

@@ -23,7 +23,7 @@ from acp2 import sanitize
 from acp2.state import MessageState, ToolCallState
 from acp2.ui import background, describe, options
 from acp2.ui.blocks import View, entry_block, notice_block
-from acp2.ui.commands import resume_command
+from acp2.ui.commands import NO_RESUME, forgets_sessions, resume_command
 from acp2.ui.live import LiveRegion
 from acp2.ui.prompt import ExitGuard
 from acp2.ui.settle import NoticeTracker, Settler
@@ -161,6 +161,9 @@ class ChatView:
     def print_resume_hint(self) -> None:
         """How to come back to this session: the exact ``acp2 chat --resume`` command."""
         if self.session is None or not self.agent_command:
+            return
+        if forgets_sessions(self.session):
+            self.console.print(Text(NO_RESUME, style="dim"))
             return
         cwd = self.session.cwd
         here = os.path.normpath(os.getcwd()) == os.path.normpath(cwd)

@@ -18,11 +18,13 @@ from typing import Any, Final
 
 __all__ = [
     "BUILTINS",
+    "NO_RESUME",
     "Builtin",
     "Completion",
     "Parsed",
     "agent_commands",
     "completions",
+    "forgets_sessions",
     "help_rows",
     "parse_line",
     "resume_command",
@@ -159,3 +161,19 @@ def resume_command(session_id: str, agent_command: Sequence[str], *, cwd: str | 
     if cwd is not None:
         args += ["--cwd", cwd]
     return shlex.join([*args, "--", *agent_command])
+
+
+#: Said on leaving instead of a resume command that would fail with "Unknown session".
+NO_RESUME: Final = (
+    "no resume command: this agent keeps its sessions in memory only, so this one ended "
+    "with it (an acp2 agent keeps them with --store FILE)"
+)
+
+
+def forgets_sessions(session: Any) -> bool:
+    """True when the agent of ``session`` (a ``ClientSession``) said its sessions end
+    with its process (:func:`acp2.schema.extensions.keeps_sessions_in_memory`)."""
+    from acp2.schema.extensions import keeps_sessions_in_memory
+
+    capabilities = getattr(session.client.agent_capabilities, "session", None)
+    return keeps_sessions_in_memory(capabilities)
