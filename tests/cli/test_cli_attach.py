@@ -274,3 +274,35 @@ async def test_on_a_terminal_a_question_answered_elsewhere_closes_with_a_line_sa
     finally:
         if child.isalive():
             child.terminate(force=True)
+
+
+async def test_on_a_terminal_an_observers_screen_says_it_only_watches_during_a_turn(
+    url: str, owner: tuple[ClientSession, Owner], pty_env: dict[str, str], tmp_path: Path
+) -> None:
+    """No "waiting for you · ctrl-c to cancel", and a prompt typed during the owner's
+    turn is refused at once instead of showing as queued."""
+    session, who = owner
+    child = spawn_logged(["--url", url, "--attach", session.id], pty_env, tmp_path)
+    try:
+        await on_screen(child, "attached as observer")
+        await on_screen(child, "❯")
+        work = await session.prompt("permission Shall we?")
+        with anyio.fail_after(TIMEOUT):
+            await who.asked.wait()
+        await on_screen(child, "waiting for a controller")
+        await on_screen(child, "watching, read-only")
+        child.send("typed\r")
+        await on_screen(child, "observer: read-only")  # at once, the turn still running
+        who.go.set()
+        with anyio.fail_after(TIMEOUT):
+            assert await work.wait() == "end_turn"
+        await on_screen(child, "✓ end_turn")
+        await on_screen(child, "❯")
+        assert await leave(child) == 0
+    finally:
+        if child.isalive():
+            child.terminate(force=True)
+    drawn = (tmp_path / "pty.log").read_text()
+    assert "queued" not in drawn
+    assert "waiting for you" not in drawn
+    assert "ctrl-c to cancel" not in drawn

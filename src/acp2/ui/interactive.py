@@ -55,7 +55,13 @@ from acp2.ui.settle import NoticeTracker, Settler
 from acp2.ui.slash import SlashCommands
 from acp2.ui.subagents import SubagentTracker
 from acp2.ui.turnkeys import TurnKeys, quiet_input
-from acp2.ui.watching import OBSERVER_CANNOT_CANCEL, OBSERVER_READ_ONLY, Watch, ended_text
+from acp2.ui.watching import (
+    OBSERVER_CANNOT_CANCEL,
+    OBSERVER_HINT,
+    OBSERVER_READ_ONLY,
+    Watch,
+    ended_text,
+)
 
 __all__ = ["InteractiveChat"]
 
@@ -323,6 +329,8 @@ class InteractiveChat(ChatView):
         self.view = replace(own_view, show_user=prompt is None or own_view.show_user)
         self.region.view = replace(self.view, live=True)
         self.region.queued = self.queue
+        if self.session.role == "observer":  # say what this screen is, promise nothing
+            self.region.watching, self.region.hint = True, OBSERVER_HINT
         self.region.typing = lambda: self.keys.editor.text if self.keys else ""
         self.region.extras = lambda: status_extras(self.session.state)
         stop: str | None = None

@@ -6,8 +6,8 @@ with prompt_toolkit's reader), only while the live region is on screen: a permis
 prompt pauses the region, and with it this reader. Bytes go to a
 :class:`~acp2.ui.lineedit.LineEditor`; the line being typed and the queued prompts are drawn
 in the live region. ``/cancel`` takes effect at once (and ``/bg``, ``/cancel-bg``: they
-do not touch the turn); every other line is queued and
-sent, in order, once the agent is idle. Bracketed paste is switched on meanwhile, so a
+do not touch the turn); an observer's prompt is refused at once; every other line is
+queued and sent, in order, once the agent is idle. Bracketed paste is switched on meanwhile, so a
 pasted text with newlines stays one prompt.
 """
 
@@ -23,6 +23,7 @@ import anyio
 from acp2.ui.commands import parse_line
 from acp2.ui.lineedit import LineEditor
 from acp2.ui.live import PausableLive
+from acp2.ui.watching import OBSERVER_READ_ONLY
 
 if TYPE_CHECKING:
     from acp2.ui.interactive import InteractiveChat
@@ -141,6 +142,8 @@ class TurnKeys:
                 chat.request_cancel()
             elif parsed.kind == "builtin" and parsed.name in AT_ONCE:
                 chat.run_at_once(parsed.name, parsed.arg)
+            elif parsed.kind not in ("builtin", "unknown") and chat.session.role == "observer":
+                chat.note(OBSERVER_READ_ONLY)  # refused now: queueing it would promise a send
             else:
                 chat.queue.append(text.strip())
 

@@ -33,6 +33,8 @@ __all__ = [
 
 #: What an observer is told when it types a prompt or an agent command.
 OBSERVER_READ_ONLY: Final = "observer: read-only (attach with --role controller to prompt)"
+#: The status line's hint during a turn an observer watches (no "ctrl-c to cancel").
+OBSERVER_HINT: Final = "observer: watching, read-only"
 #: What an observer is told when it tries to cancel.
 OBSERVER_CANNOT_CANCEL: Final = "observer: read-only, it cannot cancel the work"
 
