@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import ACP2, TEST_AGENT
-from pty_helpers import leave, pty_env, spawn_chat
+from pty_helpers import CHAT_AGENT, leave, pty_env, spawn_chat
 
 from helpers.serve_process import listening_port
 from helpers.timeouts import PROCESS_TIMEOUT
@@ -106,3 +106,29 @@ def test_info_on_a_served_stdio_agent_does_not_suggest_attaching(tmp_path: Path)
         status, tail = leave(child)
     assert status == 0
     assert "--attach" not in tail
+
+
+def test_the_chat_says_it_is_starting_the_agent_before_it_answers(tmp_path: Path) -> None:
+    child = spawn_chat(
+        ["chat", "--", *TEST_AGENT], pty_env(tmp_path / "data"), tmp_path, tmp_path / "pty.log"
+    )
+    child.expect("starting ")
+    child.expect("test-agent…")
+    child.expect("connected to acp2 test agent")
+    child.expect("❯")
+    assert leave(child)[0] == 0
+
+
+def test_an_agent_crash_is_followed_by_the_resume_command(tmp_path: Path) -> None:
+    """The session is in the agent's SQLite file: resuming it after the crash works."""
+    agent = [*CHAT_AGENT, str(tmp_path / "sessions.db")]
+    child = spawn_chat(
+        ["chat", "--", *agent], pty_env(tmp_path / "data"), tmp_path, tmp_path / "pty.log"
+    )
+    child.expect("❯")
+    child.sendline("crash")
+    child.expect("error:")
+    child.expect("resume this session with")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 3

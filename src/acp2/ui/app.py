@@ -80,6 +80,11 @@ class Frontend(Protocol):
         """Show an error that ends the chat."""
         ...
 
+    def starting(self, text: str) -> None:
+        """Show that the agent is being started or reached (the interactive chat; the
+        plain transcript keeps to the conversation)."""
+        ...
+
     async def run(
         self, session: ClientSession, *, replayed: bool = False, attached: bool = False
     ) -> int:
@@ -190,7 +195,16 @@ async def run_chat(
         from acp2.sanitize import prose
 
         frontend.error(prose(str(exc)) or type(exc).__name__)
+        _hint_after_failure(frontend)
         return EXIT_AGENT_FAILED
+
+
+def _hint_after_failure(frontend: Frontend) -> None:
+    """After the agent failed during a chat, say how to come back to the session (the
+    interactive chat's resume hint; it says when no resume can work)."""
+    hint = getattr(frontend, "print_resume_hint", None)
+    if callable(hint):
+        hint()
 
 
 async def _connect_and_chat(
@@ -208,6 +222,7 @@ async def _connect_and_chat(
     from acp2.client.terminal_login import terminal_login_capabilities
     from acp2.errors import AuthRequired
 
+    frontend.starting(_starting_text(options))
     async with connect_agent(
         options.agent_command,
         url=options.url,
@@ -244,6 +259,18 @@ async def _connect_and_chat(
             attached = bool(options.attach)
             replayed = bool(options.resume) or attached
             return await frontend.run(session, replayed=replayed, attached=attached)
+
+
+def _starting_text(options: ChatOptions) -> str:
+    """``starting acp2 agent…`` / ``connecting to URL…``: said while ``initialize`` is
+    pending, so a slow start is not a silent one."""
+    from acp2.sanitize import line
+
+    if options.url is not None:
+        return line(f"connecting to {options.url}…")
+    import shlex
+
+    return line(f"starting {shlex.join(options.agent_command)}…")
 
 
 def _say_how_to_log_in(client: ClientConnection, options: ChatOptions, frontend: Frontend) -> None:

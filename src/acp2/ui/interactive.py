@@ -134,6 +134,10 @@ class InteractiveChat(ChatView):
         """Show an informational line."""
         self.console.print(Text(text, style="dim"))
 
+    def starting(self, text: str) -> None:
+        """Show, dimmed, that the agent is being started or reached."""
+        self.note(text)
+
     async def run(
         self, session: ClientSession, *, replayed: bool = False, attached: bool = False
     ) -> int:

@@ -93,6 +93,9 @@ class TranscriptChat:
         """Show an informational line."""
         self.write(sanitize.prose(text))
 
+    def starting(self, text: str) -> None:
+        """Nothing: the transcript keeps to the conversation (scripts read it)."""
+
     def policy(self) -> PermissionPolicy:
         """The permission policy to connect with (it logs every decision)."""
         return self._decide
