@@ -58,6 +58,10 @@ agent = Agent(
     commands=[
         AvailableCommand(name="help", description="The agent's own help"),
         AvailableCommand(name="deploy", description="Deploy the app"),
+        AvailableCommand(  # a skill: its description is pages long in real agents
+            name="skill",
+            description="Write release notes.\nSECOND LINE of the skill.\n" + "more " * 200,
+        ),
     ],
 )
 

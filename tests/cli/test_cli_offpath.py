@@ -132,3 +132,21 @@ def test_an_agent_crash_is_followed_by_the_resume_command(tmp_path: Path) -> Non
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 3
+
+
+def test_help_shows_one_line_per_agent_command_and_help_name_shows_it_whole(
+    tmp_path: Path,
+) -> None:
+    child = spawn_chat(
+        ["chat", "--", *CHAT_AGENT], pty_env(tmp_path / "data"), tmp_path, tmp_path / "pty.log"
+    )
+    child.expect("❯")
+    child.sendline("/help")
+    child.expect("Write release notes. …")
+    child.expect("/help NAME shows one command in full")
+    assert "SECOND LINE" not in str(child.before)
+    child.expect("❯")
+    child.sendline("/help skill")
+    child.expect("SECOND LINE of the skill")
+    child.expect("❯")
+    assert leave(child)[0] == 0
