@@ -4,6 +4,7 @@ person sees when they answer, interrupt or mistype (issue 29, round 3)."""
 from __future__ import annotations
 
 import contextlib
+import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -150,3 +151,18 @@ def test_help_shows_one_line_per_agent_command_and_help_name_shows_it_whole(
     child.expect("SECOND LINE of the skill")
     child.expect("❯")
     assert leave(child)[0] == 0
+
+
+def test_a_single_newline_in_the_agents_text_stays_a_line_break(tmp_path: Path) -> None:
+    child = spawn_chat(
+        ["chat", "--", *TEST_AGENT], pty_env(tmp_path / "data"), tmp_path, tmp_path / "pty.log"
+    )
+    child.expect("❯")
+    child.send("echo first line")
+    child.send("\x1b\r")  # esc-enter: a newline in the prompt
+    child.send("second line\r")
+    child.expect("✓ end_turn")
+    assert leave(child)[0] == 0
+    drawn = (tmp_path / "pty.log").read_text()
+    assert "first line second line" not in drawn  # not joined into one paragraph
+    assert re.search(r"first line\s*\r?\n[^\n]*second line", drawn)

@@ -42,6 +42,7 @@ from acp2.ui.style import kind_icon, plan_mark, status_glyph
 from acp2.ui.subagents import folded_lines
 
 __all__ = [
+    "LineMarkdown",
     "View",
     "entry_block",
     "message_block",
@@ -102,7 +103,20 @@ def message_block(message: MessageState, view: View) -> RenderableType | None:
     if isinstance(message, SessionMessageState):
         label = describe.session_message_label(message)
         return Text.assemble(("⇄ ", "cyan"), (label, "dim"), "\n", text.strip())
-    return Markdown(text, code_theme="ansi_dark", hyperlinks=False)
+    return LineMarkdown(text, code_theme="ansi_dark", hyperlinks=False)
+
+
+class LineMarkdown(Markdown):
+    """Markdown that keeps a single newline as a line break: agents write lists, steps
+    and addresses one per line without CommonMark's blank line or trailing spaces, and
+    joining those lines into one paragraph garbled them."""
+
+    def __init__(self, markup: str, **options: Any) -> None:
+        super().__init__(markup, **options)
+        for token in self.parsed:
+            for child in token.children or ():
+                if child.type == "softbreak":
+                    child.type = "hardbreak"
 
 
 def thought_block(thought: str, view: View) -> RenderableType:
