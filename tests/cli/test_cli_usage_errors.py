@@ -5,6 +5,7 @@ agent failure (3). Real ``acp2`` processes; nothing is started or reached."""
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -50,3 +51,16 @@ def test_url_without_the_remote_extra_is_a_usage_error_naming_the_extra(
         assert done.returncode == 2, done.stderr
         assert "--url needs the 'remote' extra" in done.stderr
         assert "pip install -e '.[remote]'" in done.stderr
+
+
+@pytest.mark.parametrize("command", [["run", "hi"], ["chat"]])
+def test_a_stray_stdout_line_of_the_agent_is_reported_once(
+    command: list[str], tmp_path: Path
+) -> None:
+    script = "import time; print('hello', flush=True); time.sleep(30)"
+    done = run_acp2(
+        *command, "--", sys.executable, "-c", script,
+        stdin="hi\n", env=isolated_env(tmp_path / "data"), cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 3
+    assert done.stderr.count("invalid frame") + done.stdout.count("invalid frame") == 1
