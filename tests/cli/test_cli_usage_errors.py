@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from attach_helpers import serve_process
 from cli_helpers import TEST_AGENT, isolated_env, run_acp2
 
 CASES = [
@@ -64,3 +65,25 @@ def test_a_stray_stdout_line_of_the_agent_is_reported_once(
     )  # fmt: skip
     assert done.returncode == 3
     assert done.stderr.count("invalid frame") + done.stdout.count("invalid frame") == 1
+
+
+def test_transport_without_url_is_a_usage_error(tmp_path: Path) -> None:
+    done = run_acp2(
+        "run", "hi", "--transport", "http", "--", *TEST_AGENT,
+        stdin="", env=isolated_env(tmp_path / "data"), cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "--transport needs --url" in done.stderr
+
+
+@pytest.mark.parametrize("transport", ["http", "websocket"])
+def test_transport_chooses_how_a_remote_agent_is_reached(transport: str, tmp_path: Path) -> None:
+    env = isolated_env(tmp_path / "data")
+    with serve_process(env) as url:
+        for command in (["run", "echo over the wire"], ["chat"]):
+            done = run_acp2(
+                *command, "--url", url, "--transport", transport,
+                stdin="echo over the wire\n", env=env, cwd=tmp_path,
+            )  # fmt: skip
+            assert done.returncode == 0, done.stderr
+            assert "over the wire" in done.stdout

@@ -3,7 +3,8 @@
 ::
 
     acp2 chat [--resume SESSION_ID] [--cwd DIR] [--permission allow|deny|ask] [--plain]
-              [--thoughts] [--fs] [--terminal] (-- AGENT_COMMAND... | --url URL [--token T])
+              [--thoughts] [--fs] [--terminal]
+              (-- AGENT_COMMAND... | --url URL [--token T] [--transport auto|websocket|http])
     acp2 chat --url URL [--token T] --attach [SESSION_ID] [--role observer|controller]
 
 On a terminal: streamed markdown, tool calls with live status, diffs, terminal output,
@@ -104,10 +105,11 @@ def add_parser(subparsers: Any) -> None:
         "cancel and answer permission requests",
     )
     add_common_options(parser, permission_default="deny")
-    from acp2.cli.run import add_remote_options, add_serving_options
+    from acp2.cli.run import add_remote_options, add_serving_options, add_transport_option
 
     add_serving_options(parser)
     add_remote_options(parser)
+    add_transport_option(parser)
     parser.add_argument(
         "agent_command",
         metavar="AGENT_COMMAND",
@@ -140,6 +142,7 @@ def main(args: argparse.Namespace) -> int:
         terminals=args.terminal,
         url=args.url,
         token=args.token,
+        transport=args.transport or "auto",
         attach=args.attach,
         role=args.role or "observer",
     )
@@ -159,6 +162,10 @@ def _usage_problem(args: argparse.Namespace, command: list[str]) -> str | None:
         return "give --resume or --attach, not both"
     if args.role is not None and args.attach is None:
         return "--role needs --attach"
-    from acp2.cli.usage import cwd_problem, url_problem
+    from acp2.cli.usage import cwd_problem, transport_problem, url_problem
 
-    return url_problem(args.url) or cwd_problem(args.cwd, remote=args.url is not None)
+    return (
+        transport_problem(args.transport, args.url)
+        or url_problem(args.url)
+        or cwd_problem(args.cwd, remote=args.url is not None)
+    )

@@ -4,7 +4,7 @@
 
     acp2 run [--json] [--permission allow|deny|ask] [--cwd DIR] [--resume SESSION_ID]
              [--cancel-after SECONDS] [--timeout SECONDS] [--fs] [--terminal]
-             PROMPT (-- AGENT_COMMAND... | --url URL [--token TOKEN])
+             PROMPT (-- AGENT_COMMAND... | --url URL [--token TOKEN] [--transport T])
 
 ``PROMPT`` ``-`` reads the prompt from stdin. Everything after the first ``--`` is the
 agent command; the prompt must come before it.
@@ -40,6 +40,7 @@ __all__ = [
     "EXIT_USAGE",
     "add_parser",
     "add_serving_options",
+    "add_transport_option",
     "main",
     "run_command",
 ]
@@ -74,6 +75,7 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
     )
     add_serving_options(parser)
     add_remote_options(parser)
+    add_transport_option(parser)
 
 
 def add_remote_options(parser: argparse.ArgumentParser) -> None:
@@ -92,6 +94,18 @@ def add_remote_options(parser: argparse.ArgumentParser) -> None:
         metavar="TOKEN",
         default=os.environ.get("ACP2_TOKEN"),
         help="bearer token for --url (default: $ACP2_TOKEN, which keeps it out of ps)",
+    )
+
+
+def add_transport_option(parser: argparse.ArgumentParser) -> None:
+    """``--transport auto|websocket|http`` (``acp2 run``, ``acp2 chat``): how ``--url`` is
+    reached; auto tries a WebSocket and falls back to Streamable HTTP."""
+    parser.add_argument(
+        "--transport",
+        choices=("auto", "websocket", "http"),
+        default=None,
+        help="with --url: websocket, http (Streamable HTTP), or auto (default: WebSocket, "
+        "falling back to Streamable HTTP when the server refuses the upgrade)",
     )
 
 
@@ -207,10 +221,11 @@ def _split_command(args: argparse.Namespace) -> str | None:
 
 def _values_problem(args: argparse.Namespace) -> str | None:
     """A flag given a value that cannot work, with the fix (see :mod:`acp2.cli.usage`)."""
-    from acp2.cli.usage import cwd_problem, seconds_problem, url_problem
+    from acp2.cli.usage import cwd_problem, seconds_problem, transport_problem, url_problem
 
     return (
-        seconds_problem("--timeout", args.timeout)
+        transport_problem(args.transport, args.url)
+        or seconds_problem("--timeout", args.timeout)
         or seconds_problem("--cancel-after", args.cancel_after)
         or url_problem(args.url)
         or cwd_problem(args.cwd, remote=args.url is not None)
@@ -285,6 +300,7 @@ async def _prompt_once(args: argparse.Namespace) -> tuple[str, str | None, str |
         files=args.fs,
         terminals=args.terminal,
         initialize_timeout=startup,
+        transport=args.transport or "auto",
     ) as client:
         if args.resume:
             session = await client.resume(args.resume, on_update=listener)

@@ -11,7 +11,7 @@ import importlib
 import os
 from typing import Final
 
-__all__ = ["cwd_problem", "remote_problem", "seconds_problem", "url_problem"]
+__all__ = ["cwd_problem", "remote_problem", "seconds_problem", "transport_problem", "url_problem"]
 
 _EXAMPLE_URL: Final = "http://127.0.0.1:8765/acp"
 #: The packages of the ``remote`` extra; either one can reach a server (WebSocket or HTTP).
@@ -66,3 +66,10 @@ def cwd_problem(cwd: str | None, *, remote: bool) -> str | None:
 
     what = "is not a folder" if os.path.exists(cwd) else "does not exist"
     return f"--cwd: {line(cwd)} {what} (give an existing folder)"
+
+
+def transport_problem(transport: str | None, url: str | None) -> str | None:
+    """``--transport`` chooses how ``--url`` is reached: alone it means nothing."""
+    if transport is None or url is not None:
+        return None
+    return "--transport needs --url (an agent started here is reached over its stdio)"

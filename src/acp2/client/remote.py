@@ -170,11 +170,12 @@ def connect_agent(
     initialize_timeout: float | None = DEFAULT_INITIALIZE_TIMEOUT,
     capabilities: ClientCapabilities | None = None,
     elicitation: ElicitationPolicy | None = None,
+    transport: Profile = "auto",
 ) -> AbstractAsyncContextManager[ClientConnection]:
-    """The CLI's way in: :func:`connect_url` to ``url`` (with ``token``) when one is
-    given, else :func:`~acp2.client.connect` to start ``command``. ``cwd`` is the session
-    cwd (and the started agent's working directory); ``capabilities`` and
-    ``elicitation`` are as for :func:`~acp2.client.connect`."""
+    """The CLI's way in: :func:`connect_url` to ``url`` (with ``token`` and
+    ``transport``) when one is given, else :func:`~acp2.client.connect` to start
+    ``command``. ``cwd`` is the session cwd (and the started agent's working directory);
+    ``capabilities`` and ``elicitation`` are as for :func:`~acp2.client.connect`."""
     common: dict[str, Any] = {
         "cwd": cwd,
         "permissions": permissions,
@@ -185,7 +186,7 @@ def connect_agent(
         "elicitation": elicitation,
     }
     if url is not None:
-        return connect_url(url, token=token, **common)
+        return connect_url(url, token=token, transport=transport, **common)
     from acp2.client.launch import connect
 
     return connect(list(command), **common)

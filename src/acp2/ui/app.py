@@ -20,6 +20,7 @@ from acp2.client.permissions import PermissionMode
 from acp2.schema.extensions import AttachRole
 
 if TYPE_CHECKING:
+    from acp2.transport.remote import Profile
     from acp2.ui.login import Ask, LoginOutcome
 
 __all__ = ["EXIT_AGENT_FAILED", "ChatOptions", "run_chat"]
@@ -38,7 +39,8 @@ class ChatOptions:
     ``resume_hint``: print how to resume on leaving.
     ``files`` / ``terminals``: serve a v1 agent's ``fs/*`` / ``terminal/*`` requests
     (:func:`acp2.client.connect`). ``url`` (with ``token``): chat with the remote agent
-    there (:func:`acp2.client.connect_url`) instead of starting ``agent_command``.
+    there (:func:`acp2.client.connect_url`, over ``transport``) instead of starting
+    ``agent_command``.
     ``attach`` (with ``url``): join that live session as ``role`` instead of opening one
     (``""``: list the agent's sessions and ask which, :mod:`acp2.ui.watching`).
     """
@@ -57,6 +59,7 @@ class ChatOptions:
     terminals: bool = False
     url: str | None = None
     token: str | None = None
+    transport: Profile = "auto"
     attach: str | None = None
     role: AttachRole = "observer"
 
@@ -227,6 +230,7 @@ async def _connect_and_chat(
         options.agent_command,
         url=options.url,
         token=options.token,
+        transport=options.transport,
         cwd=options.cwd,
         permissions=frontend.policy(),
         files=options.files,
