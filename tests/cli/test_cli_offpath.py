@@ -13,6 +13,7 @@ import pytest
 from cli_helpers import ACP2, TEST_AGENT
 from pty_helpers import CHAT_AGENT, leave, pty_env, spawn_chat
 
+from acp2.ui.style import strip_ansi
 from helpers.serve_process import listening_port
 from helpers.timeouts import PROCESS_TIMEOUT
 
@@ -166,3 +167,37 @@ def test_a_single_newline_in_the_agents_text_stays_a_line_break(tmp_path: Path) 
     drawn = (tmp_path / "pty.log").read_text()
     assert "first line second line" not in drawn  # not joined into one paragraph
     assert re.search(r"first line\s*\r?\n[^\n]*second line", drawn)
+
+
+def test_a_command_permission_box_names_the_command_in_the_title_and_once_more(
+    tmp_path: Path,
+) -> None:
+    """Title and ``$ command``: not again as a tool header and in the raw input."""
+    args = ["demo", "--dir", str(tmp_path / "project"), "--pace", "0"]
+    child = spawn_chat(args, pty_env(tmp_path / "data"), tmp_path, tmp_path / "pty.log")
+    child.expect("fix the failing test")
+    child.send("\r")
+    child.expect("choose")
+    child.send("y")  # the edit
+    child.expect("permission requested")
+    child.expect("choose")
+    box = strip_ansi(str(child.before))
+    assert box.count("unittest -v") == 2, box
+    assert "raw input" not in box
+    child.send("y")
+    child.expect("✓ end_turn")
+    assert leave(child)[0] == 0
+
+
+def test_run_on_a_terminal_lists_the_permission_choices_once(tmp_path: Path) -> None:
+    child = spawn_chat(
+        ["run", "tools", "--", *TEST_AGENT], pty_env(tmp_path / "data"), tmp_path,
+        tmp_path / "pty.log",
+    )  # fmt: skip
+    child.expect("ctrl-c cancels the turn")
+    child.send("y")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    drawn = strip_ansi((tmp_path / "pty.log").read_text())
+    assert drawn.count("Always reject") == 1, drawn

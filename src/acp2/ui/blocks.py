@@ -311,8 +311,12 @@ def permission_block(request: PermissionRequest, *, options: bool = True) -> Ren
 
 def _subject_block(call: ToolCallState, state: SessionState, shown: Asked) -> RenderableType:
     """The tool call a request is about: ``✎ Edit a.py``, its diffs and text content."""
-    header = Text.assemble((kind_icon(call.kind), "cyan"), " ", (describe.tool_title(call), "dim"))
-    parts: list[RenderableType] = [header]
+    title = describe.tool_title(call)
+    header = Text.assemble((kind_icon(call.kind), "cyan"), " ", (title, "dim"))
+    # A header that repeats the request's title or command is left out (said once).
+    said = [shown.title, *(command for command, _ in shown.commands)]
+    repeated = any(" ".join(title.split()) in " ".join(text.split()) for text in said)
+    parts: list[RenderableType] = [] if repeated and shown.commands else [header]
     view = View(seen=Seen(root=shown.root))
     for item in describe.content_items(call):
         if isinstance(item, Terminal):

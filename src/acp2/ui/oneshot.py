@@ -130,7 +130,9 @@ class RunAsker:
         """Ask about ``request`` and return the chosen option (None: declined)."""
         if self.before is not None:
             self.before()
-        self.err.write(request_text(request) + "\n")
+        # On a terminal the one-key chooser lists the options: print them only once.
+        keys = _is_terminal(self.stdin) and _is_terminal(self.err)
+        self.err.write(request_text(request, offers=not keys) + "\n")
         self.err.flush()
         option = await self._read(request)
         self.err.write(f"-> {choice_text(option)}\n")
