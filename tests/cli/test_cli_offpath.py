@@ -201,3 +201,20 @@ def test_run_on_a_terminal_lists_the_permission_choices_once(tmp_path: Path) -> 
     assert child.exitstatus == 0
     drawn = strip_ansi((tmp_path / "pty.log").read_text())
     assert drawn.count("Always reject") == 1, drawn
+
+
+def test_esc_interrupts_the_running_turn_and_the_chat_goes_on(tmp_path: Path) -> None:
+    child = spawn_chat(
+        ["chat", "--", *TEST_AGENT], pty_env(tmp_path / "data"), tmp_path, tmp_path / "pty.log"
+    )
+    child.expect("❯")
+    child.sendline("wait")
+    child.expect("Waiting until cancelled")
+    child.expect(r" · [1-9][0-9]*\.[0-9]s")  # the live region is up: the chat reads keys
+    child.send("\x1b")
+    child.expect("⊘ cancelled")
+    child.expect("❯")
+    child.sendline("echo still here")
+    child.expect("still here")
+    child.expect("✓ end_turn")
+    assert leave(child)[0] == 0

@@ -15,9 +15,9 @@ commands (``/help``, ``/clear``, ``/sessions``, ``/resume ID``, ``/cancel``, ``/
 ``/mode``, ``/cost``, ``/info``, ``/quit``) and the agent's; a built-in wins over an agent
 command of the same name, which stays reachable as ``//name``. ``@path`` attaches a file of the
 session folder. Lines typed while the agent works are queued and sent in order once it
-is idle. Esc-Enter inserts a newline; Ctrl-C cancels the running work, and pressed twice
-on an empty line quits, as does Ctrl-D; leaving prints the ``acp2 chat --resume``
-command that comes back. Without a terminal (or with ``--plain``) it reads one prompt
+is idle. Esc-Enter inserts a newline; Esc alone or Ctrl-C cancels the running work, and
+Ctrl-C pressed twice on an empty line quits, as does Ctrl-D; leaving prints the
+``acp2 chat --resume`` command that comes back. Without a terminal (or with ``--plain``) it reads one prompt
 per input line and prints a plain transcript; then the exit status is 0 when every turn
 ended with ``end_turn``, 1 otherwise, 3 when the agent failed.
 
@@ -78,9 +78,9 @@ def add_parser(subparsers: Any) -> None:
         "      from a second terminal; /info in the first chat shows the id)\n\n"
         "commands: /help lists them; //name runs an agent command a built-in shadows\n"
         "keys: enter sends (queued while the agent works), esc-enter adds a line,\n"
-        "@path attaches a file, ctrl-c cancels the work (twice on an empty line: quit),\n"
-        "ctrl-d quits, ctrl-t / ctrl-o expand thoughts / tool output, up/down browse\n"
-        "this folder's history",
+        "@path attaches a file, esc or ctrl-c cancels the work (ctrl-c twice on an empty\n"
+        "line: quit), ctrl-d quits, ctrl-t / ctrl-o expand thoughts / tool output,\n"
+        "up/down browse this folder's history",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(

@@ -430,6 +430,11 @@ class InteractiveChat(ChatView):
         else:
             group.start_soon(self.slash.run, name, arg)
 
+    def interrupt(self) -> None:
+        """Esc during a turn: cancel it as one Ctrl-C does; pressed again it never quits."""
+        if not self._cancelling:
+            self.request_cancel()
+
     def request_cancel(self) -> None:
         """Ctrl-C during a turn: cancel it; a second one while cancelling quits."""
         group = self._turn_group

@@ -36,6 +36,7 @@ KEYS_HELP = (
     ("enter", "send (while the agent works: queue)"),
     ("esc enter / alt enter", "new line"),
     ("@path", "attach a file of this folder"),
+    ("esc", "interrupt the work (as one ctrl-c)"),
     ("ctrl-c", "cancel the work; twice on an empty line: exit"),
     ("ctrl-d", "exit"),
     ("ctrl-t / ctrl-o", "expand or collapse thoughts / tool output"),

@@ -5,7 +5,8 @@ itself (through a duplicate of its file descriptor, so the selector never confus
 with prompt_toolkit's reader), only while the live region is on screen: a permission
 prompt pauses the region, and with it this reader. Bytes go to a
 :class:`~acp2.ui.lineedit.LineEditor`; the line being typed and the queued prompts are drawn
-in the live region. ``/cancel`` takes effect at once (and ``/bg``, ``/cancel-bg``: they
+in the live region. Esc on its own interrupts the turn (as Ctrl-C does once); ``/cancel``
+takes effect at once (and ``/bg``, ``/cancel-bg``: they
 do not touch the turn); an observer's prompt is refused at once; every other line is
 queued and sent, in order, once the agent is idle. Bracketed paste is switched on meanwhile, so a
 pasted text with newlines stays one prompt.
@@ -28,11 +29,22 @@ from acp2.ui.watching import OBSERVER_READ_ONLY
 if TYPE_CHECKING:
     from acp2.ui.interactive import InteractiveChat
 
-__all__ = ["AT_ONCE", "BRACKETED_PASTE_OFF", "BRACKETED_PASTE_ON", "TurnKeys", "quiet_input"]
+__all__ = [
+    "AT_ONCE",
+    "BRACKETED_PASTE_OFF",
+    "BRACKETED_PASTE_ON",
+    "ESC_WAIT",
+    "TurnKeys",
+    "quiet_input",
+]
 
 #: Built-ins typed during a turn that run at once instead of waiting in the queue
 #: (background work runs beside the turn; ``/cancel`` has its own path).
 AT_ONCE = frozenset({"bg", "cancel-bg"})
+
+#: Seconds a key may follow Esc and make one key with it (Esc-Enter); prompt_toolkit's
+#: default too. After that the Esc alone interrupts the turn.
+ESC_WAIT = 0.5
 
 BRACKETED_PASTE_ON = "\x1b[?2004h"
 BRACKETED_PASTE_OFF = "\x1b[?2004l"
@@ -123,11 +135,24 @@ class TurnKeys:
                 return
             for kind, text in self.editor.feed(data):
                 self.handle(kind, text)
+            if self.editor.escape_pending:
+                await self._escape(fd)
+
+    async def _escape(self, fd: int) -> None:
+        """An Esc with nothing after it in the same read: when no key follows within
+        :data:`ESC_WAIT` (as prompt_toolkit decides), it is the Esc key: interrupt."""
+        with anyio.move_on_after(ESC_WAIT) as waited:
+            await anyio.wait_readable(fd)
+        if waited.cancelled_caught:
+            for kind, text in self.editor.escape_alone():
+                self.handle(kind, text)
 
     def handle(self, kind: str, text: str) -> None:
         """Act on one editor event."""
         chat = self.chat
-        if kind == "thoughts":
+        if kind == "interrupt":
+            chat.interrupt()
+        elif kind == "thoughts":
             chat.toggle_thoughts()
         elif kind == "output":
             chat.toggle_output()
