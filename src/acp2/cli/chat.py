@@ -17,8 +17,8 @@ command of the same name, which stays reachable as ``//name``. ``@path`` attache
 session folder. Lines typed while the agent works are queued and sent in order once it
 is idle. Esc-Enter inserts a newline; Esc alone or Ctrl-C cancels the running work, and
 Ctrl-C pressed twice on an empty line quits, as does Ctrl-D; leaving prints the
-``acp2 chat --resume`` command that comes back. Without a terminal (or with ``--plain``) it reads one prompt
-per input line and prints a plain transcript; then the exit status is 0 when every turn
+``acp2 chat --resume`` command that comes back. Without a terminal (or with ``--plain``)
+it reads one prompt per input line and prints a plain transcript; then the exit status is 0 when every turn
 ended with ``end_turn``, 1 otherwise, 3 when the agent failed.
 
 ``--attach SESSION_ID`` joins a live session of a remote agent another client is serving
