@@ -13,13 +13,13 @@ prefilled) and its links shown in full before you agree to open them; a session 
 for want of a login offers the agent's login methods. ``/`` completes the chat's own
 commands (``/help``, ``/clear``, ``/sessions``, ``/resume ID``, ``/cancel``, ``/model``,
 ``/mode``, ``/cost``, ``/info``, ``/quit``) and the agent's; a built-in wins over an agent
-command of the same name, which stays reachable as ``//name``. ``@path`` attaches a file of the
-session folder. Lines typed while the agent works are queued and sent in order once it
-is idle. Esc-Enter inserts a newline; Esc alone or Ctrl-C cancels the running work, and
-Ctrl-C pressed twice on an empty line quits, as does Ctrl-D; leaving prints the
-``acp2 chat --resume`` command that comes back. Without a terminal (or with ``--plain``)
-it reads one prompt per input line and prints a plain transcript; then the exit status is 0 when every turn
-ended with ``end_turn``, 1 otherwise, 3 when the agent failed.
+command of the same name, which stays reachable as ``//name``. ``@path`` attaches a file
+of the session folder. Lines typed while the agent works are queued and sent in order once
+it is idle. Esc-Enter inserts a newline; Esc alone or Ctrl-C cancels the running work, and
+Ctrl-C pressed twice on an empty line quits, as does Ctrl-D; leaving prints the ``acp2
+chat --resume`` command that comes back. Without a terminal (or with ``--plain``) it reads
+one prompt per input line and prints a plain transcript; then the exit status is 0 when
+every turn ended with ``end_turn``, 1 otherwise, 3 when the agent failed.
 
 ``--attach SESSION_ID`` joins a live session of a remote agent another client is serving
 (a second terminal): as an ``observer`` (default: the history, then every update live;
