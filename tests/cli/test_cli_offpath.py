@@ -218,3 +218,40 @@ def test_esc_interrupts_the_running_turn_and_the_chat_goes_on(tmp_path: Path) ->
     child.expect("still here")
     child.expect("✓ end_turn")
     assert leave(child)[0] == 0
+
+
+def test_a_bang_command_runs_here_shows_its_output_sanitized_and_goes_with_the_next_prompt(
+    tmp_path: Path,
+) -> None:
+    child = spawn_chat(
+        ["chat", "--", *CHAT_AGENT], pty_env(tmp_path / "data"), tmp_path, tmp_path / "pty.log"
+    )
+    child.expect("❯")
+    child.sendline(r"!printf 'local \033]0;evil\007output\n'; pwd; exit 3")
+    child.expect("local")
+    child.expect(str(tmp_path))  # ran in the session folder
+    child.expect(r"\[exit 3\]")
+    child.expect("this output goes with your next prompt")
+    child.expect("❯")
+    before_prompt = (tmp_path / "pty.log").read_text()
+    assert "end_turn" not in before_prompt  # nothing was sent to the agent
+    assert "\x1b]0;evil" not in before_prompt  # the command's escape never reached the screen
+    child.sendline("what failed?")
+    child.expect("echo: I ran")  # the agent got the command and its output with the prompt
+    child.expect("local output")
+    child.expect("what failed")
+    child.expect("✓ end_turn")
+    assert leave(child)[0] == 0
+
+
+def test_ctrl_c_stops_a_bang_command_and_the_chat_goes_on(tmp_path: Path) -> None:
+    child = spawn_chat(
+        ["chat", "--", *CHAT_AGENT], pty_env(tmp_path / "data"), tmp_path, tmp_path / "pty.log"
+    )
+    child.expect("❯")
+    child.sendline("!echo started; sleep 60")
+    child.expect("ctrl-c stops it")
+    child.sendcontrol("c")
+    child.expect("stopped: nothing goes with the next prompt")
+    child.expect("❯")
+    assert leave(child)[0] == 0

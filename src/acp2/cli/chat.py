@@ -14,12 +14,14 @@ for want of a login offers the agent's login methods. ``/`` completes the chat's
 commands (``/help``, ``/clear``, ``/sessions``, ``/resume ID``, ``/cancel``, ``/model``,
 ``/mode``, ``/cost``, ``/info``, ``/quit``) and the agent's; a built-in wins over an agent
 command of the same name, which stays reachable as ``//name``. ``@path`` attaches a file
-of the session folder. Lines typed while the agent works are queued and sent in order once
-it is idle. Esc-Enter inserts a newline; Esc alone or Ctrl-C cancels the running work, and
-Ctrl-C pressed twice on an empty line quits, as does Ctrl-D; leaving prints the ``acp2
-chat --resume`` command that comes back. Without a terminal (or with ``--plain``) it reads
-one prompt per input line and prints a plain transcript; then the exit status is 0 when
-every turn ended with ``end_turn``, 1 otherwise, 3 when the agent failed.
+of the session folder; ``!command`` runs a command in your shell here, shows its output
+(sanitized) and sends it with the next prompt, never as a prompt. Lines typed while the
+agent works are queued and sent in order once it is idle. Esc-Enter inserts a newline; Esc
+alone or Ctrl-C cancels the running work, and Ctrl-C pressed twice on an empty line quits,
+as does Ctrl-D; leaving prints the ``acp2 chat --resume`` command that comes back. Without
+a terminal (or with ``--plain``) it reads one prompt per input line and prints a plain
+transcript; then the exit status is 0 when every turn ended with ``end_turn``, 1
+otherwise, 3 when the agent failed.
 
 ``--attach SESSION_ID`` joins a live session of a remote agent another client is serving
 (a second terminal): as an ``observer`` (default: the history, then every update live;
@@ -78,7 +80,8 @@ def add_parser(subparsers: Any) -> None:
         "      from a second terminal; /info in the first chat shows the id)\n\n"
         "commands: /help lists them; //name runs an agent command a built-in shadows\n"
         "keys: enter sends (queued while the agent works), esc-enter adds a line,\n"
-        "@path attaches a file, esc or ctrl-c cancels the work (ctrl-c twice on an empty\n"
+        "@path attaches a file, !command runs a command here (its output goes with the\n"
+        "next prompt), esc or ctrl-c cancels the work (ctrl-c twice on an empty\n"
         "line: quit), ctrl-d quits, ctrl-t / ctrl-o expand thoughts / tool output,\n"
         "up/down browse this folder's history",
         formatter_class=argparse.RawDescriptionHelpFormatter,

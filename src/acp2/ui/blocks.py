@@ -298,8 +298,9 @@ def permission_block(request: PermissionRequest, *, options: bool = True) -> Ren
             line.append(f"  in {cwd}", style="dim")
         parts.append(line)
     call = request.tool_call
-    if call is not None and (call.content or not shown.commands):
-        parts.append(_subject_block(call, request.session.state, shown))
+    subject = None if call is None else _subject_block(call, request.session.state, shown)
+    if call is not None and subject is not None and (call.content or not shown.commands):
+        parts.append(subject)
     if shown.raw_input is not None:
         parts.append(Text(f"raw input: {shown.raw_input}", style="dim"))  # wraps: 240 chars
     if options:
@@ -309,7 +310,16 @@ def permission_block(request: PermissionRequest, *, options: bool = True) -> Ren
     )
 
 
-def _subject_block(call: ToolCallState, state: SessionState, shown: Asked) -> RenderableType:
+def _said(item: Any, shown: Asked) -> bool:
+    """A text item of the tool call that repeats the request's description or command."""
+    if isinstance(item, Diff):
+        return False
+    text = " ".join(sanitize.prose(describe.block_text(item)).split())
+    said = [shown.description or "", *(f"$ {command}" for command, _ in shown.commands)]
+    return bool(text) and any(text == " ".join(other.split()) for other in said)
+
+
+def _subject_block(call: ToolCallState, state: SessionState, shown: Asked) -> RenderableType | None:
     """The tool call a request is about: ``✎ Edit a.py``, its diffs and text content."""
     title = describe.tool_title(call)
     header = Text.assemble((kind_icon(call.kind), "cyan"), " ", (title, "dim"))
@@ -319,9 +329,9 @@ def _subject_block(call: ToolCallState, state: SessionState, shown: Asked) -> Re
     parts: list[RenderableType] = [] if repeated and shown.commands else [header]
     view = View(seen=Seen(root=shown.root))
     for item in describe.content_items(call):
-        if isinstance(item, Terminal):
+        if isinstance(item, Terminal) or _said(item, shown):
             continue
         block = _content_block(item, state, view, False, "")
         if block is not None:
             parts.append(Padding(block, (0, 0, 0, 2)))
-    return Padding(Group(*parts), (1, 0, 0, 0))
+    return Padding(Group(*parts), (1, 0, 0, 0)) if parts else None  # None: all said above

@@ -23,6 +23,7 @@ with one line; and when the session ends the chat says so and ends.
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import sys
 import time
@@ -42,7 +43,7 @@ from acp2.client import ClientSession, PermissionPolicy
 from acp2.client.elicitation import ElicitationPolicy
 from acp2.client.permissions import PermissionMode
 from acp2.errors import Acp2Error, LocalProtocolError, RequestError
-from acp2.schema import StateUpdate, supports
+from acp2.schema import StateUpdate, TextContent, supports
 from acp2.state import SessionState
 from acp2.ui import attach, background, options
 from acp2.ui.asking import Asker
@@ -105,6 +106,8 @@ class InteractiveChat(ChatView):
         self.leaving = False
         #: Prompts typed during a turn, sent in order once idle.
         self.queue: list[str] = []
+        #: The output of ``!commands`` that goes with the next prompt.
+        self.shell_output: list[str] = []
         self.guard = ExitGuard()
         self.slash = SlashCommands(self)
         self.keys: TurnKeys | None = None
@@ -289,6 +292,9 @@ class InteractiveChat(ChatView):
         text = line.strip()
         if not text:
             return
+        if text.startswith("!"):  # a local shell command: never a prompt
+            await self.run_shell(text[1:].strip())
+            return
         names = [name for name, _, _ in agent_commands(self.session.state.available_commands)]
         parsed = parse_line(text, names)
         if parsed.kind == "builtin":
@@ -298,7 +304,42 @@ class InteractiveChat(ChatView):
         elif self.session.role == "observer":
             self.note(OBSERVER_READ_ONLY)
         else:
-            await self.turn(self._attach_files(parsed.text))
+            await self.turn(self._with_shell_output(self._attach_files(parsed.text)))
+
+    async def run_shell(self, command: str) -> None:
+        """``!command``: run it here (:mod:`acp2.ui.shell`), show its output sanitized and
+        keep it for the next prompt; nothing is sent to the agent now."""
+        from acp2.ui import shell
+
+        if not command:
+            self.note(
+                "!COMMAND runs COMMAND in your shell here; its output goes with your next prompt"
+            )
+            return
+        cwd = self.session.cwd if self.url is None else os.getcwd()  # the agent's is remote
+        try:
+            result = await shell.run_stoppable(
+                command, cwd, started=lambda: self.note("running it here · ctrl-c stops it")
+            )
+        except OSError as exc:
+            self.note(sanitize.prose(f"!{command}: {exc}"))
+            return
+        if result is None:
+            self.note("stopped: nothing goes with the next prompt")
+            return
+        for text in shell.result_lines(result):
+            self.console.print(Text(text), soft_wrap=True)
+        self.shell_output.append(shell.context_text(result))
+        self.note("this output goes with your next prompt")
+
+    def _with_shell_output(self, prompt: str | list[Any]) -> str | list[Any]:
+        """``prompt`` preceded by the output of the ``!commands`` run since the last one."""
+        if not self.shell_output:
+            return prompt
+        context, self.shell_output = "\n\n".join(self.shell_output), []
+        if isinstance(prompt, str):
+            return f"{context}\n\n{prompt}"
+        return [TextContent(text=context), *prompt]
 
     def _attach_files(self, text: str) -> str | list[Any]:
         if not attach.mentions(text):

@@ -36,6 +36,7 @@ KEYS_HELP = (
     ("enter", "send (while the agent works: queue)"),
     ("esc enter / alt enter", "new line"),
     ("@path", "attach a file of this folder"),
+    ("!command", "run it in your shell here; its output goes with the next prompt"),
     ("esc", "interrupt the work (as one ctrl-c)"),
     ("ctrl-c", "cancel the work; twice on an empty line: exit"),
     ("ctrl-d", "exit"),

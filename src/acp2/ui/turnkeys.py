@@ -167,7 +167,11 @@ class TurnKeys:
                 chat.request_cancel()
             elif parsed.kind == "builtin" and parsed.name in AT_ONCE:
                 chat.run_at_once(parsed.name, parsed.arg)
-            elif parsed.kind not in ("builtin", "unknown") and chat.session.role == "observer":
+            elif (
+                parsed.kind not in ("builtin", "unknown")
+                and chat.session.role == "observer"
+                and not text.strip().startswith("!")  # a local command: an observer may
+            ):
                 chat.note(OBSERVER_READ_ONLY)  # refused now: queueing it would promise a send
             else:
                 chat.queue.append(text.strip())
