@@ -306,3 +306,20 @@ async def test_on_a_terminal_an_observers_screen_says_it_only_watches_during_a_t
     assert "queued" not in drawn
     assert "waiting for you" not in drawn
     assert "ctrl-c to cancel" not in drawn
+
+
+async def test_the_owners_chat_also_ends_cleanly_when_the_server_restarted_without_it(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    """As for an attached chat (docs/remote.md): 'the session ended', status 0, not 3."""
+    port = free_port()
+    with contextlib.ExitStack() as first:
+        url = first.enter_context(serve_process(env, port))
+        async with chat_process(["--url", url], env, tmp_path) as chat:
+            await chat.send("echo before the restart")
+            await chat.expect("[stop: end_turn]")
+            first.close()  # the server stops, and its sessions with it (test agent: memory)
+            with serve_process(env, port):
+                ended = await chat.expect("the session ended", 3 * PROCESS_TIMEOUT)
+                assert "could not be resumed" in ended
+                assert await chat.wait() == 0

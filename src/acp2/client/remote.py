@@ -122,6 +122,7 @@ async def connect_url(
                 ) as client:
                     opened = True
                     client.remote = link
+                    _word_errors_for(client, url, link)
                     link.on_rejoin = partial(_rejoin_sessions, client)
                     yield client
             except ConnectionClosed:
@@ -129,6 +130,15 @@ async def connect_url(
                 if not opened and isinstance(refused, RemoteRefused):
                     raise refused from None
                 raise
+
+
+def _word_errors_for(client: ClientConnection, url: str, link: Any) -> None:
+    """Errors about the closed connection name ``url`` and why the link ended, never a
+    local agent's stderr (there is none)."""
+    from acp2.sanitize import line
+
+    client._link.reached = f"the remote agent at {line(url)}"
+    client._link.why_ended = lambda: link.gave_up or getattr(link.current, "ended_by", None)
 
 
 async def _rejoin_sessions(client: ClientConnection) -> None:
