@@ -323,3 +323,31 @@ async def test_the_owners_chat_also_ends_cleanly_when_the_server_restarted_witho
                 ended = await chat.expect("the session ended", 3 * PROCESS_TIMEOUT)
                 assert "could not be resumed" in ended
                 assert await chat.wait() == 0
+
+
+async def test_on_a_terminal_a_dropped_link_shows_reconnecting_and_a_lost_session_ends_cleanly(
+    env: dict[str, str], pty_env: dict[str, str], tmp_path: Path
+) -> None:
+    """While the server is away the status line says so, instead of 'sending… 45s'; the
+    server back without the session ends the owner's chat mid-turn with status 0."""
+    import pexpect
+
+    port = free_port()
+    with contextlib.ExitStack() as first:
+        url = first.enter_context(serve_process(env, port))
+        child = spawn_logged(["--url", url], pty_env, tmp_path)
+        try:
+            await on_screen(child, "❯")
+            child.sendline("wait")
+            await on_screen(child, "Waiting until cancelled")
+            first.close()  # the server goes away mid-turn
+            await on_screen(child, r"reconnecting · attempt [0-9]+")
+            with serve_process(env, port):  # back, without the session (test agent: memory)
+                await on_screen(child, "the session ended")
+                # The owner's chat ends as an attached one does: status 0, not 3.
+                await on_screen(child, pexpect.EOF)
+                child.close()
+                assert child.exitstatus == 0
+        finally:
+            if child.isalive():
+                child.terminate(force=True)

@@ -181,9 +181,10 @@ def connect_agent(
     capabilities: ClientCapabilities | None = None,
     elicitation: ElicitationPolicy | None = None,
     transport: Profile = "auto",
+    reconnect: Backoff | None = None,
 ) -> AbstractAsyncContextManager[ClientConnection]:
-    """The CLI's way in: :func:`connect_url` to ``url`` (with ``token`` and
-    ``transport``) when one is given, else :func:`~acp2.client.connect` to start
+    """The CLI's way in: :func:`connect_url` to ``url`` (with ``token``, ``transport``
+    and ``reconnect``) when one is given, else :func:`~acp2.client.connect` to start
     ``command``. ``cwd`` is the session cwd (and the started agent's working directory);
     ``capabilities`` and ``elicitation`` are as for :func:`~acp2.client.connect`."""
     common: dict[str, Any] = {
@@ -196,7 +197,7 @@ def connect_agent(
         "elicitation": elicitation,
     }
     if url is not None:
-        return connect_url(url, token=token, transport=transport, **common)
+        return connect_url(url, token=token, transport=transport, reconnect=reconnect, **common)
     from acp2.client.launch import connect
 
     return connect(list(command), **common)

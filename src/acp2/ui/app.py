@@ -226,11 +226,18 @@ async def _connect_and_chat(
     from acp2.errors import AuthRequired
 
     frontend.starting(_starting_text(options))
+    link_status = getattr(frontend, "link_status", None)  # the interactive chat's
+    reconnect = None
+    if options.url is not None and link_status is not None:
+        from acp2.transport.backoff import Backoff
+
+        reconnect = Backoff(on_wait=link_status.waiting)  # say "reconnecting" meanwhile
     async with connect_agent(
         options.agent_command,
         url=options.url,
         token=options.token,
         transport=options.transport,
+        reconnect=reconnect,
         cwd=options.cwd,
         permissions=frontend.policy(),
         files=options.files,
@@ -238,6 +245,8 @@ async def _connect_and_chat(
         capabilities=terminal_login_capabilities() if asks is not None else None,
         elicitation=frontend.elicitation_policy(),
     ) as client:
+        if link_status is not None:
+            link_status.transport = lambda: client.remote
         frontend.note(agent_line(client))
         if picking is not None:
             from acp2.ui.watching import pick_session

@@ -149,7 +149,7 @@ class ChatView:
             parts.append(sanitize.line(state.stop_reason))
         usage = usage_text(state.usage)
         parts += [usage] if usage else []
-        parts += status_extras(state)
+        parts += [*self.link_parts(), *status_extras(state)]
         status = f" {' · '.join(parts)}"
         if self.guard.armed():
             return [("class:bottom-toolbar.exit", " press ctrl-c again to exit "), ("", status)]
@@ -157,6 +157,13 @@ class ChatView:
         columns = width or shutil.get_terminal_size().columns
         shown = status + keys if len(status) + len(keys) <= columns else status
         return [("class:bottom-toolbar", shown)]
+
+    def link_parts(self) -> list[str]:
+        """The remote link's state for the status line (``reconnecting · attempt 2 in
+        1s``) while it is being re-established; else nothing."""
+        status = getattr(self, "link_status", None)
+        text = status.text() if status is not None else None
+        return [text] if text else []
 
     def print_resume_hint(self) -> None:
         """How to come back to this session: the exact ``acp2 chat --resume`` command."""

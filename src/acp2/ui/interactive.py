@@ -42,7 +42,7 @@ from acp2 import sanitize
 from acp2.client import ClientSession, PermissionPolicy
 from acp2.client.elicitation import ElicitationPolicy
 from acp2.client.permissions import PermissionMode
-from acp2.errors import Acp2Error, LocalProtocolError, RequestError
+from acp2.errors import Acp2Error, ConnectionClosed, LocalProtocolError, RequestError
 from acp2.schema import StateUpdate, TextContent, supports
 from acp2.state import SessionState
 from acp2.ui import attach, background, options
@@ -50,6 +50,7 @@ from acp2.ui.asking import Asker
 from acp2.ui.chatview import ChatView, collapsed_view, status_extras
 from acp2.ui.commands import agent_commands, parse_line
 from acp2.ui.history import open_history
+from acp2.ui.linkstatus import LinkStatus
 from acp2.ui.live import FPS, LiveRegion, PausableLive
 from acp2.ui.prompt import ChatCompleter, ExitGuard, chat_key_bindings, make_prompt_session
 from acp2.ui.settle import NoticeTracker, Settler
@@ -108,6 +109,8 @@ class InteractiveChat(ChatView):
         self.queue: list[str] = []
         #: The output of ``!commands`` that goes with the next prompt.
         self.shell_output: list[str] = []
+        #: What the remote link is doing (``reconnecting · attempt 2 in 1s``).
+        self.link_status = LinkStatus()
         self.guard = ExitGuard()
         self.slash = SlashCommands(self)
         self.keys: TurnKeys | None = None
@@ -377,7 +380,7 @@ class InteractiveChat(ChatView):
         if self.session.role == "observer":  # say what this screen is, promise nothing
             self.region.watching, self.region.hint = True, OBSERVER_HINT
         self.region.typing = lambda: self.keys.editor.text if self.keys else ""
-        self.region.extras = lambda: status_extras(self.session.state)
+        self.region.extras = lambda: [*self.link_parts(), *status_extras(self.session.state)]
         stop: str | None = None
         with PausableLive(self.console, self.region) as live:
             self.live = live
@@ -426,6 +429,12 @@ class InteractiveChat(ChatView):
                 self.console.print(Text(f"the agent refused the prompt: {exc}", style="red"))
             except LocalProtocolError as exc:
                 self.console.print(Text(f"not sent: {exc}", style="red"))
+            except ConnectionClosed as exc:
+                if self.watch is None:
+                    raise  # a local agent that went away: the chat's error (exit 3)
+                # A remote session that ended mid-turn ends this chat as it ends an
+                # attached one: "the session ended: <why>", status 0 (docs/remote.md).
+                self.watch.ended = self.watch.ended or exc
             finally:
                 self._turn_group = None
                 group.cancel_scope.cancel()
