@@ -4,21 +4,22 @@ real ``acp2 serve --test-agent`` on 127.0.0.1 that goes away for good."""
 from __future__ import annotations
 
 import contextlib
+import subprocess
 from pathlib import Path
 
 import anyio
 import pytest
 from attach_helpers import free_port, serve_process
-from cli_helpers import isolated_env
+from cli_helpers import ACP2, isolated_env, run_acp2
 
 from acp2.client import connect_url
 from acp2.errors import AgentClosed
 from acp2.transport.backoff import Backoff
-from helpers.timeouts import TIMEOUT
+from helpers.serve_process import listening_port
+from helpers.timeouts import PROCESS_TIMEOUT, TIMEOUT
 
-pytestmark = pytest.mark.anyio
 
-
+@pytest.mark.anyio
 async def test_a_remote_agent_that_is_gone_for_good_is_named_by_its_url(tmp_path: Path) -> None:
     env = isolated_env(tmp_path / "data")
     port = free_port()
@@ -35,3 +36,20 @@ async def test_a_remote_agent_that_is_gone_for_good_is_named_by_its_url(tmp_path
     assert f"The connection to the remote agent at {url} ended" in message
     assert "stderr" not in message  # there is no local agent process
     assert "its log says more" in message
+
+
+def test_a_served_agent_that_cannot_start_is_reported_for_the_url(tmp_path: Path) -> None:
+    """``acp2 serve -- nosuchagent``: the client's error names the URL and the server's
+    log, not a local stderr."""
+    env = isolated_env(tmp_path / "data")
+    argv = [*ACP2, "serve", "--port", "0", "--", "acp2-no-such-agent-command"]
+    server = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+    try:
+        url = f"http://127.0.0.1:{listening_port(server, [])}/acp"
+        done = run_acp2("run", "hi", "--url", url, stdin="", env=env, cwd=tmp_path)
+    finally:
+        server.terminate()
+        server.wait(PROCESS_TIMEOUT)
+    assert done.returncode == 3
+    assert f"The remote agent at {url} closed the connection before answering" in done.stderr
+    assert "stderr" not in done.stderr

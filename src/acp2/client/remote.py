@@ -129,7 +129,22 @@ async def connect_url(
                 refused = getattr(link, "ended_by", None)
                 if not opened and isinstance(refused, RemoteRefused):
                     raise refused from None
+                if not opened:  # no local process: its stderr cannot explain anything
+                    raise _closed_before_initialize(url, refused) from None
                 raise
+
+
+def _closed_before_initialize(url: str, why: object) -> ConnectionClosed:
+    """The server took the connection and closed it before the agent answered
+    ``initialize`` (e.g. ``acp2 serve -- AGENT`` whose command cannot start)."""
+    from acp2.sanitize import line
+
+    reason = f": {line(str(why))}" if why else ""
+    return ConnectionClosed(
+        f"The remote agent at {line(url)} closed the connection before answering "
+        f"initialize{reason} (the agent runs on the server, whose log says why: e.g. "
+        "an agent command that cannot start there)."
+    )
 
 
 def _word_errors_for(client: ClientConnection, url: str, link: Any) -> None:
