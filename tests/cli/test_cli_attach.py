@@ -351,3 +351,18 @@ async def test_on_a_terminal_a_dropped_link_shows_reconnecting_and_a_lost_sessio
         finally:
             if child.isalive():
                 child.terminate(force=True)
+
+
+async def test_the_owners_transcript_chat_losing_its_session_mid_turn_ends_cleanly(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    port = free_port()
+    with contextlib.ExitStack() as first:
+        url = first.enter_context(serve_process(env, port))
+        async with chat_process(["--url", url], env, tmp_path) as chat:
+            await chat.send("wait")
+            await chat.expect("> wait")  # the agent took the prompt: the turn runs
+            first.close()  # the server stops mid-turn, its sessions with it
+            with serve_process(env, port):
+                await chat.expect("the session ended", 3 * PROCESS_TIMEOUT)
+                assert await chat.wait() == 0
