@@ -53,3 +53,34 @@ def test_a_served_agent_that_cannot_start_is_reported_for_the_url(tmp_path: Path
     assert done.returncode == 3
     assert f"The remote agent at {url} closed the connection before answering" in done.stderr
     assert "stderr" not in done.stderr
+
+
+@pytest.mark.anyio
+async def test_run_says_it_is_reconnecting_while_the_server_is_away(tmp_path: Path) -> None:
+    env = isolated_env(tmp_path / "data")
+    port = free_port()
+    said = b""
+    with contextlib.ExitStack() as first:
+        url = first.enter_context(serve_process(env, port))
+        argv = [*ACP2, "run", "--json", "wait", "--url", url]  # --json: updates as they come
+        run = await anyio.open_process(argv, env=env, cwd=tmp_path)
+        try:
+            assert run.stdout is not None
+            assert run.stderr is not None
+            with anyio.fail_after(TIMEOUT):
+                seen = b""
+                async for chunk in run.stdout:
+                    seen += chunk
+                    if b"Waiting until cancelled" in seen:
+                        break  # the turn runs
+                first.close()  # the server goes away mid-turn
+                async for chunk in run.stderr:
+                    said += chunk
+                    if b"reconnecting, attempt" in said:
+                        break
+        finally:
+            run.kill()
+            with anyio.CancelScope(shield=True):
+                await run.wait()
+            await run.aclose()
+    assert f"the link to {url} dropped: reconnecting, attempt 1 in".encode() in said

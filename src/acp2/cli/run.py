@@ -19,7 +19,8 @@ then ``{"sessionId", "stopReason", "text"}``; C1 controls and bidi controls insi
 strings are written as ``\\uXXXX`` escapes (the same JSON value). With ``--permission ask``
 the request is shown on stderr as in ``acp2 chat`` and answered with one key (``y`` allow
 once, ``a`` always allow, ``n`` reject, or a number; Ctrl-C declines it and cancels the
-turn, which then ends with status 1). Exit status: 0 when the work ended
+turn, which then ends with status 1). With ``--url``, each attempt to re-establish a dropped
+link is said on stderr (``the link to URL dropped: reconnecting, attempt 2 in 0.1s``). Exit status: 0 when the work ended
 with ``end_turn``, 1 for any other stop reason, 2 for a usage error, 3 when the agent
 failed (exited, broke the protocol, refused the request or timed out).
 """
@@ -301,6 +302,7 @@ async def _prompt_once(args: argparse.Namespace) -> tuple[str, str | None, str |
         terminals=args.terminal,
         initialize_timeout=startup,
         transport=args.transport or "auto",
+        reconnect=_reconnect_reporter(args.url),
     ) as client:
         if args.resume:
             session = await client.resume(args.resume, on_update=listener)
@@ -321,6 +323,27 @@ async def _prompt_once(args: argparse.Namespace) -> tuple[str, str | None, str |
             stream.end()
         text = None if stream is not None and not args.json else work.text
         return session.id, stop, text, error if isinstance(error, str) else None
+
+
+def _reconnect_reporter(url: str | None) -> Any:
+    """For ``--url``: a reconnect pacing that says each attempt on stderr while a dropped
+    link is re-established (the default pacing otherwise)."""
+    if url is None:
+        return None
+    from acp2 import sanitize
+    from acp2.transport.backoff import Backoff
+
+    where = sanitize.line(url)
+
+    def say(attempt: int, wait: float) -> None:
+        print(
+            f"acp2 run: the link to {where} dropped: reconnecting, attempt {attempt + 1} "
+            f"in {wait:.1f}s",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    return Backoff(on_wait=say)
 
 
 def _policy(args: argparse.Namespace, stream: Any, interrupt: Any) -> PermissionPolicy:
