@@ -19,8 +19,9 @@ then ``{"sessionId", "stopReason", "text"}``; C1 controls and bidi controls insi
 strings are written as ``\\uXXXX`` escapes (the same JSON value). With ``--permission ask``
 the request is shown on stderr as in ``acp2 chat`` and answered with one key (``y`` allow
 once, ``a`` always allow, ``n`` reject, or a number; Ctrl-C declines it and cancels the
-turn, which then ends with status 1). With ``--url``, each attempt to re-establish a dropped
-link is said on stderr (``the link to URL dropped: reconnecting, attempt 2 in 0.1s``). Exit status: 0 when the work ended
+turn, which then ends with status 1). With ``--url``, each attempt to re-establish a
+dropped link is said on stderr (``the link to URL dropped: reconnecting, attempt 2 in
+0.1s``). Exit status: 0 when the work ended
 with ``end_turn``, 1 for any other stop reason, 2 for a usage error, 3 when the agent
 failed (exited, broke the protocol, refused the request or timed out).
 """
