@@ -70,7 +70,8 @@ async def test_in07_unconfigured_optional_features_are_omitted_not_false() -> No
     )
     async with agent_harness(agent) as h:
         session = (await h.initialize())["capabilities"]["session"]
-    assert session == {"prompt": {}, "mcp": {}}
+    # The in-memory store is a fact a client needs (no resume after exit), not a feature.
+    assert session == {"prompt": {}, "mcp": {}, "_meta": {"acp2": {"store": "memory"}}}
 
 
 async def test_in09_delete_is_not_served_when_not_advertised() -> None:

@@ -5,7 +5,8 @@ Run as ``python chat_agent.py [STORE]`` (STORE: an SQLite file, so sessions surv
 process). The prompt's first word: ``show`` lists the prompt's blocks and the current
 model; ``status TITLE`` sets the title and reports usage with a cost; ``long N`` shows a
 tool call with N lines of output; ``gate FIFO`` waits until a line can be read from the
-named pipe FIFO (the test decides when the turn ends); ``/help`` answers ``agent help
+named pipe FIFO (the test decides when the turn ends); ``crash`` exits the process
+mid-turn; ``/help`` answers ``agent help
 ran``; anything else is echoed.
 """
 
@@ -57,6 +58,10 @@ agent = Agent(
     commands=[
         AvailableCommand(name="help", description="The agent's own help"),
         AvailableCommand(name="deploy", description="Deploy the app"),
+        AvailableCommand(  # a skill: its description is pages long in real agents
+            name="skill",
+            description="Write release notes.\nSECOND LINE of the skill.\n" + "more " * 200,
+        ),
     ],
 )
 
@@ -107,6 +112,10 @@ async def handle(turn: Turn) -> str:
     elif word == "long":
         await _long(turn, int(arg))
         await turn.say("long done")
+    elif word == "crash":  # the process dies mid-turn, as a crashing agent does
+        import os
+
+        os._exit(7)
     elif word == "gate":
         await turn.say("at the gate")
         await anyio.to_thread.run_sync(_read_line, arg, abandon_on_cancel=True)

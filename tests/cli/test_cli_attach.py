@@ -274,3 +274,95 @@ async def test_on_a_terminal_a_question_answered_elsewhere_closes_with_a_line_sa
     finally:
         if child.isalive():
             child.terminate(force=True)
+
+
+async def test_on_a_terminal_an_observers_screen_says_it_only_watches_during_a_turn(
+    url: str, owner: tuple[ClientSession, Owner], pty_env: dict[str, str], tmp_path: Path
+) -> None:
+    """No "waiting for you · ctrl-c to cancel", and a prompt typed during the owner's
+    turn is refused at once instead of showing as queued."""
+    session, who = owner
+    child = spawn_logged(["--url", url, "--attach", session.id], pty_env, tmp_path)
+    try:
+        await on_screen(child, "attached as observer")
+        await on_screen(child, "❯")
+        work = await session.prompt("permission Shall we?")
+        with anyio.fail_after(TIMEOUT):
+            await who.asked.wait()
+        await on_screen(child, "waiting for a controller")
+        await on_screen(child, "watching, read-only")
+        child.send("typed\r")
+        await on_screen(child, "observer: read-only")  # at once, the turn still running
+        who.go.set()
+        with anyio.fail_after(TIMEOUT):
+            assert await work.wait() == "end_turn"
+        await on_screen(child, "✓ end_turn")
+        await on_screen(child, "❯")
+        assert await leave(child) == 0
+    finally:
+        if child.isalive():
+            child.terminate(force=True)
+    drawn = (tmp_path / "pty.log").read_text()
+    assert "queued" not in drawn
+    assert "waiting for you" not in drawn
+    assert "ctrl-c to cancel" not in drawn
+
+
+async def test_the_owners_chat_also_ends_cleanly_when_the_server_restarted_without_it(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    """As for an attached chat (docs/remote.md): 'the session ended', status 0, not 3."""
+    port = free_port()
+    with contextlib.ExitStack() as first:
+        url = first.enter_context(serve_process(env, port))
+        async with chat_process(["--url", url], env, tmp_path) as chat:
+            await chat.send("echo before the restart")
+            await chat.expect("[stop: end_turn]")
+            first.close()  # the server stops, and its sessions with it (test agent: memory)
+            with serve_process(env, port):
+                ended = await chat.expect("the session ended", 3 * PROCESS_TIMEOUT)
+                assert "could not be resumed" in ended
+                assert await chat.wait() == 0
+
+
+async def test_on_a_terminal_a_dropped_link_shows_reconnecting_and_a_lost_session_ends_cleanly(
+    env: dict[str, str], pty_env: dict[str, str], tmp_path: Path
+) -> None:
+    """While the server is away the status line says so, instead of 'sending… 45s'; the
+    server back without the session ends the owner's chat mid-turn with status 0."""
+    import pexpect
+
+    port = free_port()
+    with contextlib.ExitStack() as first:
+        url = first.enter_context(serve_process(env, port))
+        child = spawn_logged(["--url", url], pty_env, tmp_path)
+        try:
+            await on_screen(child, "❯")
+            child.sendline("wait")
+            await on_screen(child, "Waiting until cancelled")
+            first.close()  # the server goes away mid-turn
+            await on_screen(child, r"reconnecting · attempt [0-9]+")
+            with serve_process(env, port):  # back, without the session (test agent: memory)
+                await on_screen(child, "the session ended")
+                # The owner's chat ends as an attached one does: status 0, not 3.
+                await on_screen(child, pexpect.EOF)
+                child.close()
+                assert child.exitstatus == 0
+        finally:
+            if child.isalive():
+                child.terminate(force=True)
+
+
+async def test_the_owners_transcript_chat_losing_its_session_mid_turn_ends_cleanly(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    port = free_port()
+    with contextlib.ExitStack() as first:
+        url = first.enter_context(serve_process(env, port))
+        async with chat_process(["--url", url], env, tmp_path) as chat:
+            await chat.send("wait")
+            await chat.expect("> wait")  # the agent took the prompt: the turn runs
+            first.close()  # the server stops mid-turn, its sessions with it
+            with serve_process(env, port):
+                await chat.expect("the session ended", 3 * PROCESS_TIMEOUT)
+                assert await chat.wait() == 0

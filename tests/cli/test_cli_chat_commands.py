@@ -93,7 +93,12 @@ def test_cost_reports_the_usage_and_cost_the_agent_sent(chat: Any) -> None:
     assert leave(chat)[0] == 0
 
 
-def test_clear_starts_a_new_session_and_the_hint_names_it(chat: Any, tmp_path: Path) -> None:
+def test_clear_starts_a_new_session_and_the_hint_names_it(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    agent = [*CHAT_AGENT, str(tmp_path / "sessions.db")]  # stored: a resume can work
+    chat = spawn_chat(["chat", "--", *agent], env, tmp_path, tmp_path / "pty.log")
+    chat.expect("❯")
     first = re.search(r"session (sess_\w+)", (tmp_path / "pty.log").read_text())
     assert first is not None
     chat.sendline("/clear")

@@ -72,7 +72,7 @@ def test_el05_on_a_terminal_the_form_is_asked_with_the_defaults_prefilled(tmp_pa
     child.sendline("1")
     child.expect(shown("Age (optional):"))
     child.sendline("")
-    child.expect(shown("Subscribe (optional): no"))  # the default, prefilled
+    child.expect(shown("Subscribe (optional) [enter: no]:"))  # a yes/no default: named
     child.sendline("")
     child.expect(shown("send this? [Y/n]"))
     child.sendline("")
@@ -80,6 +80,29 @@ def test_el05_on_a_terminal_the_form_is_asked_with_the_defaults_prefilled(tmp_pa
     wait_idle(child)
     status, _ = leave(child)
     assert status == 0
+
+
+def test_on_a_terminal_typing_y_at_a_yes_no_field_with_a_default_answers_yes(
+    tmp_path: Path,
+) -> None:
+    """The default "no" is not prefilled, so "y" is not appended to it ("noy")."""
+    env = pty_env(tmp_path / "data")
+    child = spawn_chat(["chat", "--", *TEST_AGENT], env, tmp_path, tmp_path / "pty.log")
+    child.expect("❯")
+    child.sendline("form")
+    child.expect(shown("Your name:"))
+    child.sendline("Grace")
+    child.expect(shown("Colour:"))
+    child.sendline("1")
+    child.expect(shown("Age (optional):"))
+    child.sendline("")
+    child.expect(shown("Subscribe (optional)"))
+    child.sendline("y")
+    child.expect(shown("send this? [Y/n]"))
+    child.sendline("")
+    child.expect("Form: colour=r, name=Grace, subscribe=True")
+    wait_idle(child)
+    assert leave(child)[0] == 0
 
 
 def test_a_subagent_is_shown_folded_under_the_tool_call_that_spawned_it(tmp_path: Path) -> None:

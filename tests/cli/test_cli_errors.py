@@ -125,8 +125,8 @@ def test_an_agent_printing_a_banner_before_speaking_acp_still_works(tmp_path: Pa
     assert done.stdout == "hello\n"
 
 
-def test_a_missing_working_directory_is_named(tmp_path: Path) -> None:
+def test_a_missing_working_directory_is_named_as_a_usage_error(tmp_path: Path) -> None:
     missing = tmp_path / "gone"
     done = acp2("run", [PY, "-m", "acp2", "test-agent"], tmp_path, "--cwd", str(missing))
-    assert_clean_failure(done, "run")
-    assert f"the working directory does not exist: {missing} (check --cwd)" in done.stderr
+    assert done.returncode == 2, done.stderr  # found before the agent starts
+    assert f"--cwd: {missing} does not exist (give an existing folder)" in done.stderr

@@ -60,3 +60,19 @@ def test_utf8_split_across_reads_is_decoded() -> None:
 def test_other_control_characters_and_alt_letters_are_dropped_and_tab_is_a_space() -> None:
     editor, _ = feed(b"a\x00\x07\x1b\x1bb\tc")
     assert editor.text == "a c"
+
+
+def test_an_esc_alone_is_an_interrupt_and_alt_enter_stays_a_newline() -> None:
+    editor = LineEditor()
+    assert editor.feed(b"ab\x1b\r") == []  # alt-enter: one write
+    assert editor.text == "ab\n"
+    assert not editor.escape_pending
+    assert editor.feed(b"\x1b") == []
+    assert editor.escape_pending  # the reader waits for a key that may follow
+    assert editor.escape_alone() == [("interrupt", "")]
+    assert editor.text == "ab\n"  # the typing is kept
+    assert editor.escape_alone() == []
+    editor.feed(b"\x1b")
+    editor.feed(b"[A")  # an arrow's sequence split across reads: never an interrupt
+    assert not editor.escape_pending
+    assert editor.text == "ab\n"

@@ -23,7 +23,9 @@ class Recorder(InteractiveChat):
         self.cancels = 0
         state = state_from()
         state.available_commands = [AvailableCommand(name="deploy", description="d")]
-        self.session: Any = type("S", (), {"state": state, "id": "s", "cwd": "/"})()
+        self.session: Any = type(
+            "S", (), {"state": state, "id": "s", "cwd": "/", "role": "controller"}
+        )()
 
     def request_cancel(self) -> None:
         self.cancels += 1

@@ -147,10 +147,13 @@ class Agent(AgentSettings):
         A v2 ``initialize`` sent first is answered before the event loop and the
         session runtime are even imported (:mod:`acp2.agent.early`): start-up time.
         Raises :class:`~acp2.errors.MissingHandler` first when the agent would advertise
-        a method it does not serve (:func:`acp2.agent.served.check_advertised`)."""
+        a method it does not serve (:func:`acp2.agent.served.check_advertised`). On stdio
+        the agent has one client for its whole life, so attaching
+        (``_acp2/session/attach``) is not offered: no client would ever succeed."""
         from acp2.agent.early import answer_stdin
         from acp2.agent.served import check_advertised
 
+        self.attach = False
         check_advertised(self)  # before an initialize is answered: it advertises
         head, initialized = answer_stdin(self)
         import anyio

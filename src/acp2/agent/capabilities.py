@@ -31,7 +31,7 @@ from acp2.schema import (
     SessionDeleteCapabilities,
     TextContent,
 )
-from acp2.schema.extensions import attach_capability
+from acp2.schema.extensions import META_KEY, attach_capability, memory_store_meta
 
 if TYPE_CHECKING:
     from acp2.agent.settings import AgentSettings as Agent
@@ -90,9 +90,18 @@ def _session_capabilities(agent: Agent) -> SessionCapabilities:
         session.delete = SessionDeleteCapabilities()
     if agent.additional_directories:
         session.additional_directories = SessionAdditionalDirectoriesCapabilities()
-    if agent.attach:
-        session.meta = attach_capability()  # acp2's extension (acp2.schema.extensions)
+    meta: dict[str, Any] = attach_capability()[META_KEY] if agent.attach else {}
+    if _store_in_memory(agent.store):  # a client must not offer a resume that cannot work
+        meta.update(memory_store_meta())
+    if meta:
+        session.meta = {META_KEY: meta}  # acp2's extensions (acp2.schema.extensions)
     return session
+
+
+def _store_in_memory(store: Any) -> bool:
+    """True for a store that ends with the process (``":memory:"``, as text or a store)."""
+    path = store if isinstance(store, str) else getattr(store, "path", None)
+    return isinstance(path, str) and path in (":memory:", "")
 
 
 def _auth_method(spec: Any) -> AuthMethodAgent | AuthMethodTerminal:

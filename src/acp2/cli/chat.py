@@ -3,7 +3,8 @@
 ::
 
     acp2 chat [--resume SESSION_ID] [--cwd DIR] [--permission allow|deny|ask] [--plain]
-              [--thoughts] [--fs] [--terminal] (-- AGENT_COMMAND... | --url URL [--token T])
+              [--thoughts] [--fs] [--terminal]
+              (-- AGENT_COMMAND... | --url URL [--token T] [--transport auto|websocket|http])
     acp2 chat --url URL [--token T] --attach [SESSION_ID] [--role observer|controller]
 
 On a terminal: streamed markdown, tool calls with live status, diffs, terminal output,
@@ -12,13 +13,15 @@ prefilled) and its links shown in full before you agree to open them; a session 
 for want of a login offers the agent's login methods. ``/`` completes the chat's own
 commands (``/help``, ``/clear``, ``/sessions``, ``/resume ID``, ``/cancel``, ``/model``,
 ``/mode``, ``/cost``, ``/info``, ``/quit``) and the agent's; a built-in wins over an agent
-command of the same name, which stays reachable as ``//name``. ``@path`` attaches a file of the
-session folder. Lines typed while the agent works are queued and sent in order once it
-is idle. Esc-Enter inserts a newline; Ctrl-C cancels the running work, and pressed twice
-on an empty line quits, as does Ctrl-D; leaving prints the ``acp2 chat --resume``
-command that comes back. Without a terminal (or with ``--plain``) it reads one prompt
-per input line and prints a plain transcript; then the exit status is 0 when every turn
-ended with ``end_turn``, 1 otherwise, 3 when the agent failed.
+command of the same name, which stays reachable as ``//name``. ``@path`` attaches a file
+of the session folder; ``!command`` runs a command in your shell here, shows its output
+(sanitized) and sends it with the next prompt, never as a prompt. Lines typed while the
+agent works are queued and sent in order once it is idle. Esc-Enter inserts a newline; Esc
+alone or Ctrl-C cancels the running work, and Ctrl-C pressed twice on an empty line quits,
+as does Ctrl-D; leaving prints the ``acp2 chat --resume`` command that comes back. Without
+a terminal (or with ``--plain``) it reads one prompt per input line and prints a plain
+transcript; then the exit status is 0 when every turn ended with ``end_turn``, 1
+otherwise, 3 when the agent failed.
 
 ``--attach SESSION_ID`` joins a live session of a remote agent another client is serving
 (a second terminal): as an ``observer`` (default: the history, then every update live;
@@ -77,9 +80,10 @@ def add_parser(subparsers: Any) -> None:
         "      from a second terminal; /info in the first chat shows the id)\n\n"
         "commands: /help lists them; //name runs an agent command a built-in shadows\n"
         "keys: enter sends (queued while the agent works), esc-enter adds a line,\n"
-        "@path attaches a file, ctrl-c cancels the work (twice on an empty line: quit),\n"
-        "ctrl-d quits, ctrl-t / ctrl-o expand thoughts / tool output, up/down browse\n"
-        "this folder's history",
+        "@path attaches a file, !command runs a command here (its output goes with the\n"
+        "next prompt), esc or ctrl-c cancels the work (ctrl-c twice on an empty\n"
+        "line: quit), ctrl-d quits, ctrl-t / ctrl-o expand thoughts / tool output,\n"
+        "up/down browse this folder's history",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
@@ -104,7 +108,7 @@ def add_parser(subparsers: Any) -> None:
         "cancel and answer permission requests",
     )
     add_common_options(parser, permission_default="deny")
-    from acp2.cli.run import add_remote_options, add_serving_options
+    from acp2.cli.run import add_remote_options, add_serving_options, add_transport_option
 
     add_serving_options(parser)
     add_remote_options(parser)
@@ -113,6 +117,7 @@ def add_parser(subparsers: Any) -> None:
 
     add_mcp_options(parser)
     add_agent_option(parser)
+    add_transport_option(parser)
     parser.add_argument(
         "agent_command",
         metavar="AGENT_COMMAND",
@@ -158,6 +163,7 @@ def main(args: argparse.Namespace) -> int:
         terminals=args.terminal,
         url=args.url,
         token=args.token,
+        transport=args.transport or "auto",
         attach=args.attach,
         role=args.role or "observer",
         mcp_servers=servers,
@@ -178,4 +184,10 @@ def _usage_problem(args: argparse.Namespace, command: list[str]) -> str | None:
         return "give --resume or --attach, not both"
     if args.role is not None and args.attach is None:
         return "--role needs --attach"
-    return None
+    from acp2.cli.usage import cwd_problem, transport_problem, url_problem
+
+    return (
+        transport_problem(args.transport, args.url)
+        or url_problem(args.url)
+        or cwd_problem(args.cwd, remote=args.url is not None)
+    )

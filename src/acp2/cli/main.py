@@ -129,7 +129,10 @@ class _OneLineFormatter(logging.Formatter):
 
 
 class _StderrHandler(logging.Handler):
-    """Writes to whatever ``sys.stderr`` is at the time (tests swap it)."""
+    """Writes to whatever ``sys.stderr`` is at the time (tests swap it). Marked as the
+    sanitized stderr handler (``acp2.ui.logs.SAFE_HANDLER``), so the chat adds no second."""
+
+    acp2_safe_stderr = True
 
     def emit(self, record: logging.LogRecord) -> None:
         try:

@@ -4,7 +4,7 @@
 
     acp2 run [--json] [--permission allow|deny|ask] [--cwd DIR] [--resume SESSION_ID]
              [--cancel-after SECONDS] [--timeout SECONDS] [--fs] [--terminal]
-             PROMPT (-- AGENT_COMMAND... | --url URL [--token TOKEN])
+             PROMPT (-- AGENT_COMMAND... | --url URL [--token TOKEN] [--transport T])
 
 ``PROMPT`` ``-`` reads the prompt from stdin. Everything after the first ``--`` is the
 agent command; the prompt must come before it.
@@ -18,7 +18,10 @@ prints one JSON object per line: every ``session/update`` of the session as rece
 then ``{"sessionId", "stopReason", "text"}``; C1 controls and bidi controls inside JSON
 strings are written as ``\\uXXXX`` escapes (the same JSON value). With ``--permission ask``
 the request is shown on stderr as in ``acp2 chat`` and answered with one key (``y`` allow
-once, ``a`` always allow, ``n`` reject, or a number). Exit status: 0 when the work ended
+once, ``a`` always allow, ``n`` reject, or a number; Ctrl-C declines it and cancels the
+turn, which then ends with status 1). With ``--url``, each attempt to re-establish a
+dropped link is said on stderr (``the link to URL dropped: reconnecting, attempt 2 in
+0.1s``). Exit status: 0 when the work ended
 with ``end_turn``, 1 for any other stop reason, 2 for a usage error, 3 when the agent
 failed (exited, broke the protocol, refused the request or timed out).
 """
@@ -28,7 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
     from acp2.client import PermissionPolicy
@@ -39,6 +42,7 @@ __all__ = [
     "EXIT_USAGE",
     "add_parser",
     "add_serving_options",
+    "add_transport_option",
     "main",
     "run_command",
 ]
@@ -78,6 +82,7 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
 
     add_mcp_options(parser)
     add_agent_option(parser)
+    add_transport_option(parser)
 
 
 def add_remote_options(parser: argparse.ArgumentParser) -> None:
@@ -96,6 +101,18 @@ def add_remote_options(parser: argparse.ArgumentParser) -> None:
         metavar="TOKEN",
         default=os.environ.get("ACP2_TOKEN"),
         help="bearer token for --url (default: $ACP2_TOKEN, which keeps it out of ps)",
+    )
+
+
+def add_transport_option(parser: argparse.ArgumentParser) -> None:
+    """``--transport auto|websocket|http`` (``acp2 run``, ``acp2 chat``): how ``--url`` is
+    reached; auto tries a WebSocket and falls back to Streamable HTTP."""
+    parser.add_argument(
+        "--transport",
+        choices=("auto", "websocket", "http"),
+        default=None,
+        help="with --url: websocket, http (Streamable HTTP), or auto (default: WebSocket, "
+        "falling back to Streamable HTTP when the server refuses the upgrade)",
     )
 
 
@@ -170,6 +187,18 @@ def main(args: argparse.Namespace) -> int:
     return anyio.run(run_command, args)
 
 
+class _BadOption(Exception):
+    """An option between PROMPT and ``--`` that does not parse (reported once, exit 2)."""
+
+
+class _QuietParser(argparse.ArgumentParser):
+    """A parser that raises its error instead of printing the usage and exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        """Raise :class:`_BadOption` with argparse's message."""
+        raise _BadOption(message)
+
+
 def _split_command(args: argparse.Namespace) -> str | None:
     """Check PROMPT, move options written between PROMPT and ``--`` into ``args``, and
     leave the agent command in ``args.agent_command``; return a usage error, or None."""
@@ -179,22 +208,37 @@ def _split_command(args: argparse.Namespace) -> str | None:
     before = list(getattr(args, "before_separator", None) or [])
     if command[:1] == ["--"]:  # split off by _RunParser
         command = command[1:]
-    elif command and command[0].startswith("-") and "--" in command:
-        cut = command.index("--")  # argparse kept options after PROMPT in the remainder
+    elif command and command[0].startswith("-"):  # argparse kept options after PROMPT
+        cut = command.index("--") if "--" in command else len(command)
         before, command = command[:cut], command[cut + 1 :]
     if before:
-        extra = argparse.ArgumentParser(prog="acp2 run", add_help=False)
+        extra = _QuietParser(prog="acp2 run", add_help=False)
         _add_options(extra)
         try:
             extra.parse_args(before, namespace=args)
-        except SystemExit:
-            return f"unexpected arguments before '--': {' '.join(before)}"
+        except _BadOption as exc:
+            return f"{exc} (in the options before '--': {' '.join(before)})"
     from acp2.cli.agents_cmd import agent_command
 
     args.agent_command = command = agent_command(args, command, "acp2 run")
     if getattr(args, "url", None) is not None:
-        return "give AGENT_COMMAND or --url, not both" if command else None
-    return None if command else "missing AGENT_COMMAND (write it after '--', or use --url)"
+        return "give AGENT_COMMAND or --url, not both" if command else _values_problem(args)
+    if not command:
+        return "missing AGENT_COMMAND (write it after '--', or use --url)"
+    return _values_problem(args)
+
+
+def _values_problem(args: argparse.Namespace) -> str | None:
+    """A flag given a value that cannot work, with the fix (see :mod:`acp2.cli.usage`)."""
+    from acp2.cli.usage import cwd_problem, seconds_problem, transport_problem, url_problem
+
+    return (
+        transport_problem(args.transport, args.url)
+        or seconds_problem("--timeout", args.timeout)
+        or seconds_problem("--cancel-after", args.cancel_after)
+        or url_problem(args.url)
+        or cwd_problem(args.cwd, remote=args.url is not None)
+    )
 
 
 async def run_command(args: argparse.Namespace) -> int:
@@ -263,8 +307,9 @@ async def _prompt_once(args: argparse.Namespace) -> tuple[str, str | None, str |
 
     from acp2.client.launch import DEFAULT_INITIALIZE_TIMEOUT
     from acp2.client.remote import connect_agent
-    from acp2.ui.oneshot import ReplyStream
+    from acp2.ui.oneshot import Interrupt, ReplyStream
 
+    interrupt = Interrupt()
     stream = None if args.json or not sys.stdout.isatty() else ReplyStream(lambda: None, sys.stdout)
     listener = _print_update if args.json else None
     # --timeout bounds the whole run, start-up included: an agent slow to start (Gemini
@@ -275,10 +320,12 @@ async def _prompt_once(args: argparse.Namespace) -> tuple[str, str | None, str |
         url=args.url,
         token=args.token,
         cwd=args.cwd,
-        permissions=_policy(args, stream),
+        permissions=_policy(args, stream, interrupt),
         files=args.fs,
         terminals=args.terminal,
         initialize_timeout=startup,
+        transport=args.transport or "auto",
+        reconnect=_reconnect_reporter(args.url),
     ) as client:
         from acp2.cli.mcp_opts import send_mcp_servers
 
@@ -291,8 +338,9 @@ async def _prompt_once(args: argparse.Namespace) -> tuple[str, str | None, str |
             stream.state = lambda: session.state
             session.add_listener(stream)
         work = await session.prompt(args.prompt)
-        with anyio.move_on_after(args.cancel_after):
-            await work.wait()
+        with anyio.move_on_after(args.cancel_after) as interrupt.scope:
+            if not interrupt.pressed:  # ctrl-c at a question asked before prompt() returned
+                await work.wait()
         if not work.done:
             await session.cancel()
         stop = await work.wait()
@@ -303,7 +351,28 @@ async def _prompt_once(args: argparse.Namespace) -> tuple[str, str | None, str |
         return session.id, stop, text, error if isinstance(error, str) else None
 
 
-def _policy(args: argparse.Namespace, stream: Any) -> PermissionPolicy:
+def _reconnect_reporter(url: str | None) -> Any:
+    """For ``--url``: a reconnect pacing that says each attempt on stderr while a dropped
+    link is re-established (the default pacing otherwise)."""
+    if url is None:
+        return None
+    from acp2 import sanitize
+    from acp2.transport.backoff import Backoff
+
+    where = sanitize.line(url)
+
+    def say(attempt: int, wait: float) -> None:
+        print(
+            f"acp2 run: the link to {where} dropped: reconnecting, attempt {attempt + 1} "
+            f"in {wait:.1f}s",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    return Backoff(on_wait=say)
+
+
+def _policy(args: argparse.Namespace, stream: Any, interrupt: Any) -> PermissionPolicy:
     from acp2.client import allow_all, deny_all
     from acp2.ui.oneshot import PermissionLog, RunAsker
 
@@ -312,7 +381,8 @@ def _policy(args: argparse.Namespace, stream: Any) -> PermissionPolicy:
         choice = "ask" if sys.stdin.isatty() else "deny"
     policy: PermissionPolicy = allow_all if choice == "allow" else deny_all
     if choice == "ask":
-        policy = RunAsker(sys.stdin, sys.stderr, before=stream.break_line if stream else None)
+        before = stream.break_line if stream else None
+        policy = RunAsker(sys.stdin, sys.stderr, before=before, interrupt=interrupt)
     return PermissionLog(policy, _write_line) if args.json else policy
 
 

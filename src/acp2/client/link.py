@@ -164,6 +164,11 @@ class AgentLink(Generic[S]):
 
     elicitation_policy: ElicitationPolicy | None = None
     advertised: ClientCapabilities | None = None
+    #: How the agent was reached when it is no process started here (``the remote agent
+    #: at URL``): errors then say so instead of pointing at a stderr that does not exist.
+    reached: str | None = None
+    #: Why the remote link ended, when its transport says (read when it closed).
+    why_ended: Callable[[], object] | None = None
 
     def __init__(
         self,
@@ -235,11 +240,23 @@ class AgentLink(Generic[S]):
         if conn.protocol_errors:
             text += f" (it sent {conn.protocol_errors} invalid message(s); the last: "
             text += f"{sanitize(str(conn.last_protocol_error))})"  # may quote the agent
+        if self.reached is not None:
+            return self._describe_remote(text)
         lines = sanitize(self.stderr_tail(), newlines=True).strip().splitlines()[-STDERR_LINES:]
         tail = "\n".join(line[-STDERR_LINE_CHARS:] for line in lines)
         if tail:
             return f"{text}; its stderr ended with:\n{tail}"
         return f"{text}; it wrote nothing to stderr (run the agent command by itself to see why)."
+
+    def _describe_remote(self, text: str) -> str:
+        """:meth:`describe_closed` for a remote agent: what ended the link, no stderr."""
+        where = self.reached or "the remote agent"
+        text = text.replace("The agent closed the connection", f"The connection to {where} ended")
+        text = text.replace("the connection to the agent", f"the connection to {where}")
+        why = self.why_ended() if self.why_ended is not None else None
+        if why:
+            text += f": {sanitize(str(why))}"
+        return f"{text} (the agent runs on the server: its log says more)."
 
     async def aclose(self) -> None:
         """Close the connection (idempotent)."""

@@ -111,13 +111,19 @@ def asked(request: PermissionRequest) -> Asked:
     commands = _commands(request)
     title = sanitize.line(request.title)
     raw = None if call is None else call.raw_input
+    # Raw input that only repeats the title and the command shown is left for "i" (full).
+    said = (
+        None
+        if raw is None or _repeats(raw, [title, *(c for pair in commands for c in pair)])
+        else raw
+    )
     return Asked(
         title=title,
         description=sanitize.prose(request.description) if request.description else None,
         commands=commands,
         diffs=[] if call is None else [i for i in call.content if isinstance(i, Diff)],
         root=root if isinstance(root, str) else None,
-        raw_input=None if raw is None else raw_input_text(raw, limit=RAW_INPUT_CHARS),
+        raw_input=None if said is None else raw_input_text(said, limit=RAW_INPUT_CHARS),
         raw_input_full=None if raw is None else raw_input_text(raw, indent=True),
         mismatch=any(_squash(command) not in _squash(title) for command, _ in commands),
         offers=offers_of(request.options),
@@ -146,6 +152,16 @@ def _commands(request: PermissionRequest) -> list[tuple[str, str | None]]:
 
 def _squash(text: str) -> str:
     return " ".join(text.split())
+
+
+def _repeats(raw: Any, shown: list[str | None]) -> bool:
+    """True when ``raw`` is an object whose every value is text already in ``shown``
+    (e.g. ``{"command": "make test"}`` under ``$ make test``): nothing new to read."""
+    if not isinstance(raw, dict) or not raw:
+        return False
+    known = _squash(" ".join(sanitize.exact(text) for text in shown if text))
+    values = list(raw.values())
+    return all(isinstance(v, str) and _squash(sanitize.exact(v)) in known for v in values)
 
 
 def raw_input_text(raw: Any, *, limit: int | None = None, indent: bool = False) -> str:
@@ -190,14 +206,16 @@ def offers_of(options: list[PermissionOption]) -> list[Offer]:
     return offers
 
 
-def request_text(request: PermissionRequest) -> str:
+def request_text(request: PermissionRequest, *, offers: bool = True) -> str:
     """The request as plain lines (the transcript and ``acp2 run``)::
 
-    [permission] Run `make test`?
+    [permission] Run `make test` with a timeout?
       $ make test   (in /work)
-      raw input: {"command": "make test"}
+      raw input: {"command": "make test", "timeout": 60}
       [y] Allow once  [a] Always allow  [n] Reject  [4] Always reject
-    """
+
+    The raw input line is left out when it only repeats the title and the command;
+    ``offers=False`` leaves out the options line (a one-key chooser lists them)."""
     shown = asked(request)
     lines = [f"[permission] {shown.title}"]
     if shown.description:
@@ -212,7 +230,8 @@ def request_text(request: PermissionRequest) -> str:
         lines.extend("    " + part for part in body.split("\n"))
     if shown.raw_input is not None:
         lines.append(f"  raw input: {shown.raw_input}")
-    lines.append("  " + "  ".join(_offer_text(offer) for offer in shown.offers))
+    if offers:
+        lines.append("  " + "  ".join(_offer_text(offer) for offer in shown.offers))
     return "\n".join(lines)
 
 

@@ -125,13 +125,38 @@ async def connect_url(
                 ) as client:
                     opened = True
                     client.remote = link
+                    _word_errors_for(client, url, link)
                     link.on_rejoin = partial(_rejoin_sessions, client)
                     yield client
             except ConnectionClosed:
                 refused = getattr(link, "ended_by", None)
                 if not opened and isinstance(refused, RemoteRefused):
                     raise refused from None
+                if not opened:  # no local process: its stderr cannot explain anything
+                    raise _closed_before_initialize(url, refused) from None
                 raise
+
+
+def _closed_before_initialize(url: str, why: object) -> ConnectionClosed:
+    """The server took the connection and closed it before the agent answered
+    ``initialize`` (e.g. ``acp2 serve -- AGENT`` whose command cannot start)."""
+    from acp2.sanitize import line
+
+    reason = f": {line(str(why))}" if why else ""
+    return ConnectionClosed(
+        f"The remote agent at {line(url)} closed the connection before answering "
+        f"initialize{reason} (the agent runs on the server, whose log says why: e.g. "
+        "an agent command that cannot start there)."
+    )
+
+
+def _word_errors_for(client: ClientConnection, url: str, link: Any) -> None:
+    """Errors about the closed connection name ``url`` and why the link ended, never a
+    local agent's stderr (there is none)."""
+    from acp2.sanitize import line
+
+    client._link.reached = f"the remote agent at {line(url)}"
+    client._link.why_ended = lambda: link.gave_up or getattr(link.current, "ended_by", None)
 
 
 async def _rejoin_sessions(client: ClientConnection) -> None:
@@ -173,11 +198,13 @@ def connect_agent(
     initialize_timeout: float | None = DEFAULT_INITIALIZE_TIMEOUT,
     capabilities: ClientCapabilities | None = None,
     elicitation: ElicitationPolicy | None = None,
+    transport: Profile = "auto",
+    reconnect: Backoff | None = None,
 ) -> AbstractAsyncContextManager[ClientConnection]:
-    """The CLI's way in: :func:`connect_url` to ``url`` (with ``token``) when one is
-    given, else :func:`~acp2.client.connect` to start ``command``. ``cwd`` is the session
-    cwd (and the started agent's working directory); ``capabilities`` and
-    ``elicitation`` are as for :func:`~acp2.client.connect`."""
+    """The CLI's way in: :func:`connect_url` to ``url`` (with ``token``, ``transport``
+    and ``reconnect``) when one is given, else :func:`~acp2.client.connect` to start
+    ``command``. ``cwd`` is the session cwd (and the started agent's working directory);
+    ``capabilities`` and ``elicitation`` are as for :func:`~acp2.client.connect`."""
     common: dict[str, Any] = {
         "cwd": cwd,
         "permissions": permissions,
@@ -188,7 +215,7 @@ def connect_agent(
         "elicitation": elicitation,
     }
     if url is not None:
-        return connect_url(url, token=token, **common)
+        return connect_url(url, token=token, transport=transport, reconnect=reconnect, **common)
     from acp2.client.launch import connect
 
     return connect(list(command), **common)

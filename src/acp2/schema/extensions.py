@@ -12,6 +12,9 @@ first answer wins), so acp2 keeps its wire behind ``_`` names until it settles:
   later update of the session reaches it live. ``session/close`` detaches.
 * The agent advertises it in ``capabilities.session._meta["acp2"]["attach"]``
   (:func:`attach_capability`); a client checks that with :func:`supports_attach`.
+* An agent whose sessions live only in its process's memory says so with
+  ``capabilities.session._meta["acp2"]["store"] == "memory"`` (:func:`memory_store_meta`),
+  so a client never offers a resume that cannot work (:func:`keeps_sessions_in_memory`).
 * A permission or elicitation answer whose ``_meta["acp2"]["implicit"]`` is true was given
   by a policy that did not ask anyone (e.g. ``deny_all``): with several controllers, the
   first answer *not* so marked wins (:func:`implicit_meta`, :func:`is_implicit`).
@@ -44,6 +47,8 @@ __all__ = [
     "attach_capability",
     "implicit_meta",
     "is_implicit",
+    "keeps_sessions_in_memory",
+    "memory_store_meta",
     "supports_attach",
 ]
 
@@ -93,6 +98,20 @@ EXTENSIONS: Final[dict[str, MethodSpec[Any, Any]]] = {SESSION_ATTACH.name: SESSI
 def attach_capability() -> dict[str, Any]:
     """The ``_meta`` of ``capabilities.session`` an agent that allows attaching sends."""
     return {META_KEY: {"attach": {"roles": list(ATTACH_ROLES)}}}
+
+
+def memory_store_meta() -> dict[str, Any]:
+    """The ``acp2`` entries of ``capabilities.session._meta`` of an agent whose sessions
+    end with its process (an in-memory store): merge under :data:`META_KEY`."""
+    return {"store": "memory"}
+
+
+def keeps_sessions_in_memory(session_capabilities: Any) -> bool:
+    """True when an agent's ``capabilities.session`` says its sessions end with its
+    process (no resume after it exits); False when it says nothing."""
+    meta = getattr(session_capabilities, "meta", None)
+    ours = meta.get(META_KEY) if isinstance(meta, dict) else None
+    return isinstance(ours, dict) and ours.get("store") == "memory"
 
 
 def supports_attach(session_capabilities: Any) -> bool:

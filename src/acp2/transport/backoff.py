@@ -36,6 +36,9 @@ class Backoff:
     max_elapsed: float | None = 120.0
     clock: Callable[[], float] = field(default=time.monotonic, compare=False)
     random: Callable[[], float] = field(default=_random.random, compare=False)
+    #: Told ``(attempt, wait)`` (0-based attempt) before each wait: how a UI says
+    #: "reconnecting" while it happens. It must return at once and never raise.
+    on_wait: Callable[[int, float], None] | None = field(default=None, compare=False)
 
     def delay(self, attempt: int) -> float:
         """The jittered wait before attempt ``attempt`` (0-based)."""
@@ -57,7 +60,13 @@ class Backoff:
                 if left <= 0:
                     return
                 if wait >= left:
+                    self._tell(attempt, left)
                     yield left
                     return
+            self._tell(attempt, wait)
             yield wait
             attempt += 1
+
+    def _tell(self, attempt: int, wait: float) -> None:
+        if self.on_wait is not None:
+            self.on_wait(attempt, wait)

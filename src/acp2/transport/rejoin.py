@@ -112,6 +112,8 @@ class RejoiningTransport:
         self._resend: list[bytes] = []
         self._held: list[bytes] = []
         self._closing = False
+        #: Why no new connection could be made, once the client gave up (for its errors).
+        self.gave_up: BaseException | None = None
 
     async def open(self) -> None:
         """Open the first connection (raises what the opener raises)."""
@@ -167,6 +169,7 @@ class RejoiningTransport:
                 await self._rejoin(link)
             except (ConnectionClosed, RemoteRefused) as exc:
                 log.warning("could not rejoin the remote agent: %s", exc)
+                self.gave_up = exc
                 return b""
             failed = self._book.fail_lost()
             if failed:

@@ -21,6 +21,7 @@ from acp2.client.permissions import PermissionMode
 from acp2.schema.extensions import AttachRole
 
 if TYPE_CHECKING:
+    from acp2.transport.remote import Profile
     from acp2.ui.login import Ask, LoginOutcome
 
 __all__ = ["EXIT_AGENT_FAILED", "ChatOptions", "run_chat"]
@@ -32,13 +33,15 @@ EXIT_AGENT_FAILED = 3
 class ChatOptions:
     """What to run and how.
 
-    ``permission``: ``allow`` / ``deny`` / ``ask``; None means ask on a terminal and
-    ``transcript_permission`` in transcript mode. ``interactive``: None decides from the
-    streams. ``intro``: lines printed before connecting. ``first_prompt`` pre-fills the
-    first interactive input line. ``resume_hint``: print how to resume on leaving.
+    ``permission``: ``allow`` / ``deny`` / ``ask``; None means ask when the input is a
+    terminal (also in the plain transcript) and ``transcript_permission`` otherwise.
+    ``interactive``: None decides from the streams. ``intro``: lines printed before
+    connecting. ``first_prompt`` pre-fills the first interactive input line.
+    ``resume_hint``: print how to resume on leaving.
     ``files`` / ``terminals``: serve a v1 agent's ``fs/*`` / ``terminal/*`` requests
     (:func:`acp2.client.connect`). ``url`` (with ``token``): chat with the remote agent
-    there (:func:`acp2.client.connect_url`) instead of starting ``agent_command``.
+    there (:func:`acp2.client.connect_url`, over ``transport``) instead of starting
+    ``agent_command``.
     ``attach`` (with ``url``): join that live session as ``role`` instead of opening one
     (``""``: list the agent's sessions and ask which, :mod:`acp2.ui.watching`).
     ``mcp_servers``: MCP servers for the agent's sessions (those it cannot take are left
@@ -59,6 +62,7 @@ class ChatOptions:
     terminals: bool = False
     url: str | None = None
     token: str | None = None
+    transport: Profile = "auto"
     attach: str | None = None
     role: AttachRole = "observer"
     mcp_servers: list[Any] = field(default_factory=list)
@@ -81,6 +85,11 @@ class Frontend(Protocol):
 
     def error(self, message: str) -> None:
         """Show an error that ends the chat."""
+        ...
+
+    def starting(self, text: str) -> None:
+        """Show that the agent is being started or reached (the interactive chat; the
+        plain transcript keeps to the conversation)."""
         ...
 
     async def run(
@@ -135,8 +144,25 @@ def make_frontend(options: ChatOptions, stdin: TextIO, stdout: TextIO) -> Fronte
     from acp2.ui.lines import LineReader
     from acp2.ui.transcript import TranscriptChat
 
-    permission = options.permission or options.transcript_permission
-    return TranscriptChat(stdout, LineReader(stdin), permission=permission, url=options.url)
+    return TranscriptChat(
+        stdout,
+        LineReader(stdin),
+        permission=_transcript_permission(options, stdin),
+        url=options.url,
+    )
+
+
+def _transcript_permission(options: ChatOptions, stdin: TextIO) -> PermissionMode:
+    """The transcript chat's permission mode: the one asked for; else ``ask`` when a person
+    types the input (``--plain`` on a terminal, or no ``cli`` extra), since ``--help``
+    promises asking on a terminal; else ``transcript_permission`` (piped input)."""
+    if options.permission is not None:
+        return options.permission
+    try:
+        typed = stdin.isatty()
+    except (AttributeError, ValueError):
+        typed = False
+    return "ask" if typed else options.transcript_permission
 
 
 def agent_line(client: ClientConnection) -> str:
@@ -183,7 +209,16 @@ async def run_chat(
         from acp2.sanitize import prose
 
         frontend.error(prose(str(exc)) or type(exc).__name__)
+        _hint_after_failure(frontend)
         return EXIT_AGENT_FAILED
+
+
+def _hint_after_failure(frontend: Frontend) -> None:
+    """After the agent failed during a chat, say how to come back to the session (the
+    interactive chat's resume hint; it says when no resume can work)."""
+    hint = getattr(frontend, "print_resume_hint", None)
+    if callable(hint):
+        hint()
 
 
 async def _connect_and_chat(
@@ -201,10 +236,14 @@ async def _connect_and_chat(
     from acp2.client.terminal_login import terminal_login_capabilities
     from acp2.errors import AuthRequired
 
+    frontend.starting(_starting_text(options))
+    link_status = getattr(frontend, "link_status", None)  # the interactive chat's
     async with connect_agent(
         options.agent_command,
         url=options.url,
         token=options.token,
+        transport=options.transport,
+        reconnect=_reconnect(options, link_status),
         cwd=options.cwd,
         permissions=frontend.policy(),
         files=options.files,
@@ -212,9 +251,10 @@ async def _connect_and_chat(
         capabilities=terminal_login_capabilities() if asks is not None else None,
         elicitation=frontend.elicitation_policy(),
     ) as client:
+        if link_status is not None:
+            link_status.transport = lambda: client.remote
         frontend.note(agent_line(client))
-        for warning in client.use_mcp_servers(options.mcp_servers) if options.mcp_servers else []:
-            frontend.note(sanitize.line(warning))
+        _offer_mcp_servers(client, options, frontend)
         if picking is not None:
             from acp2.ui.watching import pick_session
 
@@ -239,6 +279,35 @@ async def _connect_and_chat(
             attached = bool(options.attach)
             replayed = bool(options.resume) or attached
             return await frontend.run(session, replayed=replayed, attached=attached, client=client)
+
+
+def _reconnect(options: ChatOptions, link_status: Any) -> Any:
+    """The reconnect policy of a chat over ``--url`` whose screen says "reconnecting" while
+    it waits (the interactive chat's ``link_status``); None for the default."""
+    if options.url is None or link_status is None:
+        return None
+    from acp2.transport.backoff import Backoff
+
+    return Backoff(on_wait=link_status.waiting)
+
+
+def _offer_mcp_servers(client: Any, options: ChatOptions, frontend: Frontend) -> None:
+    """Pass ``--mcp`` / ``--mcp-config`` servers to the agent; say why any are left out."""
+    if options.mcp_servers:
+        for warning in client.use_mcp_servers(options.mcp_servers):
+            frontend.note(sanitize.line(warning))
+
+
+def _starting_text(options: ChatOptions) -> str:
+    """``starting acp2 agent…`` / ``connecting to URL…``: said while ``initialize`` is
+    pending, so a slow start is not a silent one."""
+    from acp2.sanitize import line
+
+    if options.url is not None:
+        return line(f"connecting to {options.url}…")
+    import shlex
+
+    return line(f"starting {shlex.join(options.agent_command)}…")
 
 
 def _say_how_to_log_in(client: ClientConnection, options: ChatOptions, frontend: Frontend) -> None:

@@ -36,11 +36,12 @@ from acp2.state import (
     TerminalState,
     ToolCallState,
 )
-from acp2.ui.markdown_text import agent_markdown
+from acp2.ui.markdown_text import LineMarkdown, agent_markdown
 from acp2.ui.style import kind_icon, plan_mark, status_glyph
 from acp2.ui.subagents import folded_lines
 
 __all__ = [
+    "LineMarkdown",
     "View",
     "entry_block",
     "message_block",
@@ -283,8 +284,9 @@ def permission_block(request: PermissionRequest, *, options: bool = True) -> Ren
             line.append(f"  in {cwd}", style="dim")
         parts.append(line)
     call = request.tool_call
-    if call is not None and (call.content or not shown.commands):
-        parts.append(_subject_block(call, request.session.state, shown))
+    subject = None if call is None else _subject_block(call, request.session.state, shown)
+    if call is not None and subject is not None and (call.content or not shown.commands):
+        parts.append(subject)
     if shown.raw_input is not None:
         parts.append(Text(f"raw input: {shown.raw_input}", style="dim"))  # wraps: 240 chars
     if options:
@@ -294,15 +296,28 @@ def permission_block(request: PermissionRequest, *, options: bool = True) -> Ren
     )
 
 
-def _subject_block(call: ToolCallState, state: SessionState, shown: Asked) -> RenderableType:
+def _said(item: Any, shown: Asked) -> bool:
+    """A text item of the tool call that repeats the request's description or command."""
+    if isinstance(item, Diff):
+        return False
+    text = " ".join(sanitize.prose(describe.block_text(item)).split())
+    said = [shown.description or "", *(f"$ {command}" for command, _ in shown.commands)]
+    return bool(text) and any(text == " ".join(other.split()) for other in said)
+
+
+def _subject_block(call: ToolCallState, state: SessionState, shown: Asked) -> RenderableType | None:
     """The tool call a request is about: ``✎ Edit a.py``, its diffs and text content."""
-    header = Text.assemble((kind_icon(call.kind), "cyan"), " ", (describe.tool_title(call), "dim"))
-    parts: list[RenderableType] = [header]
+    title = describe.tool_title(call)
+    header = Text.assemble((kind_icon(call.kind), "cyan"), " ", (title, "dim"))
+    # A header that repeats the request's title or command is left out (said once).
+    said = [shown.title, *(command for command, _ in shown.commands)]
+    repeated = any(" ".join(title.split()) in " ".join(text.split()) for text in said)
+    parts: list[RenderableType] = [] if repeated and shown.commands else [header]
     view = View(seen=Seen(root=shown.root))
     for item in describe.content_items(call):
-        if isinstance(item, Terminal):
+        if isinstance(item, Terminal) or _said(item, shown):
             continue
         block = _content_block(item, state, view, False, "")
         if block is not None:
             parts.append(Padding(block, (0, 0, 0, 2)))
-    return Padding(Group(*parts), (1, 0, 0, 0))
+    return Padding(Group(*parts), (1, 0, 0, 0)) if parts else None  # None: all said above

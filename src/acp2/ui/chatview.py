@@ -24,7 +24,7 @@ from acp2.client import describe
 from acp2.state import MessageState, ToolCallState
 from acp2.ui import background, options
 from acp2.ui.blocks import View, entry_block, notice_block
-from acp2.ui.commands import resume_command
+from acp2.ui.commands import NO_RESUME, forgets_sessions, resume_command
 from acp2.ui.live import LiveRegion
 from acp2.ui.prompt import ExitGuard
 from acp2.ui.settle import NoticeTracker, Settler
@@ -150,7 +150,7 @@ class ChatView:
             parts.append(sanitize.line(state.stop_reason))
         usage = usage_text(state.usage)
         parts += [usage] if usage else []
-        parts += status_extras(state)
+        parts += [*self.link_parts(), *status_extras(state)]
         status = f" {' · '.join(parts)}"
         if self.guard.armed():
             return [("class:bottom-toolbar.exit", " press ctrl-c again to exit "), ("", status)]
@@ -159,9 +159,19 @@ class ChatView:
         shown = status + keys if len(status) + len(keys) <= columns else status
         return [("class:bottom-toolbar", shown)]
 
+    def link_parts(self) -> list[str]:
+        """The remote link's state for the status line (``reconnecting · attempt 2 in
+        1s``) while it is being re-established; else nothing."""
+        status = getattr(self, "link_status", None)
+        text = status.text() if status is not None else None
+        return [text] if text else []
+
     def print_resume_hint(self) -> None:
         """How to come back to this session: the exact ``acp2 chat --resume`` command."""
         if self.session is None or not self.agent_command:
+            return
+        if forgets_sessions(self.session):
+            self.console.print(Text(NO_RESUME, style="dim"))
             return
         cwd = self.session.cwd
         here = os.path.normpath(os.getcwd()) == os.path.normpath(cwd)

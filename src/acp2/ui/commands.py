@@ -18,11 +18,15 @@ from typing import Any, Final
 
 __all__ = [
     "BUILTINS",
+    "NO_RESUME",
     "Builtin",
     "Completion",
     "Parsed",
     "agent_commands",
     "completions",
+    "first_line",
+    "forgets_sessions",
+    "help_detail",
     "help_rows",
     "parse_line",
     "resume_command",
@@ -147,8 +151,33 @@ def help_rows(commands: Iterable[Any], categories: Iterable[str]) -> list[tuple[
     for name, description, hint in agent_commands(commands):
         slash = "//" if name in _BY_NAME else "/"
         usage = f"{slash}{name}" + (f" {hint}" if hint else "")
-        rows.append((usage, f"(agent) {description}"))
+        rows.append((usage, f"(agent) {first_line(description)}"))
     return rows
+
+
+def first_line(text: str, limit: int = 72) -> str:
+    """The first line of ``text`` cut to ``limit`` characters (``…`` when cut): an
+    agent's command description in ``/help``, which may be pages long (skills)."""
+    lines = text.strip().splitlines()
+    line = lines[0].strip() if lines else ""
+    more = len(lines) > 1 or len(line) > limit
+    return (line[: limit - 1] + "…") if len(line) > limit else line + (" …" if more else "")
+
+
+def help_detail(name: str, commands: Iterable[Any]) -> list[str] | None:
+    """``/help NAME``: the usage and whole description of the built-in or agent command
+    ``NAME`` (``/`` or ``//`` prefixes allowed), None when there is none."""
+    bare = name.lstrip("/")
+    agent = {n: (d, h) for n, d, h in agent_commands(commands)}
+    builtin = _BY_NAME.get(bare) if not name.startswith("//") else None
+    if builtin is not None:
+        usage = f"/{bare}" + (f" {builtin.hint}" if builtin.hint else "")
+        return [usage, builtin.description]
+    if bare not in agent:
+        return None
+    description, hint = agent[bare]
+    slash = "//" if bare in _BY_NAME else "/"
+    return [f"{slash}{bare}" + (f" {hint}" if hint else "") + "  (agent)", description]
 
 
 def resume_command(session_id: str, agent_command: Sequence[str], *, cwd: str | None = None) -> str:
@@ -159,3 +188,19 @@ def resume_command(session_id: str, agent_command: Sequence[str], *, cwd: str | 
     if cwd is not None:
         args += ["--cwd", cwd]
     return shlex.join([*args, "--", *agent_command])
+
+
+#: Said on leaving instead of a resume command that would fail with "Unknown session".
+NO_RESUME: Final = (
+    "no resume command: this agent keeps its sessions in memory only, so this one ended "
+    "with it (an acp2 agent keeps them with --store FILE)"
+)
+
+
+def forgets_sessions(session: Any) -> bool:
+    """True when the agent of ``session`` (a ``ClientSession``) said its sessions end
+    with its process (:func:`acp2.schema.extensions.keeps_sessions_in_memory`)."""
+    from acp2.schema.extensions import keeps_sessions_in_memory
+
+    capabilities = getattr(session.client.agent_capabilities, "session", None)
+    return keeps_sessions_in_memory(capabilities)

@@ -254,11 +254,16 @@ async def fill(
 
 
 async def _ask(spec: Field, read: Read, say: Callable[[str], None]) -> Any:
-    prompt = f"{spec.label}{'' if spec.required else ' (optional)'}: "
+    # A yes/no default is named, not prefilled: typing "y" after a prefilled "no" gave "noy".
+    named = _is_boolean(spec) and bool(spec.default_text)
+    shown = f" [enter: {spec.default_text}]" if named else ""
+    prompt = f"{spec.label}{'' if spec.required else ' (optional)'}{shown}: "
     for _ in range(MAX_TRIES):
-        text = await read(prompt, spec.default_text)
+        text = await read(prompt, "" if named else spec.default_text)
         if text is None:
             return None
+        if named and not text.strip():
+            text = spec.default_text
         try:
             return parse(spec, text)
         except FieldError as exc:

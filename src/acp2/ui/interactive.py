@@ -23,6 +23,7 @@ with one line; and when the session ends the chat says so and ends.
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import sys
 import time
@@ -41,21 +42,28 @@ from acp2 import sanitize
 from acp2.client import ClientConnection, ClientSession, PermissionPolicy
 from acp2.client.elicitation import ElicitationPolicy
 from acp2.client.permissions import PermissionMode
-from acp2.errors import Acp2Error, LocalProtocolError, RequestError
-from acp2.schema import StateUpdate, supports
+from acp2.errors import Acp2Error, ConnectionClosed, LocalProtocolError, RequestError
+from acp2.schema import StateUpdate, TextContent, supports
 from acp2.state import SessionState
 from acp2.ui import attach, background, options
 from acp2.ui.asking import Asker
 from acp2.ui.chatview import ChatView, collapsed_view, status_extras
 from acp2.ui.commands import agent_commands, parse_line
 from acp2.ui.history import open_history
+from acp2.ui.linkstatus import LinkStatus
 from acp2.ui.live import FPS, LiveRegion, PausableLive
 from acp2.ui.prompt import ChatCompleter, ExitGuard, chat_key_bindings, make_prompt_session
 from acp2.ui.settle import NoticeTracker, Settler
 from acp2.ui.slash import SlashCommands
 from acp2.ui.subagents import SubagentTracker
 from acp2.ui.turnkeys import TurnKeys, quiet_input
-from acp2.ui.watching import OBSERVER_CANNOT_CANCEL, OBSERVER_READ_ONLY, Watch, ended_text
+from acp2.ui.watching import (
+    OBSERVER_CANNOT_CANCEL,
+    OBSERVER_HINT,
+    OBSERVER_READ_ONLY,
+    Watch,
+    ended_text,
+)
 
 __all__ = ["InteractiveChat"]
 
@@ -101,6 +109,10 @@ class InteractiveChat(ChatView):
         self.leaving = False
         #: Prompts typed during a turn, sent in order once idle.
         self.queue: list[str] = []
+        #: The output of ``!commands`` that goes with the next prompt.
+        self.shell_output: list[str] = []
+        #: What the remote link is doing (``reconnecting · attempt 2 in 1s``).
+        self.link_status = LinkStatus()
         self.guard = ExitGuard()
         self.slash = SlashCommands(self)
         self.keys: TurnKeys | None = None
@@ -129,6 +141,10 @@ class InteractiveChat(ChatView):
     def note(self, text: str) -> None:
         """Show an informational line."""
         self.console.print(Text(text, style="dim"))
+
+    def starting(self, text: str) -> None:
+        """Show, dimmed, that the agent is being started or reached."""
+        self.note(text)
 
     async def run(
         self,
@@ -287,6 +303,9 @@ class InteractiveChat(ChatView):
         text = line.strip()
         if not text:
             return
+        if text.startswith("!"):  # a local shell command: never a prompt
+            await self.run_shell(text[1:].strip())
+            return
         names = [name for name, _, _ in agent_commands(self.session.state.available_commands)]
         parsed = parse_line(text, names)
         if parsed.kind == "builtin":
@@ -296,7 +315,42 @@ class InteractiveChat(ChatView):
         elif self.session.role == "observer":
             self.note(OBSERVER_READ_ONLY)
         else:
-            await self.turn(self._attach_files(parsed.text))
+            await self.turn(self._with_shell_output(self._attach_files(parsed.text)))
+
+    async def run_shell(self, command: str) -> None:
+        """``!command``: run it here (:mod:`acp2.ui.shell`), show its output sanitized and
+        keep it for the next prompt; nothing is sent to the agent now."""
+        from acp2.ui import shell
+
+        if not command:
+            self.note(
+                "!COMMAND runs COMMAND in your shell here; its output goes with your next prompt"
+            )
+            return
+        cwd = self.session.cwd if self.url is None else os.getcwd()  # the agent's is remote
+        try:
+            result = await shell.run_stoppable(
+                command, cwd, started=lambda: self.note("running it here · ctrl-c stops it")
+            )
+        except OSError as exc:
+            self.note(sanitize.prose(f"!{command}: {exc}"))
+            return
+        if result is None:
+            self.note("stopped: nothing goes with the next prompt")
+            return
+        for text in shell.result_lines(result):
+            self.console.print(Text(text), soft_wrap=True)
+        self.shell_output.append(shell.context_text(result))
+        self.note("this output goes with your next prompt")
+
+    def _with_shell_output(self, prompt: str | list[Any]) -> str | list[Any]:
+        """``prompt`` preceded by the output of the ``!commands`` run since the last one."""
+        if not self.shell_output:
+            return prompt
+        context, self.shell_output = "\n\n".join(self.shell_output), []
+        if isinstance(prompt, str):
+            return f"{context}\n\n{prompt}"
+        return [TextContent(text=context), *prompt]
 
     def _attach_files(self, text: str) -> str | list[Any]:
         if not attach.mentions(text):
@@ -331,8 +385,10 @@ class InteractiveChat(ChatView):
         self.view = replace(own_view, show_user=prompt is None or own_view.show_user)
         self.region.view = replace(self.view, live=True)
         self.region.queued = self.queue
+        if self.session.role == "observer":  # say what this screen is, promise nothing
+            self.region.watching, self.region.hint = True, OBSERVER_HINT
         self.region.typing = lambda: self.keys.editor.text if self.keys else ""
-        self.region.extras = lambda: status_extras(self.session.state)
+        self.region.extras = lambda: [*self.link_parts(), *status_extras(self.session.state)]
         stop: str | None = None
         with PausableLive(self.console, self.region) as live:
             self.live = live
@@ -381,6 +437,12 @@ class InteractiveChat(ChatView):
                 self.console.print(Text(f"the agent refused the prompt: {exc}", style="red"))
             except LocalProtocolError as exc:
                 self.console.print(Text(f"not sent: {exc}", style="red"))
+            except ConnectionClosed as exc:
+                if self.watch is None:
+                    raise  # a local agent that went away: the chat's error (exit 3)
+                # A remote session that ended mid-turn ends this chat as it ends an
+                # attached one: "the session ended: <why>", status 0 (docs/remote.md).
+                self.watch.ended = self.watch.ended or exc
             finally:
                 self._turn_group = None
                 group.cancel_scope.cancel()
@@ -425,6 +487,11 @@ class InteractiveChat(ChatView):
             self.queue.append(f"/{name} {arg}".strip())
         else:
             group.start_soon(self.slash.run, name, arg)
+
+    def interrupt(self) -> None:
+        """Esc during a turn: cancel it as one Ctrl-C does; pressed again it never quits."""
+        if not self._cancelling:
+            self.request_cancel()
 
     def request_cancel(self) -> None:
         """Ctrl-C during a turn: cancel it; a second one while cancelling quits."""

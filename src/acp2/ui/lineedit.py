@@ -6,7 +6,9 @@ typed and reports events:
 
 - ``("submit", text)``: Enter on a non-blank line (the prompt is queued);
 - ``("thoughts", "")`` / ``("output", "")``: Ctrl-T / Ctrl-O (expand or collapse);
-- ``("eof", "")``: Ctrl-D on an empty line (quit once the work is done).
+- ``("eof", "")``: Ctrl-D on an empty line (quit once the work is done);
+- ``("interrupt", "")``: Esc on its own (:meth:`LineEditor.escape_alone`, called by the
+  reader when no key followed the Esc in time).
 
 Esc-Enter / Alt-Enter insert a newline, a bracketed paste is inserted as typed (its
 newlines kept), Backspace, Ctrl-U (clear) and Ctrl-W (delete a word) edit; other
@@ -78,6 +80,18 @@ class LineEditor:
         elif char >= " " or char == "\t":
             self.text += " " if char == "\t" else char
         return None
+
+    @property
+    def escape_pending(self) -> bool:
+        """True right after an Esc: a key may follow (Esc-Enter, an arrow's sequence)."""
+        return self._state == "esc"
+
+    def escape_alone(self) -> list[tuple[str, str]]:
+        """Nothing followed the pending Esc in time: it was the Esc key itself."""
+        if self._state != "esc":
+            return []
+        self._state = "normal"
+        return [("interrupt", "")]
 
     def _submit(self) -> tuple[str, str] | None:
         text, self.text = self.text, ""

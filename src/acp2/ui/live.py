@@ -91,6 +91,8 @@ class LiveRegion:
     typing: Callable[[], str] = field(default=lambda: "")
     #: What the status line adds after the usage (the model name).
     extras: Callable[[], list[str]] = field(default=lambda: [])
+    #: An observer's region: a question waits for a controller, not for this chat.
+    watching: bool = False
 
     def __post_init__(self) -> None:
         self.started = self.clock()
@@ -112,8 +114,11 @@ class LiveRegion:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         height = options.height or console.height
+        phase = self.phase
+        if phase is None and self.watching and self.state.foreground == "requires_action":
+            phase = "waiting for a controller"
         status = status_line(
-            self.state, phase=self.phase, elapsed=self.clock() - self.started, hint=self.hint
+            self.state, phase=phase, elapsed=self.clock() - self.started, hint=self.hint
         )
         extras = self.extras()
         if extras:

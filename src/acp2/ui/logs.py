@@ -11,7 +11,11 @@ from typing import TextIO
 
 from acp2 import sanitize
 
-__all__ = ["SafeFormatter", "safe_stderr_logging"]
+__all__ = ["SAFE_HANDLER", "SafeFormatter", "safe_stderr_logging"]
+
+#: The attribute (True) of a root handler that already writes sanitized single lines to
+#: stderr (set by ``acp2.cli.main``): with one, no second handler is added.
+SAFE_HANDLER = "acp2_safe_stderr"
 
 
 class SafeFormatter(logging.Formatter):
@@ -28,6 +32,11 @@ def safe_stderr_logging(stream: TextIO | None = None) -> logging.Handler:
     logger = logging.getLogger("acp2")
     for handler in logger.handlers:
         if isinstance(handler.formatter, SafeFormatter):
+            return handler
+    for handler in logging.getLogger().handlers:
+        # The acp2 command line's own one-line handler (acp2.cli.main) already writes the
+        # acp2 records, sanitized: a second handler printed every warning twice.
+        if getattr(handler, SAFE_HANDLER, False) and handler.level <= logging.WARNING:
             return handler
     handler = _StderrHandler(stream)
     handler.setLevel(logging.WARNING)

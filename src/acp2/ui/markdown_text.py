@@ -9,11 +9,13 @@ shows the text from its line on as plain text below the markdown of the lines be
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Group, RenderableType
 from rich.markdown import Markdown
 from rich.text import Text
 
-__all__ = ["agent_markdown"]
+__all__ = ["LineMarkdown", "agent_markdown"]
 
 #: Tokens whose content the parser tokenizes one level deeper (and drops past the limit).
 _CONTAINERS = frozenset(
@@ -23,15 +25,28 @@ _CONTAINERS = frozenset(
 _DEFAULT_LIMIT = 20
 
 
+class LineMarkdown(Markdown):
+    """Markdown that keeps a single newline as a line break: agents write lists, steps
+    and addresses one per line without CommonMark's blank line or trailing spaces, and
+    joining those lines into one paragraph garbled them."""
+
+    def __init__(self, markup: str, **options: Any) -> None:
+        super().__init__(markup, **options)
+        for token in self.parsed:
+            for child in token.children or ():
+                if child.type == "softbreak":
+                    child.type = "hardbreak"
+
+
 def agent_markdown(text: str) -> RenderableType:
     """``text`` (already sanitized) as markdown; from the first line the parser would
     drop for nesting too deep, the rest is plain text, never lost."""
-    rendered = Markdown(text, code_theme="ansi_dark", hyperlinks=False)
+    rendered = LineMarkdown(text, code_theme="ansi_dark", hyperlinks=False)
     cut = _too_deep_line(rendered)
     if cut is None:
         return rendered
     lines = text.split("\n")
-    head = Markdown("\n".join(lines[:cut]), code_theme="ansi_dark", hyperlinks=False)
+    head = LineMarkdown("\n".join(lines[:cut]), code_theme="ansi_dark", hyperlinks=False)
     return Group(head, Text("\n".join(lines[cut:])))
 
 

@@ -30,7 +30,7 @@ from acp2.schema import AgentMessage, AgentMessageChunk, PermissionOption
 from acp2.schema.codec import encode
 from acp2.ui.lines import LineReader
 
-__all__ = ["PermissionLog", "ReplyStream", "RunAsker", "json_line"]
+__all__ = ["Interrupt", "PermissionLog", "ReplyStream", "RunAsker", "json_line"]
 
 _JSON_UNSAFE: Final = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
@@ -92,24 +92,47 @@ class ReplyStream:
             self._write("\n")
 
 
+class Interrupt:
+    """Ctrl-C pressed at a permission question of ``acp2 run``: calling it sets
+    ``pressed`` and cancels ``scope`` (the wait for the turn), so the turn is cancelled."""
+
+    def __init__(self) -> None:
+        self.pressed = False
+        self.scope: Any = None
+
+    def __call__(self) -> None:
+        """Record the key press and stop waiting for the turn."""
+        self.pressed = True
+        if self.scope is not None:
+            self.scope.cancel()
+
+
 class RunAsker:
     """The ``ask`` policy of ``acp2 run``: the request on ``err``, the answer from
     ``stdin`` (one key on a terminal, a line otherwise). ``before`` runs first (it ends
-    the streamed line)."""
+    the streamed line). Ctrl-C at the one-key question declines the request and calls
+    ``interrupt`` (``acp2 run`` cancels the turn with it), as the question's help says."""
 
     def __init__(
-        self, stdin: TextIO, err: TextIO, before: Callable[[], None] | None = None
+        self,
+        stdin: TextIO,
+        err: TextIO,
+        before: Callable[[], None] | None = None,
+        interrupt: Callable[[], None] | None = None,
     ) -> None:
         self.stdin = stdin
         self.err = err
         self.before = before
+        self.interrupt = interrupt
         self._lines = LineReader(stdin)
 
     async def __call__(self, request: PermissionRequest) -> PermissionOption | None:
         """Ask about ``request`` and return the chosen option (None: declined)."""
         if self.before is not None:
             self.before()
-        self.err.write(request_text(request) + "\n")
+        # On a terminal the one-key chooser lists the options: print them only once.
+        keys = _is_terminal(self.stdin) and _is_terminal(self.err)
+        self.err.write(request_text(request, offers=not keys) + "\n")
         self.err.flush()
         option = await self._read(request)
         self.err.write(f"-> {choice_text(option)}\n")
@@ -134,7 +157,11 @@ class RunAsker:
         while True:
             try:
                 choice = await chooser.choose()
-            except (KeyboardInterrupt, EOFError):
+            except KeyboardInterrupt:
+                if self.interrupt is not None:
+                    self.interrupt()
+                return None
+            except EOFError:
                 return None
             if choice != SHOW_RAW:
                 return choice if isinstance(choice, PermissionOption) else None

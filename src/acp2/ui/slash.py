@@ -29,11 +29,16 @@ __all__ = ["CANCEL_BG_WAIT", "KEYS_HELP", "SlashCommands"]
 #: How long ``/cancel-bg`` waits for the agent to confirm the item ended (seconds).
 CANCEL_BG_WAIT: Final = 5.0
 
+#: The widest command name column of ``/help`` (longer names push their text right).
+HELP_NAME_WIDTH: Final = 28
+
 #: The keys ``/help`` lists.
 KEYS_HELP = (
     ("enter", "send (while the agent works: queue)"),
     ("esc enter / alt enter", "new line"),
     ("@path", "attach a file of this folder"),
+    ("!command", "run it in your shell here; its output goes with the next prompt"),
+    ("esc", "interrupt the work (as one ctrl-c)"),
     ("ctrl-c", "cancel the work; twice on an empty line: exit"),
     ("ctrl-d", "exit"),
     ("ctrl-t / ctrl-o", "expand or collapse thoughts / tool output"),
@@ -72,10 +77,14 @@ class SlashCommands:
             self.say(f"/{name}: {exc}", style="red")
 
     async def do_help(self, arg: str) -> None:
-        """List the commands (the chat's, then the agent's) and the keys."""
+        """List the commands (the chat's, then the agent's, one line each) and the keys;
+        ``/help NAME`` shows one command in full."""
         state = self.session.state
+        if arg.strip():
+            self._help_one(arg.strip())
+            return
         rows = commands.help_rows(state.available_commands, self._categories())
-        width = max(len(usage) for usage, _ in [*rows, *KEYS_HELP]) + 2
+        width = min(max(len(usage) for usage, _ in [*rows, *KEYS_HELP]), HELP_NAME_WIDTH) + 2
         out = Text("commands\n", style="bold")
         for usage, description in rows:
             out.append(f"  {sanitize.line(usage):<{width}}", style="cyan")  # the agent's names
@@ -85,7 +94,17 @@ class SlashCommands:
             out.append(f"  {key:<{width}}", style="cyan")
             out.append(f"{description}\n")
         out.append("a built-in wins over an agent command of the same name: ")
-        out.append("//name runs the agent's")
+        out.append("//name runs the agent's; /help NAME shows one command in full")
+        self.chat.console.print(out)
+
+    def _help_one(self, name: str) -> None:
+        found = commands.help_detail(name, self.session.state.available_commands)
+        if found is None:
+            self.say(f"no command {sanitize.line(name)}: /help lists them")
+            return
+        usage, description = found
+        out = Text(sanitize.line(usage) + "\n", style="bold cyan")  # the agent's text
+        out.append(sanitize.prose(description))
         self.chat.console.print(out)
 
     async def do_quit(self, arg: str) -> None:

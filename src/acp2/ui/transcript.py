@@ -33,7 +33,7 @@ from acp2.client.describe import Seen
 from acp2.client.elicitation import ElicitationAnswer, ElicitationPolicy
 from acp2.client.permission_text import asked, choice_text, parse_choice, request_text
 from acp2.client.permissions import PermissionMode
-from acp2.errors import RequestError
+from acp2.errors import ConnectionClosed, RequestError
 from acp2.schema import PermissionOption
 from acp2.state import SessionState
 from acp2.ui import plain
@@ -93,6 +93,9 @@ class TranscriptChat:
     def note(self, text: str) -> None:
         """Show an informational line."""
         self.write(sanitize.prose(text))
+
+    def starting(self, text: str) -> None:
+        """Nothing: the transcript keeps to the conversation (scripts read it)."""
 
     def policy(self) -> PermissionPolicy:
         """The permission policy to connect with (it logs every decision)."""
@@ -193,8 +196,11 @@ class TranscriptChat:
                 continue
             if self.session.role == "observer":
                 self.write(OBSERVER_READ_ONLY)
-            else:
-                self.stops.append(await self.turn(line.strip()))
+                continue
+            stop = await self.turn(line.strip())
+            if self.watch is not None and self.watch.ended is not None:
+                break  # the session ended mid-turn: "the session ended", status 0
+            self.stops.append(stop)
 
     async def _answer_line(self) -> str:
         """The next input line for a question: read here, or handed over by the input
@@ -274,10 +280,18 @@ class TranscriptChat:
                     stop = await work.wait()
                 except RequestError as exc:
                     self.write(f"[refused] {sanitize.prose(str(exc))}")
+                except ConnectionClosed as exc:
+                    if self.watch is None:
+                        raise  # a local agent that went away: the chat's error (exit 3)
+                    # A remote session that ended mid-turn ends the chat as it ends an
+                    # attached one: "the session ended: <why>", status 0 (docs/remote.md).
+                    self.watch.ended = self.watch.ended or exc
                 finally:
                     group.cancel_scope.cancel()
         finally:
             self.flush(final=True)  # also when the agent went away: show what it said
+        if self.watch is not None and self.watch.ended is not None:
+            return None  # no stop line: the session ended (said once the input loop ends)
         usage = plain.usage_line(self.session.state)
         if usage:
             self.write(usage)

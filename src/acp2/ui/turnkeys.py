@@ -5,9 +5,10 @@ itself (through a duplicate of its file descriptor, so the selector never confus
 with prompt_toolkit's reader), only while the live region is on screen: a permission
 prompt pauses the region, and with it this reader. Bytes go to a
 :class:`~acp2.ui.lineedit.LineEditor`; the line being typed and the queued prompts are drawn
-in the live region. ``/cancel`` takes effect at once (and ``/bg``, ``/cancel-bg``: they
-do not touch the turn); every other line is queued and
-sent, in order, once the agent is idle. Bracketed paste is switched on meanwhile, so a
+in the live region. Esc on its own interrupts the turn (as Ctrl-C does once); ``/cancel``
+takes effect at once (and ``/bg``, ``/cancel-bg``: they
+do not touch the turn); an observer's prompt is refused at once; every other line is
+queued and sent, in order, once the agent is idle. Bracketed paste is switched on meanwhile, so a
 pasted text with newlines stays one prompt.
 """
 
@@ -23,15 +24,27 @@ import anyio
 from acp2.ui.commands import parse_line
 from acp2.ui.lineedit import LineEditor
 from acp2.ui.live import PausableLive
+from acp2.ui.watching import OBSERVER_READ_ONLY
 
 if TYPE_CHECKING:
     from acp2.ui.interactive import InteractiveChat
 
-__all__ = ["AT_ONCE", "BRACKETED_PASTE_OFF", "BRACKETED_PASTE_ON", "TurnKeys", "quiet_input"]
+__all__ = [
+    "AT_ONCE",
+    "BRACKETED_PASTE_OFF",
+    "BRACKETED_PASTE_ON",
+    "ESC_WAIT",
+    "TurnKeys",
+    "quiet_input",
+]
 
 #: Built-ins typed during a turn that run at once instead of waiting in the queue
 #: (background work runs beside the turn; ``/cancel`` has its own path).
 AT_ONCE = frozenset({"bg", "cancel-bg"})
+
+#: Seconds a key may follow Esc and make one key with it (Esc-Enter); prompt_toolkit's
+#: default too. After that the Esc alone interrupts the turn.
+ESC_WAIT = 0.5
 
 BRACKETED_PASTE_ON = "\x1b[?2004h"
 BRACKETED_PASTE_OFF = "\x1b[?2004l"
@@ -122,11 +135,24 @@ class TurnKeys:
                 return
             for kind, text in self.editor.feed(data):
                 self.handle(kind, text)
+            if self.editor.escape_pending:
+                await self._escape(fd)
+
+    async def _escape(self, fd: int) -> None:
+        """An Esc with nothing after it in the same read: when no key follows within
+        :data:`ESC_WAIT` (as prompt_toolkit decides), it is the Esc key: interrupt."""
+        with anyio.move_on_after(ESC_WAIT) as waited:
+            await anyio.wait_readable(fd)
+        if waited.cancelled_caught:
+            for kind, text in self.editor.escape_alone():
+                self.handle(kind, text)
 
     def handle(self, kind: str, text: str) -> None:
         """Act on one editor event."""
         chat = self.chat
-        if kind == "thoughts":
+        if kind == "interrupt":
+            chat.interrupt()
+        elif kind == "thoughts":
             chat.toggle_thoughts()
         elif kind == "output":
             chat.toggle_output()
@@ -141,6 +167,12 @@ class TurnKeys:
                 chat.request_cancel()
             elif parsed.kind == "builtin" and parsed.name in AT_ONCE:
                 chat.run_at_once(parsed.name, parsed.arg)
+            elif (
+                parsed.kind not in ("builtin", "unknown")
+                and chat.session.role == "observer"
+                and not text.strip().startswith("!")  # a local command: an observer may
+            ):
+                chat.note(OBSERVER_READ_ONLY)  # refused now: queueing it would promise a send
             else:
                 chat.queue.append(text.strip())
 

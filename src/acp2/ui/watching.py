@@ -33,6 +33,8 @@ __all__ = [
 
 #: What an observer is told when it types a prompt or an agent command.
 OBSERVER_READ_ONLY: Final = "observer: read-only (attach with --role controller to prompt)"
+#: The status line's hint during a turn an observer watches (no "ctrl-c to cancel").
+OBSERVER_HINT: Final = "observer: watching, read-only"
 #: What an observer is told when it tries to cancel.
 OBSERVER_CANNOT_CANCEL: Final = "observer: read-only, it cannot cancel the work"
 
@@ -101,16 +103,25 @@ def attach_command(url: str, session_id: str) -> str:
 
 def info_lines(session: ClientSession, url: str | None) -> list[str]:
     """What ``/info`` shows: the session id, its folder, this chat's role and, for a remote
-    agent, how a second terminal attaches. Sanitized: the id and cwd are the agent's."""
+    agent that offers attaching, how a second terminal attaches (else why none can).
+    Sanitized: the id and cwd are the agent's."""
     lines = [
         f"session {session.id}",
         f"folder  {session.cwd}",
         f"role    {session.role}",
     ]
-    if url is not None:
+    if url is not None and _offers_attach(session):
         lines.append(f"watch from another terminal: {attach_command(url, session.id)}")
         lines.append("  (add --role controller to prompt and answer from there)")
+    elif url is not None:  # e.g. `acp2 serve -- AGENT`: one agent process per connection
+        lines.append("no other terminal can watch: this agent does not offer attaching")
     return [sanitize.line(text) for text in lines]
+
+
+def _offers_attach(session: ClientSession) -> bool:
+    from acp2.schema.extensions import supports_attach
+
+    return supports_attach(getattr(session.env.agent_capabilities, "session", None))
 
 
 async def pick_session(client: ClientConnection, note: Note, ask: Ask) -> str | None:
