@@ -23,7 +23,7 @@ pexpect = pytest.importorskip("pexpect")
 @contextlib.contextmanager
 def served_command(agent: list[str], env: dict[str, str], cwd: Path) -> Iterator[str]:
     """``acp2 serve --port 0 -- AGENT`` (one agent process per connection); its URL."""
-    argv = [*ACP2, "serve", "--port", "0", "--", *agent]
+    argv = [*ACP2, "serve", "--no-token", "--port", "0", "--", *agent]
     server = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd)
     try:
         yield f"http://127.0.0.1:{listening_port(server, [])}/acp"

@@ -42,7 +42,7 @@ def test_a_served_agent_that_cannot_start_is_reported_for_the_url(tmp_path: Path
     """``acp2 serve -- nosuchagent``: the client's error names the URL and the server's
     log, not a local stderr."""
     env = isolated_env(tmp_path / "data")
-    argv = [*ACP2, "serve", "--port", "0", "--", "acp2-no-such-agent-command"]
+    argv = [*ACP2, "serve", "--no-token", "--port", "0", "--", "acp2-no-such-agent-command"]
     server = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
     try:
         url = f"http://127.0.0.1:{listening_port(server, [])}/acp"

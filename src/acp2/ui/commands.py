@@ -202,5 +202,5 @@ def forgets_sessions(session: Any) -> bool:
     with its process (:func:`acp2.schema.extensions.keeps_sessions_in_memory`)."""
     from acp2.schema.extensions import keeps_sessions_in_memory
 
-    capabilities = getattr(session.client.agent_capabilities, "session", None)
+    capabilities = getattr(session.env.agent_capabilities, "session", None)
     return keeps_sessions_in_memory(capabilities)
