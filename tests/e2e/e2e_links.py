@@ -14,6 +14,8 @@ an opener to :data:`LINKS`; nothing else changes.
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -24,8 +26,10 @@ import anyio
 from e2e_agent import build_agent
 
 from acp2.client import ClientConnection, PermissionPolicy, connect, connect_transport
+from acp2.client.remote import connect_url
 from acp2.transport.memory import memory_pair
-from helpers.timeouts import TIMEOUT
+from helpers.serve_process import listening_port
+from helpers.timeouts import PROCESS_TIMEOUT, TIMEOUT
 
 __all__ = ["AGENT_SCRIPT", "LINKS", "Opener"]
 
@@ -74,5 +78,47 @@ async def stdio_link(
         yield client
 
 
+@asynccontextmanager
+async def serve_process(store: Path) -> AsyncIterator[str]:
+    """A real ``acp2 serve --no-token`` on 127.0.0.1 running the agent script per
+    connection (history in ``store``); yields its endpoint's address ``host:port/acp``.
+    One server per opening, so a second opening on ``store`` is an agent restart, as
+    over stdio."""
+    env = dict(os.environ, ACP2_DATA_DIR=str(store.parent / "serve-data"))
+    env.pop("ACP2_TOKEN", None)
+    argv = [sys.executable, "-m", "acp2", "serve", "--no-token", "--port", "0"]
+    argv += ["--", sys.executable, str(AGENT_SCRIPT), str(store)]
+    process = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env=env, cwd=store.parent)
+    log: list[str] = []
+    try:
+        port = await anyio.to_thread.run_sync(listening_port, process, log)
+        yield f"127.0.0.1:{port}/acp"
+    finally:
+        process.terminate()
+        await anyio.to_thread.run_sync(process.wait, PROCESS_TIMEOUT)
+
+
+def remote_link(scheme: str, profile: Any) -> Opener:
+    """The opener that reaches the agent through ``acp2 serve`` over ``profile``."""
+
+    @asynccontextmanager
+    async def link(
+        store: Path, *, cwd: Path, permissions: PermissionPolicy, **options: Any
+    ) -> AsyncIterator[ClientConnection]:
+        async with serve_process(store) as address:
+            url = f"{scheme}://{address}"
+            async with connect_url(
+                url, transport=profile, cwd=cwd, permissions=permissions, **options
+            ) as client:
+                yield client
+
+    return link
+
+
 #: Every transport the suite runs over, by test id.
-LINKS: dict[str, Opener] = {"memory": memory_link, "stdio": stdio_link}
+LINKS: dict[str, Opener] = {
+    "memory": memory_link,
+    "stdio": stdio_link,
+    "websocket": remote_link("ws", "websocket"),
+    "http": remote_link("http", "http"),
+}
