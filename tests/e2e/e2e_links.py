@@ -8,8 +8,10 @@ file ``store``) behind the transport and yields an initialized
 bounded, until the agent is gone. A test that opens twice on one ``store`` sees an
 agent restart.
 
-To run the whole suite over another transport (issue 15: Streamable HTTP, WebSocket), add
-an opener to :data:`LINKS`; nothing else changes.
+The transports: ``memory`` (the agent in this process), ``stdio`` (the agent script as a
+subprocess on real pipes), ``websocket`` and ``http`` (a real ``acp2 serve --no-token`` on
+127.0.0.1 running the agent script per connection, reached over a WebSocket or Streamable
+HTTP). To run the whole suite over another transport, add an opener to :data:`LINKS`.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -88,7 +91,7 @@ async def serve_process(store: Path) -> AsyncIterator[str]:
     env.pop("ACP2_TOKEN", None)
     argv = [sys.executable, "-m", "acp2", "serve", "--no-token", "--port", "0"]
     argv += ["--", sys.executable, str(AGENT_SCRIPT), str(store)]
-    process = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env=env, cwd=store.parent)
+    process = await anyio.to_thread.run_sync(partial(_start, argv, env, store.parent))
     log: list[str] = []
     try:
         port = await anyio.to_thread.run_sync(listening_port, process, log)
@@ -96,6 +99,10 @@ async def serve_process(store: Path) -> AsyncIterator[str]:
     finally:
         process.terminate()
         await anyio.to_thread.run_sync(process.wait, PROCESS_TIMEOUT)
+
+
+def _start(argv: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd)
 
 
 def remote_link(scheme: str, profile: Any) -> Opener:
