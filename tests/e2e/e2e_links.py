@@ -16,6 +16,7 @@ HTTP). To run the whole suite over another transport, add an opener to :data:`LI
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -26,15 +27,20 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import msgspec
 from e2e_agent import build_agent
 
+import acp2.compat.v1.schema as v1
+from acp2.bridge.back import serve_back_transports
 from acp2.client import ClientConnection, PermissionPolicy, connect, connect_transport
 from acp2.client.remote import connect_url
+from acp2.transport.base import Transport
 from acp2.transport.memory import memory_pair
+from acp2.transport.stdio import spawn_agent
 from helpers.serve_process import listening_port
 from helpers.timeouts import PROCESS_TIMEOUT, TIMEOUT
 
-__all__ = ["AGENT_SCRIPT", "LINKS", "Opener"]
+__all__ = ["AGENT_SCRIPT", "IN_PROCESS", "LINKS", "V1", "Opener"]
 
 #: The agent script the stdio link runs with this interpreter.
 AGENT_SCRIPT = Path(__file__).with_name("e2e_agent.py")
@@ -122,10 +128,79 @@ def remote_link(scheme: str, profile: Any) -> Opener:
     return link
 
 
+V1_INITIALIZE = b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientInfo":{"name":"e2e","version":"0"},"clientCapabilities":{}}}\n'  # noqa: E501
+
+
+async def _v1_hello(agent: Transport) -> v1.InitializeResponse:
+    """Open ``agent`` the way a v1 client does; its v1 ``initialize`` answer."""
+    await agent.send(V1_INITIALIZE)
+    line = b""
+    with anyio.fail_after(TIMEOUT):
+        while not line.endswith(b"\n"):
+            line += await agent.receive()
+    # An agent sends nothing unasked, so the answer is all that was read.
+    answer = json.loads(line)
+    assert answer["result"]["protocolVersion"] == 1, answer
+    return msgspec.convert(answer["result"], v1.InitializeResponse)
+
+
+@asynccontextmanager
+async def _bridged(
+    agent: Transport, cwd: Path, permissions: PermissionPolicy, options: dict[str, Any]
+) -> AsyncIterator[ClientConnection]:
+    """acp2's client through the back bridge to ``agent``, a peer speaking v1."""
+    result = await _v1_hello(agent)
+    ours, bridge_end = memory_pair()
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(serve_back_transports, bridge_end, agent, result)
+        async with connect_transport(ours, cwd=cwd, permissions=permissions, **options) as client:
+            yield client
+        tg.cancel_scope.cancel()
+
+
+@asynccontextmanager
+async def v1_memory_link(
+    store: Path, *, cwd: Path, permissions: PermissionPolicy, **options: Any
+) -> AsyncIterator[ClientConnection]:
+    """Both bridges in this process: the agent serves a v1 client (its front bridge) on
+    an in-memory pair, and the client reaches it through the back bridge."""
+    agent = build_agent(str(store))
+    ours, theirs = memory_pair()
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(agent.serve, theirs)
+            async with _bridged(ours, cwd, permissions, options) as client:
+                yield client
+            tg.cancel_scope.cancel()
+    finally:
+        agent.history().close()
+
+
+@asynccontextmanager
+async def v1_stdio_link(
+    store: Path, *, cwd: Path, permissions: PermissionPolicy, **options: Any
+) -> AsyncIterator[ClientConnection]:
+    """The agent script as a subprocess speaking v1 on real pipes (its front bridge),
+    reached through the back bridge in this process."""
+    argv = [sys.executable, str(AGENT_SCRIPT), str(store)]
+    async with (
+        spawn_agent(argv, grace=TIMEOUT) as process,
+        _bridged(process, cwd, permissions, options) as client,
+    ):
+        yield client
+
+
 #: Every transport the suite runs over, by test id.
 LINKS: dict[str, Opener] = {
     "memory": memory_link,
     "stdio": stdio_link,
     "websocket": remote_link("ws", "websocket"),
     "http": remote_link("http", "http"),
+    "v1-memory": v1_memory_link,
+    "v1-stdio": v1_stdio_link,
 }
+#: The transports through both v1 bridges (acp2's agent speaking v1 is the v1 agent, and
+#: the back bridge the v1 client): a test whose feature v1 cannot carry is ``not_over`` these.
+V1 = ("v1-memory", "v1-stdio")
+#: The transports with the agent in the test's own process.
+IN_PROCESS = ("memory", "v1-memory")
