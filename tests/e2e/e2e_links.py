@@ -16,7 +16,6 @@ HTTP). To run the whole suite over another transport, add an opener to :data:`LI
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -27,16 +26,12 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import msgspec
 from e2e_agent import build_agent
 
-import acp2.compat.v1.schema as v1
-from acp2.bridge.back import serve_back_transports
-from acp2.client import ClientConnection, PermissionPolicy, connect, connect_transport
+from acp2.client import ClientConnection, PermissionPolicy, connect
 from acp2.client.remote import connect_url
-from acp2.transport.base import Transport
-from acp2.transport.memory import memory_pair
 from acp2.transport.stdio import spawn_agent
+from helpers.inprocess import served, v1_bridged
 from helpers.serve_process import listening_port
 from helpers.timeouts import PROCESS_TIMEOUT, TIMEOUT
 
@@ -52,27 +47,12 @@ Opener = Callable[..., AbstractAsyncContextManager[ClientConnection]]
 async def memory_link(
     store: Path, *, cwd: Path, permissions: PermissionPolicy, **options: Any
 ) -> AsyncIterator[ClientConnection]:
-    """The agent served in this process on one end of an in-memory pair."""
+    """The agent served in this process on one end of an in-memory pair. When the client
+    closed its end, the agent must notice and return on its own."""
     agent = build_agent(str(store))
-    ours, theirs = memory_pair()
-    served = anyio.Event()
-
-    async def serve() -> None:
-        try:
-            await agent.serve(theirs)
-        finally:
-            served.set()
-
     try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(serve)
-            async with connect_transport(
-                ours, cwd=cwd, permissions=permissions, **options
-            ) as client:
-                yield client
-            # The client closed its end: the agent must notice and return on its own.
-            with anyio.fail_after(TIMEOUT):
-                await served.wait()
+        async with served(agent, wait=True, cwd=cwd, permissions=permissions, **options) as c:
+            yield c
     finally:
         agent.history().close()
 
@@ -128,36 +108,6 @@ def remote_link(scheme: str, profile: Any) -> Opener:
     return link
 
 
-V1_INITIALIZE = b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientInfo":{"name":"e2e","version":"0"},"clientCapabilities":{}}}\n'  # noqa: E501
-
-
-async def _v1_hello(agent: Transport) -> v1.InitializeResponse:
-    """Open ``agent`` the way a v1 client does; its v1 ``initialize`` answer."""
-    await agent.send(V1_INITIALIZE)
-    line = b""
-    with anyio.fail_after(TIMEOUT):
-        while not line.endswith(b"\n"):
-            line += await agent.receive()
-    # An agent sends nothing unasked, so the answer is all that was read.
-    answer = json.loads(line)
-    assert answer["result"]["protocolVersion"] == 1, answer
-    return msgspec.convert(answer["result"], v1.InitializeResponse)
-
-
-@asynccontextmanager
-async def _bridged(
-    agent: Transport, cwd: Path, permissions: PermissionPolicy, options: dict[str, Any]
-) -> AsyncIterator[ClientConnection]:
-    """acp2's client through the back bridge to ``agent``, a peer speaking v1."""
-    result = await _v1_hello(agent)
-    ours, bridge_end = memory_pair()
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(serve_back_transports, bridge_end, agent, result)
-        async with connect_transport(ours, cwd=cwd, permissions=permissions, **options) as client:
-            yield client
-        tg.cancel_scope.cancel()
-
-
 @asynccontextmanager
 async def v1_memory_link(
     store: Path, *, cwd: Path, permissions: PermissionPolicy, **options: Any
@@ -165,13 +115,9 @@ async def v1_memory_link(
     """Both bridges in this process: the agent serves a v1 client (its front bridge) on
     an in-memory pair, and the client reaches it through the back bridge."""
     agent = build_agent(str(store))
-    ours, theirs = memory_pair()
     try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(agent.serve, theirs)
-            async with _bridged(ours, cwd, permissions, options) as client:
-                yield client
-            tg.cancel_scope.cancel()
+        async with served(agent, over="v1", cwd=cwd, permissions=permissions, **options) as c:
+            yield c
     finally:
         agent.history().close()
 
@@ -185,7 +131,7 @@ async def v1_stdio_link(
     argv = [sys.executable, str(AGENT_SCRIPT), str(store)]
     async with (
         spawn_agent(argv, grace=TIMEOUT) as process,
-        _bridged(process, cwd, permissions, options) as client,
+        v1_bridged(process, cwd=cwd, permissions=permissions, **options) as client,
     ):
         yield client
 
