@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,13 +23,12 @@ from acp2.client import (
     ClientSession,
     PermissionRequest,
     allow_all,
-    connect_transport,
     deny_all,
 )
 from acp2.errors import ResourceNotFound
 from acp2.schema import StateUpdate
 from acp2.transport.base import Transport
-from acp2.transport.memory import memory_pair
+from helpers.inprocess import Serving, serving
 from helpers.timeouts import SCENARIO_TIMEOUT
 from schema_validation import Conversation
 
@@ -70,31 +69,28 @@ class Validated:
 class Desk:
     """Connects clients of one agent; :meth:`open` -> an initialized ClientConnection."""
 
-    def __init__(self, store: Path, stack: AsyncExitStack, tg: Any) -> None:
-        self.agent = build_agent(str(store))
-        self.stack = stack
-        self.tg = tg
+    def __init__(self, agents: Serving) -> None:
+        self.agent = agents.agent
+        self.agents = agents
         self.problems: list[str] = []
 
     async def open(self, principal: object = None, **options: Any) -> ClientConnection:
-        ours, theirs = memory_pair()
-        self.tg.start_soon(
-            lambda: self.agent.serve(Validated(theirs, self.problems), principal=principal)
-        )
         options.setdefault("permissions", deny_all)
-        return await self.stack.enter_async_context(
-            connect_transport(ours, cwd=str(Path.cwd()), **options)
+        return await self.agents.connect(
+            principal=principal,
+            wrap=lambda theirs: Validated(theirs, self.problems),
+            cwd=str(Path.cwd()),
+            **options,
         )
 
 
 @asynccontextmanager
 async def desk(tmp_path: Path) -> AsyncIterator[Desk]:
+    store = tmp_path / "history.db"
     with anyio.fail_after(SCENARIO_TIMEOUT):
-        async with anyio.create_task_group() as tg:
-            async with AsyncExitStack() as stack:
-                found = Desk(tmp_path / "history.db", stack, tg)
-                yield found
-            tg.cancel_scope.cancel()
+        async with serving(build_agent(str(store))) as agents:
+            found = Desk(agents)
+            yield found
     found.agent.history().close()
     assert not found.problems, "\n".join(found.problems[:20])
 

@@ -5,7 +5,8 @@
 yields an initialized :class:`acp2.client.ClientConnection` on the other. ``over="v1"``
 puts both v1 bridges between them: the agent is spoken to in v1 (its front bridge) and
 the client reaches it through the back bridge. :func:`serving` is the same for several
-clients of one agent (attach, principals). :func:`v1_bridged` joins the client to any
+clients of one agent (attach, principals), and gives raw transports to the agent for
+tests that speak the wire themselves. :func:`v1_bridged` joins the client to any
 transport whose other end speaks v1 (e.g. an agent subprocess). :func:`sole_exception`
 unwraps the one-exception groups task groups raise, so tests can ``pytest.raises`` the
 exception itself.
@@ -55,6 +56,20 @@ class Serving:
         #: Set once per connection when the agent's ``serve`` returned.
         self.ended: list[anyio.Event] = []
 
+    def open(self, *, principal: object = None, wrap: Wrap | None = None) -> Transport:
+        """A new connection to the agent: its client end, a raw transport (closed when
+        the serving ends) for tests that speak the wire themselves.
+
+        ``principal`` is who the agent is told the client is (only passed when given);
+        ``wrap`` wraps the agent's end of the pair (to record or validate its bytes).
+        """
+        ours, theirs = memory_pair()
+        ended = anyio.Event()
+        self.ended.append(ended)
+        self._tg.start_soon(self._serve, wrap(theirs) if wrap else theirs, principal, ended)
+        self._stack.push_async_callback(ours.aclose)
+        return ours
+
     async def connect(
         self,
         *,
@@ -63,17 +78,11 @@ class Serving:
         wrap: Wrap | None = None,
         **connect_kwargs: Any,
     ) -> ClientConnection:
-        """A new initialized client of the agent, closed when the serving ends.
-
-        ``principal`` is who the agent is told the client is (only passed when given);
-        ``wrap`` wraps the agent's end of the pair (to record or validate its bytes);
-        ``connect_kwargs`` go to :func:`acp2.client.connect_transport`.
-        """
+        """A new initialized client of the agent (``principal``, ``wrap``: as in
+        :meth:`open`), joined ``over`` memory or the v1 bridges and closed when the
+        serving ends; ``connect_kwargs`` go to :func:`acp2.client.connect_transport`."""
         assert over in OVER, over
-        ours, theirs = memory_pair()
-        ended = anyio.Event()
-        self.ended.append(ended)
-        self._tg.start_soon(self._serve, wrap(theirs) if wrap else theirs, principal, ended)
+        ours = self.open(principal=principal, wrap=wrap)
         if over == "v1":
             joined = v1_bridged(ours, **connect_kwargs)
         else:
