@@ -8,32 +8,32 @@ file ``store``) behind the transport and yields an initialized
 bounded, until the agent is gone. A test that opens twice on one ``store`` sees an
 agent restart.
 
-The transports: ``memory`` (the agent in this process), ``stdio`` (the agent script as a
-subprocess on real pipes), ``websocket`` and ``http`` (a real ``acp2 serve --no-token`` on
-127.0.0.1 running the agent script per connection, reached over a WebSocket or Streamable
-HTTP). To run the whole suite over another transport, add an opener to :data:`LINKS`.
+The transports: ``memory`` (the agent in this process), ``stdio`` (the agent script as
+a subprocess on real pipes), ``websocket`` and ``http`` (the agent behind acp2's serve
+app, token required, under a real uvicorn on 127.0.0.1, reached by acp2's remote client
+over a WebSocket or Streamable HTTP), ``v1-memory`` and ``v1-stdio`` (acp2's client
+through the back bridge to the agent speaking v1 through its front bridge, in process or
+as the script on real pipes). To run the whole suite over another transport, add an
+opener to :data:`LINKS`.
 """
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from functools import partial
 from pathlib import Path
 from typing import Any
 
-import anyio
 from e2e_agent import build_agent
 
 from acp2.client import ClientConnection, PermissionPolicy, connect
 from acp2.client.remote import connect_url
+from acp2.serve import ServeConfig, create_app
 from acp2.transport.stdio import spawn_agent
+from helpers.asgi import serve
 from helpers.inprocess import served, v1_bridged
-from helpers.serve_process import listening_port
-from helpers.timeouts import PROCESS_TIMEOUT, TIMEOUT
+from helpers.timeouts import TIMEOUT
 
 __all__ = ["AGENT_SCRIPT", "IN_PROCESS", "LINKS", "V1", "Opener"]
 
@@ -67,43 +67,30 @@ async def stdio_link(
         yield client
 
 
-@asynccontextmanager
-async def serve_process(store: Path) -> AsyncIterator[str]:
-    """A real ``acp2 serve --no-token`` on 127.0.0.1 running the agent script per
-    connection (history in ``store``); yields its endpoint's address ``host:port/acp``.
-    One server per opening, so a second opening on ``store`` is an agent restart, as
-    over stdio."""
-    env = dict(os.environ, ACP2_DATA_DIR=str(store.parent / "serve-data"))
-    env.pop("ACP2_TOKEN", None)
-    argv = [sys.executable, "-m", "acp2", "serve", "--no-token", "--port", "0"]
-    argv += ["--", sys.executable, str(AGENT_SCRIPT), str(store)]
-    process = await anyio.to_thread.run_sync(partial(_start, argv, env, store.parent))
-    log: list[str] = []
-    try:
-        port = await anyio.to_thread.run_sync(listening_port, process, log)
-        yield f"127.0.0.1:{port}/acp"
-    finally:
-        process.terminate()
-        await anyio.to_thread.run_sync(process.wait, PROCESS_TIMEOUT)
-
-
-def _start(argv: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
-    return subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd)
+#: The bearer token the served app requires (acp2 serve requires one by default).
+TOKEN = "e2e-token"
 
 
 def remote_link(scheme: str, profile: Any) -> Opener:
-    """The opener that reaches the agent through ``acp2 serve`` over ``profile``."""
+    """The opener that reaches the agent through acp2's serve app over ``profile``: a
+    fresh agent served by :func:`acp2.serve.create_app` (a token required) under a real
+    uvicorn on 127.0.0.1, and acp2's remote client with that token."""
 
     @asynccontextmanager
     async def link(
         store: Path, *, cwd: Path, permissions: PermissionPolicy, **options: Any
     ) -> AsyncIterator[ClientConnection]:
-        async with serve_process(store) as address:
-            url = f"{scheme}://{address}"
-            async with connect_url(
-                url, transport=profile, cwd=cwd, permissions=permissions, **options
-            ) as client:
-                yield client
+        agent = build_agent(str(store))
+        app = create_app(agent, config=ServeConfig(tokens={TOKEN: "e2e"}))
+        try:
+            async with serve(app) as served:
+                url = scheme + served.url.removeprefix("http")
+                async with connect_url(
+                    url, token=TOKEN, transport=profile, cwd=cwd, permissions=permissions, **options
+                ) as client:
+                    yield client
+        finally:
+            agent.history().close()
 
     return link
 
@@ -149,4 +136,4 @@ LINKS: dict[str, Opener] = {
 #: the back bridge the v1 client): a test whose feature v1 cannot carry is ``not_over`` these.
 V1 = ("v1-memory", "v1-stdio")
 #: The transports with the agent in the test's own process.
-IN_PROCESS = ("memory", "v1-memory")
+IN_PROCESS = ("http", "memory", "v1-memory", "websocket")
