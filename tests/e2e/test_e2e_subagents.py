@@ -18,10 +18,9 @@ from acp2.errors import InvalidParams, LocalProtocolError
 from acp2.schema import CloseSessionRequest, PromptRequest, SessionReference, TextContent
 from acp2.schema.methods import SESSION_CLOSE, SESSION_PROMPT
 from helpers.inprocess import served
+from helpers.timeouts import TIMEOUT
 
 pytestmark = pytest.mark.anyio
-
-TIMEOUT = 10
 
 
 @pytest.fixture
