@@ -28,10 +28,7 @@ from typing import Any
 from e2e_agent import build_agent
 
 from acp2.client import ClientConnection, PermissionPolicy, connect
-from acp2.client.remote import connect_url
-from acp2.serve import ServeConfig, create_app
 from acp2.transport.stdio import spawn_agent
-from helpers.asgi import serve
 from helpers.inprocess import served, v1_bridged
 from helpers.timeouts import TIMEOUT
 
@@ -43,18 +40,27 @@ AGENT_SCRIPT = Path(__file__).with_name("e2e_agent.py")
 Opener = Callable[..., AbstractAsyncContextManager[ClientConnection]]
 
 
-@asynccontextmanager
-async def memory_link(
-    store: Path, *, cwd: Path, permissions: PermissionPolicy, **options: Any
-) -> AsyncIterator[ClientConnection]:
-    """The agent served in this process on one end of an in-memory pair. When the client
-    closed its end, the agent must notice and return on its own."""
-    agent = build_agent(str(store))
-    try:
-        async with served(agent, wait=True, cwd=cwd, permissions=permissions, **options) as c:
-            yield c
-    finally:
-        agent.history().close()
+def agent_link(over: str) -> Opener:
+    """The opener that serves a fresh agent in this process and joins the client ``over``
+    a memory pair, both v1 bridges, or the serve app under uvicorn on 127.0.0.1
+    (:func:`helpers.inprocess.served`). Over the memory pair, the agent must notice the
+    client closed its end and return on its own."""
+
+    @asynccontextmanager
+    async def link(
+        store: Path, *, cwd: Path, permissions: PermissionPolicy, **options: Any
+    ) -> AsyncIterator[ClientConnection]:
+        agent = build_agent(str(store))
+        joined = served(
+            agent, over=over, wait=over == "memory", cwd=cwd, permissions=permissions, **options
+        )
+        try:
+            async with joined as client:
+                yield client
+        finally:
+            agent.history().close()
+
+    return link
 
 
 @asynccontextmanager
@@ -65,48 +71,6 @@ async def stdio_link(
     argv = [sys.executable, str(AGENT_SCRIPT), str(store)]
     async with connect(argv, cwd=cwd, permissions=permissions, **options) as client:
         yield client
-
-
-#: The bearer token the served app requires (acp2 serve requires one by default).
-TOKEN = "e2e-token"
-
-
-def remote_link(scheme: str, profile: Any) -> Opener:
-    """The opener that reaches the agent through acp2's serve app over ``profile``: a
-    fresh agent served by :func:`acp2.serve.create_app` (a token required) under a real
-    uvicorn on 127.0.0.1, and acp2's remote client with that token."""
-
-    @asynccontextmanager
-    async def link(
-        store: Path, *, cwd: Path, permissions: PermissionPolicy, **options: Any
-    ) -> AsyncIterator[ClientConnection]:
-        agent = build_agent(str(store))
-        app = create_app(agent, config=ServeConfig(tokens={TOKEN: "e2e"}))
-        try:
-            async with serve(app) as served:
-                url = scheme + served.url.removeprefix("http")
-                async with connect_url(
-                    url, token=TOKEN, transport=profile, cwd=cwd, permissions=permissions, **options
-                ) as client:
-                    yield client
-        finally:
-            agent.history().close()
-
-    return link
-
-
-@asynccontextmanager
-async def v1_memory_link(
-    store: Path, *, cwd: Path, permissions: PermissionPolicy, **options: Any
-) -> AsyncIterator[ClientConnection]:
-    """Both bridges in this process: the agent serves a v1 client (its front bridge) on
-    an in-memory pair, and the client reaches it through the back bridge."""
-    agent = build_agent(str(store))
-    try:
-        async with served(agent, over="v1", cwd=cwd, permissions=permissions, **options) as c:
-            yield c
-    finally:
-        agent.history().close()
 
 
 @asynccontextmanager
@@ -125,11 +89,11 @@ async def v1_stdio_link(
 
 #: Every transport the suite runs over, by test id.
 LINKS: dict[str, Opener] = {
-    "memory": memory_link,
+    "memory": agent_link("memory"),
     "stdio": stdio_link,
-    "websocket": remote_link("ws", "websocket"),
-    "http": remote_link("http", "http"),
-    "v1-memory": v1_memory_link,
+    "websocket": agent_link("websocket"),
+    "http": agent_link("http"),
+    "v1-memory": agent_link("v1"),
     "v1-stdio": v1_stdio_link,
 }
 #: The transports through both v1 bridges (acp2's agent speaking v1 is the v1 agent, and

@@ -28,14 +28,22 @@ import msgspec
 import acp2.compat.v1.schema as v1
 from acp2.bridge.back import serve_back_transports
 from acp2.client import ClientConnection, connect_transport
+from acp2.client.remote import connect_url
+from acp2.serve import ServeConfig, create_app
 from acp2.transport.base import Transport
 from acp2.transport.memory import memory_pair
+from helpers.asgi import serve
 from helpers.timeouts import TIMEOUT
 
-__all__ = ["OVER", "Serving", "served", "serving", "sole_exception", "v1_bridged"]
+__all__ = ["OVER", "TOKEN", "Serving", "served", "serving", "sole_exception", "v1_bridged"]
 
-#: The ways :func:`served` joins the client to the agent.
-OVER = ("memory", "v1")
+#: The ways :func:`served` joins the client to the agent: a memory pair, both v1
+#: bridges, or acp2's serve app under uvicorn on 127.0.0.1 (token required) reached by
+#: acp2's remote client over a WebSocket or Streamable HTTP.
+OVER = ("memory", "v1", "websocket", "http")
+_SCHEMES = {"websocket": "ws", "http": "http"}
+#: The bearer token the served app requires over ``websocket`` / ``http``.
+TOKEN = "harness-token"
 
 #: What a v1 client (the back bridge's side) sends first; it claims no client features.
 V1_INITIALIZE = (
@@ -53,6 +61,7 @@ class Serving:
         self.agent = agent
         self._stack = stack
         self._tg = tg
+        self._url: str | None = None
         #: Set once per connection when the agent's ``serve`` returned.
         self.ended: list[anyio.Event] = []
 
@@ -82,11 +91,24 @@ class Serving:
         :meth:`open`), joined ``over`` memory or the v1 bridges and closed when the
         serving ends; ``connect_kwargs`` go to :func:`acp2.client.connect_transport`."""
         assert over in OVER, over
+        if over in _SCHEMES:
+            assert principal is None, "a remote client's principal is its token's"
+            assert wrap is None, "the agent's end of a remote client is the server's"
+            return await self._connect_remote(over, connect_kwargs)
         ours = self.open(principal=principal, wrap=wrap)
         if over == "v1":
             joined = v1_bridged(ours, **connect_kwargs)
         else:
             joined = connect_transport(ours, **connect_kwargs)
+        client: ClientConnection = await self._stack.enter_async_context(joined)
+        return client
+
+    async def _connect_remote(self, over: str, connect_kwargs: dict[str, Any]) -> ClientConnection:
+        if self._url is None:  # one server per serving, started by its first remote client
+            app = create_app(self.agent, config=ServeConfig(tokens={TOKEN: "harness"}))
+            self._url = (await self._stack.enter_async_context(serve(app))).url
+        url = _SCHEMES[over] + self._url.removeprefix("http")
+        joined = connect_url(url, token=TOKEN, transport=over, **connect_kwargs)  # type: ignore[arg-type]
         client: ClientConnection = await self._stack.enter_async_context(joined)
         return client
 
