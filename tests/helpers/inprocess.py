@@ -35,7 +35,16 @@ from acp2.transport.memory import memory_pair
 from helpers.asgi import serve
 from helpers.timeouts import TIMEOUT
 
-__all__ = ["OVER", "TOKEN", "Serving", "served", "serving", "sole_exception", "v1_bridged"]
+__all__ = [
+    "OVER",
+    "REMOTE_PRINCIPALS",
+    "TOKEN",
+    "Serving",
+    "served",
+    "serving",
+    "sole_exception",
+    "v1_bridged",
+]
 
 #: The ways :func:`served` joins the client to the agent: a memory pair, both v1
 #: bridges, or acp2's serve app under uvicorn on 127.0.0.1 (token required) reached by
@@ -44,6 +53,8 @@ OVER = ("memory", "v1", "websocket", "http")
 _SCHEMES = {"websocket": "ws", "http": "http"}
 #: The bearer token the served app requires over ``websocket`` / ``http``.
 TOKEN = "harness-token"
+#: The principals a remote client may be (``connect(principal=NAME)``), each its token.
+REMOTE_PRINCIPALS = ("alice", "bob", "carol", "mallory")
 
 #: What a v1 client (the back bridge's side) sends first; it claims no client features.
 V1_INITIALIZE = (
@@ -92,9 +103,8 @@ class Serving:
         serving ends; ``connect_kwargs`` go to :func:`acp2.client.connect_transport`."""
         assert over in OVER, over
         if over in _SCHEMES:
-            assert principal is None, "a remote client's principal is its token's"
             assert wrap is None, "the agent's end of a remote client is the server's"
-            return await self._connect_remote(over, connect_kwargs)
+            return await self._connect_remote(over, principal, connect_kwargs)
         ours = self.open(principal=principal, wrap=wrap)
         if over == "v1":
             joined = v1_bridged(ours, **connect_kwargs)
@@ -103,12 +113,18 @@ class Serving:
         client: ClientConnection = await self._stack.enter_async_context(joined)
         return client
 
-    async def _connect_remote(self, over: str, connect_kwargs: dict[str, Any]) -> ClientConnection:
+    async def _connect_remote(
+        self, over: str, principal: object, connect_kwargs: dict[str, Any]
+    ) -> ClientConnection:
+        """A remote client whose token names ``principal`` (None: the harness's own)."""
+        assert principal is None or principal in REMOTE_PRINCIPALS, principal
         if self._url is None:  # one server per serving, started by its first remote client
-            app = create_app(self.agent, config=ServeConfig(tokens={TOKEN: "harness"}))
+            tokens = {TOKEN: "harness", **{f"{p}-token": p for p in REMOTE_PRINCIPALS}}
+            app = create_app(self.agent, config=ServeConfig(tokens=tokens))
             self._url = (await self._stack.enter_async_context(serve(app))).url
         url = _SCHEMES[over] + self._url.removeprefix("http")
-        joined = connect_url(url, token=TOKEN, transport=over, **connect_kwargs)  # type: ignore[arg-type]
+        token = TOKEN if principal is None else f"{principal}-token"
+        joined = connect_url(url, token=token, transport=over, **connect_kwargs)  # type: ignore[arg-type]
         client: ClientConnection = await self._stack.enter_async_context(joined)
         return client
 
