@@ -4,9 +4,9 @@ An opener is ``open(store, *, cwd, permissions, **options)`` (``options``: more 
 arguments of :func:`acp2.client.connect`, e.g. ``elicitation``): an async context
 manager that starts a fresh agent (:func:`e2e_agent.build_agent`, history in the SQLite
 file ``store``) behind the transport and yields an initialized
-:class:`acp2.client.ClientConnection`. Leaving it disconnects the client and waits,
-bounded, until the agent is gone. A test that opens twice on one ``store`` sees an
-agent restart.
+:class:`acp2.client.ClientConnection`. Leaving it disconnects the client and stops
+the agent (over the memory pair and stdio, the agent must end on its own, bounded).
+A test that opens twice on one ``store`` sees an agent restart.
 
 The transports: ``memory`` (the agent in this process), ``stdio`` (the agent script as
 a subprocess on real pipes), ``websocket`` and ``http`` (the agent behind acp2's serve
