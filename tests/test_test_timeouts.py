@@ -46,3 +46,29 @@ def test_no_test_bounds_a_wait_by_a_number_of_its_own() -> None:
         if _LITERAL_BOUND.search(line)
     ]
     assert found == []
+
+
+_NUMBER_BOUND = re.compile(r"^\s*\w*TIMEOUT\w*\s*(?::\s*\w+\s*)?=\s*\d+(?:\.\d+)?\s*(?:#.*)?$")
+
+#: Bounds that are not waits of a test, with why they stay plain numbers.
+_NOT_WAITS = {
+    "hostile/test_serve_slow_sockets.py": "server settings under test, not waits",
+    "interop/node_env.py": "one npm install of the interop peers, bounded by the network",
+    "interop/py_env.py": "one pip install of the interop peers, bounded by the network",
+    "real_agents/install.py": "one install of a real agent, bounded by the network",
+    "real_agents/test_v2_adapters.py": "one adapter check run, bounded by the network",
+}
+
+
+def test_no_module_names_a_timeout_of_its_own() -> None:
+    """A module-level ``TIMEOUT = 10`` bypasses the scale as a literal bound does: every
+    wait bound is one of helpers/timeouts.py (or a multiple of one)."""
+    root = Path(__file__).parent
+    found = [
+        f"{path.relative_to(root)}:{number}: {line.strip()}"
+        for path in sorted(root.rglob("*.py"))
+        if path.relative_to(root).as_posix() not in {"helpers/timeouts.py", *_NOT_WAITS}
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if _NUMBER_BOUND.match(line)
+    ]
+    assert found == []

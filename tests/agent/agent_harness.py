@@ -26,7 +26,7 @@ from acp2.agent import Agent, HistoryStore
 from acp2.rpc import Connection
 from acp2.schema import RequestPermissionRequest
 from acp2.transport.base import Transport
-from acp2.transport.memory import memory_pair
+from helpers.inprocess import serving
 from helpers.timeouts import TIMEOUT
 from schema_validation import Conversation
 
@@ -277,23 +277,10 @@ async def agent_harness(
     recorded frame must be valid under both drafts -- only the agent's frames when
     ``validate="agent"`` (the test client breaks the rules on purpose), none if False.
     """
-    ours, theirs = memory_pair()
-    async with anyio.create_task_group() as tg:
-        served = anyio.Event()
-
-        async def serve() -> None:
-            try:
-                await agent.serve(theirs)
-            finally:
-                served.set()
-
-        tg.start_soon(serve)
-        async with harness_over(ours) as harness:
-            if initialize:
-                await harness.initialize()
-            yield harness
-        with anyio.fail_after(TIMEOUT):
-            await served.wait()
+    async with serving(agent, wait=True) as agents, harness_over(agents.open()) as harness:
+        if initialize:
+            await harness.initialize()
+        yield harness
     if validate and harness.validate:
         senders = ("agent",) if validate == "agent" else ("agent", "client")
         problems = harness.problems(senders)

@@ -10,7 +10,8 @@ import subprocess
 import sys
 from typing import Any
 
-TIMEOUT = 60
+from helpers.timeouts import RUN_TIMEOUT as TIMEOUT
+
 INFO = {"name": "acp2-tests", "version": "0"}
 
 

@@ -33,8 +33,8 @@ from acp2.errors import (
     ResourceNotFound,
 )
 from acp2.rpc import Connection
+from helpers.timeouts import TIMEOUT
 
-TIMEOUT = 10.0
 SESSION = "v1-session"
 RESULT = v1.InitializeResponse(
     protocol_version=1,

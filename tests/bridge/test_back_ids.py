@@ -16,8 +16,8 @@ import acp2.compat.v1.schema as v1
 from acp2.bridge.back import serve_back_transports
 from acp2.client import allow_all, connect_transport
 from acp2.transport.memory import MemoryTransport, memory_pair
+from helpers.timeouts import TIMEOUT
 
-TIMEOUT = 10.0
 RESULT = v1.InitializeResponse(protocol_version=1)
 
 

@@ -16,8 +16,8 @@ from acp2.client import connect_transport
 from acp2.rpc import Connection
 from acp2.schema.codec import encode
 from acp2.transport.direct import DirectTransport, direct_pair
+from helpers.timeouts import TIMEOUT
 
-TIMEOUT = 10.0
 SESSION = "v1-session"
 RESULT = v1.InitializeResponse(protocol_version=1, agent_capabilities=v1.AgentCapabilities())
 

@@ -21,8 +21,8 @@ import acp2.compat.v1.schema as v1
 from acp2.client import ClientSession, deny_all
 from acp2.errors import ResourceNotFound
 from acp2.rpc import Connection
+from helpers.timeouts import TIMEOUT
 
-TIMEOUT = 10.0
 SESSION = "v1-session"
 
 NewHandler = Callable[[v1.NewSessionRequest], Awaitable[v1.NewSessionResponse]]

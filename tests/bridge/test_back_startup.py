@@ -16,8 +16,7 @@ from acp2.client import connect_transport
 from acp2.errors import ConnectionClosed
 from acp2.rpc import Connection
 from acp2.transport.memory import memory_pair
-
-TIMEOUT = 10.0
+from helpers.timeouts import TIMEOUT
 
 
 def v1_agent(agent: Connection, answered_version: int) -> Connection:

@@ -26,6 +26,7 @@ from acp2.rpc import Later
 from acp2.testing.scenarios import build_test_agent
 from acp2.transport.memory import memory_pair
 from acp2.transport.stdio import spawn_agent
+from helpers.inprocess import serving
 from interop.v1_schema import validate_v1_frame
 
 pytestmark = pytest.mark.anyio
@@ -43,12 +44,8 @@ def v1_problems(wire: Wire) -> list[str]:
 @asynccontextmanager
 async def in_process() -> AsyncIterator[Wire]:
     """The test agent serving one end of a memory pair; a Wire on the other."""
-    agent = build_test_agent()
-    client_end, agent_end = memory_pair()
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(agent.serve, agent_end)
-        yield Wire(client_end)
-        await client_end.aclose()
+    async with serving(build_test_agent(), wait=True) as agents:
+        yield Wire(agents.open())
 
 
 async def v1_session(wire: Wire) -> str:

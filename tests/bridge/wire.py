@@ -8,8 +8,7 @@ from typing import Any
 import anyio
 
 from acp2.transport.base import Transport
-
-TIMEOUT = 10.0
+from helpers.timeouts import TIMEOUT
 
 ZED_INITIALIZE: dict[str, Any] = {
     "protocolVersion": 1,

@@ -16,6 +16,7 @@ from check_support import REFERENCE, check, failing
 
 from acp2.check.render import render_plain
 from acp2.check.validator import SchemaValidator, load_schema
+from helpers.timeouts import RUN_TIMEOUT
 
 ROOT = Path(__file__).resolve().parents[2]
 SDK_GLOB = "~/.cache/acp2/interop/*/node_modules/@agentclientprotocol/sdk"
@@ -91,7 +92,7 @@ def test_the_cli_offers_the_preview_draft() -> None:
         [sys.executable, "-m", "acp2.cli.check_cmd", "--help"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=RUN_TIMEOUT,
         check=True,
     ).stdout
     assert "{aug,nov,preview}" in out
@@ -105,6 +106,6 @@ def test_the_shipped_preview_schema_is_what_the_generator_builds_from_the_sdk() 
         [sys.executable, str(ROOT / "scripts" / "gen_preview_schema.py"), found[-1], "--check"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=RUN_TIMEOUT,
     )
     assert result.returncode == 0, result.stdout + result.stderr

@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from helpers.timeouts import RUN_TIMEOUT
+
 AGENT = [sys.executable, "-m", "acp2.cli.main", "test-agent"]
 MISBEHAVING = str(Path(__file__).with_name("misbehaving_agent.py"))
 
@@ -19,7 +21,12 @@ def acp2_run(*args: str, agent: list[str] | None = None) -> subprocess.Completed
     """Run ``acp2 run ARGS -- AGENT`` and return the finished process (bounded: 60 s)."""
     argv = [sys.executable, "-m", "acp2.cli.main", "run", *args, "--", *(agent or AGENT)]
     return subprocess.run(
-        argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, check=False
+        argv,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+        stdin=subprocess.DEVNULL,
+        check=False,
     )
 
 
@@ -101,7 +108,12 @@ def test_options_may_also_come_between_prompt_and_the_separator() -> None:
     """`acp2 run PROMPT --json -- AGENT` is read like `acp2 run --json PROMPT -- AGENT`."""
     argv = [sys.executable, "-m", "acp2.cli.main", "run", "echo x", "--json", "--", *AGENT]
     done = subprocess.run(
-        argv, capture_output=True, text=True, timeout=60, check=False, stdin=subprocess.DEVNULL
+        argv,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+        check=False,
+        stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 0, done.stderr
     assert json_lines(done.stdout)[-1]["text"] == "x"
@@ -117,7 +129,7 @@ def test_a_crashing_agent_is_exit_3_with_its_stderr() -> None:
 def test_a_missing_agent_command_is_a_usage_error() -> None:
     """No AGENT_COMMAND after `--`: exit 2."""
     argv = [sys.executable, "-m", "acp2.cli.main", "run", "hello", "--"]
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False)
     assert done.returncode == 2
     assert "AGENT_COMMAND" in done.stderr
 
@@ -141,14 +153,14 @@ def acp2_run_input(*args: str, stdin: str) -> subprocess.CompletedProcess[str]:
     """Run ``acp2 run ARGS -- AGENT`` with ``stdin`` as its input (a pipe); bounded."""
     argv = [sys.executable, "-m", "acp2.cli.main", "run", *args, "--", *AGENT]
     return subprocess.run(
-        argv, input=stdin, capture_output=True, text=True, timeout=60, check=False
+        argv, input=stdin, capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False
     )
 
 
 def test_a_missing_prompt_is_caught_before_the_separator() -> None:
     """`acp2 run -- acp2 test-agent`: the agent command is never taken as the prompt."""
     argv = [sys.executable, "-m", "acp2.cli.main", "run", "--", *AGENT]
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False)
     assert done.returncode == 2
     assert "missing PROMPT" in done.stderr
     assert "No such file" not in done.stderr

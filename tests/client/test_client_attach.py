@@ -4,7 +4,7 @@ same in-process agent (issue 15), and unattended policies mark their answers imp
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
@@ -16,7 +16,6 @@ from acp2.client import (
     ClientSession,
     PermissionRequest,
     allow_all,
-    connect_transport,
     deny_all,
 )
 from acp2.client.elicitation import accept_defaults, decline_all
@@ -26,7 +25,7 @@ from acp2.schema import StateUpdate
 from acp2.schema.extensions import is_implicit
 from acp2.testing.scenarios import build_test_agent
 from acp2.transport.base import Transport
-from acp2.transport.memory import memory_pair
+from helpers.inprocess import serving
 from helpers.timeouts import PROCESS_TIMEOUT
 
 pytestmark = pytest.mark.anyio
@@ -62,20 +61,17 @@ async def two_clients(agent: Any = None, **second: Any) -> AsyncIterator[list[Cl
     """The same agent served twice in process; the second client connected with ``second``.
     The first client's agent end is ``FIRST[-1]`` (it notes an implicit answer arriving)."""
     agent = agent if agent is not None else build_test_agent()
+
+    def heard(transport: Transport) -> Heard:
+        FIRST.append(found := Heard(transport, b'"implicit":true'))
+        return found
+
     with anyio.fail_after(PROCESS_TIMEOUT):
-        async with anyio.create_task_group() as tg, AsyncExitStack() as stack:
-            found = []
-            for options in ({"permissions": deny_all}, {"permissions": deny_all, **second}):
-                ours, theirs = memory_pair()
-                if not found:
-                    FIRST.append(theirs := Heard(theirs, b'"implicit":true'))  # type: ignore[assignment]
-                tg.start_soon(agent.serve, theirs)
-                found.append(
-                    await stack.enter_async_context(connect_transport(ours, cwd=CWD, **options))
-                )
-            yield found
-            await stack.aclose()
-            tg.cancel_scope.cancel()
+        async with serving(agent) as agents:
+            yield [
+                await agents.connect(wrap=heard, cwd=CWD, permissions=deny_all),
+                await agents.connect(cwd=CWD, **{"permissions": deny_all, **second}),
+            ]
 
 
 class Idles:

@@ -13,10 +13,9 @@ from client_helpers import in_process
 
 from acp2.errors import LocalProtocolError
 from acp2.state import BackgroundItem, background_items
+from helpers.timeouts import TIMEOUT
 
 pytestmark = pytest.mark.anyio
-
-TIMEOUT = 10
 
 
 async def _wait(session: Any, predicate: Any) -> None:

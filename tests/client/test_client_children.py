@@ -19,11 +19,10 @@ from acp2.client import PermissionRequest
 from acp2.client.children import MAX_CHILDREN, SubagentSession
 from acp2.errors import LocalProtocolError
 from acp2.schema import SessionReference
+from helpers.timeouts import TIMEOUT
 from schema_validation import validate_frame
 
 pytestmark = pytest.mark.anyio
-
-TIMEOUT = 10
 
 
 def chunk(text: str) -> dict[str, Any]:

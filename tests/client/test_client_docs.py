@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from helpers.timeouts import RUN_TIMEOUT
+
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "writing-a-client.md"
 
 
@@ -31,7 +33,7 @@ def test_the_guide_example_runs_against_the_test_agent(tmp_path: Path) -> None:
         [sys.executable, "-c", code],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=RUN_TIMEOUT,
         cwd=tmp_path,
         check=False,
     )

@@ -9,6 +9,8 @@ import json
 import subprocess
 import sys
 
+from helpers.timeouts import RUN_TIMEOUT
+
 REPORT = "import json, sys; {statement}; print(json.dumps(sorted(sys.modules)))"
 
 CONNECT_ACP2_MODULES = {
@@ -85,7 +87,7 @@ def loaded_by(statement: str) -> set[str]:
         [sys.executable, "-c", REPORT.format(statement=statement)],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=RUN_TIMEOUT,
         check=True,
     )
     return set(json.loads(done.stdout))

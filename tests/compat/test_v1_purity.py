@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import acp2.compat.v1
+from helpers.timeouts import RUN_TIMEOUT
 
 FORBIDDEN = ("anyio", "asyncio", "subprocess", "socket")
 MODULES = (
@@ -51,6 +52,10 @@ def test_importing_the_translation_loads_no_io_module() -> None:
         f"print(json.dumps(sorted(m for m in {FORBIDDEN!r} if m in sys.modules)))\n"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=RUN_TIMEOUT,
     )
     assert json.loads(out.stdout) == []

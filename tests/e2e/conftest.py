@@ -4,6 +4,10 @@
 ``e2e_agent`` over the transport named by the ``transport`` parameter (see
 :data:`e2e_links.LINKS`); its permission requests are answered by ``desk``. Tests that
 restart the agent use ``opener`` (same transport, same store) instead.
+
+A feature that cannot cross a transport says so in data, on the test:
+``@pytest.mark.not_over(TRANSPORTS, reason)``. Those combinations are never generated (so
+nothing is skipped at run time, which CI forbids); the reason is the record of why.
 """
 
 from __future__ import annotations
@@ -20,11 +24,24 @@ from e2e_links import LINKS
 from acp2.client import ClientConnection
 
 
-@pytest.fixture(params=sorted(LINKS))
-def transport(request: pytest.FixtureRequest) -> str:
-    """The name of the transport this run of the test uses."""
-    name: str = request.param
-    return name
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "not_over(transports, reason): the test's feature cannot cross these"
+    )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Run every test that uses a link once per transport it can cross."""
+    if "transport" not in metafunc.fixturenames:
+        return
+    excluded: set[str] = set()
+    for mark in metafunc.definition.iter_markers("not_over"):
+        transports, reason = mark.args
+        assert reason, mark
+        assert set(transports) <= set(LINKS), mark
+        excluded.update(transports)
+    names = [name for name in sorted(LINKS) if name not in excluded]
+    metafunc.parametrize("transport", names, ids=names)
 
 
 @pytest.fixture

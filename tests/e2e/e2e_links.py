@@ -4,12 +4,17 @@ An opener is ``open(store, *, cwd, permissions, **options)`` (``options``: more 
 arguments of :func:`acp2.client.connect`, e.g. ``elicitation``): an async context
 manager that starts a fresh agent (:func:`e2e_agent.build_agent`, history in the SQLite
 file ``store``) behind the transport and yields an initialized
-:class:`acp2.client.ClientConnection`. Leaving it disconnects the client and waits,
-bounded, until the agent is gone. A test that opens twice on one ``store`` sees an
-agent restart.
+:class:`acp2.client.ClientConnection`. Leaving it disconnects the client and stops
+the agent (over the memory pair and stdio, the agent must end on its own, bounded).
+A test that opens twice on one ``store`` sees an agent restart.
 
-To run the whole suite over another transport (issue 15: Streamable HTTP, WebSocket), add
-an opener to :data:`LINKS`; nothing else changes.
+The transports: ``memory`` (the agent in this process), ``stdio`` (the agent script as
+a subprocess on real pipes), ``websocket`` and ``http`` (the agent behind acp2's serve
+app, token required, under a real uvicorn on 127.0.0.1, reached by acp2's remote client
+over a WebSocket or Streamable HTTP), ``v1-memory`` and ``v1-stdio`` (acp2's client
+through the back bridge to the agent speaking v1 through its front bridge, in process or
+as the script on real pipes). To run the whole suite over another transport, add an
+opener to :data:`LINKS`.
 """
 
 from __future__ import annotations
@@ -20,14 +25,14 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import anyio
 from e2e_agent import build_agent
 
-from acp2.client import ClientConnection, PermissionPolicy, connect, connect_transport
-from acp2.transport.memory import memory_pair
+from acp2.client import ClientConnection, PermissionPolicy, connect
+from acp2.transport.stdio import spawn_agent
+from helpers.inprocess import served, v1_bridged
 from helpers.timeouts import TIMEOUT
 
-__all__ = ["AGENT_SCRIPT", "LINKS", "Opener"]
+__all__ = ["AGENT_SCRIPT", "IN_PROCESS", "LINKS", "V1", "Opener"]
 
 #: The agent script the stdio link runs with this interpreter.
 AGENT_SCRIPT = Path(__file__).with_name("e2e_agent.py")
@@ -35,33 +40,27 @@ AGENT_SCRIPT = Path(__file__).with_name("e2e_agent.py")
 Opener = Callable[..., AbstractAsyncContextManager[ClientConnection]]
 
 
-@asynccontextmanager
-async def memory_link(
-    store: Path, *, cwd: Path, permissions: PermissionPolicy, **options: Any
-) -> AsyncIterator[ClientConnection]:
-    """The agent served in this process on one end of an in-memory pair."""
-    agent = build_agent(str(store))
-    ours, theirs = memory_pair()
-    served = anyio.Event()
+def agent_link(over: str) -> Opener:
+    """The opener that serves a fresh agent in this process and joins the client ``over``
+    a memory pair, both v1 bridges, or the serve app under uvicorn on 127.0.0.1
+    (:func:`helpers.inprocess.served`). Over the memory pair, the agent must notice the
+    client closed its end and return on its own."""
 
-    async def serve() -> None:
+    @asynccontextmanager
+    async def link(
+        store: Path, *, cwd: Path, permissions: PermissionPolicy, **options: Any
+    ) -> AsyncIterator[ClientConnection]:
+        agent = build_agent(str(store))
+        joined = served(
+            agent, over=over, wait=over == "memory", cwd=cwd, permissions=permissions, **options
+        )
         try:
-            await agent.serve(theirs)
-        finally:
-            served.set()
-
-    try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(serve)
-            async with connect_transport(
-                ours, cwd=cwd, permissions=permissions, **options
-            ) as client:
+            async with joined as client:
                 yield client
-            # The client closed its end: the agent must notice and return on its own.
-            with anyio.fail_after(TIMEOUT):
-                await served.wait()
-    finally:
-        agent.history().close()
+        finally:
+            agent.history().close()
+
+    return link
 
 
 @asynccontextmanager
@@ -74,5 +73,31 @@ async def stdio_link(
         yield client
 
 
+@asynccontextmanager
+async def v1_stdio_link(
+    store: Path, *, cwd: Path, permissions: PermissionPolicy, **options: Any
+) -> AsyncIterator[ClientConnection]:
+    """The agent script as a subprocess speaking v1 on real pipes (its front bridge),
+    reached through the back bridge in this process."""
+    argv = [sys.executable, str(AGENT_SCRIPT), str(store)]
+    async with (
+        spawn_agent(argv, grace=TIMEOUT) as process,
+        v1_bridged(process, cwd=cwd, permissions=permissions, **options) as client,
+    ):
+        yield client
+
+
 #: Every transport the suite runs over, by test id.
-LINKS: dict[str, Opener] = {"memory": memory_link, "stdio": stdio_link}
+LINKS: dict[str, Opener] = {
+    "memory": agent_link("memory"),
+    "stdio": stdio_link,
+    "websocket": agent_link("websocket"),
+    "http": agent_link("http"),
+    "v1-memory": agent_link("v1"),
+    "v1-stdio": v1_stdio_link,
+}
+#: The transports through both v1 bridges (acp2's agent speaking v1 is the v1 agent, and
+#: the back bridge the v1 client): a test whose feature v1 cannot carry is ``not_over`` these.
+V1 = ("v1-memory", "v1-stdio")
+#: The transports with the agent in the test's own process.
+IN_PROCESS = ("http", "memory", "v1-memory", "websocket")

@@ -2,15 +2,17 @@
 to sessions of one in-process acp2 agent through the public API only, and every frame on
 every connection is validated against both drafts.
 
-There is no stdio variant: a process's stdin/stdout is one connection, so a second client
-needs a transport that accepts several (the in-memory pair here; ``acp2 serve`` later).
+Each test runs over the in-memory pairs (every frame validated at the agent's end) and
+through acp2's serve app over WebSocket and Streamable HTTP (a token per principal).
+There is no stdio or v1 variant: a process's stdin/stdout is one connection, so a second
+client needs a transport that accepts several, and v1 clients cannot attach.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,13 +25,12 @@ from acp2.client import (
     ClientSession,
     PermissionRequest,
     allow_all,
-    connect_transport,
     deny_all,
 )
 from acp2.errors import ResourceNotFound
 from acp2.schema import StateUpdate
 from acp2.transport.base import Transport
-from acp2.transport.memory import memory_pair
+from helpers.inprocess import Serving, serving
 from helpers.timeouts import SCENARIO_TIMEOUT
 from schema_validation import Conversation
 
@@ -70,31 +71,39 @@ class Validated:
 class Desk:
     """Connects clients of one agent; :meth:`open` -> an initialized ClientConnection."""
 
-    def __init__(self, store: Path, stack: AsyncExitStack, tg: Any) -> None:
-        self.agent = build_agent(str(store))
-        self.stack = stack
-        self.tg = tg
+    def __init__(self, agents: Serving, over: str) -> None:
+        self.agent = agents.agent
+        self.agents = agents
+        self.over = over
         self.problems: list[str] = []
 
     async def open(self, principal: object = None, **options: Any) -> ClientConnection:
-        ours, theirs = memory_pair()
-        self.tg.start_soon(
-            lambda: self.agent.serve(Validated(theirs, self.problems), principal=principal)
-        )
         options.setdefault("permissions", deny_all)
-        return await self.stack.enter_async_context(
-            connect_transport(ours, cwd=str(Path.cwd()), **options)
+        if self.over == "memory":
+            options["wrap"] = lambda theirs: Validated(theirs, self.problems)
+        return await self.agents.connect(
+            over=self.over, principal=principal, cwd=str(Path.cwd()), **options
         )
+
+
+#: The ways several clients can reach one agent (v1 and stdio: see the module docstring).
+OVERS = ("memory", "websocket", "http")
+
+
+@pytest.fixture(params=OVERS)
+def over(request: pytest.FixtureRequest) -> str:
+    """How this run's clients reach the agent."""
+    way: str = request.param
+    return way
 
 
 @asynccontextmanager
-async def desk(tmp_path: Path) -> AsyncIterator[Desk]:
+async def desk(tmp_path: Path, over: str) -> AsyncIterator[Desk]:
+    store = tmp_path / "history.db"
     with anyio.fail_after(SCENARIO_TIMEOUT):
-        async with anyio.create_task_group() as tg:
-            async with AsyncExitStack() as stack:
-                found = Desk(tmp_path / "history.db", stack, tg)
-                yield found
-            tg.cancel_scope.cancel()
+        async with serving(build_agent(str(store))) as agents:
+            found = Desk(agents, over)
+            yield found
     found.agent.history().close()
     assert not found.problems, "\n".join(found.problems[:20])
 
@@ -120,8 +129,10 @@ class Seen:
             await self._changed.wait()
 
 
-async def test_an_observer_sees_the_whole_turn_byte_for_byte_as_the_owner(tmp_path: Path) -> None:
-    async with desk(tmp_path) as d:
+async def test_an_observer_sees_the_whole_turn_byte_for_byte_as_the_owner(
+    tmp_path: Path, over: str
+) -> None:
+    async with desk(tmp_path, over) as d:
         owner, other = await d.open(), await d.open()
         mine = await owner.new_session()
         await (await mine.prompt("echo earlier")).wait()
@@ -136,7 +147,7 @@ async def test_an_observer_sees_the_whole_turn_byte_for_byte_as_the_owner(tmp_pa
 
 
 async def test_a_controllers_answer_wins_and_the_owners_question_is_withdrawn(
-    tmp_path: Path,
+    tmp_path: Path, over: str
 ) -> None:
     withdrawn = anyio.Event()
 
@@ -146,7 +157,7 @@ async def test_a_controllers_answer_wins_and_the_owners_question_is_withdrawn(
         finally:
             withdrawn.set()
 
-    async with desk(tmp_path) as d:
+    async with desk(tmp_path, over) as d:
         owner = await d.open(permissions=away_from_keyboard)
         other = await d.open(permissions=allow_all)
         mine = await owner.new_session()
@@ -157,8 +168,8 @@ async def test_a_controllers_answer_wins_and_the_owners_question_is_withdrawn(
     assert work.text == "allowed"
 
 
-async def test_a_controllers_cancel_is_the_idle_everyone_sees(tmp_path: Path) -> None:
-    async with desk(tmp_path) as d:
+async def test_a_controllers_cancel_is_the_idle_everyone_sees(tmp_path: Path, over: str) -> None:
+    async with desk(tmp_path, over) as d:
         owner, other, third = await d.open(), await d.open(), await d.open()
         mine = await owner.new_session()
         helping = await other.attach(mine.id, role="controller")
@@ -172,9 +183,9 @@ async def test_a_controllers_cancel_is_the_idle_everyone_sees(tmp_path: Path) ->
 
 
 async def test_the_owner_leaving_mid_turn_keeps_the_others_stream_to_its_idle(
-    tmp_path: Path,
+    tmp_path: Path, over: str
 ) -> None:
-    async with desk(tmp_path) as d:
+    async with desk(tmp_path, over) as d:
         owner, other, third = await d.open(), await d.open(), await d.open()
         mine = await owner.new_session()
         helping = await other.attach(mine.id, role="controller")
@@ -190,8 +201,8 @@ async def test_the_owner_leaving_mid_turn_keeps_the_others_stream_to_its_idle(
     assert [m.text for m in watched.state.messages.values()][-1] == "still here"
 
 
-async def test_a_client_of_another_principal_cannot_attach(tmp_path: Path) -> None:
-    async with desk(tmp_path) as d:
+async def test_a_client_of_another_principal_cannot_attach(tmp_path: Path, over: str) -> None:
+    async with desk(tmp_path, over) as d:
         owner, stranger = await d.open("alice"), await d.open("mallory")
         mine = await owner.new_session()
         with pytest.raises(ResourceNotFound):

@@ -10,6 +10,7 @@ from typing import Any
 import anyio
 import pytest
 from e2e_agent import AGENT_NAME, BOOM
+from e2e_links import IN_PROCESS, V1
 
 from acp2.client import ClientConnection, ClientSession
 from acp2.errors import RequestError
@@ -38,6 +39,10 @@ def _kind(update: dict[str, Any]) -> str:
     return f"{kind}:{update['state']}" if kind == "state_update" else kind
 
 
+@pytest.mark.not_over(
+    V1,
+    "v1 has no tool_call_content_chunk: the back bridge lifts a call's content as an update",
+)
 async def test_a_prompt_runs_from_acceptance_through_its_output_to_idle(
     link: ClientConnection,
 ) -> None:
@@ -132,6 +137,9 @@ async def test_a_raising_prompt_handler_ends_idle_error_and_the_connection_survi
         assert await after.wait() == "end_turn"
 
 
+@pytest.mark.not_over(
+    V1, "the v1 bridges do not forward extension requests (_e2e/boom is -32601 at the bridge)"
+)
 async def test_a_raising_extension_handler_reaches_the_client_as_an_error(
     link: ClientConnection,
 ) -> None:
@@ -145,6 +153,9 @@ async def test_a_raising_extension_handler_reaches_the_client_as_an_error(
         assert await (await session.prompt("echo alive")).wait() == "end_turn"
 
 
+@pytest.mark.not_over(
+    V1, "the round trip uses the extension request _e2e/size, which the v1 bridges do not forward"
+)
 async def test_a_one_mebibyte_update_makes_the_round_trip_intact(link: ClientConnection) -> None:
     """A prompt of 1 MiB goes out, comes back as one message chunk, byte for byte; the
     text has escapes and non-ASCII so framing and decoding are both exercised."""
@@ -158,6 +169,9 @@ async def test_a_one_mebibyte_update_makes_the_round_trip_intact(link: ClientCon
         assert await link.ext_request("_e2e/size", {"text": big}) == {"size": len(big)}
 
 
+@pytest.mark.not_over(
+    V1, "it asks the extension request _e2e/pid, which the v1 bridges do not forward"
+)
 async def test_each_transport_reaches_the_agent_where_it_should_run(
     link: ClientConnection, transport: str
 ) -> None:
@@ -165,7 +179,7 @@ async def test_each_transport_reaches_the_agent_where_it_should_run(
     (and the same one on the memory pair), yet answers identically."""
     with anyio.fail_after(TIMEOUT):
         answer = await link.ext_request("_e2e/pid", {})
-    assert (answer["pid"] == os.getpid()) == (transport == "memory")
+    assert (answer["pid"] == os.getpid()) == (transport in IN_PROCESS)
     assert link.agent_info.name == AGENT_NAME
 
 

@@ -2,7 +2,8 @@
 child session and runs work in it; acp2's client gets the child as a session of its own,
 its states mirrored on the parent; the client cannot prompt or close the child and can
 cancel it only when it was announced cancellable; a child spawned from a tool call is
-named by that call's ``session`` content."""
+named by that call's ``session`` content. Over a memory pair and acp2's serve app
+(WebSocket, Streamable HTTP)."""
 
 from __future__ import annotations
 
@@ -17,11 +18,38 @@ from acp2.errors import InvalidParams, LocalProtocolError
 from acp2.schema import CloseSessionRequest, PromptRequest, SessionReference, TextContent
 from acp2.schema.methods import SESSION_CLOSE, SESSION_PROMPT
 from acp2.store.sqlite import HistoryStore
-from helpers.inprocess import served
+from helpers.inprocess import OVER, served
+from helpers.timeouts import TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
-TIMEOUT = 10
+
+#: Where subagents cannot go, and why (data, not a run-time skip).
+NOT_OVER = {"v1": "subagent_update is v2 Preview: v1 has no child sessions"}
+
+
+#: Known gaps, expected to fail until fixed (strict: a fix makes the run fail until the
+#: entry goes). Over Streamable HTTP the server sends a child session's updates to that
+#: session's own stream (serve/routing.py: by ``params.sessionId``), and acp2's HTTP
+#: client never opens a stream for a child it learns of from ``subagent_update``.
+KNOWN_GAPS = {
+    ("http", "test_a_spawned_child_streams_under_its_own_id_and_its_state_is_mirrored"): (
+        "a child's updates go to a stream the HTTP client never opens"
+    ),
+    ("http", "test_a_cancellable_child_is_cancelled_by_the_client_and_its_parent_goes_on"): (
+        "a child's updates go to a stream the HTTP client never opens"
+    ),
+}
+
+
+@pytest.fixture(params=[way for way in OVER if way not in NOT_OVER])
+def over(request: pytest.FixtureRequest) -> str:
+    """How the client reaches the agent in this run (:data:`helpers.inprocess.OVER`)."""
+    way: str = request.param
+    gap = KNOWN_GAPS.get((way, request.node.originalname))
+    if gap:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=gap))
+    return way
 
 
 @pytest.fixture
@@ -61,9 +89,11 @@ async def until(session: ClientSession, predicate: Any) -> None:
         await session._wait_change()
 
 
-async def test_a_spawned_child_streams_under_its_own_id_and_its_state_is_mirrored(cwd: str) -> None:
+async def test_a_spawned_child_streams_under_its_own_id_and_its_state_is_mirrored(
+    cwd: str, over: str
+) -> None:
     with anyio.fail_after(TIMEOUT):
-        async with served(agent(), cwd=cwd) as client:
+        async with served(agent(), over=over, cwd=cwd) as client:
             parent = await client.new_session()
             work = await parent.prompt("go")
             assert await work.wait() == "end_turn"
@@ -78,9 +108,9 @@ async def test_a_spawned_child_streams_under_its_own_id_and_its_state_is_mirrore
             assert not child.may_cancel
 
 
-async def test_the_agent_refuses_a_prompt_or_a_close_for_a_child(cwd: str) -> None:
+async def test_the_agent_refuses_a_prompt_or_a_close_for_a_child(cwd: str, over: str) -> None:
     with anyio.fail_after(TIMEOUT):
-        async with served(agent(), cwd=cwd) as client:
+        async with served(agent(), over=over, cwd=cwd) as client:
             parent = await client.new_session()
             await (await parent.prompt("go")).wait()
             (child_id,) = parent.children
@@ -95,10 +125,10 @@ async def test_the_agent_refuses_a_prompt_or_a_close_for_a_child(cwd: str) -> No
 
 
 async def test_a_cancellable_child_is_cancelled_by_the_client_and_its_parent_goes_on(
-    cwd: str,
+    cwd: str, over: str
 ) -> None:
     with anyio.fail_after(TIMEOUT):
-        async with served(agent(), cwd=cwd) as client:
+        async with served(agent(), over=over, cwd=cwd) as client:
             parent = await client.new_session()
             work = await parent.prompt("wait")
             await until(parent, lambda: bool(parent.children))
@@ -113,9 +143,9 @@ async def test_a_cancellable_child_is_cancelled_by_the_client_and_its_parent_goe
             assert work.text == "parent done"
 
 
-async def test_closing_the_parent_closes_its_children(cwd: str) -> None:
+async def test_closing_the_parent_closes_its_children(cwd: str, over: str) -> None:
     with anyio.fail_after(TIMEOUT):
-        async with served(agent(), cwd=cwd) as client:
+        async with served(agent(), over=over, cwd=cwd) as client:
             parent = await client.new_session()
             await (await parent.prompt("go")).wait()
             (child_id,) = parent.children
@@ -123,9 +153,11 @@ async def test_closing_the_parent_closes_its_children(cwd: str) -> None:
             assert child_id not in client._link.sessions
 
 
-async def test_a_child_spawned_from_a_tool_call_is_named_by_that_calls_content(cwd: str) -> None:
+async def test_a_child_spawned_from_a_tool_call_is_named_by_that_calls_content(
+    cwd: str, over: str
+) -> None:
     with anyio.fail_after(TIMEOUT):
-        async with served(agent(), cwd=cwd) as client:
+        async with served(agent(), over=over, cwd=cwd) as client:
             parent = await client.new_session()
             assert await (await parent.prompt("tool")).wait() == "end_turn"
             (child_id,) = parent.children

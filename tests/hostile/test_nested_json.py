@@ -26,9 +26,9 @@ from acp2.client import connect
 from acp2.errors import RemoteProtocolError
 from acp2.rpc import Connection
 from acp2.testing.scenarios import build_test_agent
-from acp2.transport.memory import memory_pair
 from acp2.transport.stdio import spawn_agent
 from helpers import RawWire, raw_peer, timeouts
+from helpers.inprocess import serving
 
 pytestmark = pytest.mark.anyio
 
@@ -99,12 +99,9 @@ async def test_nested_json_gets_an_error_and_the_stdio_agent_keeps_answering(dep
 async def test_nested_json_gets_an_error_and_the_agent_keeps_answering_in_memory(
     depth: int,
 ) -> None:
-    ours, theirs = memory_pair()
     with anyio.fail_after(timeouts.SCENARIO_TIMEOUT):
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(build_test_agent().serve, theirs)
-            await attack_the_agent(RawWire(ours), depth)
-            await ours.aclose()
+        async with serving(build_test_agent(), wait=True) as agents:
+            await attack_the_agent(RawWire(agents.open()), depth)
 
 
 @asynccontextmanager

@@ -18,6 +18,7 @@ import pytest
 
 from acp2.client import PermissionRequest, allow_all, connect, deny_all
 from acp2.schema import Diff, StateUpdate
+from helpers.timeouts import SCENARIO_TIMEOUT as TIMEOUT
 
 from .peers import py_agent_argv, tap_argv
 from .test_acp2_client_vs_ts_agent import (
@@ -32,8 +33,6 @@ from .test_acp2_client_vs_ts_agent import (
 from .wire import selected, session_updates
 
 pytestmark = pytest.mark.interop
-
-TIMEOUT = 30.0  # seconds, for a whole client-API test / one `acp2 run`
 
 
 def py_agent(python: Path, log: Path) -> list[str]:

@@ -17,6 +17,7 @@ import pytest
 
 from acp2.client import allow_all, connect, deny_all
 from acp2.schema import Diff
+from helpers.timeouts import SCENARIO_TIMEOUT as TIMEOUT
 
 from .peers import py_agent_argv, tap_argv
 from .test_acp2_client_vs_ts_agent import agent_requests, client_answers, index, is_sent
@@ -31,8 +32,6 @@ from .v1_expectations import (
 from .wire import selected
 
 pytestmark = pytest.mark.interop
-
-TIMEOUT = 30.0  # seconds, for a whole client-API test / one `acp2 run`
 
 
 def v1_agent(python: Path, log: Path) -> list[str]:

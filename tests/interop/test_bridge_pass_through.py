@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from helpers.timeouts import RUN_TIMEOUT as TIMEOUT
+
 from . import expectations, v1_expectations
 from .peers import py_agent_argv, run_py_client, run_ts_client, tap_argv, ts_agent_argv
 from .wire import Frame, read_log
 
 pytestmark = pytest.mark.interop
-
-TIMEOUT = 60.0
 
 
 def bridged(log: Path, agent_argv: list[str]) -> list[str]:

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 import schema_validation
+from helpers.timeouts import RUN_TIMEOUT as TIMEOUT
 
 from . import v1_expectations
 from .peers import run_py_client, tap_argv, ts_agent_argv
@@ -27,7 +28,6 @@ from .wire import read_log
 
 pytestmark = pytest.mark.interop
 
-TIMEOUT = 60.0  # seconds per wait of the client: the machine may be loaded
 
 SCENARIOS = ("echo", "tools-allow", "tools-reject", "cancel", "cancel-permission")
 

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 import schema_validation
+from helpers.timeouts import RUN_TIMEOUT as TIMEOUT
 
 from . import expectations
 from .expectations import check_common, is_state, last_stop, tool_statuses, updates
@@ -25,7 +26,6 @@ from .wire import read_log
 
 pytestmark = pytest.mark.interop
 
-TIMEOUT = 60.0  # seconds per wait of the client: the machine may be loaded
 
 #: The scenarios the v1 agent plays by the TypeScript client's words.
 SCENARIOS = ("echo", "tools-allow", "tools-reject", "cancel", "cancel-permission")

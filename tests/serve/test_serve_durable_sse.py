@@ -70,7 +70,7 @@ async def open_session(poster: Poster) -> str:
 
 async def test_events_are_numbered_and_a_reopened_stream_resumes_after_last_event_id() -> None:
     count = 200
-    async with serve(agent_app()) as served, httpx.AsyncClient(timeout=10) as client:
+    async with serve(agent_app()) as served, httpx.AsyncClient(timeout=TIMEOUT) as client:
         poster = Poster(client, served.url)
         answer = await poster.initialize()
         assert answer.headers["acp2-durable"] == Retention().header()
@@ -92,7 +92,7 @@ async def test_a_last_event_id_older_than_the_window_is_410() -> None:
     # Unconfirmed events are kept however many there are (the byte bound makes the agent
     # wait instead); the age bound still drops them.
     app = agent_app(retention=Retention(messages=4, seconds=0.2), resume_grace=30)
-    async with serve(app) as served, httpx.AsyncClient(timeout=10) as client:
+    async with serve(app) as served, httpx.AsyncClient(timeout=TIMEOUT) as client:
         poster = Poster(client, served.url)
         await poster.initialize()
         sid = await open_session(poster)
@@ -119,7 +119,7 @@ async def test_a_last_event_id_older_than_the_window_is_410() -> None:
 
 async def test_unconfirmed_events_are_all_kept_and_an_ack_post_lets_them_go() -> None:
     app = agent_app(retention=Retention(messages=4))
-    async with serve(app) as served, httpx.AsyncClient(timeout=10) as client:
+    async with serve(app) as served, httpx.AsyncClient(timeout=TIMEOUT) as client:
         poster = Poster(client, served.url)
         await poster.initialize()
         sid = await open_session(poster)
@@ -140,7 +140,7 @@ async def test_unconfirmed_events_are_all_kept_and_an_ack_post_lets_them_go() ->
 
 
 async def test_a_retried_post_is_answered_202_and_delivered_once() -> None:
-    async with serve(agent_app()) as served, httpx.AsyncClient(timeout=10) as client:
+    async with serve(agent_app()) as served, httpx.AsyncClient(timeout=TIMEOUT) as client:
         poster = Poster(client, served.url)
         await poster.initialize()
         async with sse(client, served.url, poster.cid) as main:
@@ -156,7 +156,7 @@ async def test_a_retried_post_is_answered_202_and_delivered_once() -> None:
 
 
 async def test_a_reopened_durable_stream_takes_over_from_an_older_reader() -> None:
-    async with serve(agent_app()) as served, httpx.AsyncClient(timeout=10) as client:
+    async with serve(agent_app()) as served, httpx.AsyncClient(timeout=TIMEOUT) as client:
         poster = Poster(client, served.url)
         await poster.initialize()
         async with (
@@ -173,7 +173,7 @@ async def test_a_reopened_durable_stream_takes_over_from_an_older_reader() -> No
 async def test_a_quiet_stream_gets_keepalive_comments() -> None:
     async with (
         serve(agent_app(keepalive=0.05)) as served,
-        httpx.AsyncClient(timeout=10) as client,
+        httpx.AsyncClient(timeout=TIMEOUT) as client,
     ):
         poster = Poster(client, served.url)
         await poster.initialize()

@@ -33,7 +33,7 @@ async def connect(client: httpx.AsyncClient, url: str, **headers: str) -> str:
 
 
 async def test_every_error_row_of_the_routing_table() -> None:
-    async with serve(agent_app()) as served, httpx.AsyncClient(timeout=10) as client:
+    async with serve(agent_app()) as served, httpx.AsyncClient(timeout=TIMEOUT) as client:
         url = served.url
         cid = await connect(client, url)
         rows = [
@@ -72,7 +72,7 @@ async def test_every_error_row_of_the_routing_table() -> None:
 
 
 async def test_a_second_reader_of_a_plain_stream_is_refused_409() -> None:
-    async with serve(agent_app()) as served, httpx.AsyncClient(timeout=10) as client:
+    async with serve(agent_app()) as served, httpx.AsyncClient(timeout=TIMEOUT) as client:
         cid = await connect(client, served.url)
         async with sse(client, served.url, cid):
             second = await client.get(
@@ -82,7 +82,7 @@ async def test_a_second_reader_of_a_plain_stream_is_refused_409() -> None:
 
 
 async def test_messages_for_a_stream_not_open_yet_are_held_until_it_opens() -> None:
-    async with serve(agent_app()) as served, httpx.AsyncClient(timeout=10) as client:
+    async with serve(agent_app()) as served, httpx.AsyncClient(timeout=TIMEOUT) as client:
         url = served.url
         cid = await connect(client, url)
         # Nothing is open: session/new's answer waits on the connection stream.
@@ -103,7 +103,7 @@ async def test_messages_for_a_stream_not_open_yet_are_held_until_it_opens() -> N
 
 
 async def test_delete_ends_the_connection_and_its_streams() -> None:
-    async with serve(agent_app()) as served, httpx.AsyncClient(timeout=10) as client:
+    async with serve(agent_app()) as served, httpx.AsyncClient(timeout=TIMEOUT) as client:
         url = served.url
         cid = await connect(client, url)
         async with sse(client, url, cid) as main:
@@ -118,7 +118,7 @@ async def test_delete_ends_the_connection_and_its_streams() -> None:
 async def test_an_oversized_post_is_413_and_the_connection_survives() -> None:
     async with (
         serve(agent_app(max_message_size=4096)) as served,
-        httpx.AsyncClient(timeout=10) as client,
+        httpx.AsyncClient(timeout=TIMEOUT) as client,
     ):
         url = served.url
         cid = await connect(client, url)
@@ -136,7 +136,7 @@ async def test_an_oversized_post_is_413_and_the_connection_survives() -> None:
 async def test_an_idle_connection_is_reaped() -> None:
     async with (
         serve(agent_app(idle_timeout=0.3)) as served,
-        httpx.AsyncClient(timeout=10) as client,
+        httpx.AsyncClient(timeout=TIMEOUT) as client,
     ):
         cid = await connect(client, served.url)
         (connection,) = served.app.registry.connections()
@@ -149,7 +149,7 @@ async def test_an_idle_connection_is_reaped() -> None:
 async def test_a_connection_with_an_open_stream_is_not_reaped() -> None:
     async with (
         serve(agent_app(idle_timeout=0.2)) as served,
-        httpx.AsyncClient(timeout=10) as client,
+        httpx.AsyncClient(timeout=TIMEOUT) as client,
     ):
         cid = await connect(client, served.url)
         (connection,) = served.app.registry.connections()

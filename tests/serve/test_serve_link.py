@@ -16,9 +16,9 @@ from acp2.serve.cursor import CursorRecorder
 from acp2.serve.link import RemoteConnection
 from acp2.store.cursors import MemoryCursors
 from acp2.transport.durable import Retention
+from helpers.timeouts import TIMEOUT
 
 pytestmark = pytest.mark.anyio
-TIMEOUT = 5.0
 
 
 def line(message: dict[str, Any]) -> bytes:

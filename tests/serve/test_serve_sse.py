@@ -32,7 +32,7 @@ async def open_connection(client: httpx.AsyncClient, url: str) -> str:
 
 
 async def test_a_full_turn_goes_over_post_and_the_connection_and_session_streams() -> None:
-    async with serve(agent_app()) as served, httpx.AsyncClient(timeout=10) as client:
+    async with serve(agent_app()) as served, httpx.AsyncClient(timeout=TIMEOUT) as client:
         url = served.url
         cid = await open_connection(client, url)
         async with sse(client, url, cid) as main:
