@@ -14,7 +14,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-import anyio
 import pytest
 from wire import ZED_INITIALIZE, Wire
 
@@ -26,6 +25,7 @@ from acp2.bridge.local import local_pair
 from acp2.rpc import Connection
 from acp2.rpc.messages import encode_notification
 from acp2.transport.memory import memory_pair
+from helpers.inprocess import serving
 from interop.v1_schema import validate_v1_frame
 
 pytestmark = pytest.mark.anyio
@@ -69,14 +69,11 @@ async def say_annotated(turn: Turn, i: int) -> None:
 @asynccontextmanager
 async def v1_client() -> AsyncIterator[tuple[Wire, str]]:
     """A v1 client (Wire) with one session, served through ``Agent.serve``."""
-    client_end, agent_end = memory_pair()
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(streaming_agent().serve, agent_end)
-        wire = Wire(client_end)
+    async with serving(streaming_agent(), wait=True) as agents:
+        wire = Wire(agents.open())
         await wire.request("initialize", ZED_INITIALIZE)
         new = await wire.request("session/new", {"cwd": "/tmp", "mcpServers": []})
         yield wire, new["result"]["sessionId"]
-        await client_end.aclose()
 
 
 async def prompt(wire: Wire, sid: str, text: str) -> dict[str, Any]:

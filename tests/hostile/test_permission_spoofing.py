@@ -15,7 +15,8 @@ def test_run_ask_shows_the_real_command_and_warns_about_the_title(tmp_path: Path
     assert "[permission] Run `python3 -m pytest -q`?" in done.stderr
     assert "! the title does not match the command that will run:" in done.stderr
     assert "  $ touch SPOOFED_RAN" in done.stderr
-    assert 'raw input: {"command": "touch SPOOFED_RAN"}' in done.stderr
+    # The raw input only repeats the command shown above: not printed twice.
+    assert "raw input" not in done.stderr
     assert not (tmp_path / "SPOOFED_RAN").exists()
 
 
@@ -40,8 +41,7 @@ def test_interactive_chat_shows_the_real_command_and_the_raw_input(tmp_path: Pat
     chat.expect("❯")
     shown = screen_text(finish_chat(chat))
     assert "│ $ touch SPOOFED_RAN" in shown
-    assert 'raw input: {"command": "touch SPOOFED_RAN"}' in shown
-    assert '  "command": "touch SPOOFED_RAN"' in shown  # the full raw input
+    assert '  "command": "touch SPOOFED_RAN"' in shown  # the full raw input, on request
     assert "$ touch SPOOFED_RAN" in shown.split("rejected: Reject")[1]  # the tool card
     assert not (tmp_path / "SPOOFED_RAN").exists()
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
@@ -152,6 +152,13 @@ class ClientConnection:
     def describe_closed(self) -> str:
         """Explain the closed connection, ending with the last lines of the agent's stderr."""
         return self._link.describe_closed()
+
+    def word_errors(self, reached: str, why_ended: Callable[[], object]) -> None:
+        """Errors about this connection's end name the agent as ``reached`` (e.g. "the
+        remote agent at URL") and ask ``why_ended`` for the link's reason, instead of
+        pointing at a local agent's stderr."""
+        self._link.reached = reached
+        self._link.why_ended = why_ended
 
     async def aclose(self) -> None:
         """Close the connection (idempotent); pending calls raise ``ConnectionClosed``."""

@@ -155,8 +155,10 @@ def _word_errors_for(client: ClientConnection, url: str, link: Any) -> None:
     local agent's stderr (there is none)."""
     from acp2.sanitize import line
 
-    client._link.reached = f"the remote agent at {line(url)}"
-    client._link.why_ended = lambda: link.gave_up or getattr(link.current, "ended_by", None)
+    client.word_errors(
+        f"the remote agent at {line(url)}",
+        lambda: link.gave_up or getattr(link.current, "ended_by", None),
+    )
 
 
 async def _rejoin_sessions(client: ClientConnection) -> None:
