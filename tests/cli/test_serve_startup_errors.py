@@ -27,7 +27,7 @@ def test_a_missing_agent_command_exits_2_naming_it_before_listening() -> None:
     assert "listening" not in done.stderr
 
 
-def test_an_agent_path_that_is_not_executable_exits_2(tmp_path: object) -> None:
+def test_an_agent_path_that_is_not_executable_exits_2() -> None:
     done = run_serve("--port", "0", "--", "/nonexistent/dir/agent")
     assert done.returncode == 2
     assert "not found or not executable: '/nonexistent/dir/agent'" in done.stderr
