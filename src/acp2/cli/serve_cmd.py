@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from acp2.cli.serve_limits import add_limit_flags, limit_settings
-from acp2.cli.serve_startup import agent_command_problem, bind_listener, wildcard_note
+from acp2.cli.serve_startup import agent_command_problem, bind_listeners, wildcard_note
 
 __all__ = ["add_parser", "main"]
 
@@ -169,14 +169,17 @@ def main(args: argparse.Namespace) -> int:
         )
         app = _build_app(args, config)
         # Bound here, not by uvicorn: its bind errors are a raw errno and exit status 1.
-        listener = bind_listener(args.host, args.port)
+        listeners = bind_listeners(args.host, args.port)
     except (ValueError, TypeError, ImportError, AttributeError) as exc:
         print(f"acp2 serve: {exc}", file=sys.stderr)
         return 2
-    with listener:
+    try:
         server = uvicorn.Server(_uvicorn_config(uvicorn, app, args, config))
         _announce(server, args, token if generated else None)
-        server.run(sockets=[listener])
+        server.run(sockets=listeners)
+    finally:
+        for sock in listeners:
+            sock.close()
     return 0
 
 

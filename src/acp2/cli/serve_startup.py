@@ -12,8 +12,9 @@ import ipaddress
 import os
 import shutil
 import socket
+from typing import Any
 
-__all__ = ["agent_command_problem", "bind_listener", "wildcard_note"]
+__all__ = ["agent_command_problem", "bind_listeners", "wildcard_note"]
 
 
 def agent_command_problem(command: list[str]) -> str | None:
@@ -32,24 +33,41 @@ def agent_command_problem(command: list[str]) -> str | None:
     )
 
 
-def bind_listener(host: str, port: int) -> socket.socket:
-    """A TCP socket bound to ``host:port`` (not yet listening), for uvicorn's
-    ``sockets=``; ValueError whose text is the clean line when it cannot be bound."""
+def bind_listeners(host: str, port: int) -> list[socket.socket]:
+    """TCP sockets bound (not yet listening) to every address ``host`` resolves to, all
+    on one port (the first one's when ``port`` is 0), for uvicorn's ``sockets=``: as
+    uvicorn itself binds, so ``localhost`` is still both 127.0.0.1 and ::1. ValueError
+    whose text is the clean line when any cannot be bound (none is left open)."""
     where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     try:
-        family, kind, proto, _, address = socket.getaddrinfo(
-            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-        )[0]
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except socket.gaierror as exc:
         raise ValueError(f"cannot listen on {where}: {exc.strerror}") from None
-    sock = socket.socket(family, kind, proto)
-    # As uvicorn does: a restarted server may rebind while old connections sit in TIME_WAIT.
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    bound: list[socket.socket] = []
     try:
-        sock.bind(address)
+        for family, kind, proto, _, address in dict.fromkeys(found):
+            if bound:  # --port 0: the one free port the first bind got, everywhere
+                address = (address[0], bound[0].getsockname()[1], *address[2:])
+            bound.append(_bound(family, kind, proto, address))
     except OSError as exc:
-        sock.close()
+        for sock in bound:
+            sock.close()
         raise ValueError(f"cannot listen on {where}: {_bind_reason(exc)}") from None
+    return bound
+
+
+def _bound(family: int, kind: int, proto: int, address: Any) -> socket.socket:
+    sock = socket.socket(family, kind, proto)
+    try:
+        # As uvicorn does: a restarted server may rebind while old connections sit in
+        # TIME_WAIT; v6 sockets take v6 only, so a v4 address of the same host binds too.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if family == socket.AF_INET6:
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        sock.bind(address)
+    except OSError:
+        sock.close()
+        raise
     return sock
 
 
