@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
+import sys
 from pathlib import Path
 
 import anyio
@@ -39,10 +40,12 @@ async def test_a_remote_agent_that_is_gone_for_good_is_named_by_its_url(tmp_path
 
 
 def test_a_served_agent_that_cannot_start_is_reported_for_the_url(tmp_path: Path) -> None:
-    """``acp2 serve -- nosuchagent``: the client's error names the URL and the server's
-    log, not a local stderr."""
+    """``acp2 serve -- AGENT`` whose agent exits at once (a missing one is refused at
+    start-up, tests/cli/test_serve_startup_errors.py): the client's error names the URL
+    and the server's log, not a local stderr."""
     env = isolated_env(tmp_path / "data")
-    argv = [*ACP2, "serve", "--no-token", "--port", "0", "--", "acp2-no-such-agent-command"]
+    dies = [sys.executable, "-c", "raise SystemExit(1)"]
+    argv = [*ACP2, "serve", "--no-token", "--port", "0", "--", *dies]
     server = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
     try:
         url = f"http://127.0.0.1:{listening_port(server, [])}/acp"

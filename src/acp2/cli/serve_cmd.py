@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from acp2.cli.serve_limits import add_limit_flags, limit_settings
+from acp2.cli.serve_startup import agent_command_problem, bind_listeners, wildcard_note
 
 __all__ = ["add_parser", "main"]
 
@@ -121,6 +122,10 @@ def _build_app(args: argparse.Namespace, config: Any) -> Any:
     if command is not None and (args.app or args.coder or args.test_agent):
         raise ValueError("give an agent command or --app/--coder/--test-agent, not both")
     if command is not None:
+        # Found now, not when the first client connects (and gets a misleading answer).
+        problem = agent_command_problem(command)
+        if problem is not None:
+            raise ValueError(problem)
         return create_app(command=command, config=config)
     if args.app:
         return create_app(load_agent(args.app), config=config)
@@ -163,12 +168,18 @@ def main(args: argparse.Namespace) -> int:
             **limit_settings(args),
         )
         app = _build_app(args, config)
+        # Bound here, not by uvicorn: its bind errors are a raw errno and exit status 1.
+        listeners = bind_listeners(args.host, args.port)
     except (ValueError, TypeError, ImportError, AttributeError) as exc:
         print(f"acp2 serve: {exc}", file=sys.stderr)
         return 2
-    server = uvicorn.Server(_uvicorn_config(uvicorn, app, args, config))
-    _announce(server, args, token if generated else None)
-    server.run()
+    try:
+        server = uvicorn.Server(_uvicorn_config(uvicorn, app, args, config))
+        _announce(server, args, token if generated else None)
+        server.run(sockets=listeners)
+    finally:
+        for sock in listeners:
+            sock.close()
     return 0
 
 
@@ -208,16 +219,22 @@ def _announce(server: Any, args: argparse.Namespace, generated: str | None) -> N
         host = f"[{args.host}]" if ":" in args.host else args.host
         url = f"{scheme}://{host}:{port}{args.path}"
         print(f"acp2 serve: listening on {url}", file=sys.stderr)
-        for line in _access_lines(url, generated, args.no_token):
+        for line in _access_lines(url, generated, args.no_token, args.host):
             print(f"acp2 serve: {line}", file=sys.stderr)
         sys.stderr.flush()
 
     server.startup = announced
 
 
-def _access_lines(url: str, generated: str | None, no_token: bool) -> list[str]:
+def _access_lines(url: str, generated: str | None, no_token: bool, host: str) -> list[str]:
     """What a user must know to connect: the generated token and a chat line to copy,
-    or what ``--no-token`` opens (said after the URL: scripts read the URL first)."""
+    or what ``--no-token`` opens (said after the URL: scripts read the URL first); on a
+    wildcard ``host`` (0.0.0.0, ::) a note that clients use a real address instead."""
+    note = wildcard_note(host)
+    return _token_lines(url, generated, no_token) + ([note] if note else [])
+
+
+def _token_lines(url: str, generated: str | None, no_token: bool) -> list[str]:
     if no_token:
         return [
             "warning: --no-token: no token is required, so any user of this machine can "
