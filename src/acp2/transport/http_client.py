@@ -7,7 +7,8 @@ Each outgoing JSON-RPC message is one POST to the endpoint. The first must be
 (``params.sessionId``, or the answer to a server request that had one) also carries
 ``Acp-Session-Id``. Server messages arrive on long-lived SSE GETs: one for the connection,
 opened after ``initialize``, and one per session, opened as soon as a session id is seen
-(an answer's ``result.sessionId``, or an outgoing message about it); all are merged into
+(an answer's ``result.sessionId``, an outgoing message about it, or a child session a
+parent's ``subagent_update`` names); all are merged into
 the one byte stream in arrival order. Cookies the server sets are kept for the
 connection (load-balancer affinity, RFD).
 
@@ -38,6 +39,7 @@ from anyio.abc import TaskGroup
 from acp2.errors import ConnectionClosed, internal_error
 from acp2.rpc.envelope import Envelope, carries_id, read, result_session
 from acp2.rpc.messages import RequestId, encode_error
+from acp2.rpc.update_frames import announced_child
 from acp2.sanitize import line as sanitize_line
 from acp2.schema.methods import INITIALIZE
 from acp2.transport.backoff import Backoff
@@ -300,7 +302,13 @@ class HttpTransport:
     async def _deliver(self, messages: list[bytes]) -> None:
         for message in messages:
             if not carries_id(message):
-                continue  # a notification: nothing to route (the stream's bulk, kept cheap)
+                # A notification: nothing to route (the stream's bulk, kept cheap), but a
+                # parent's subagent_update names a child whose updates the server sends
+                # to the child's own stream, so that stream is opened too.
+                child = announced_child(message)
+                if child is not None:
+                    self._open(child)
+                continue
             fields = read(message)
             if fields.kind == "request" and fields.id is not None:
                 asked = fields.session_id
