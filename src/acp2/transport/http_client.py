@@ -31,7 +31,7 @@ import importlib.util
 import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Final
 
 import anyio
 from anyio.abc import TaskGroup
@@ -57,13 +57,17 @@ from acp2.transport.remote_base import (
 )
 from acp2.transport.sse import SseError, SseParser
 
-__all__ = ["HttpTransport", "open_http"]
+__all__ = ["MAX_SESSION_STREAMS", "HttpTransport", "open_http"]
 
 log = logging.getLogger("acp2.transport.http")
 
 JSON = "application/json"
 EVENT_STREAM = "text/event-stream"
 INBOX_CHUNKS = 256
+#: The most session streams open at once that a parent's ``subagent_update`` may add to
+#: (the connection's own stream aside): each holds one of the HTTP client's pooled
+#: connections (100 by default over HTTP/1.1), which the POSTs need too.
+MAX_SESSION_STREAMS: Final = 64
 #: A durable stream silent this long (four missed keepalives) counts as broken.
 DURABLE_READ_TIMEOUT = 60.0
 #: Seconds between the first unconfirmed event and the ``Acp2-Ack`` POST confirming it
@@ -102,6 +106,8 @@ class HttpTransport:
         #: The streams that got a 200 since their last break (their backoff restarts).
         self._opened: set[str | None] = set()
         self.streams: set[str | None] = set()
+        #: Set once an announced child was refused a stream (logged once).
+        self._capped = False
         self.connection_id: str | None = None
         self.retention: Retention | None = None
         self.reconnects = 0
@@ -227,6 +233,22 @@ class HttpTransport:
         self.streams.add(session)
         self._tg.start_soon(self._stream, session)
 
+    def _open_child(self, child: str) -> None:
+        """Open the stream of a child a parent announced, while fewer than
+        :data:`MAX_SESSION_STREAMS` session streams are open (a server naming endless
+        children must not take every pooled connection, nor a task per name)."""
+        if child in self.streams:
+            return
+        if len(self.streams) > MAX_SESSION_STREAMS:
+            if not self._capped:
+                self._capped = True
+                log.warning(
+                    "children announced past %d session streams: their streams stay shut",
+                    MAX_SESSION_STREAMS,
+                )
+            return
+        self._open(child)
+
     async def _stream(self, session: str | None) -> None:
         """Keep one SSE stream open (durable: reopened after breaks) and feed the inbox."""
         delays = self._backoff.delays()
@@ -307,7 +329,7 @@ class HttpTransport:
                 # to the child's own stream, so that stream is opened too.
                 child = announced_child(message)
                 if child is not None:
-                    self._open(child)
+                    self._open_child(child)
                 continue
             fields = read(message)
             if fields.kind == "request" and fields.id is not None:
