@@ -8,9 +8,17 @@ from typing import Any
 import msgspec
 import pytest
 
+from acp2.agent.children import announcement
 from acp2.rpc.envelope import Envelope, carries_id, of, read, result_session, session_field
 from acp2.rpc.messages import Batch, Invalid, Request, encode_notification, parse_frame
-from acp2.rpc.update_frames import fast_session, run_head, session_head, update_frame, update_of
+from acp2.rpc.update_frames import (
+    announced_child,
+    fast_session,
+    run_head,
+    session_head,
+    update_frame,
+    update_of,
+)
 from acp2.schema.methods import METHODS
 
 DEEP = "[" * 5_000 + "]" * 5_000
@@ -174,3 +182,19 @@ def test_carries_id_tells_requests_and_responses_from_notifications_and_junk() -
     assert not carries_id(b"[1, 2]")
     assert not carries_id(b"{not json")
     assert not carries_id(DEEP.encode())
+
+
+def test_a_subagent_update_names_its_child_in_any_layout_and_nothing_else_does() -> None:
+    announced = msgspec.json.encode(announcement("c1", "Researcher", None, cancellable=True))
+    ours = update_frame("p1", announced)
+    other = encode_notification(
+        "session/update", {"update": json.loads(announced), "sessionId": "p1"}
+    )
+    assert announced_child(ours) == announced_child(other) == "c1"
+    chunk = update_frame("p1", b'{"sessionUpdate":"agent_message_chunk","content":{}}')
+    assert announced_child(chunk) is None
+    assert announced_child(b'{"jsonrpc":"2.0","method":"subagent_update"}') is None
+    nameless = update_frame("p1", b'{"sessionUpdate":"subagent_update"}')
+    assert announced_child(nameless) is None
+    hostile = ours[:-2] + b',"x":' + DEEP.encode() + b"}}"
+    assert announced_child(hostile) is None

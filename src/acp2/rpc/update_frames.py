@@ -25,6 +25,7 @@ from acp2.schema.methods import SESSION_UPDATE
 __all__ = [
     "KIND_HEAD",
     "UPDATE_HEAD",
+    "announced_child",
     "fast_session",
     "frame_head",
     "run_head",
@@ -55,6 +56,25 @@ class _Notification(msgspec.Struct):
 
 
 _notification: Final = msgspec.json.Decoder(_Notification)
+
+
+class _Child(msgspec.Struct):
+    session_update: str = msgspec.field(default="", name="sessionUpdate")
+    session_id: str = msgspec.field(default="", name="sessionId")
+
+
+class _ChildParams(msgspec.Struct):
+    update: _Child = msgspec.field(default_factory=_Child)
+
+
+class _ChildNotification(msgspec.Struct):
+    method: str = ""
+    params: _ChildParams = msgspec.field(default_factory=_ChildParams)
+
+
+_child_notification: Final = msgspec.json.Decoder(_ChildNotification)
+#: The kind text of an update that names a child session, closing quote included.
+_SUBAGENT: Final = b'subagent_update"'
 
 
 def session_head(session: str | None) -> bytes:
@@ -119,3 +139,29 @@ def update_frame(session: str, update: bytes) -> bytes:
     """The ``session/update`` notification of ``session`` carrying ``update`` (the JSON
     bytes of one update), in the agent's layout."""
     return frame_head(session) + update + b"}}"
+
+
+def announced_child(line: bytes) -> str | None:
+    """The child session id a ``subagent_update`` notification names, else None (any
+    other message, and one whose child id is missing or not text).
+
+    Any other update in the agent's layout is told apart with a few ``startswith`` /
+    ``find`` calls and no copy (a reader may call this on every notification); a
+    ``subagent_update`` is parsed, and so is a message in another layout (key order,
+    whitespace) that mentions the kind at all."""
+    if line.startswith(UPDATE_HEAD):
+        end = line.find(b'"', _START)
+        if end < 0 or not line.startswith(KIND_HEAD, end):
+            return None
+        if not line.startswith(_SUBAGENT, end + len(KIND_HEAD)):
+            return None
+    elif b'"subagent_update"' not in line:
+        return None
+    try:
+        parsed = decode(_child_notification, line)
+    except InvalidRequest:
+        return None
+    update = parsed.params.update
+    if parsed.method != SESSION_UPDATE.name or update.session_update != "subagent_update":
+        return None
+    return update.session_id or None

@@ -7,7 +7,8 @@ Each outgoing JSON-RPC message is one POST to the endpoint. The first must be
 (``params.sessionId``, or the answer to a server request that had one) also carries
 ``Acp-Session-Id``. Server messages arrive on long-lived SSE GETs: one for the connection,
 opened after ``initialize``, and one per session, opened as soon as a session id is seen
-(an answer's ``result.sessionId``, or an outgoing message about it); all are merged into
+(an answer's ``result.sessionId``, an outgoing message about it, or a child session a
+parent's ``subagent_update`` names); all are merged into
 the one byte stream in arrival order. Cookies the server sets are kept for the
 connection (load-balancer affinity, RFD).
 
@@ -30,7 +31,7 @@ import importlib.util
 import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Final
 
 import anyio
 from anyio.abc import TaskGroup
@@ -38,6 +39,7 @@ from anyio.abc import TaskGroup
 from acp2.errors import ConnectionClosed, internal_error
 from acp2.rpc.envelope import Envelope, carries_id, read, result_session
 from acp2.rpc.messages import RequestId, encode_error
+from acp2.rpc.update_frames import announced_child
 from acp2.sanitize import line as sanitize_line
 from acp2.schema.methods import INITIALIZE
 from acp2.transport.backoff import Backoff
@@ -55,13 +57,17 @@ from acp2.transport.remote_base import (
 )
 from acp2.transport.sse import SseError, SseParser
 
-__all__ = ["HttpTransport", "open_http"]
+__all__ = ["MAX_SESSION_STREAMS", "HttpTransport", "open_http"]
 
 log = logging.getLogger("acp2.transport.http")
 
 JSON = "application/json"
 EVENT_STREAM = "text/event-stream"
 INBOX_CHUNKS = 256
+#: The most session streams open at once that a parent's ``subagent_update`` may add to
+#: (the connection's own stream aside): each holds one of the HTTP client's pooled
+#: connections (100 by default over HTTP/1.1), which the POSTs need too.
+MAX_SESSION_STREAMS: Final = 64
 #: A durable stream silent this long (four missed keepalives) counts as broken.
 DURABLE_READ_TIMEOUT = 60.0
 #: Seconds between the first unconfirmed event and the ``Acp2-Ack`` POST confirming it
@@ -100,6 +106,8 @@ class HttpTransport:
         #: The streams that got a 200 since their last break (their backoff restarts).
         self._opened: set[str | None] = set()
         self.streams: set[str | None] = set()
+        #: Set once an announced child was refused a stream (logged once).
+        self._capped = False
         self.connection_id: str | None = None
         self.retention: Retention | None = None
         self.reconnects = 0
@@ -225,6 +233,22 @@ class HttpTransport:
         self.streams.add(session)
         self._tg.start_soon(self._stream, session)
 
+    def _open_child(self, child: str) -> None:
+        """Open the stream of a child a parent announced, while fewer than
+        :data:`MAX_SESSION_STREAMS` session streams are open (a server naming endless
+        children must not take every pooled connection, nor a task per name)."""
+        if child in self.streams:
+            return
+        if len(self.streams) > MAX_SESSION_STREAMS:
+            if not self._capped:
+                self._capped = True
+                log.warning(
+                    "children announced past %d session streams: their streams stay shut",
+                    MAX_SESSION_STREAMS,
+                )
+            return
+        self._open(child)
+
     async def _stream(self, session: str | None) -> None:
         """Keep one SSE stream open (durable: reopened after breaks) and feed the inbox."""
         delays = self._backoff.delays()
@@ -300,7 +324,13 @@ class HttpTransport:
     async def _deliver(self, messages: list[bytes]) -> None:
         for message in messages:
             if not carries_id(message):
-                continue  # a notification: nothing to route (the stream's bulk, kept cheap)
+                # A notification: nothing to route (the stream's bulk, kept cheap), but a
+                # parent's subagent_update names a child whose updates the server sends
+                # to the child's own stream, so that stream is opened too.
+                child = announced_child(message)
+                if child is not None:
+                    self._open_child(child)
+                continue
             fields = read(message)
             if fields.kind == "request" and fields.id is not None:
                 asked = fields.session_id
