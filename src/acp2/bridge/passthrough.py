@@ -31,6 +31,9 @@ from acp2.transport.base import DirectReceive, DirectSend, Transport
 __all__ = ["Copier", "Side", "pass_through"]
 
 _NEWLINE: Final = b"\n"
+#: How long the client's last frames may take to reach the agent once the client is
+#: gone (:func:`pass_through`).
+DRAIN_GRACE: Final = 2.0
 logger = logging.getLogger(__name__)
 
 #: Which side's stream ended first.
@@ -106,6 +109,8 @@ class _Direction:
     spawn: Callable[..., Any] | None = None
     #: This direction holds the gate: a line of its own is half written.
     _partial: bool = False
+    #: The copy ended because the sink was gone (not because the source ended).
+    sink_closed: bool = False
 
     async def copy(self, head: bytes) -> None:
         """Forward ``head`` and then every chunk of ``source`` until it ends (or the sink
@@ -122,6 +127,7 @@ class _Direction:
                 try:
                     await self.sink.send(out)
                 except ConnectionClosed:
+                    self.sink_closed = True
                     return
                 finally:
                     self.gate.give()
@@ -152,9 +158,11 @@ class _Direction:
             consume(head)
         while not closed:
             if backlog and not await self._flush(backlog):
+                self.sink_closed = True
                 return
             if not await source.pump(consume):
-                return
+                break
+        self.sink_closed = closed
 
     def _forward_now(self, out: bytes, backlog: bytearray) -> bool:
         """Write ``out`` now as far as the sink takes it; the rest goes to ``backlog``
@@ -240,13 +248,27 @@ async def pass_through(
     async def run(direction: _Direction, head: bytes, side: Side) -> None:
         await direction.copy(head)
         ended.append(side)
+        if direction is downstream and downstream.sink_closed:
+            # The client left while the agent spoke: what it sent before it left (a last
+            # answer POSTed just before a DELETE) is still forwarded, then the agent sees
+            # the end of its input -- nothing the client sent is lost. Bounded, for a
+            # client end that stays open.
+            with anyio.move_on_after(DRAIN_GRACE):
+                await upstream_done.wait()
         tg.cancel_scope.cancel()
 
+    async def run_upstream() -> None:
+        try:
+            await run(upstream, client_head, "client")
+        finally:
+            upstream_done.set()
+
+    upstream_done = anyio.Event()
     to_client, to_agent = Gate(), Gate()
     upstream = _Direction(client, agent, "client->agent", version, log, to_agent, to_client)
     downstream = _Direction(agent, client, "agent->client", version, log, to_client, to_agent)
     async with anyio.create_task_group() as tg:
         upstream.spawn = downstream.spawn = tg.start_soon
         tg.start_soon(run, downstream, agent_head, "agent")
-        tg.start_soon(run, upstream, client_head, "client")
+        tg.start_soon(run_upstream)
     return ended[0] if ended else "client"
