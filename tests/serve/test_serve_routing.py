@@ -56,3 +56,22 @@ def test_a_connection_remembers_a_bounded_number_of_pending_routes() -> None:
     for n in range(MAX_PENDING):
         assert router.posted(read(b'{"jsonrpc":"2.0","id":%d,"method":"m"}' % n), None)
     assert not router.posted(read(b'{"jsonrpc":"2.0","id":-1,"method":"m"}'), None)
+
+
+def test_the_agents_cancel_of_its_own_request_goes_to_that_requests_session_stream() -> None:
+    """A permission question withdrawn (another controller answered it) is withdrawn on
+    the stream the question went to: a client reading only its session streams over
+    Streamable HTTP never saw the cancel on the connection stream."""
+    router = Router()
+    ask = (
+        b'{"jsonrpc":"2.0","id":7,"method":"session/request_permission",'
+        b'"params":{"sessionId":"s1"}}'
+    )
+    assert router.destination(ask) == "s1"
+    cancel = b'{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":7}}'
+    assert router.destination(cancel) == "s1"
+    # Once: a second cancel of the same id, or one of an id never asked, is the
+    # connection's.
+    assert router.destination(cancel) is None
+    other = b'{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":"x"}}'
+    assert router.destination(other) is None

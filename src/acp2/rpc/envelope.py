@@ -35,9 +35,18 @@ from acp2.rpc.messages import (
     Response,
     parse_frame,
 )
-from acp2.schema.methods import METHODS
+from acp2.schema.methods import CANCEL_REQUEST, METHODS
 
-__all__ = ["Envelope", "Kind", "carries_id", "of", "read", "result_session", "session_field"]
+__all__ = [
+    "Envelope",
+    "Kind",
+    "cancelled_request",
+    "carries_id",
+    "of",
+    "read",
+    "result_session",
+    "session_field",
+]
 
 Kind = Literal["request", "notification", "response", "error", "batch", "invalid"]
 
@@ -102,6 +111,29 @@ class _Id(msgspec.Struct):
 
 
 _id: Final = msgspec.json.Decoder(_Id)
+
+
+class _Cancelled(msgspec.Struct):
+    request_id: Any = msgspec.field(default=None, name="requestId")
+
+
+_cancelled: Final = msgspec.json.Decoder(_Cancelled)
+
+
+def cancelled_request(envelope: Envelope) -> RequestId | None:
+    """The id a ``$/cancel_request`` notification names (an int or a string); None for
+    any other frame or a malformed one."""
+    message = envelope.message
+    if type(message) is not Notification or message.method != CANCEL_REQUEST.name:
+        return None
+    assert isinstance(message, Notification)
+    if message.params is None:
+        return None
+    try:
+        found = decode(_cancelled, message.params).request_id
+    except InvalidRequest:
+        return None
+    return found if type(found) in (int, str) else None
 
 
 def carries_id(frame: bytes) -> bool:
