@@ -1,16 +1,22 @@
-"""Waiting for an ``acp2 serve`` subprocess to listen, with its stderr kept for failures."""
+"""Starting an ``acp2 serve`` subprocess and waiting for it to listen, with its stderr
+kept for failures."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import queue
 import re
 import subprocess
+import sys
 import threading
 import time
+from collections.abc import Iterator
+from pathlib import Path
 
 from helpers.timeouts import PROCESS_TIMEOUT
 
-__all__ = ["listening_port"]
+__all__ = ["listening_port", "serving"]
 
 _LISTENING = re.compile(r"listening on http://127\.0\.0\.1:(\d+)/acp")
 
@@ -44,3 +50,19 @@ def listening_port(
         if found:
             return int(found.group(1))
         assert line, f"{name} exited: {''.join(sink)[-2000:]}"
+
+
+@contextlib.contextmanager
+def serving(cwd: Path, *args: str, sink: list[str] | None = None) -> Iterator[int]:
+    """``acp2 serve --no-token --port 0 ARGS`` on 127.0.0.1, run in ``cwd`` with its data
+    under ``cwd/data`` and no ``ACP2_TOKEN`` inherited; yields its port. Its stderr lines
+    go to ``sink`` when given. Stopped (and awaited) when the block ends."""
+    env = dict(os.environ, ACP2_DATA_DIR=str(cwd / "data"))
+    env.pop("ACP2_TOKEN", None)
+    argv = [sys.executable, "-m", "acp2", "serve", "--no-token", "--port", "0", *args]
+    process = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd)
+    try:
+        yield listening_port(process, [] if sink is None else sink)
+    finally:
+        process.terminate()
+        process.wait(PROCESS_TIMEOUT)

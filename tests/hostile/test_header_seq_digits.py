@@ -12,9 +12,6 @@ real ``acp2 serve`` on 127.0.0.1.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
@@ -23,8 +20,8 @@ import httpx
 import pytest
 
 from acp2.transport.durable import header_seq
-from helpers.serve_process import listening_port
-from helpers.timeouts import PROCESS_TIMEOUT, TIMEOUT
+from helpers.serve_process import serving
+from helpers.timeouts import TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
@@ -36,17 +33,9 @@ BAD = ["+1", "1_0", "-1", "0x1", HUGE, "9" * 20, str(2**63)]
 @contextmanager
 def served(tmp_path: Path) -> Iterator[tuple[str, list[str]]]:
     """``acp2 serve --test-agent`` on 127.0.0.1: its /acp URL and its stderr lines."""
-    env = dict(os.environ, ACP2_DATA_DIR=str(tmp_path / "data"))
-    env.pop("ACP2_TOKEN", None)
-    argv = [sys.executable, "-m", "acp2", "serve", "--no-token", "--port", "0", "--test-agent"]
-    process = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
     lines: list[str] = []
-    try:
-        port = listening_port(process, lines)
+    with serving(tmp_path, "--test-agent", sink=lines) as port:
         yield f"http://127.0.0.1:{port}/acp", lines
-    finally:
-        process.terminate()
-        process.wait(PROCESS_TIMEOUT)
 
 
 @asynccontextmanager

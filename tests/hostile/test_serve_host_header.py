@@ -12,9 +12,6 @@ is answered 421, before any token or connection is looked at. A real ``acp2 serv
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,8 +19,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from helpers.serve_process import listening_port
-from helpers.timeouts import PROCESS_TIMEOUT, TIMEOUT
+from helpers.serve_process import serving
+from helpers.timeouts import TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
@@ -34,25 +31,8 @@ BODY = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": 
 @contextmanager
 def served(tmp_path: Path, *flags: str) -> Iterator[int]:
     """``acp2 serve --test-agent FLAGS`` on 127.0.0.1; its port."""
-    env = dict(os.environ, ACP2_DATA_DIR=str(tmp_path / "data"))
-    env.pop("ACP2_TOKEN", None)
-    argv = [
-        sys.executable,
-        "-m",
-        "acp2",
-        "serve",
-        "--no-token",
-        "--port",
-        "0",
-        "--test-agent",
-        *flags,
-    ]
-    process = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
-    try:
-        yield listening_port(process, [])
-    finally:
-        process.terminate()
-        process.wait(PROCESS_TIMEOUT)
+    with serving(tmp_path, "--test-agent", *flags) as port:
+        yield port
 
 
 async def post_initialize(port: int, host: str) -> httpx.Response:

@@ -14,8 +14,6 @@ the agent's nested lines are routed (or dropped) while its turn goes on.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -27,8 +25,8 @@ import httpx
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
-from helpers.serve_process import listening_port
-from helpers.timeouts import PROCESS_TIMEOUT, TIMEOUT
+from helpers.serve_process import serving
+from helpers.timeouts import TIMEOUT
 
 pytestmark = pytest.mark.anyio
 
@@ -54,18 +52,9 @@ def text(rid: Any, method: str, params: Any) -> str:
 def served(tmp_path: Path, *agent: str) -> Iterator[tuple[str, list[str]]]:
     """``acp2 serve`` on 127.0.0.1 (the test agent, or ``agent``): its base URL and the
     lines of its stderr so far."""
-    env = dict(os.environ, ACP2_DATA_DIR=str(tmp_path / "data"))
-    env.pop("ACP2_TOKEN", None)
-    argv = [sys.executable, "-m", "acp2", "serve", "--no-token", "--port", "0"]
-    argv += ["--", *agent] if agent else ["--test-agent"]
-    process = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
     lines: list[str] = []
-    try:
-        port = listening_port(process, lines)
+    with serving(tmp_path, *(["--", *agent] if agent else ["--test-agent"]), sink=lines) as port:
         yield f"127.0.0.1:{port}", lines
-    finally:
-        process.terminate()
-        process.wait(PROCESS_TIMEOUT)
 
 
 async def test_a_post_nested_a_thousand_deep_is_answered_400_with_a_json_rpc_error(
