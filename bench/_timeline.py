@@ -109,11 +109,11 @@ def install_agent() -> None:
 
 def install_client() -> None:
     """Wrap the client-side stages (call before connecting)."""
-    from acp2.client import link, session, work
+    from acp2.client import core, session, work
     from acp2.transport import _fdio
 
     _around(_fdio.FdReader, "_on_readable", "c.read")
-    _around(link.AgentLink, "_on_update", "c.decoded")
+    _around(core.ClientCore, "_on_update", "c.decoded")
     _around(session, "reduce", "c.reduce", "c.reduced")
     _around(work.Work, "_finish", "c.idle")
     _writes("c")

@@ -8,7 +8,7 @@ runs in microseconds per update. It imports acp2 from ``PYTHONPATH`` (or the ins
 package), so the same file measures another checkout:
 ``PYTHONPATH=/tmp/old/src python bench/client_receive.py``. Alternate runs of the two
 checkouts on a shared machine; the figure is far less noisy than the stream benchmark.
-(Checkouts before the ``AgentLink`` split fed ``ClientSession._receive`` instead.)
+(Checkouts before the ``ClientCore`` split fed ``ClientSession._receive`` instead.)
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import time
 
 import msgspec
 
-from acp2.client.link import AgentLink, _UpdateNotification
+from acp2.client.core import ClientCore, _UpdateNotification
 from acp2.client.session import ClientSession
 from acp2.client.work import Work
 
@@ -37,7 +37,7 @@ def params(i: int) -> bytes:
 
 def run(bodies: list[bytes]) -> float:
     """Seconds to decode and receive ``bodies`` into a fresh session with one work."""
-    link: AgentLink[ClientSession] = AgentLink(None, None)  # type: ignore[arg-type]
+    link: ClientCore[ClientSession] = ClientCore(None, None)  # type: ignore[arg-type]
     session = ClientSession(None, link, "s1", "/tmp")  # type: ignore[arg-type]
     link.attach(session)
     work = Work(session, session._wait_change)

@@ -21,7 +21,7 @@ import acp2.schema as v2
 import acp2.schema.methods as v2m
 from acp2.agent import Agent, Turn
 from acp2.agent.emitter import Emitter
-from acp2.bridge.local import local_pair
+from acp2.bridge.inprocess import inprocess_pair
 from acp2.rpc import Connection
 from acp2.rpc.messages import encode_notification
 from acp2.transport.memory import memory_pair
@@ -159,7 +159,7 @@ async def test_the_emitter_hands_an_in_process_taker_the_object_and_its_frame() 
     framed: list[Any] = []
     _editor, v1_end = memory_pair()
     async with Connection(v1_end, name="v1") as flow:
-        agent_end, bridge_end = local_pair(flow)
+        agent_end, bridge_end = inprocess_pair(flow)
         bridge_end.on(v2m.SESSION_UPDATE, framed.append)
         emitter = Emitter("s1", agent_end, None)
         emitter.emit(chunk)  # a plain end: decoded from the frame

@@ -25,7 +25,7 @@ CONNECT_ACP2_MODULES = {
     "acp2.client.elicitation",
     "acp2.client.env",
     "acp2.client.launch",
-    "acp2.client.link",
+    "acp2.client.core",
     "acp2.client.pending",
     "acp2.client.permissions",
     "acp2.client.session",

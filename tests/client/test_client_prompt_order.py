@@ -22,8 +22,8 @@ import msgspec
 import pytest
 
 from acp2 import _aio
+from acp2.client.core import ClientCore, _UpdateNotification
 from acp2.client.env import SessionEnv
-from acp2.client.link import AgentLink, _UpdateNotification
 from acp2.client.permissions import deny_all
 from acp2.client.session import ClientSession
 from acp2.schema import AgentCapabilities, PromptResponse, SessionCapabilities
@@ -38,7 +38,7 @@ ANSWER = "answer"  # where the prompt's answer sits among the updates
 CAPS = AgentCapabilities(session=SessionCapabilities())
 
 
-class ReaderLink(AgentLink[ClientSession]):
+class ReaderLink(ClientCore[ClientSession]):
     """Answers ``session/prompt`` as the reader dispatches one burst read from the wire:
     ``wire`` in order, the answer resolving the waiter where :data:`ANSWER` stands."""
 

@@ -16,7 +16,7 @@ import anyio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acp2.client.link import AgentLink
+from acp2.client.core import ClientCore
 from acp2.client.session import ClientSession
 from acp2.client.work import _NOTHING, MAX_ENTRIES, Skipped, Work
 from acp2.schema import AgentMessageChunk, TerminalOutputChunk, TextContent
@@ -50,7 +50,7 @@ IDLE = {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_tur
 
 
 def new_work() -> tuple[ClientSession, Work]:
-    link: AgentLink[ClientSession] = AgentLink(None, None)  # type: ignore[arg-type]
+    link: ClientCore[ClientSession] = ClientCore(None, None)  # type: ignore[arg-type]
     session = ClientSession(None, link, "s", "/tmp")  # type: ignore[arg-type]
     work = Work(session, session._wait_change)
     work.accepted = True

@@ -35,7 +35,7 @@ _QUOTED = ('"jsonrpc"', '"method"')
 ALLOWED: dict[str, str] = {
     # The in-process v1 bridge: another part of issue 25 replaces these modules by a
     # typed link that exchanges messages, not bytes.
-    "bridge/local.py": "in-process bridge end, being replaced by the typed link seam",
+    "bridge/inprocess.py": "in-process bridge end, being replaced by the typed link seam",
     "bridge/splice.py": "byte splice of the in-process bridge, being removed",
     "bridge/back_send.py": "the back bridge's update frames (encoding)",
     "bridge/turns.py": "the back bridge's update frames (encoding)",

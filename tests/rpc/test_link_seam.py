@@ -20,8 +20,8 @@ import acp2.schema.methods as v2m
 from acp2.agent.connection import AgentConnection, serve_link
 from acp2.bridge.back import BackBridge
 from acp2.bridge.front import FrontBridge
-from acp2.bridge.local import local_pair
-from acp2.client.link import AgentLink
+from acp2.bridge.inprocess import inprocess_pair
+from acp2.client.core import ClientCore
 from acp2.errors import InternalError
 from acp2.rpc import Connection
 from acp2.transport.memory import memory_pair
@@ -67,7 +67,7 @@ def test_the_scan_sees_both_spellings_of_such_a_cast() -> None:
     [
         (serve_link, "conn"),
         (AgentConnection.__init__, "connection"),
-        (AgentLink.__init__, "connection"),
+        (ClientCore.__init__, "connection"),
         (FrontBridge.__init__, "v2conn"),
         (BackBridge.__init__, "client"),
         (BackBridge.__init__, "agent"),
@@ -96,7 +96,7 @@ async def _local_answer(caplog: pytest.LogCaptureFixture) -> tuple[str, list[str
 
     _peer, ours = memory_pair()
     async with Connection(ours, name="v1") as flow:
-        served, caller = local_pair(flow, names=("agent", "client"))
+        served, caller = inprocess_pair(flow, names=("agent", "client"))
         served.on(CLOSE, crash)
         with pytest.raises(InternalError) as raised:
             await caller.call(CLOSE, REQUEST)

@@ -29,7 +29,7 @@ from acp2.agent import Agent, HistoryStore
 from acp2.agent.capabilities import build_initialize_response
 from acp2.bridge.back import BackBridge
 from acp2.bridge.front import FrontBridge
-from acp2.client.link import AgentLink
+from acp2.client.core import ClientCore
 from acp2.errors import MissingHandler
 from acp2.rpc import Connection
 from acp2.rpc.handlers import CORE, expected, register
@@ -144,7 +144,7 @@ async def test_the_agent_registers_exactly_the_client_methods_it_does_not_leave_
 async def test_the_client_link_registers_exactly_the_agent_methods() -> None:
     conn = connection()
     async with anyio.create_task_group() as tg:
-        AgentLink(conn, tg).install()
+        ClientCore(conn, tg).install()
     assert conn.registered == expected(v2m.METHODS, "client") - {v2m.AUTH_STATUS_UPDATE.name}
 
 
@@ -195,7 +195,7 @@ async def test_an_agent_method_added_to_the_table_stops_the_client_link() -> Non
     conn = connection()
     async with anyio.create_task_group() as tg:
         with row_added(v2m.METHODS, "agent"), pytest.raises(MissingHandler, match="x/new_method"):
-            AgentLink(conn, tg).install()
+            ClientCore(conn, tg).install()
     assert not conn.registered  # checked before anything is installed
 
 

@@ -15,7 +15,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from acp2.errors import ConnectionClosed
 from acp2.rpc.outbox import DEFAULT_HIGH_WATER
 from acp2.serve.config import ServeConfig
-from acp2.serve.link import RemoteConnection
+from acp2.serve.remote_connection import RemoteConnection
 from helpers.timeouts import RUN_TIMEOUT, TIMEOUT
 
 pytestmark = pytest.mark.anyio

@@ -1,5 +1,5 @@
 """The cursor of a durable stream (src/acp2/serve/cursor.py) and the rebuild of what a
-client missed from it (src/acp2/serve/rebuild.py), without a server: the
+client missed from it (src/acp2/serve/takeover_plan.py), without a server: the
 frames are the agent runtime's own (its Emitter), the history a real SQLite store."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from acp2.agent import HistoryStore
 from acp2.agent.emitter import Emitter
 from acp2.schema import AgentMessageChunk, StateUpdate, TextContent
 from acp2.serve.cursor import MAX_KEPT, MAX_KEPT_BYTES, MAX_MARKS, CursorRecorder, history_session
-from acp2.serve.rebuild import Unrestorable, history_after, plan, rebuild, update_frame
+from acp2.serve.takeover_plan import Unrestorable, history_after, plan, rebuild, update_frame
 from acp2.store.cursors import MemoryCursors, Other, Run, StreamCursor
 
 S, T = "sess_a", "sess_b"

@@ -1,7 +1,7 @@
 """The cursor of a durable Streamable HTTP connection, whose SSE streams (the
 connection's and one per session) number their events on their own, and the plan that
 rebuilds every one of them from its stored base (src/acp2/serve/cursor.py,
-src/acp2/serve/rebuild.py); no server: the frames are the agent runtime's own, the
+src/acp2/serve/takeover_plan.py); no server: the frames are the agent runtime's own, the
 history a real SQLite store."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from test_serve_cursor import INIT, CountingCursors, S, T, chunk, frames_of, lin
 
 from acp2.agent import HistoryStore
 from acp2.serve.cursor import REFOLD_EVERY, CursorRecorder
-from acp2.serve.rebuild import (
+from acp2.serve.takeover_plan import (
     Unrestorable,
     history_after,
     plan,

@@ -1,4 +1,4 @@
-"""``@path`` attachments (acp2.ui.attach): confined to the session folder."""
+"""``@path`` attachments (acp2.ui.mentions): confined to the session folder."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from acp2.schema import EmbeddedResource, ResourceLink, TextContent
-from acp2.ui.attach import MAX_EMBED_BYTES, confined, mentions, path_completions, prompt_blocks
+from acp2.ui.mentions import MAX_EMBED_BYTES, confined, mentions, path_completions, prompt_blocks
 
 
 @pytest.fixture

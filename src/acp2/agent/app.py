@@ -48,7 +48,7 @@ class Agent(AgentSettings):
     :class:`HistoryStore`, or None for the default file under the user's data directory;
     :func:`acp2.agent.runtime.open_store`); ``list_page_size`` the number of sessions per
     ``session/list`` page. ``attach`` lets other connections attach to a live session
-    (``_acp2/session/attach``, :mod:`acp2.agent.attach`) and ``may_attach`` decides who
+    (``_acp2/session/attach``, :mod:`acp2.agent.session_hub`) and ``may_attach`` decides who
     may (default: connections of the principal that created the session, and as
     observers the principals its owner is granted in ``observers``, a mapping of owner
     principal to the principals that may watch its sessions). Compares by
@@ -104,7 +104,7 @@ class Agent(AgentSettings):
         ``principal`` is who the server says the client is (None: the local user): every
         session it creates is bound to it, and it may list, resume, attach to and delete
         only its own sessions, or observe another's where ``observers`` grants it
-        (:mod:`acp2.agent.attach`; v1 clients cannot attach)."""
+        (:mod:`acp2.agent.session_hub`; v1 clients cannot attach)."""
         from acp2.bridge.peek import peek_version
 
         version, transport = await peek_version(transport)

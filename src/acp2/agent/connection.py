@@ -22,7 +22,8 @@ from anyio.abc import TaskGroup
 from msgspec import Raw
 
 from acp2 import _aio
-from acp2.agent.attaching import attach
+from acp2.agent.attach_handler import attach
+from acp2.agent.bindings import Binding, bind
 from acp2.agent.capabilities import (
     build_initialize_response,
     check_prompt,
@@ -31,7 +32,6 @@ from acp2.agent.capabilities import (
 from acp2.agent.context import TurnContext
 from acp2.agent.dedupe import KeyedPrompt, exit_after_insert_for_tests
 from acp2.agent.elicit import advertises
-from acp2.agent.routes import Route, route
 from acp2.agent.runner import WorkHandler, run_turn
 from acp2.agent.runtime import AgentRuntime, runtime_for
 from acp2.agent.served import advertised, unhandled
@@ -115,7 +115,7 @@ async def serve_connection(
 
     ``principal`` is who the server says the client is (e.g. from its bearer token):
     by default a connection may attach only to sessions made live by a connection of an
-    equal principal (:mod:`acp2.agent.attach`). Work of a session other clients still
+    equal principal (:mod:`acp2.agent.session_hub`). Work of a session other clients still
     hold is not cancelled: this call returns once it has ended. ``initialized``: an
     ``initialize`` request already answered on this transport (:mod:`acp2.agent.early`);
     the connection starts as if it had answered it.
@@ -135,7 +135,7 @@ async def serve_link(
     initialized: InitializeRequest | None = None,
 ) -> None:
     """:func:`serve_connection` on an entered connection, or on an in-process stand-in
-    that offers the same methods (:class:`acp2.bridge.local.LocalEnd`, the front
+    that offers the same methods (:class:`acp2.bridge.inprocess.InProcessEnd`, the front
     bridge's link); returns once it has closed and this connection's work has ended
     (cancelled, and its history committed) -- but for work other clients still hold."""
     runtime = runtime_for(agent)
@@ -195,21 +195,21 @@ class AgentConnection:
 
     # -- wiring -------------------------------------------------------------------
 
-    def routes(self) -> list[Route]:
+    def bindings(self) -> list[Binding]:
         """Every method this connection serves, each from the method table."""
         guard = self.guarded
-        routes = [route(INITIALIZE, self.on_initialize)]
+        bindings = [bind(INITIALIZE, self.on_initialize)]
         if self.agent.auth_methods:
-            routes.append(route(AUTH_LOGIN, guard(self.on_login, auth=False)))
-            routes.append(route(AUTH_LOGOUT, guard(self.on_logout, auth=False)))
-        routes += [Route(r.spec, guard(r.handler)) for r in self.sessions.routes()]
-        routes.append(route(SESSION_PROMPT, guard(self.on_prompt)))
-        routes.append(route(SESSION_CANCEL, self.on_cancel))
-        routes.append(route(TOOL_CALL_CANCEL, guard(self.on_cancel_tool_call)))
-        routes.append(route(TERMINAL_CANCEL, guard(self.on_cancel_terminal)))
+            bindings.append(bind(AUTH_LOGIN, guard(self.on_login, auth=False)))
+            bindings.append(bind(AUTH_LOGOUT, guard(self.on_logout, auth=False)))
+        bindings += [Binding(r.spec, guard(r.handler)) for r in self.sessions.bindings()]
+        bindings.append(bind(SESSION_PROMPT, guard(self.on_prompt)))
+        bindings.append(bind(SESSION_CANCEL, self.on_cancel))
+        bindings.append(bind(TOOL_CALL_CANCEL, guard(self.on_cancel_tool_call)))
+        bindings.append(bind(TERMINAL_CANCEL, guard(self.on_cancel_terminal)))
         if self.agent.attach:
-            routes.append(route(SESSION_ATTACH, guard(partial(attach, self.sessions))))
-        return routes
+            bindings.append(bind(SESSION_ATTACH, guard(partial(attach, self.sessions))))
+        return bindings
 
     def register(self) -> None:
         """Install every handler on the connection from the method table, and start the
@@ -219,7 +219,7 @@ class AgentConnection:
             self.connection,
             METHODS | EXTENSIONS,  # the spec's methods and acp2's own
             "agent",
-            {entry.spec: entry.handler for entry in self.routes()},
+            {entry.spec: entry.handler for entry in self.bindings()},
             unhandled=unhandled(self.agent),
             advertised=advertised(self.agent),
         )
@@ -377,7 +377,7 @@ class AgentConnection:
 
     async def ask_permission(self, request: RequestPermissionRequest) -> RequestPermissionResponse:
         """Send ``request`` to the session's controllers; the answer that counts
-        (:meth:`acp2.agent.attach.SessionHub.ask`: with one client, simply its answer)."""
+        (:meth:`acp2.agent.session_hub.SessionHub.ask`: with one client, simply its answer)."""
         hub = self.runtime.hubs.get(request.session_id)
         if hub is None:
             return await self.connection.call(SESSION_REQUEST_PERMISSION, request)

@@ -169,7 +169,7 @@ class Emitter:
 
     def retarget(self, sink: FrameSink) -> None:
         """Send to ``sink`` from now on (the clients attached to the session changed,
-        :mod:`acp2.agent.attach`); frames kept by :meth:`hold` go there at the release."""
+        :mod:`acp2.agent.session_hub`); frames kept by :meth:`hold` go there at the release."""
         held = self._sink
         if isinstance(held, HeldFrames):
             held.sink = sink

@@ -2,7 +2,7 @@
 
 A session's :class:`~acp2.agent.emitter.Emitter` writes to one sink. While one client holds
 the session that sink is its connection itself (nothing in between on the hot path); once
-a second client attaches, :mod:`acp2.agent.attach` points the emitter at a :class:`Fanout`
+a second client attaches, :mod:`acp2.agent.session_hub` points the emitter at a :class:`Fanout`
 of every attached client's sink, and back again when they leave (at
 :data:`~acp2.agent.emitter.GONE` after the last). Each update is encoded and recorded
 once; only the finished frame is handed to every client.
@@ -20,7 +20,8 @@ __all__ = ["Fanout", "Listeners"]
 
 
 class Listeners(Protocol):
-    """What a :class:`Fanout` asks its session's hub (:class:`~acp2.agent.attach.SessionHub`)."""
+    """What a :class:`Fanout` asks its session's hub
+    (:class:`~acp2.agent.session_hub.SessionHub`)."""
 
     def lead(self) -> FrameSink | None:
         """The sink whose backpressure the producer honours (the client driving the work)."""

@@ -1,7 +1,7 @@
 """How one connection holds its sessions among the Agent's other connections.
 
 :class:`Membership` is the part of :class:`~acp2.agent.sessions.SessionManager` that
-knows about the other clients (:mod:`acp2.agent.attach`): it makes the hub of each session
+knows about the other clients (:mod:`acp2.agent.session_hub`): it makes the hub of each session
 the connection opens, detaches the connection when it closes a session or goes away,
 answers how it holds a session (controller or observer) and sends what only its own
 client is owed. The session-management handlers are in :mod:`acp2.agent.sessions`.
@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from acp2.agent.attach import Member, SessionHub
 from acp2.agent.emitter import Emitter
+from acp2.agent.session_hub import Member, SessionHub
 from acp2.errors import InvalidRequest
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """One question (a permission or elicitation request) asked of every controller at once.
 
-The rules, for a session several clients are attached to (:mod:`acp2.agent.attach`):
+The rules, for a session several clients are attached to (:mod:`acp2.agent.session_hub`):
 
 * The request goes to every controller attached when it is asked, and to each controller
   that attaches while it is still open.

@@ -2,7 +2,7 @@
 
 The ``Agent`` is configuration only. The state that outlives one connection -- the opened
 history store, each session's author dict (``AgentSession.data``) and its current config
-option values, and the :class:`~acp2.agent.attach.SessionHub` of each live session (the
+option values, and the :class:`~acp2.agent.session_hub.SessionHub` of each live session (the
 connections attached to it) -- lives here, in an :class:`AgentRuntime` per Agent object, found with
 :func:`runtime_for` (held weakly: it goes away with its Agent).
 """
@@ -20,7 +20,7 @@ from acp2.store.leasing import default_lease_ttl
 from acp2.store.sqlite import HistoryStore, default_store_path
 
 if TYPE_CHECKING:
-    from acp2.agent.attach import SessionHub
+    from acp2.agent.session_hub import SessionHub
     from acp2.agent.settings import AgentSettings as Agent
 
 __all__ = ["AgentRuntime", "open_store", "runtime_for"]

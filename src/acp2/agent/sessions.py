@@ -6,7 +6,7 @@ from __future__ import annotations
 import secrets
 from typing import TYPE_CHECKING, Any
 
-from acp2.agent.attach import AttachQuery, SessionHub, allowed, owner_of
+from acp2.agent.bindings import Binding, bind
 from acp2.agent.checks import (
     check_mcp,
     check_replay,
@@ -19,9 +19,9 @@ from acp2.agent.emitter import Emitter, HeldFrames
 from acp2.agent.listing import list_page
 from acp2.agent.membership import Membership
 from acp2.agent.replay import fold_rows, render
-from acp2.agent.routes import Route, route
 from acp2.agent.runtime import AgentRuntime
 from acp2.agent.session import AgentSession, WorkStarter
+from acp2.agent.session_hub import AttachQuery, SessionHub, allowed, owner_of
 from acp2.errors import InvalidParams, LocalProtocolError, ResourceNotFound, SessionInUse
 from acp2.schema import (
     AvailableCommandsUpdate,
@@ -74,7 +74,7 @@ class SessionManager(Membership):
     ``runtime`` is the Agent's state shared across connections (history store, session
     data, the hub of each live session); ``start_work`` starts agent-initiated work on
     this connection (given to each session it opens); ``principal`` is who the server
-    says this connection is (:mod:`acp2.agent.attach`), ``capabilities`` returns what its
+    says this connection is (:mod:`acp2.agent.session_hub`), ``capabilities`` returns what its
     client advertised.
     """
 
@@ -101,19 +101,19 @@ class SessionManager(Membership):
         self.capabilities = capabilities
         self._live: dict[str, AgentSession] = {}
 
-    def routes(self) -> list[Route]:
+    def bindings(self) -> list[Binding]:
         """The session-management handlers, each with its method table entry (the caller
         adds the initialize / auth gates)."""
-        routes = [
-            route(SESSION_NEW, self.on_new),
-            route(SESSION_LIST, self.on_list),
-            route(SESSION_RESUME, self.on_resume),
-            route(SESSION_CLOSE, self.on_close),
+        bindings = [
+            bind(SESSION_NEW, self.on_new),
+            bind(SESSION_LIST, self.on_list),
+            bind(SESSION_RESUME, self.on_resume),
+            bind(SESSION_CLOSE, self.on_close),
         ]
         if self.agent.delete:
-            routes.append(route(SESSION_DELETE, self.on_delete))
-        routes.append(route(SESSION_SET_CONFIG_OPTION, self.on_set_config))
-        return routes
+            bindings.append(bind(SESSION_DELETE, self.on_delete))
+        bindings.append(bind(SESSION_SET_CONFIG_OPTION, self.on_set_config))
+        return bindings
 
     def start(self) -> None:
         """Start the bookkeeping task that gives up the leases when the connection ends."""

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from acp2.agent.attach import AttachPolicy
     from acp2.agent.mcp import McpOptions
     from acp2.agent.session import AgentSession
+    from acp2.agent.session_hub import AttachPolicy
     from acp2.agent.turn import Turn
     from acp2.schema import AvailableCommand, SessionConfigOption
     from acp2.store.base import StoreSpec

@@ -9,6 +9,6 @@
   runs it when the agent answers ``initialize`` in v1), serving the agent's ``fs/*``
   (:mod:`~acp2.bridge.back_fs`) and ``terminal/*`` (:mod:`~acp2.bridge.back_terminal`)
   requests when enabled;
-- :mod:`~acp2.bridge.local` joins either bridge to a runtime in the same process
+- :mod:`~acp2.bridge.inprocess` joins either bridge to a runtime in the same process
   without a JSON-RPC connection between them (objects, not frames).
 """

@@ -4,7 +4,7 @@ Two links and the pure translation of :mod:`acp2.compat.v1` between them: ``agen
 speaks v1 to the agent (its ``initialize`` already answered), and ``client`` faces
 whoever drives it as a v2 agent: a JSON-RPC connection to a v2 client on stdio
 (``acp2 bridge -- V1_AGENT``, :func:`serve_back_transports`), or, for acp2's own
-client in this process, one end of :func:`acp2.bridge.local.local_pair` (its requests
+client in this process, one end of :func:`acp2.bridge.inprocess.inprocess_pair` (its requests
 are the handlers here awaited, the lifted updates are handed over as objects). The v2
 side sees a v2 agent:
 
@@ -155,7 +155,7 @@ class BackBridge:
     def feed_updates_to(self, feed: Callable[[str, Any], Awaitable[None] | None]) -> None:
         """With acp2's client in this process: hand the lifted updates made for one
         update alone to ``feed(session_id, update)`` (its link's
-        :meth:`~acp2.client.link.AgentLink.feed`) rather than through the local end
+        :meth:`~acp2.client.core.ClientCore.feed`) rather than through the local end
         (:meth:`acp2.bridge.back_send.UpdateSender.feed_to`); the rest still goes that
         way. Call it before the first session starts."""
         self._out.feed_to(feed)

@@ -5,7 +5,7 @@
 - a v2 JSON-RPC connection (``acp2 bridge -- V1_AGENT``): each update becomes a
   ``session/update`` frame by concatenation, as the agent runtime's emitter builds it
   (a cached per-session head, one encode of the update, no notification object);
-- acp2's own client in this process (a :class:`~acp2.bridge.local.LocalEnd`): an
+- acp2's own client in this process (a :class:`~acp2.bridge.inprocess.InProcessEnd`): an
   update the lifter made for this update alone (:data:`FRESH`) is handed over as the
   object itself, with no bytes (nothing is encoded: the client encodes it only if a
   listener asks for its JSON) -- to the client link's ``feed`` when it gave one
@@ -25,7 +25,7 @@ from anyio.abc import TaskGroup
 
 import acp2.schema as v2
 import acp2.schema.methods as v2m
-from acp2.bridge.local import LocalEnd
+from acp2.bridge.inprocess import InProcessEnd
 from acp2.rpc.link import Link
 from acp2.rpc.messages import SESSION_UPDATE_PREFIX
 from acp2.schema.codec import encode
@@ -61,7 +61,7 @@ class UpdateSender:
         self._feed: Callable[[str, Any], Awaitable[None] | None] | None = None
         self.send: Callable[[str, list[Any]], Awaitable[None] | None]
         self.pass_on: Callable[[str, Any], Awaitable[None] | None]
-        if isinstance(client, LocalEnd):
+        if isinstance(client, InProcessEnd):
             self._local = client
             self.send, self.pass_on = self._hand_over, self._pass_on
         else:
@@ -70,7 +70,7 @@ class UpdateSender:
 
     def feed_to(self, feed: Callable[[str, Any], Awaitable[None] | None]) -> None:
         """Local client only: hand :data:`FRESH` updates to ``feed(session_id, update)``
-        (acp2's client's :meth:`acp2.client.link.AgentLink.feed`, what the local end's
+        (acp2's client's :meth:`acp2.client.core.ClientCore.feed`, what the local end's
         handler would do with them) instead of through the local end: no notification
         object per update. What it returns is awaited as the handler's return is."""
         self._feed = feed

@@ -8,7 +8,7 @@ goes through the session's :class:`~acp2.compat.v1.project.V1Projector`. A v1
 ``session/prompt`` is held open until the v2 ``idle`` that ends its turn
 (:mod:`acp2.bridge.turns`). ``v2`` is either a connection to a spawned agent
 (:func:`run_front`, ``acp2 bridge``) or, for an agent in this process
-(:func:`serve_v1_client`, ``Agent.serve``), one end of :func:`acp2.bridge.local.local_pair`
+(:func:`serve_v1_client`, ``Agent.serve``), one end of :func:`acp2.bridge.inprocess.inprocess_pair`
 whose other end the agent runtime serves: requests are its handlers awaited, its
 updates reach :meth:`FrontBridge.take` as the objects it emits, in the call that emits
 them (the frames it sends as bytes reach :meth:`FrontBridge.deliver` decoded).
@@ -31,7 +31,7 @@ import acp2.compat.v1.methods as v1m
 import acp2.compat.v1.schema as v1
 import acp2.schema as v2
 import acp2.schema.methods as v2m
-from acp2.bridge.local import local_pair
+from acp2.bridge.inprocess import inprocess_pair
 from acp2.bridge.turns import BridgeSession
 from acp2.compat.v1 import agent_side as side
 from acp2.compat.v1 import handshake, same_shape
@@ -366,13 +366,13 @@ async def serve_v1_client(serve_v2: ServeV2, transport: Transport) -> None:
     never imports the agent (``tests/test_layers.py``).
 
     The agent runtime and the bridge share this process, so they meet over
-    :func:`~acp2.bridge.local.local_pair`: the bridge calls the runtime's handlers and
+    :func:`~acp2.bridge.inprocess.inprocess_pair`: the bridge calls the runtime's handlers and
     gets its results as objects, and the agent's updates reach the projection as the
     objects it emits, in the call that emits them (:meth:`FrontBridge.take`): plain text
     chunks pass as the bytes the emitter encoded, nothing is decoded again, and the idle
     that ends a turn answers its held v1 prompt in that call."""
     async with Connection(transport, name="client") as v1conn, anyio.create_task_group() as tg:
-        agent_end, bridge_end = local_pair(v1conn)
+        agent_end, bridge_end = inprocess_pair(v1conn)
         bridge = FrontBridge(v1conn, bridge_end, tg)
         # The producer (the agent's emitter) sees the v1 connection's backpressure itself.
         # Its updates come as objects (take); the frames it sends as bytes (a held replay,

@@ -1,4 +1,4 @@
-"""The translating modes of ``acp2 bridge`` (:mod:`acp2.bridge.proxy` chooses them).
+"""The translating modes of ``acp2 bridge`` (:mod:`acp2.bridge.runner` chooses them).
 
 Each replays the bytes the direction choice already read -- the client's
 ``initialize`` and what followed it, what the agent wrote around its answer -- into the
@@ -23,14 +23,14 @@ import msgspec
 
 from acp2.bridge.hello import Answer, Hello
 from acp2.bridge.peek import replay
-from acp2.bridge.proxy import BadAnswer, tapped
+from acp2.bridge.runner import BadAnswer, tapped
 from acp2.errors import InvalidRequest
 from acp2.rpc.guarded import decode as guarded_decode
 from acp2.schema.methods import INITIALIZE
 from acp2.transport.base import Transport
 
 if TYPE_CHECKING:
-    from acp2.bridge.proxy import _Sides
+    from acp2.bridge.runner import _Sides
 
 __all__ = ["Preanswered", "back_serves_terminals", "run_back", "run_front_side"]
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from acp2.check.driver import AgentLink
+from acp2.check.driver import ClientCore
 from acp2.check.frames import (
     MESSAGE_KINDS,
     Frame,
@@ -49,7 +49,7 @@ _UPSERTS = frozenset({"user_message", "agent_message", "agent_thought"})
 MAX_SHOWN = 4
 
 
-def _ev(link: AgentLink, frame: Frame, note: str = "") -> str:
+def _ev(link: ClientCore, frame: Frame, note: str = "") -> str:
     prefix = f"{note} :: " if note else ""
     return f"{prefix}[{link.label}] {frame.evidence(200)}"
 
@@ -93,7 +93,7 @@ def audit(shared: Shared) -> None:
         _schema(shared, pairs, draft)
 
 
-def _stdout(shared: Shared, pairs: list[tuple[AgentLink, Frame]]) -> None:
+def _stdout(shared: Shared, pairs: list[tuple[ClientCore, Frame]]) -> None:
     garbage, envelope = _Row(shared, "TR-03"), _Row(shared, "TR-01")
     for link, frame in pairs:
         if frame.problem and frame.problem.startswith("not UTF-8"):
@@ -107,7 +107,7 @@ def _stdout(shared: Shared, pairs: list[tuple[AgentLink, Frame]]) -> None:
     envelope.finish(f"{total}, all JSON-RPC 2.0")
 
 
-def _ids(shared: Shared, pairs: list[tuple[AgentLink, Frame]]) -> None:
+def _ids(shared: Shared, pairs: list[tuple[ClientCore, Frame]]) -> None:
     ids, notes, errors = _Row(shared, "TR-09"), _Row(shared, "TR-08"), _Row(shared, "TR-12")
     seen: Counter[tuple[int, str]] = Counter()
     answered = 0
@@ -143,7 +143,7 @@ def _ids(shared: Shared, pairs: list[tuple[AgentLink, Frame]]) -> None:
     errors.finish("every error has an integer code and a string message", checked=answered)
 
 
-def _unsolicited(shared: Shared, pairs: list[tuple[AgentLink, Frame]]) -> None:
+def _unsolicited(shared: Shared, pairs: list[tuple[ClientCore, Frame]]) -> None:
     """EX-04:notes: the notifications other than ``session/update`` the agent sent, by
     method. Informational: probes never count them as answers to what they sent."""
     methods: Counter[str] = Counter()
@@ -156,7 +156,7 @@ def _unsolicited(shared: Shared, pairs: list[tuple[AgentLink, Frame]]) -> None:
     shared.findings.add(shared.key("EX-04:notes"), Status.PASS, reason, probe="audit")
 
 
-def _error_shape(row: _Row, link: AgentLink, frame: Frame, value: dict[str, Any]) -> None:
+def _error_shape(row: _Row, link: ClientCore, frame: Frame, value: dict[str, Any]) -> None:
     if "error" not in value:
         return
     error = value["error"]
@@ -166,7 +166,7 @@ def _error_shape(row: _Row, link: AgentLink, frame: Frame, value: dict[str, Any]
         row.add("an error without an integer code and a string message", _ev(link, frame))
 
 
-def _messages(shared: Shared, pairs: list[tuple[AgentLink, Frame]]) -> None:
+def _messages(shared: Shared, pairs: list[tuple[ClientCore, Frame]]) -> None:
     ids, shapes = _Row(shared, "MU-01"), _Row(shared, "MU-05")
     messages = updates = 0
     for link, frame in pairs:
@@ -201,7 +201,7 @@ def _shape_problem(kind: Any, update: dict[str, Any]) -> str | None:
     return None
 
 
-def _schema(shared: Shared, pairs: list[tuple[AgentLink, Frame]], draft: str) -> None:
+def _schema(shared: Shared, pairs: list[tuple[ClientCore, Frame]], draft: str) -> None:
     """Row ``SCHEMA:<draft>`` (``V1-SCHEMA`` for ``v1``): every frame valid under the
     schema of its link's version (``draft``'s for v2 links, v1's for v1 links)."""
     validators = {2: SchemaValidator(draft), 1: SchemaValidator(V1)}

@@ -3,7 +3,7 @@
 :func:`open_link` starts the agent (in its own process group), reads its stdout in
 chunks and splits it into lines itself -- the checker must see exactly what the agent
 wrote, blank lines and garbage included -- and drains stderr into a bounded tail.
-Every wait is bounded: :meth:`AgentLink.wait_for` returns None on timeout or when the
+Every wait is bounded: :meth:`ClientCore.wait_for` returns None on timeout or when the
 agent has exited, never hangs. Requests the agent sends are answered automatically
 (``-32601``; permission requests with a reject option) unless a probe takes them over.
 """
@@ -27,7 +27,7 @@ from acp2.check.versions import is_v1_result
 from acp2.schema.methods import INITIALIZE, SESSION_REQUEST_PERMISSION
 from acp2.transport.procgroup import stop_group
 
-__all__ = ["AgentLink", "AgentStartError", "Sent", "open_link", "permission_answer"]
+__all__ = ["AgentStartError", "ClientCore", "Sent", "open_link", "permission_answer"]
 
 STDERR_TAIL = 4096
 READ_SIZE = 65536
@@ -62,7 +62,7 @@ def permission_answer(frame: Frame, prefer: str = "reject") -> dict[str, Any]:
     return {"outcome": {"outcome": "selected", "optionId": chosen["optionId"]}}
 
 
-class AgentLink:
+class ClientCore:
     """A running agent process and everything exchanged with it."""
 
     def __init__(self, process: Process, label: str, timeout: float, tg: TaskGroup) -> None:
@@ -315,8 +315,8 @@ async def open_link(
     cwd: str | None = None,
     env: Mapping[str, str] | None = None,
     remote: tuple[str, str | None] | None = None,
-) -> AsyncIterator[AgentLink]:
-    """Start the agent and yield its :class:`AgentLink`; on exit, stop and reap it.
+) -> AsyncIterator[ClientCore]:
+    """Start the agent and yield its :class:`ClientCore`; on exit, stop and reap it.
 
     ``wait_limit`` is the default bound of every wait on the link. ``remote`` (URL,
     token) connects to a remote agent instead of starting ``argv``
@@ -348,10 +348,10 @@ async def _remote(url: str, token: str | None) -> AsyncIterator[Process]:
 
 
 @asynccontextmanager
-async def _linked(process: Process, label: str, wait_limit: float) -> AsyncIterator[AgentLink]:
+async def _linked(process: Process, label: str, wait_limit: float) -> AsyncIterator[ClientCore]:
     failure: Exception | None = None
     async with process, anyio.create_task_group() as tg:
-        link = AgentLink(process, label, wait_limit, tg)
+        link = ClientCore(process, label, wait_limit, tg)
         tg.start_soon(link._read_stdout)
         tg.start_soon(link._drain_stderr)
         try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from acp2.check.driver import AgentLink, AgentStartError, open_link
+from acp2.check.driver import AgentStartError, ClientCore, open_link
 from acp2.check.options import CheckOptions
 from acp2.check.timing import PREFLIGHT_LIMIT, scaled_timeout
 from acp2.check.versions import initialize_params, is_v1_result
@@ -67,7 +67,7 @@ async def preflight(options: CheckOptions) -> Preflight:
         return Preflight(str(exc))
 
 
-async def _ready(link: AgentLink, initialized: float, options: CheckOptions) -> float:
+async def _ready(link: ClientCore, initialized: float, options: CheckOptions) -> float:
     """Seconds from the start to the answer of :data:`PROBE_METHOD`, or ``initialized``
     when it is not answered within the wait a probe would get."""
     within = options.timeout if options.timeout is not None else scaled_timeout(initialized)
@@ -81,7 +81,7 @@ def _answered(result: object, startup: float) -> Preflight:
     return Preflight(None, startup, version, said)
 
 
-async def _why(link: AgentLink, options: CheckOptions, limit: float) -> str:
+async def _why(link: ClientCore, options: CheckOptions, limit: float) -> str:
     stray = next((quote_line(f.raw) for f in link.frames if not f.ok and f.raw.strip()), None)
     if link.eof:
         status = await link.wait_exit(EXIT_WAIT)

@@ -7,7 +7,7 @@
 Run it as the agent command of any client. It starts the agent (its own process group,
 stderr drained), reads the client's ``initialize`` and the agent's answer, and then
 passes frames through unchanged (same version) or translates (v1 client and v2 agent,
-or v2 client and v1 agent): :mod:`acp2.bridge.proxy`.
+or v2 client and v1 agent): :mod:`acp2.bridge.runner`.
 
 Exit status: 0 when the client closed its end; when the agent went away first, its exit
 status (128 + N when killed by signal N), or 1 when it exited 0 or could not be read;
@@ -25,7 +25,7 @@ from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
-    from acp2.bridge.proxy import BridgeEnd
+    from acp2.bridge.runner import BridgeEnd
     from acp2.bridge.wirelog import WireLog
     from acp2.transport.base import Transport
     from acp2.transport.stdio import AgentProcess
@@ -202,7 +202,7 @@ async def _bridge(
     log: WireLog | None,
 ) -> int:
     from acp2.bridge.hello import answer_error
-    from acp2.bridge.proxy import AgentGone, BadAnswer, run_bridge
+    from acp2.bridge.runner import AgentGone, BadAnswer, run_bridge
     from acp2.diagnose import early_exit
 
     try:

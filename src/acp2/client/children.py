@@ -27,7 +27,7 @@ from acp2.errors import LocalProtocolError
 from acp2.schema import SubagentUpdate, supports
 
 if TYPE_CHECKING:
-    from acp2.client.link import AgentLink
+    from acp2.client.core import ClientCore
     from acp2.client.work import Work
 
 __all__ = ["MAX_CHILDREN", "SubagentSession", "adopt", "release"]
@@ -76,7 +76,7 @@ class SubagentSession(ClientSession):
         raise LocalProtocolError(f"{self.id} is a child session: close its parent instead")
 
 
-def adopt(parent: ClientSession, update: SubagentUpdate, link: AgentLink[ClientSession]) -> None:
+def adopt(parent: ClientSession, update: SubagentUpdate, link: ClientCore[ClientSession]) -> None:
     """Register the child ``update`` announces on ``parent``'s ``link``, once (later
     updates only patch the parent's record, which the reducer did)."""
     child_id = update.session_id
@@ -103,7 +103,7 @@ def adopt(parent: ClientSession, update: SubagentUpdate, link: AgentLink[ClientS
     link.attach(child)
 
 
-def release(parent: ClientSession, exc: BaseException, link: AgentLink[ClientSession]) -> None:
+def release(parent: ClientSession, exc: BaseException, link: ClientCore[ClientSession]) -> None:
     """Stop routing to ``parent``'s children and fail their waiters with ``exc`` (the
     parent was closed)."""
     for child in parent.children.values():

@@ -6,7 +6,7 @@ management (new, list, resume, delete) and auth. Every such method refuses local
 advertise, and raises the agent's :class:`~acp2.errors.RequestError` on an error answer.
 The plumbing -- routing ``session/update`` and permission requests to sessions, and the
 agent going away as :class:`~acp2.errors.AgentClosed` with its stderr tail -- is the
-:class:`~acp2.client.link.AgentLink` this object and its sessions share.
+:class:`~acp2.client.core.ClientCore` this object and its sessions share.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from acp2.client.checks import (
     check_mcp_servers,
     session_capabilities,
 )
+from acp2.client.core import ClientCore
 from acp2.client.env import SessionEnv
-from acp2.client.link import AgentLink
 from acp2.client.permissions import PermissionPolicy
 from acp2.client.session import ClientSession, UpdateListener
 from acp2.errors import AgentClosed, LocalProtocolError, ResourceNotFound
@@ -90,7 +90,7 @@ class ClientConnection:
 
     def __init__(
         self,
-        link: AgentLink[ClientSession],
+        link: ClientCore[ClientSession],
         response: InitializeResponse,
         *,
         permissions: PermissionPolicy,

@@ -20,8 +20,8 @@ from anyio.abc import TaskGroup
 
 from acp2._groups import leaves
 from acp2.client.connection import ClientConnection
+from acp2.client.core import ClientCore
 from acp2.client.elicitation import ElicitationPolicy, advertise
-from acp2.client.link import AgentLink
 from acp2.client.permissions import PermissionPolicy, deny_all
 from acp2.client.session import ClientSession
 from acp2.client.startup import AgentExited, StdoutWatch, initialize
@@ -200,7 +200,7 @@ async def _connect(
     connection = Connection(transport, name="agent")
     with _sole_exception():
         async with anyio.create_task_group() as tg:
-            link: AgentLink[ClientSession] = AgentLink(
+            link: ClientCore[ClientSession] = ClientCore(
                 connection, tg, stderr_tail=stderr_tail, stderr_done=stderr_done
             )
             link.elicitation_policy = elicitation
@@ -239,7 +239,7 @@ async def _connect(
             tg.cancel_scope.cancel()
 
 
-class _BridgedLink(AgentLink[ClientSession]):
+class _BridgedLink(ClientCore[ClientSession]):
     """The link of a v1 agent's client: over the back bridge in this process."""
 
     v2_response: InitializeResponse
@@ -247,7 +247,7 @@ class _BridgedLink(AgentLink[ClientSession]):
 
 @asynccontextmanager
 async def _bridged(
-    v1_link: AgentLink[ClientSession],
+    v1_link: ClientCore[ClientSession],
     response: V1InitializeResponse,
     tg: TaskGroup,
     serving: dict[str, bool],
@@ -255,15 +255,15 @@ async def _bridged(
 ) -> AsyncIterator[_BridgedLink]:
     """A v1 agent: run the back bridge (:mod:`acp2.bridge.back`, the one translation
     boundary) over ``v1_link``'s connection and yield a link to it for the v2 client.
-    They meet over :func:`~acp2.bridge.local.local_pair`: the client's requests are the
+    They meet over :func:`~acp2.bridge.inprocess.inprocess_pair`: the client's requests are the
     bridge's handlers awaited, the lifted updates reach the sessions as objects (no v2
     JSON-RPC between them). The link ends with the v1 connection. ``serving`` holds
     :class:`~acp2.bridge.back.BackBridge`'s ``files`` / ``terminals``."""
     from acp2.bridge.back import BackBridge
-    from acp2.bridge.local import local_pair
+    from acp2.bridge.inprocess import inprocess_pair
 
     agent = v1_link.connection
-    ours, bridge_end = local_pair(agent, names=("v1 agent (bridge)", "v2 client (bridge)"))
+    ours, bridge_end = inprocess_pair(agent, names=("v1 agent (bridge)", "v2 client (bridge)"))
     bridge = BackBridge(agent, bridge_end, response, tg, **serving)
     bridge.install()
     # The same plumbing as for a v2 agent, on our end of the pair (a Link like a Connection).

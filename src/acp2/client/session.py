@@ -4,9 +4,9 @@ Every ``session/update`` for the session is reduced into :attr:`ClientSession.st
 (:mod:`acp2.state`), handed to the active :class:`~acp2.client.work.Work` objects and to
 the listeners, in arrival order -- also while the session is idle (PL-12).
 
-A session talks to its connection only through the :class:`~acp2.client.link.AgentLink`
+A session talks to its connection only through the :class:`~acp2.client.core.ClientCore`
 it was made with (what it may ask), and the link talks to it only through the methods of
-:class:`~acp2.client.link.SessionFeed` (what the connection feeds it). Those, and the
+:class:`~acp2.client.core.SessionFeed` (what the connection feeds it). Those, and the
 methods a :class:`Work` is fed with, are internal: public names so no object reaches into
 another's private state, documented as "internal" and not part of the API.
 """
@@ -26,9 +26,9 @@ from msgspec import Raw
 
 from acp2 import _aio
 from acp2.client.checks import check_prompt
+from acp2.client.core import ClientCore, update_bytes
 from acp2.client.elicitation import CANCEL, ElicitationPolicy, ElicitationRequest, run_policy
 from acp2.client.env import SessionEnv
-from acp2.client.link import AgentLink, update_bytes
 from acp2.client.pending import PendingPermissions
 from acp2.client.permissions import PermissionRequest
 from acp2.client.work import Work
@@ -112,7 +112,7 @@ class ClientSession:
     def __init__(
         self,
         env: SessionEnv,
-        link: AgentLink[ClientSession],
+        link: ClientCore[ClientSession],
         session_id: str,
         cwd: str,
         *,
@@ -168,7 +168,7 @@ class ClientSession:
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
     def deliver(self, update: Any, raw_params: bytes | None) -> Awaitable[None] | None:
-        """Internal (:class:`~acp2.client.link.SessionFeed`): take one update from the
+        """Internal (:class:`~acp2.client.core.SessionFeed`): take one update from the
         connection's reader; ``raw_params`` are the notification's params bytes, from which
         the update's own bytes are cut only when a listener needs them (None: there are
         none, and the update is encoded for such a listener).
@@ -248,7 +248,7 @@ class ClientSession:
         return None
 
     def receive(self, update: Any, raw: bytes) -> None:
-        """Internal (:class:`~acp2.client.link.SessionFeed`): reduce one update, then hand
+        """Internal (:class:`~acp2.client.core.SessionFeed`): reduce one update, then hand
         it to the active works and the listeners (``raw``: its exact JSON bytes).
 
         The hot path of a streaming session: plain calls only, and at most one wake-up
@@ -351,7 +351,7 @@ class ClientSession:
         return self._failure
 
     def fail(self, exc: BaseException) -> None:
-        """Internal (:class:`~acp2.client.link.SessionFeed`): the connection is gone (or
+        """Internal (:class:`~acp2.client.core.SessionFeed`): the connection is gone (or
         the session closed): every waiter raises ``exc``, every pending permission request
         is answered ``cancelled``."""
         if self._failure is None:
@@ -472,7 +472,7 @@ class ClientSession:
     async def answer_permission(
         self, params: RequestPermissionRequest
     ) -> RequestPermissionResponse:
-        """Internal (:class:`~acp2.client.link.SessionFeed`): serve one
+        """Internal (:class:`~acp2.client.core.SessionFeed`): serve one
         ``session/request_permission`` for this session with the connection's permission
         policy (PR-01..PR-10)."""
         apply_permission_subject(self.state, params.subject)
@@ -484,7 +484,7 @@ class ClientSession:
     async def answer_elicitation(
         self, params: ElicitationFormMode | ElicitationUrlMode, policy: ElicitationPolicy
     ) -> CreateElicitationResponse:
-        """Internal (:class:`~acp2.client.link.SessionFeed`): serve one session-scoped
+        """Internal (:class:`~acp2.client.core.SessionFeed`): serve one session-scoped
         ``elicitation/create`` with ``policy``: answered exactly once, action ``cancel``
         on :meth:`cancel` (unless about a background tool call), close, a lost
         connection or the agent's ``$/cancel_request`` (EL-14)."""

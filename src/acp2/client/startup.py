@@ -24,7 +24,7 @@ import anyio
 import msgspec
 
 from acp2.client.checks import PROTOCOL_VERSION
-from acp2.client.link import AgentLink
+from acp2.client.core import ClientCore
 from acp2.compat.v1.negotiate import NegotiationError, result_version
 from acp2.diagnose import StrayLineScanner, not_answered, stderr_excerpt, stray_output
 from acp2.errors import (
@@ -115,7 +115,7 @@ class StdoutWatch:
 
 
 async def initialize(
-    link: AgentLink[Any],
+    link: ClientCore[Any],
     info: Implementation,
     capabilities: ClientCapabilities | None,
     seconds: float | None,
@@ -200,7 +200,7 @@ def _with_v1_offer(params: InitializeRequest, files: bool, terminals: bool) -> d
 
 
 async def _answer(
-    link: AgentLink[Any],
+    link: ClientCore[Any],
     params: InitializeRequest | dict[str, Any],
     seconds: float | None,
     watch: StdoutWatch | None,
@@ -224,7 +224,9 @@ def _shorten(scope: anyio.CancelScope) -> None:
     scope.deadline = min(scope.deadline, anyio.current_time() + STRAY_GRACE)
 
 
-def _no_answer(link: AgentLink[Any], seconds: float | None, watch: StdoutWatch | None) -> Exception:
+def _no_answer(
+    link: ClientCore[Any], seconds: float | None, watch: StdoutWatch | None
+) -> Exception:
     tail = link.stderr_tail()
     if watch is None or watch.found is None:
         return TimeoutError(not_answered(seconds or 0.0, tail))

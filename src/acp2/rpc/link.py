@@ -1,10 +1,10 @@
 """The seam between a runtime and the peer it talks to: :class:`Link`.
 
 The agent runtime (:func:`acp2.agent.connection.serve_link`), the client runtime
-(:class:`acp2.client.link.AgentLink`) and the bridges are written against this
+(:class:`acp2.client.core.ClientCore`) and the bridges are written against this
 ``Protocol``, not against :class:`acp2.rpc.Connection`, so that whatever stands where a
 connection would -- the async ``Connection`` over a transport, or an in-process end
-such as :class:`acp2.bridge.local.LocalEnd` -- is checked by mypy to offer what they
+such as :class:`acp2.bridge.inprocess.InProcessEnd` -- is checked by mypy to offer what they
 use, with no ``cast`` in between (``tests/rpc/test_link_seam.py`` keeps it so).
 
 What a caller may rely on is what :class:`acp2.rpc.Connection` documents for each

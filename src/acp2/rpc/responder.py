@@ -6,7 +6,7 @@ own cancel scope and writes the answer the peer returns, in the same synchronous
 which the handler returns -- or, when the handler returns a :class:`~acp2.rpc.later.Later`,
 in the step that resolves it. Handler exceptions are mapped to error responses here, in
 one place: :func:`handler_failed` is the one ``-32603`` of a failing handler, for a
-connection's requests and for an in-process end's (:mod:`acp2.bridge.local`) alike.
+connection's requests and for an in-process end's (:mod:`acp2.bridge.inprocess`) alike.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@
   them on a new connection). ``Agent.serve`` reads the client's ``initialize``: a v1
   client is served through the v1 front bridge, any other as v2. Each connection is
   served as its principal (from its bearer token), so the agent binds every session to
-  the principal that created it (:mod:`acp2.agent.attach`); a tokenless server's
+  the principal that created it (:mod:`acp2.agent.session_hub`); a tokenless server's
   connections are the local user (principal None), as a stdio client is.
 * :func:`command`: one subprocess per connection (``spawn_agent``), its stdio copied to
   and from the connection frame for frame (``pass_through``: whatever ACP version the
@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from acp2.serve.config import LOCAL_PRINCIPAL
-from acp2.serve.link import RemoteConnection
 from acp2.serve.registry import ServeFn
+from acp2.serve.remote_connection import RemoteConnection
 
 if TYPE_CHECKING:
     from acp2.agent.app import Agent

@@ -21,8 +21,8 @@ from acp2.serve.asgi import Receive, Scope, Send, respond
 from acp2.serve.config import LOCAL_PRINCIPAL, ServeConfig
 from acp2.serve.http import handle_http
 from acp2.serve.registry import Registry, ServeFn
-from acp2.serve.restore import Backing
 from acp2.serve.security import Headers, Refusal, admit
+from acp2.serve.takeover_streams import Backing
 from acp2.serve.ws import handle_websocket, reject_websocket
 
 if TYPE_CHECKING:
@@ -104,7 +104,7 @@ def create_app(
 
     With ``agent``, durable WebSocket streams keep their cursors beside the agent's
     session store, so another node on the same database (or this one after a restart)
-    can take a stream over (:mod:`acp2.serve.restore`)."""
+    can take a stream over (:mod:`acp2.serve.takeover_streams`)."""
     from acp2.serve.agents import command as command_source
     from acp2.serve.agents import in_process
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import anyio
 
 from acp2.serve.asgi import Receive, Send, respond
-from acp2.serve.link import RemoteConnection
 from acp2.serve.outlet import Outlet
+from acp2.serve.remote_connection import RemoteConnection
 from acp2.transport.durable import CursorTooOld, header_seq
 
 __all__ = ["stream_events"]

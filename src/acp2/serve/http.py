@@ -13,7 +13,7 @@ bodiless POST with ``Acp2-Ack`` (durable connections) confirms SSE events and is
 204: a durable stream keeps every event until it is confirmed so (or by a reopen's
 ``Last-Event-ID``), and the agent waits while the connection holds too much. A
 request naming a durable connection whose node died is taken over from its stored
-cursor when it can be (:mod:`acp2.serve.takeover`), else answered 404 / 410 as before.
+cursor when it can be (:mod:`acp2.serve.takeover_http`), else answered 404 / 410 as before.
 """
 
 from __future__ import annotations
@@ -36,10 +36,10 @@ from acp2.schema.methods import INITIALIZE
 from acp2.serve.asgi import Receive, Scope, Send, read_body, respond
 from acp2.serve.config import ServeConfig
 from acp2.serve.events import stream_events
-from acp2.serve.link import RemoteConnection
 from acp2.serve.registry import Registry
+from acp2.serve.remote_connection import RemoteConnection
 from acp2.serve.security import Headers
-from acp2.serve.takeover import held_connection
+from acp2.serve.takeover_http import held_connection
 from acp2.transport.durable import ACK_HEADER, DURABLE_HEADER, SEQ_HEADER, SeqGap, header_seq
 
 __all__ = ["CONNECTION_HEADER", "SESSION_HEADER", "handle_http"]

@@ -1,6 +1,6 @@
 """Every live remote connection of one application, the task serving each, and the reaper.
 
-:meth:`Registry.create` makes a :class:`~acp2.serve.link.RemoteConnection` and starts
+:meth:`Registry.create` makes a :class:`~acp2.serve.remote_connection.RemoteConnection` and starts
 its agent side in a task (``serve(connection)``); when that task ends, for any reason,
 the connection ends and is forgotten. The reaper ends connections that stayed without a
 stream and without a request past their limit: ``resume_grace`` for a durable one (its
@@ -18,8 +18,8 @@ from typing import Any
 
 from acp2.serve.config import ServeConfig
 from acp2.serve.cursor import CursorRecorder
-from acp2.serve.link import Kind, RemoteConnection
-from acp2.serve.restore import Backing
+from acp2.serve.remote_connection import Kind, RemoteConnection
+from acp2.serve.takeover_streams import Backing
 from acp2.transport.durable import Retention
 
 __all__ = ["Registry", "ServeFn"]
@@ -42,9 +42,9 @@ class Registry:
         #: Where durable connections keep their cursors, so another node can take them
         #: over (None: a connection lives and dies with this process).
         self.backing = backing if config.durable else None
-        #: Streams being taken over from their stored cursors (:mod:`acp2.serve.restore`).
+        #: Streams being taken over from their stored cursors (:mod:`acp2.serve.takeover_streams`).
         self.restoring: set[str] = set()
-        #: The Streamable HTTP takeovers under way (:mod:`acp2.serve.takeover`): every
+        #: The Streamable HTTP takeovers under way (:mod:`acp2.serve.takeover_http`): every
         #: request naming the connection meanwhile waits for the same one.
         self.taking_over: dict[str, asyncio.Task[RemoteConnection | tuple[int, str]]] = {}
         self._pruned_at = time.monotonic()

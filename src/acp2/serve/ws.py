@@ -23,11 +23,11 @@ from dataclasses import dataclass
 import anyio
 
 from acp2.errors import ConnectionClosed
-from acp2.serve import restore
+from acp2.serve import takeover_streams
 from acp2.serve.asgi import Receive, Scope, Send
 from acp2.serve.http import CONNECTION_HEADER
-from acp2.serve.link import RemoteConnection
 from acp2.serve.registry import Registry
+from acp2.serve.remote_connection import RemoteConnection
 from acp2.serve.security import Headers, Refusal
 from acp2.transport.durable import (
     BATCH_HEADER,
@@ -171,11 +171,11 @@ async def _take_over_stream(
 ) -> None:
     """Resume a stream this node does not hold from its stored cursor (its node died):
     accept at once with the cursor's client seq (the rebuild may wait for a lease), then
-    rebuild what the client missed (:mod:`acp2.serve.restore`) and serve the socket;
+    rebuild what the client missed (:mod:`acp2.serve.takeover_streams`) and serve the socket;
     refused with a close code as an unknown stream is when that cannot be exact."""
     backing = registry.backing
     assert backing is not None
-    cursor = restore.load(backing, connection_id, registry.config.grace)
+    cursor = takeover_streams.load(backing, connection_id, registry.config.grace)
     code, reason, result = 4404, "Unknown connection", None
     if cursor is not None and cursor.principal != principal:
         code, reason = 4401, "This connection belongs to another principal"
@@ -183,8 +183,8 @@ async def _take_over_stream(
         code, reason = 1013, busy
     elif cursor is not None:
         try:
-            result = restore.plan(cursor, _last_seq(headers))
-        except restore.Unrestorable as exc:
+            result = takeover_streams.plan(cursor, _last_seq(headers))
+        except takeover_streams.Unrestorable as exc:
             code, reason = exc.code, exc.reason[:120]
         except ValueError:
             code, reason = 4410, "Acp2-Last-Seq is not a number"
@@ -197,8 +197,8 @@ async def _take_over_stream(
     batch = _wants_batch(headers)
     try:
         await _accept(send, _resumed_headers(registry, connection_id, cursor.received, batch))
-        connection = await restore.restore(registry, backing, result)
-    except restore.Unrestorable as exc:
+        connection = await takeover_streams.restore(registry, backing, result)
+    except takeover_streams.Unrestorable as exc:
         logger.warning("could not take stream %s over: %s", connection_id, exc.reason)
         await send({"type": "websocket.close", "code": exc.code, "reason": exc.reason[:120]})
         return

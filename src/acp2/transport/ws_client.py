@@ -60,7 +60,7 @@ from acp2.transport.remote_base import (
     outgoing_framer,
     whole_messages,
 )
-from acp2.transport.ws_link import Link, dial
+from acp2.transport.ws_socket import Link, dial
 
 __all__ = ["REFUSAL_CODES", "WebSocketTransport", "open_websocket"]
 

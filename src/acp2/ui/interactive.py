@@ -11,7 +11,7 @@ Lines typed during a turn are queued (:mod:`acp2.ui.turnkeys`) and sent in order
 the agent is idle; after a cancelled turn they are put back in the prompt for editing
 instead. A line is a prompt, one of the chat's own commands (:mod:`acp2.ui.slash`) or
 an agent command (:mod:`acp2.ui.commands` tells them apart); ``@path`` words attach files
-(:mod:`acp2.ui.attach`). Leaving prints the command that resumes the session.
+(:mod:`acp2.ui.mentions`). Leaving prints the command that resumes the session.
 
 With a remote agent (``url``) other clients may share the session (``acp2 chat
 --attach``, :mod:`acp2.ui.watching`): work one of them starts while this chat waits at
@@ -45,14 +45,14 @@ from acp2.client.permissions import PermissionMode
 from acp2.errors import Acp2Error, ConnectionClosed, LocalProtocolError, RequestError
 from acp2.schema import StateUpdate, TextContent, supports
 from acp2.state import SessionState
-from acp2.ui import attach, background, options
+from acp2.ui import background, mentions, options
 from acp2.ui.asking import Asker
 from acp2.ui.chatview import ChatView, collapsed_view, status_extras
 from acp2.ui.commands import agent_commands, parse_line
 from acp2.ui.history import open_history
-from acp2.ui.linkstatus import LinkStatus
 from acp2.ui.live import FPS, LiveRegion, PausableLive
 from acp2.ui.prompt import ChatCompleter, ExitGuard, chat_key_bindings, make_prompt_session
+from acp2.ui.reconnect_status import ReconnectStatus
 from acp2.ui.settle import NoticeTracker, Settler
 from acp2.ui.slash import SlashCommands
 from acp2.ui.subagents import SubagentTracker
@@ -112,7 +112,7 @@ class InteractiveChat(ChatView):
         #: The output of ``!commands`` that goes with the next prompt.
         self.shell_output: list[str] = []
         #: What the remote link is doing (``reconnecting · attempt 2 in 1s``).
-        self.link_status = LinkStatus()
+        self.link_status = ReconnectStatus()
         self.guard = ExitGuard()
         self.slash = SlashCommands(self)
         self.keys: TurnKeys | None = None
@@ -353,12 +353,12 @@ class InteractiveChat(ChatView):
         return [TextContent(text=context), *prompt]
 
     def _attach_files(self, text: str) -> str | list[Any]:
-        if not attach.mentions(text):
+        if not mentions.mentions(text):
             return text
         caps = self.session.env.agent_capabilities
         prompt = getattr(caps.session, "prompt", None)
         embed = supports(getattr(prompt, "embedded_context", None))
-        attached = attach.prompt_blocks(text, self.session.cwd, embed=embed)
+        attached = mentions.prompt_blocks(text, self.session.cwd, embed=embed)
         for name, how in attached.notes:
             self.note(f"@{name}: {how}")
         return attached.blocks

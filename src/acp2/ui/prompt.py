@@ -2,7 +2,7 @@
 
 - history is kept per project (:func:`acp2.ui.history.history_path`);
 - ``/`` offers the chat's commands and the agent's (:mod:`acp2.ui.commands`), ``@``
-  the files of the session folder (:mod:`acp2.ui.attach`);
+  the files of the session folder (:mod:`acp2.ui.mentions`);
 - Enter sends; Esc-Enter / Alt-Enter insert a newline, and a bracketed paste keeps its
   newlines;
 - Ctrl-C clears a non-empty line; on an empty one it asks to be pressed again within
@@ -27,7 +27,7 @@ from prompt_toolkit.history import History
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from acp2 import sanitize
-from acp2.ui import attach, commands
+from acp2.ui import commands, mentions
 
 __all__ = [
     "EXIT_WINDOW",
@@ -98,7 +98,7 @@ class ChatCompleter(Completer):
             return
         word = text.split()[-1] if text and not text[-1].isspace() else ""
         if word.startswith("@"):
-            for name, is_dir in attach.path_completions(word[1:], self.cwd()):
+            for name, is_dir in mentions.path_completions(word[1:], self.cwd()):
                 yield Completion(
                     f"@{name}" + ("/" if is_dir else " "),
                     start_position=-len(word),

@@ -10,7 +10,7 @@ silence -- and the connection and the session go on: a ping is still answered.
 
 from __future__ import annotations
 
-from acp2.check.driver import AgentLink
+from acp2.check.driver import ClientCore
 from acp2.check.frames import Frame
 from acp2.check.probes.base import Probe, ProbeSpec
 from acp2.schema.methods import TERMINAL_CANCEL, TOOL_CALL_CANCEL
@@ -50,7 +50,7 @@ async def background(p: Probe) -> None:
 
 
 async def _judge_cancel(
-    p: Probe, link: AgentLink, key: str, method: str, params: dict[str, str]
+    p: Probe, link: ClientCore, key: str, method: str, params: dict[str, str]
 ) -> None:
     since = link.step(method)
     rid = await link.request(method, params)

@@ -17,7 +17,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from acp2.check.driver import AgentLink, Sent, open_link
+from acp2.check.driver import ClientCore, Sent, open_link
 from acp2.check.frames import Frame
 from acp2.check.options import CheckOptions
 from acp2.check.requirements import V1, V1_KEYS
@@ -47,7 +47,7 @@ class Shared:
     findings: Findings
     session_cwd: str
     timing: Timing
-    links: list[AgentLink] = field(default_factory=list)
+    links: list[ClientCore] = field(default_factory=list)
     agent: dict[str, Any] = field(default_factory=dict)
     #: Probes that stopped because the agent did not answer in time, with the reason.
     stalled: dict[str, str] = field(default_factory=dict)
@@ -90,7 +90,7 @@ class Probe:
         self.grace = shared.timing.grace
 
     @asynccontextmanager
-    async def link(self, label: str = "") -> AsyncIterator[AgentLink]:
+    async def link(self, label: str = "") -> AsyncIterator[ClientCore]:
         """Start a fresh agent process for this probe (stopped and reaped on exit)."""
         async with open_link(
             self.options.argv,
@@ -132,7 +132,7 @@ class Probe:
 
     # -- protocol helpers ------------------------------------------------------------
 
-    async def initialize(self, link: AgentLink, version: int = 2) -> Frame | None:
+    async def initialize(self, link: ClientCore, version: int = 2) -> Frame | None:
         """Send ``initialize`` asking for ``version`` (below 2: valid under v1 and v2, see
         :mod:`acp2.check.versions`); the response frame or None. A result in v1's shape
         sets ``link.version`` to 1 (the link does, when the answer arrives).
@@ -143,7 +143,7 @@ class Probe:
         within = self.timeout + (self.shared.timing.startup if version < 2 else 0.0)
         return await link.call(INITIALIZE.name, initialize_params(version), within=within)
 
-    async def handshake(self, link: AgentLink) -> dict[str, Any]:
+    async def handshake(self, link: ClientCore) -> dict[str, Any]:
         """Initialize (version 2; version 1 when the run judges a v1 agent); return the
         capabilities (v1: ``agentCapabilities``). Raises :class:`Abort`."""
         frame = await self.initialize(link, self.shared.version)
@@ -161,7 +161,7 @@ class Probe:
             await self.log_in(link, self.shared.options.auth)
         return caps
 
-    async def log_in(self, link: AgentLink, method_id: str) -> None:
+    async def log_in(self, link: ClientCore, method_id: str) -> None:
         """Log in with ``method_id`` (v2 ``auth/login``, v1 ``authenticate``), as
         ``--auth`` asks. Raises :class:`Abort` when the agent refuses."""
         method = AUTHENTICATE.name if self.shared.version == 1 else AUTH_LOGIN.name
@@ -178,7 +178,7 @@ class Probe:
                 self.skip(key, "the agent does not advertise capabilities.session")
             raise Abort("no session capability")
 
-    async def new_session(self, link: AgentLink) -> str:
+    async def new_session(self, link: ClientCore) -> str:
         """Create a session in the checker's directory; its id. Raises :class:`Abort`
         (also when the handshake showed no ``capabilities.session``)."""
         caps = link.capabilities

@@ -7,7 +7,7 @@ error, and nothing for the turn may follow that idle. The session then takes a n
 
 from __future__ import annotations
 
-from acp2.check.driver import AgentLink
+from acp2.check.driver import ClientCore
 from acp2.check.frames import Frame, is_response
 from acp2.check.probes.base import Abort, Probe, ProbeSpec
 from acp2.check.probes.prompt import judge_turn
@@ -38,7 +38,7 @@ _TURN_KINDS = frozenset(
 )
 
 
-async def start_running(p: Probe, link: AgentLink, sid: str, text: str) -> int:
+async def start_running(p: Probe, link: ClientCore, sid: str, text: str) -> int:
     """Prompt with ``text`` and wait for its acceptance and ``running``; the frame mark.
 
     Raises :class:`Abort` (after a PL-03 finding) if the prompt is not accepted.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from acp2.check.driver import AgentLink
+from acp2.check.driver import ClientCore
 from acp2.check.probes.base import Probe, ProbeSpec, has_capability
 from acp2.check.probes.turns import run_turn, text_block
 
@@ -43,7 +43,7 @@ _BLOCKS: dict[str, tuple[str, dict[str, Any]]] = {
 ROWS = ("IN-11", *_BLOCKS, "PL-02:nov")
 
 
-async def _accepted(p: Probe, link: AgentLink, sid: str, block: dict[str, Any], key: str) -> bool:
+async def _accepted(p: Probe, link: ClientCore, sid: str, block: dict[str, Any], key: str) -> bool:
     """Prompt with text + ``block``; judge ``key`` on acceptance and a finished turn."""
     blocks = [text_block(p.options.prompt), block]
     turn = await run_turn(p, link, sid, blocks, label=key, cancel=True)
@@ -92,7 +92,7 @@ async def content(p: Probe) -> None:
         await _rejected(p, link, sid, unadvertised[0])
 
 
-async def _rejected(p: Probe, link: AgentLink, sid: str, block: dict[str, Any]) -> None:
+async def _rejected(p: Probe, link: ClientCore, sid: str, block: dict[str, Any]) -> None:
     turn = await run_turn(
         p, link, sid, [text_block(p.options.prompt), block], label="unadvertised", cancel=True
     )

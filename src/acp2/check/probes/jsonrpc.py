@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from acp2.check.driver import AgentLink
+from acp2.check.driver import ClientCore
 from acp2.check.frames import Frame, is_response, same_id
 from acp2.check.probes.base import Probe, ProbeSpec
 from acp2.compat.v1.methods import SESSION_LOAD as V1_SESSION_LOAD
@@ -32,7 +32,7 @@ def _code(frame: Frame | None) -> Any:
     return error.get("code") if isinstance(error, dict) else None
 
 
-async def _flush(link: AgentLink, since: int, label: str) -> tuple[Frame | None, list[Frame]]:
+async def _flush(link: ClientCore, since: int, label: str) -> tuple[Frame | None, list[Frame]]:
     """Send a request after notifications; return its response and every other response
     that arrived meanwhile (or within the grace period after it)."""
     flush_id = f"flush-{label}"
@@ -56,7 +56,7 @@ async def jsonrpc(p: Probe) -> None:
         await _cancel_request(p, link)
 
 
-async def _ids_and_methods(p: Probe, link: AgentLink) -> None:
+async def _ids_and_methods(p: Probe, link: ClientCore) -> None:
     since = link.step("ids and methods")
     load = {"sessionId": "sess_acp2check", "cwd": p.cwd, "mcpServers": []}
     removed = (_V1_LOAD, load) if link.version == 2 else (_V1_UNKNOWN, None)
@@ -89,7 +89,7 @@ async def _ids_and_methods(p: Probe, link: AgentLink) -> None:
 
 def _judge_ids(
     p: Probe,
-    link: AgentLink,
+    link: ClientCore,
     since: int,
     sent: list[tuple[Any, str, Any]],
     answers: dict[str, Frame | None],
@@ -117,7 +117,7 @@ def _judge_ids(
     )
 
 
-async def _notifications(p: Probe, link: AgentLink) -> None:
+async def _notifications(p: Probe, link: ClientCore) -> None:
     since = link.step("notifications")
     await link.notify("foo/bar", {"x": 1})
     await link.notify("_acp2check/note", {"x": 1})
@@ -140,7 +140,7 @@ async def _notifications(p: Probe, link: AgentLink) -> None:
     )
 
 
-async def _cancel_request(p: Probe, link: AgentLink) -> None:
+async def _cancel_request(p: Probe, link: ClientCore) -> None:
     since = link.step(CANCEL_REQUEST.name)
     await link.notify(CANCEL_REQUEST.name, {"requestId": 987654})
     answer, others = await _flush(link, since, "cancel")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from acp2.check.driver import AgentLink
+from acp2.check.driver import ClientCore
 from acp2.check.frames import Frame, is_answer, is_notification, is_response, same_id
 from acp2.check.probes.base import Abort, Probe, ProbeSpec
 from acp2.schema.methods import SESSION_LIST
@@ -37,7 +37,7 @@ def _code(frame: Frame) -> Any:
 
 
 async def _send_then_flush(
-    link: AgentLink, label: str, data: bytes, grace: float
+    link: ClientCore, label: str, data: bytes, grace: float
 ) -> tuple[Frame | None, list[Frame], list[Frame]]:
     """Write ``data``, then a request; return its answer, every other answer around it,
     and the notifications the agent sent meanwhile (which answer nothing)."""
@@ -170,7 +170,7 @@ async def batches(p: Probe) -> None:
         await _mixed(p, link)
 
 
-async def _mixed(p: Probe, link: AgentLink) -> None:
+async def _mixed(p: Probe, link: ClientCore) -> None:
     entries = [
         _message("_acp2check/b1", "b1"),
         _message("_acp2check/n"),

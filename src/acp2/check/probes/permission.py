@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from acp2.check.driver import AgentLink, permission_answer
+from acp2.check.driver import ClientCore, permission_answer
 from acp2.check.frames import Frame, same_id
 from acp2.check.probes.base import Abort, Probe, ProbeSpec
 from acp2.check.probes.cancel import judge_cancelled
@@ -32,7 +32,7 @@ ROWS = ("PR-02", "PL-09")
 CANCEL_ROWS = ("PL-18:permission", "PL-16:nov")
 
 
-async def _ask(p: Probe, link: AgentLink, keys: tuple[str, ...]) -> tuple[str, int, Frame]:
+async def _ask(p: Probe, link: ClientCore, keys: tuple[str, ...]) -> tuple[str, int, Frame]:
     """Prompt with ``--permission-prompt`` and wait for the permission request.
 
     Raises :class:`Abort` after skipping ``keys`` if the agent never asks.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from acp2.check.driver import AgentLink
+from acp2.check.driver import ClientCore
 from acp2.check.frames import Frame
 from acp2.check.probes.base import Abort, Probe, ProbeSpec, has_capability
 from acp2.check.probes.turns import run_turn, text_block, update_for
@@ -37,7 +37,7 @@ def _result(frame: Frame | None) -> Any:
     return value if isinstance(value, dict) else None
 
 
-def _why(frame: Frame | None, link: AgentLink) -> str:
+def _why(frame: Frame | None, link: ClientCore) -> str:
     if frame is None:
         return f"no answer{link.exit_note()}"
     return f"error {frame.value.get('error')!r}"
@@ -63,7 +63,7 @@ async def sessions(p: Probe) -> None:
         await _delete(p, link, caps, second)
 
 
-async def _list(p: Probe, link: AgentLink, ids: set[str]) -> None:
+async def _list(p: Probe, link: ClientCore, ids: set[str]) -> None:
     link.step(SESSION_LIST.name)
     frame = await link.call(SESSION_LIST.name, {})
     result = _result(frame)
@@ -91,7 +91,7 @@ async def _list(p: Probe, link: AgentLink, ids: set[str]) -> None:
     )
 
 
-async def _close(p: Probe, link: AgentLink, sid: str) -> None:
+async def _close(p: Probe, link: ClientCore, sid: str) -> None:
     link.step(SESSION_CLOSE.name)
     frame = await link.call(SESSION_CLOSE.name, {"sessionId": sid})
     p.judge(
@@ -104,7 +104,7 @@ async def _close(p: Probe, link: AgentLink, sid: str) -> None:
     )
 
 
-async def _resume(p: Probe, link: AgentLink, sid: str, *, replay: bool) -> None:
+async def _resume(p: Probe, link: ClientCore, sid: str, *, replay: bool) -> None:
     params: dict[str, Any] = {"sessionId": sid, "cwd": p.cwd, "mcpServers": []}
     if replay:
         params["replayFrom"] = {"type": "start"}
@@ -161,7 +161,7 @@ def _judge_replay(p: Probe, frame: Frame, history: list[tuple[Frame, dict[str, A
         p.ok("SS-12", f"{len(history)} history updates replayed before the response")
 
 
-async def _delete(p: Probe, link: AgentLink, caps: dict[str, Any], sid: str) -> None:
+async def _delete(p: Probe, link: ClientCore, caps: dict[str, Any], sid: str) -> None:
     if not has_capability(caps, "session.delete"):
         p.skip("SS-23", "session.delete is not advertised")
         p.skip("SS-23:again", "session.delete is not advertised")

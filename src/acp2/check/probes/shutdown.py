@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from acp2.check.driver import AgentLink
+from acp2.check.driver import ClientCore
 from acp2.check.probes.base import Probe, ProbeSpec
 from acp2.check.probes.cancel import start_running
 
 __all__ = ["SHUTDOWN_PROBES"]
 
 
-async def _judge_exit(p: Probe, link: AgentLink, key: str, when: str) -> None:
+async def _judge_exit(p: Probe, link: ClientCore, key: str, when: str) -> None:
     closed_at = link.now()
     code = await link.wait_exit(p.timeout)
     if code is None:

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from acp2.check.driver import AgentLink
+from acp2.check.driver import ClientCore
 from acp2.check.frames import MESSAGE_KINDS, Frame, is_request, session_update
 from acp2.check.probes.base import Probe
 from acp2.schema.common import ForegroundState
@@ -45,7 +45,7 @@ def is_state(frame: Frame, session_id: str, state: ForegroundState) -> bool:
 
 
 async def wait_state(
-    link: AgentLink, session_id: str, state: ForegroundState, *, since: int
+    link: ClientCore, session_id: str, state: ForegroundState, *, since: int
 ) -> Frame | None:
     """The first ``state`` update of the session from frame ``since`` on (bounded)."""
     return await link.wait_for(lambda f: is_state(f, session_id, state), since=since)
@@ -117,7 +117,7 @@ class Turn(Answered):
 
 
 async def send_prompt(
-    link: AgentLink, session_id: str, blocks: list[dict[str, Any]], label: str
+    link: ClientCore, session_id: str, blocks: list[dict[str, Any]], label: str
 ) -> tuple[int, Any]:
     """Send ``session/prompt``; return (frame mark, request id)."""
     since = link.step(label)
@@ -127,7 +127,7 @@ async def send_prompt(
 
 async def run_turn(
     p: Probe,
-    link: AgentLink,
+    link: ClientCore,
     session_id: str,
     blocks: list[dict[str, Any]],
     *,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from acp2.check.driver import AgentLink, permission_answer
+from acp2.check.driver import ClientCore, permission_answer
 from acp2.check.frames import Frame
 from acp2.check.probes.base import Abort, Probe, ProbeSpec
 from acp2.check.probes.turns import permission_request_for, send_prompt, text_block
@@ -23,7 +23,7 @@ from acp2.schema.methods import SESSION_CANCEL
 __all__ = ["V1_PERMISSION_PROBES"]
 
 
-async def _ask(p: Probe, link: AgentLink, keys: tuple[str, ...]) -> tuple[str, int, Any, Frame]:
+async def _ask(p: Probe, link: ClientCore, keys: tuple[str, ...]) -> tuple[str, int, Any, Frame]:
     """Prompt with ``--permission-prompt``; wait for the permission request.
     Returns (session, frame mark, prompt id, request); raises :class:`Abort` after
     skipping ``keys`` if the agent never asks."""

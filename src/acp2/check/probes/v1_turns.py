@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from acp2.check.driver import AgentLink
+from acp2.check.driver import ClientCore
 from acp2.check.frames import Frame, same_id
 from acp2.check.probes.base import Probe, ProbeSpec
 from acp2.check.probes.turns import Answered, send_prompt, text_block, update_for
@@ -50,7 +50,7 @@ class V1Turn(Answered):
 
 
 async def run_v1_turn(
-    p: Probe, link: AgentLink, session_id: str, text: str, *, label: str, cancel: bool = False
+    p: Probe, link: ClientCore, session_id: str, text: str, *, label: str, cancel: bool = False
 ) -> V1Turn:
     """Prompt with ``text`` and wait (bounded) for the answer, then listen ``grace``
     seconds more. With ``cancel``, ``session/cancel`` follows the turn's first update (or

@@ -3,7 +3,7 @@
 Order of what the attacher receives, all before the response: the session's whole history
 replayed, ``replay_complete``, a ``state_update`` snapshot, ``available_commands_update``;
 then every update of the session live, and -- for a controller -- the permission and
-elicitation requests still open (:mod:`acp2.agent.attach`). Nothing of the snapshot goes
+elicitation requests still open (:mod:`acp2.agent.session_hub`). Nothing of the snapshot goes
 to the clients already attached.
 
 A session that is not live in this process, and one the Agent's ``may_attach`` refuses,
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from acp2.agent.attach import AttachQuery, SessionHub, allowed, owner_of
 from acp2.agent.emitter import Emitter
+from acp2.agent.session_hub import AttachQuery, SessionHub, allowed, owner_of
 from acp2.errors import InvalidRequest, ResourceNotFound
 from acp2.schema import StateUpdate
 from acp2.schema.extensions import AttachSessionRequest, AttachSessionResponse

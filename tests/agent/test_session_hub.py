@@ -11,8 +11,8 @@ from agent_harness import CWD, make_agent
 from attach_harness import ATTACH, attach, clients
 
 from acp2.agent import Agent, Turn
-from acp2.agent.attach import AttachQuery
 from acp2.agent.runtime import runtime_for
+from acp2.agent.session_hub import AttachQuery
 from acp2.errors import (
     InvalidParams,
     InvalidRequest,

@@ -1,4 +1,4 @@
-"""The :class:`AgentLink` feeds sessions through :class:`SessionFeed` (SS-25): updates
+"""The :class:`ClientCore` feeds sessions through :class:`SessionFeed` (SS-25): updates
 routed by session id, early ones buffered, forgotten ids dropped, and the raw bytes cut
 out only for listeners. Driven the way the reader calls it, without an event loop."""
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import msgspec
 
-from acp2.client.link import AgentLink, _UpdateNotification
+from acp2.client.core import ClientCore, _UpdateNotification
 from acp2.client.session import ClientSession
 from acp2.client.work import Work
 
@@ -26,12 +26,12 @@ def _chunk(session_id: str, text: str) -> tuple[_UpdateNotification, bytes]:
     return _note(session_id, update)
 
 
-def _session(link: AgentLink[ClientSession], session_id: str = "s") -> ClientSession:
+def _session(link: ClientCore[ClientSession], session_id: str = "s") -> ClientSession:
     return ClientSession(None, link, session_id, "/tmp")  # type: ignore[arg-type]
 
 
-def _link() -> AgentLink[ClientSession]:
-    return AgentLink(None, None)  # type: ignore[arg-type]
+def _link() -> ClientCore[ClientSession]:
+    return ClientCore(None, None)  # type: ignore[arg-type]
 
 
 def test_updates_before_the_session_is_attached_are_fed_to_it_on_attach() -> None:

@@ -1,4 +1,4 @@
-"""The in-process link between the front bridge and the agent runtime (``local_pair``).
+"""The in-process link between the front bridge and the agent runtime (``inprocess_pair``).
 
 Each test joins two ends over a real v1-side ``Connection`` (the flow every frame ends
 on) and checks what a caller on one end sees of the other end's handlers.
@@ -16,7 +16,7 @@ from msgspec import Raw
 
 import acp2.schema as v2
 import acp2.schema.methods as v2m
-from acp2.bridge.local import LocalEnd, local_pair
+from acp2.bridge.inprocess import InProcessEnd, inprocess_pair
 from acp2.errors import ConnectionClosed, InternalError, InvalidParams, MethodNotFound
 from acp2.rpc import Connection
 from acp2.rpc.messages import encode_notification
@@ -31,10 +31,10 @@ REQUEST = v2.CloseSessionRequest(session_id="s1")
 
 
 @asynccontextmanager
-async def pair() -> AsyncIterator[tuple[LocalEnd, LocalEnd, Connection]]:
+async def pair() -> AsyncIterator[tuple[InProcessEnd, InProcessEnd, Connection]]:
     _peer, ours = memory_pair()
     async with Connection(ours, name="v1") as flow:
-        agent, bridge = local_pair(flow)
+        agent, bridge = inprocess_pair(flow)
         yield agent, bridge, flow
 
 

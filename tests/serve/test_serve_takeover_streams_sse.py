@@ -1,6 +1,6 @@
 """Taking a durable Streamable HTTP connection over from its stored cursor, in one
 process: two applications on one SQLite history file stand for two nodes
-(src/acp2/serve/takeover.py, restore.py).
+(src/acp2/serve/takeover_http.py, restore.py).
 
 The first one's connection dies without a goodbye (its cursor row stays); the client's
 reopens and POSTs reach the second, which rebuilds every SSE stream from the history:
@@ -19,7 +19,7 @@ import httpx
 import pytest
 from serve_helpers import Event, is_idle, new_session, prompt, request, serve, sse
 from test_serve_durable_sse import Poster, chunks, open_session
-from test_serve_restore import die, node, stored_chunks, stored_updates
+from test_serve_takeover_streams import die, node, stored_chunks, stored_updates
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 

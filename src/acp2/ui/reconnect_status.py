@@ -1,11 +1,11 @@
 """What a remote chat's link is doing, for its status line: ``reconnecting · attempt 3 in
 2.0s`` while a dropped link is being re-established, nothing otherwise.
 
-:class:`LinkStatus` is the ``on_wait`` of the client's reconnect
+:class:`ReconnectStatus` is the ``on_wait`` of the client's reconnect
 :class:`~acp2.transport.backoff.Backoff`, told before each wait; it reads the transport's
 counters (``reconnects``, ``rejoins``, its current link) to notice that an attempt
 succeeded. When the attempts run out the connection closes and the chat's error says why
-(:meth:`acp2.client.link.AgentLink.describe_closed`).
+(:meth:`acp2.client.core.ClientCore.describe_closed`).
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["LinkStatus"]
+__all__ = ["ReconnectStatus"]
 
 
-class LinkStatus:
+class ReconnectStatus:
     """``text()`` is the status part while reconnecting (None otherwise); ``transport``
     returns the client's remote transport (``client.remote``) once connected."""
 

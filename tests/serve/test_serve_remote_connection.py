@@ -1,4 +1,4 @@
-"""One remote connection without a server (src/acp2/serve/link.py): how one write of
+"""One remote connection without a server (src/acp2/serve/remote_connection.py): how one write of
 the agent side, many lines at once, is split and queued on the outlets."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from acp2.rpc.envelope import read
 from acp2.serve import ServeConfig
 from acp2.serve.cursor import CursorRecorder
-from acp2.serve.link import RemoteConnection
+from acp2.serve.remote_connection import RemoteConnection
 from acp2.store.cursors import MemoryCursors
 from acp2.transport.durable import Retention
 from helpers.timeouts import TIMEOUT

@@ -1,12 +1,12 @@
 """An in-process link between a bridge and a runtime: no JSON-RPC between them.
 
-:func:`local_pair` returns two :class:`LocalEnd` objects that stand where two
+:func:`inprocess_pair` returns two :class:`InProcessEnd` objects that stand where two
 :class:`acp2.rpc.Connection` objects over a pipe would. The front bridge drives the
 agent runtime over one (:func:`acp2.bridge.front.serve_v1_client`; the runtime serves
 the other with :func:`acp2.agent.connection.serve_link`), and acp2's client drives the
 back bridge over one (:func:`acp2.client.launch`'s v1 path). They offer the part of the
 ``Connection`` API those use, :class:`acp2.rpc.link.Link` (which the runtimes are typed
-against: mypy checks a ``LocalEnd`` is one), with the same meaning, and nothing is
+against: mypy checks a ``InProcessEnd`` is one), with the same meaning, and nothing is
 framed, numbered or scheduled in between:
 
 - ``call(spec, params)`` awaits the other end's handler for ``spec`` in the caller's task
@@ -60,7 +60,7 @@ from acp2.rpc.responder import handler_failed
 from acp2.schema.codec import decode, encode
 from acp2.schema.methods import SESSION_UPDATE, MethodSpec
 
-__all__ = ["Flow", "LocalEnd", "local_pair"]
+__all__ = ["Flow", "InProcessEnd", "inprocess_pair"]
 
 log = logging.getLogger("acp2.bridge")
 
@@ -114,13 +114,13 @@ class Flow(Protocol):
         """Call ``hook()`` right before each write."""
 
 
-class LocalEnd:
-    """One end of :func:`local_pair` (see the module)."""
+class InProcessEnd:
+    """One end of :func:`inprocess_pair` (see the module)."""
 
     def __init__(self, name: str, flow: Flow) -> None:
         self.name = name
         self.flow = flow
-        self.other: LocalEnd = self
+        self.other: InProcessEnd = self
         self._requests: dict[str, Callable[[Any], Awaitable[Any]]] = {}
         #: Notification handlers by method: (params type, handler, wants raw params).
         self._notes: dict[str, tuple[Any, Handler, bool]] = {}
@@ -340,10 +340,10 @@ def _settle(method: str, pending: object) -> None:
         raise LocalProtocolError(f"{method}: this handler must be a plain function")
 
 
-def local_pair(
+def inprocess_pair(
     flow: Flow, names: tuple[str, str] = ("agent", "client")
-) -> tuple[LocalEnd, LocalEnd]:
+) -> tuple[InProcessEnd, InProcessEnd]:
     """Two joined ends over ``flow`` (see the module): the first named ``names[0]``."""
-    first, second = LocalEnd(names[0], flow), LocalEnd(names[1], flow)
+    first, second = InProcessEnd(names[0], flow), InProcessEnd(names[1], flow)
     first.other, second.other = second, first
     return first, second

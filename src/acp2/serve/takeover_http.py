@@ -2,8 +2,8 @@
 
 A request (an SSE reopen, a POST) naming a connection this node does not hold looks its
 cursor up in the store (:mod:`acp2.store.cursors`). When it is there, belongs to the
-request's principal and can be rebuilt exactly (:func:`acp2.serve.rebuild.plan_streams`),
-the connection is made here under the same id (:func:`acp2.serve.restore.restore_streams`)
+request's principal and can be rebuilt exactly (:func:`acp2.serve.takeover_plan.plan_streams`),
+the connection is made here under the same id (:func:`acp2.serve.takeover_streams.restore_streams`)
 and the request goes on as if it had reached the node that died: a reopen resends what
 its stream missed after its ``Last-Event-ID``, a POST's ``Acp2-Seq`` continues. The
 takeover runs in a task of its own, and every request naming the connection meanwhile
@@ -19,9 +19,9 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from acp2.serve import restore
-from acp2.serve.link import RemoteConnection
+from acp2.serve import takeover_streams
 from acp2.serve.registry import Registry
+from acp2.serve.remote_connection import RemoteConnection
 
 __all__ = ["held_connection"]
 
@@ -57,7 +57,7 @@ def _start(
     """Plan the takeover of ``connection_id`` and start it, or refuse it."""
     backing = registry.backing
     assert backing is not None
-    cursor = restore.load(backing, connection_id, registry.config.grace)
+    cursor = takeover_streams.load(backing, connection_id, registry.config.grace)
     if cursor is None or cursor.kind != "http":
         return _UNKNOWN
     if cursor.principal != principal:
@@ -68,8 +68,8 @@ def _start(
     if busy is not None:
         return 503, busy
     try:
-        result = restore.plan_streams(cursor)
-    except restore.Unrestorable as exc:
+        result = takeover_streams.plan_streams(cursor)
+    except takeover_streams.Unrestorable as exc:
         logger.info("not taking connection %s over: %s", connection_id, exc.reason)
         return _status(exc)
     task = asyncio.get_running_loop().create_task(_take_over(registry, result))
@@ -80,13 +80,13 @@ def _start(
     return task
 
 
-async def _take_over(registry: Registry, result: restore.StreamsPlan) -> Found:
+async def _take_over(registry: Registry, result: takeover_streams.StreamsPlan) -> Found:
     backing = registry.backing
     assert backing is not None
     connection_id = result.cursor.id
     try:
-        return await restore.restore_streams(registry, backing, result)
-    except restore.Unrestorable as exc:
+        return await takeover_streams.restore_streams(registry, backing, result)
+    except takeover_streams.Unrestorable as exc:
         # The row stays, as a refused WebSocket's does: its owner may be alive (a request
         # sent to the wrong node), and its writes must keep counting on it.
         logger.warning("could not take connection %s over: %s", connection_id, exc.reason)
@@ -101,7 +101,7 @@ def _done(registry: Registry, connection_id: str) -> None:
     registry.restoring.discard(connection_id)
 
 
-def _status(exc: restore.Unrestorable) -> tuple[int, str]:
+def _status(exc: takeover_streams.Unrestorable) -> tuple[int, str]:
     """The HTTP answer standing for ``exc``'s close code (4410: 410, else 404)."""
     status = 410 if exc.code == 4410 else 404
     return status, f"The connection cannot be resumed here: {exc.reason[:120]}"

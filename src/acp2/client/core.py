@@ -1,4 +1,4 @@
-"""The :class:`AgentLink`: a client connection's plumbing, and its two internal interfaces.
+"""The :class:`ClientCore`: a client connection's plumbing, and its two internal interfaces.
 
 Internal to :mod:`acp2.client`; callers use :class:`~acp2.client.ClientConnection`.
 The link owns the JSON-RPC :class:`~acp2.rpc.Connection` and the live sessions. Both
@@ -6,9 +6,9 @@ directions between the connection and a session are spelled out here, and neithe
 touches the other's private attributes:
 
 - **what a session may ask of the connection** is the link's public methods:
-  :meth:`~AgentLink.call` and :meth:`~AgentLink.notify_nowait` (``ConnectionClosed``
+  :meth:`~ClientCore.call` and :meth:`~ClientCore.notify_nowait` (``ConnectionClosed``
   becomes :class:`~acp2.errors.AgentClosed` with the agent's stderr tail),
-  :meth:`~AgentLink.start_soon` and :meth:`~AgentLink.detach`;
+  :meth:`~ClientCore.start_soon` and :meth:`~ClientCore.detach`;
 - **what the connection feeds a session** is :class:`SessionFeed`: the reader delivers
   each ``session/update`` (updates for ids not known yet are buffered, SS-25), permission
   requests go to the session they name, and the connection going away fails every
@@ -63,7 +63,7 @@ from acp2.schema.methods import (
 if TYPE_CHECKING:  # typing only: the client's start-up imports stay as pinned
     from acp2.rpc.link import Link
 
-__all__ = ["AgentLink", "SessionFeed", "raw_update", "update_bytes"]
+__all__ = ["ClientCore", "SessionFeed", "raw_update", "update_bytes"]
 
 log = logging.getLogger("acp2.client")
 P = TypeVar("P")
@@ -153,7 +153,7 @@ def update_bytes(update: Any, raw_params: bytes | None) -> bytes | None:
     return encode(update) if raw_params is None else raw_update(raw_params)
 
 
-class AgentLink(Generic[S]):
+class ClientCore(Generic[S]):
     """The connection to the agent as the sessions see it (internal to acp2.client).
 
     ``sessions`` holds the live sessions by id (the same dict

@@ -9,7 +9,7 @@ with the close code the client falls back on, when the rebuild cannot be exact: 
 request either way was unanswered, a session was joined midway (``lost``), a message
 after the client's seq was too big to keep, a seq outside what the stream sent.
 :func:`history_after` reads a session's stored updates after a count, and
-:func:`rebuild` puts the missed messages in order (:mod:`acp2.serve.restore` does the
+:func:`rebuild` puts the missed messages in order (:mod:`acp2.serve.takeover_streams` does the
 rest: the agent side, the leases, the queue).
 """
 

@@ -3,7 +3,7 @@
 (:func:`restore_streams`).
 
 A resume naming a stream this node does not hold looks the stream up in the cursor store
-(:mod:`acp2.store.cursors`). :func:`plan` (from :mod:`acp2.serve.rebuild`) decides,
+(:mod:`acp2.store.cursors`). :func:`plan` (from :mod:`acp2.serve.takeover_plan`) decides,
 without any I/O, whether what the client missed can be rebuilt exactly and how, or
 refuses with the close code the client falls back on.
 
@@ -35,7 +35,7 @@ from acp2.rpc.envelope import read
 from acp2.rpc.messages import ErrorResponse, RequestId, encode_request
 from acp2.schema.methods import SESSION_RESUME
 from acp2.serve.cursor import CursorRecorder, history_session
-from acp2.serve.rebuild import (
+from acp2.serve.takeover_plan import (
     Plan,
     StreamsPlan,
     Unrestorable,
@@ -49,8 +49,8 @@ from acp2.store.cursors import CursorStore, StreamCursor, Track, open_cursors
 from acp2.store.leasing import LEASE_TTL
 
 if TYPE_CHECKING:
-    from acp2.serve.link import RemoteConnection
     from acp2.serve.registry import Registry
+    from acp2.serve.remote_connection import RemoteConnection
     from acp2.store.base import SessionStore
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""``acp2.bridge.proxy``: the direction chosen from the two ``initialize`` messages.
+"""``acp2.bridge.runner``: the direction chosen from the two ``initialize`` messages.
 
 The client and the agent are raw JSON-RPC line peers on memory transports (``Wire``);
 the bridge between them is the real ``run_bridge`` (and the real front / back bridges).
@@ -17,7 +17,7 @@ from wire import TIMEOUT, ZED_INITIALIZE, Wire
 
 from acp2.bridge.hello import read_hello
 from acp2.bridge.passthrough import Copier
-from acp2.bridge.proxy import AgentGone, BadAnswer, run_bridge
+from acp2.bridge.runner import AgentGone, BadAnswer, run_bridge
 from acp2.transport.memory import memory_pair
 
 pytestmark = pytest.mark.anyio

@@ -1,5 +1,5 @@
 """Taking a durable WebSocket stream over from its stored cursor, in one process: two
-applications on one SQLite history file stand for two nodes (src/acp2/serve/restore.py).
+applications on one SQLite history file stand for two nodes (src/acp2/serve/takeover_streams.py).
 
 The first one's connection dies without a goodbye (its cursor row stays, its leases are
 released as a dead process's are voided); the client resumes on the second, which
