@@ -21,8 +21,11 @@ from contextlib import asynccontextmanager
 class CutProxy:
     """The running proxy (see the module docstring)."""
 
-    def __init__(self, target_port: int) -> None:
+    def __init__(self, target_port: int, chunk: int = 65536) -> None:
         self.target_port = target_port
+        #: The most bytes read (and counted) at once: a cut lands at most this far past
+        #: the byte count its caller waited for.
+        self.chunk = chunk
         self.port = 0
         self.forwarded = 0
         self.cuts = 0
@@ -60,7 +63,7 @@ class CutProxy:
         self, source: asyncio.StreamReader, sink: asyncio.StreamWriter, *, count: bool
     ) -> None:
         with contextlib.suppress(OSError, ConnectionError):
-            while data := await source.read(65536):
+            while data := await source.read(self.chunk):
                 if count:
                     self.forwarded += len(data)
                     self._progress.set()
@@ -91,9 +94,10 @@ class CutProxy:
 
 
 @asynccontextmanager
-async def cut_proxy(target_port: int) -> AsyncIterator[CutProxy]:
-    """Run a :class:`CutProxy` in front of ``127.0.0.1:target_port`` until the block ends."""
-    proxy = CutProxy(target_port)
+async def cut_proxy(target_port: int, chunk: int = 65536) -> AsyncIterator[CutProxy]:
+    """Run a :class:`CutProxy` in front of ``127.0.0.1:target_port`` until the block ends
+    (``chunk``: see :attr:`CutProxy.chunk`)."""
+    proxy = CutProxy(target_port, chunk)
     server = await asyncio.start_server(proxy.handle, "127.0.0.1", 0)
     proxy.port = server.sockets[0].getsockname()[1]
     try:
