@@ -79,6 +79,20 @@ async def test_a_request_error_reaches_the_caller_as_raised_and_a_bug_as_interna
     assert raised.value.code == -32603
 
 
+async def test_an_extension_answer_held_as_json_bytes_is_given_back_without_a_copy() -> None:
+    answer = Raw(b'{"found":[1,2]}')
+
+    async def unknown(method: str, params: Raw | None) -> Raw:
+        return answer
+
+    async with pair() as (agent, bridge, _flow):
+        agent.on_unknown_request(unknown)
+        got = await bridge.request("_x/find", {"q": 1}, Raw)
+        typed = await bridge.request("_x/find", {"q": 1}, dict)
+    assert got is answer
+    assert typed == {"found": [1, 2]}
+
+
 async def test_an_unserved_method_goes_to_the_unknown_handler_else_is_method_not_found() -> None:
     asked: list[tuple[str, bytes]] = []
 

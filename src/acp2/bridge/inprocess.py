@@ -174,8 +174,13 @@ class InProcessEnd:
         return result
 
     async def request(self, method: str, params: Any, result_type: type[R]) -> R:
-        """:meth:`call` by wire name, the result re-read as ``result_type`` (extensions)."""
+        """:meth:`call` by wire name, the result read as ``result_type`` (extensions). A
+        result the other end has as JSON bytes (a ``Raw``: a v1 agent's answer) is read
+        once, and given as it is for ``Raw``; any other object is re-read through its
+        encoding (the rare case of a typed answer read as another type)."""
         result = await self._serve(method, params)
+        if type(result) is Raw:
+            return result if result_type is Raw else decode(result, result_type)  # type: ignore[return-value]
         return decode(encode(result), result_type)
 
     async def _serve(self, method: str, params: Any) -> Any:
