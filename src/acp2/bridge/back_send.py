@@ -31,15 +31,9 @@ from acp2.rpc.link import Link
 from acp2.rpc.update_frames import frame_head
 from acp2.schema.codec import encode
 
-__all__ = ["FRESH", "UpdateSender"]
+__all__ = ["UpdateSender"]
 
 _METHOD: Final = v2m.SESSION_UPDATE.name
-
-#: Update kinds the lifter builds anew for each update, read from a stream's hot path
-#: (:meth:`UpdateSender.pass_on`).
-FRESH: Final = frozenset(
-    {v2.AgentMessageChunk, v2.AgentThoughtChunk, v2.UserMessageChunk, v2.StateUpdate}
-)
 
 
 class UpdateSender:
@@ -51,8 +45,8 @@ class UpdateSender:
     awaitable to await before sending on (only ever to a local client), or None;
     nothing is sent once the client is gone. It is bound once to the way of this
     client (an attribute: one call less per streamed update). ``pass_on(session_id,
-    update)`` is ``send`` of one update the lifter made for this update alone
-    (:data:`FRESH`: a stream's chunks) from one the v1 connection's reader just read:
+    update)`` is ``send`` of one update (a stream's chunk) the lifter made from one the
+    v1 connection's reader just read:
     sent even while that connection closes, as a connection's reader dispatches what it
     read (one check less)."""
 
@@ -71,7 +65,7 @@ class UpdateSender:
             self.send, self.pass_on = self._write, self._write_one
 
     def feed_to(self, feed: Callable[[str, Any], Awaitable[None] | None]) -> None:
-        """Local client only: hand :data:`FRESH` updates to ``feed(session_id, update)``
+        """Local client only: hand every update to ``feed(session_id, update)``
         (acp2's client's :meth:`acp2.client.core.ClientCore.feed`, what the local end's
         handler would do with them) instead of through the local end: no notification
         object per update. What it returns is awaited as the handler's return is."""
