@@ -9,7 +9,16 @@ import msgspec
 import pytest
 
 from acp2.agent.children import announcement
-from acp2.rpc.envelope import Envelope, carries_id, of, read, result_session, session_field
+from acp2.errors import InvalidRequest
+from acp2.rpc.envelope import (
+    Envelope,
+    carries_id,
+    keys_of,
+    of,
+    read,
+    result_session,
+    session_field,
+)
 from acp2.rpc.messages import Batch, Invalid, Request, encode_notification, parse_frame
 from acp2.rpc.update_frames import (
     announced_child,
@@ -198,3 +207,18 @@ def test_a_subagent_update_names_its_child_in_any_layout_and_nothing_else_does()
     assert announced_child(nameless) is None
     hostile = ours[:-2] + b',"x":' + DEEP.encode() + b"}}"
     assert announced_child(hostile) is None
+
+
+def test_keys_of_reads_a_lines_routing_keys_unjudged_and_refuses_what_is_not_an_object() -> None:
+    keys = keys_of(b'{"id":1.5,"method":"initialize","params":{"protocolVersion":1}}')
+    assert (keys.method, keys.id, bytes(keys.params)) == (
+        "initialize",
+        1.5,
+        b'{"protocolVersion":1}',
+    )
+    assert keys.result is msgspec.UNSET  # no "jsonrpc", an id JSON-RPC refuses: left to the peer
+    answer = keys_of(b'{"jsonrpc":"2.0","id":"a","result":{"x":[]}}')
+    assert (answer.method, answer.id, bytes(answer.result)) == (msgspec.UNSET, "a", b'{"x":[]}')
+    for line in (b"[1]", b"{", b"[" * 5000 + b"]" * 5000):
+        with pytest.raises(InvalidRequest):
+            keys_of(line)

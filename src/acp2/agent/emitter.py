@@ -14,8 +14,9 @@ every ``emit_async`` makes anyway is what stops the producer.
 
 A sink in this process may take the updates as values too (``send_update_nowait``, an
 :data:`UpdateTaker`: the in-process v1 bridge): it then gets each update emitted as the
-object, with its frame, and nothing is decoded again. Frames held for a replay, fanned
-out to several clients or made by :meth:`Emitter.record_frame` reach it as frames.
+object, with its frame, and nothing is decoded again; so do the updates of
+:meth:`Emitter.record_frame` (kept beside their frames until :meth:`Emitter.send_frame`).
+Frames held for a replay or fanned out to several clients reach it as frames.
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ __all__ = ["NOT_RECORDED", "Cancels", "Emitter", "FrameSink", "Gone", "HeldFrame
 
 #: Updates at least this big (encoded) are encoded straight into their frame.
 BIG_UPDATE = 1024 * 1024
+#: Recorded updates kept for a sink that takes objects, until their frames are sent (a
+#: few prompts queued at most; past this the oldest is sent as its frame).
+MAX_RECORDED = 16
 
 
 class Cancels(Protocol):
@@ -77,7 +81,16 @@ def _taker(sink: FrameSink) -> UpdateTaker | None:
 class Emitter:
     """Encodes, records and sends the updates of one session."""
 
-    __slots__ = ("_head", "_sink", "_store", "_taker", "cancels", "closed", "session_id")
+    __slots__ = (
+        "_head",
+        "_recorded",
+        "_sink",
+        "_store",
+        "_taker",
+        "cancels",
+        "closed",
+        "session_id",
+    )
 
     def __init__(self, session_id: str, sink: FrameSink, store: SessionStore | None) -> None:
         self.session_id = session_id
@@ -85,6 +98,8 @@ class Emitter:
         self._taker = _taker(sink)
         self._store = store
         self._head = frame_head(session_id)
+        #: Updates of :meth:`record_frame` not sent yet, by their frame's id (taker only).
+        self._recorded: dict[int, tuple[bytes, Any]] | None = None
         self.closed = False
         #: What to cancel once the sink's connection is found closed: the session (an
         #: object, not a bound method: one fewer allocation on every session).
@@ -139,7 +154,18 @@ class Emitter:
         frame = self._frame(update)
         if self._store is not None:
             self._store.append(self.session_id, memoryview(frame)[len(self._head) : -2])
+        if self._taker is not None:
+            self._keep(frame, update)
         return frame
+
+    def _keep(self, frame: bytes, update: Any) -> None:
+        """Keep ``update`` beside its frame for a sink that takes objects (bounded)."""
+        recorded = self._recorded
+        if recorded is None:
+            recorded = self._recorded = {}
+        elif len(recorded) >= MAX_RECORDED:
+            del recorded[next(iter(recorded))]
+        recorded[id(frame)] = (frame, update)
 
     def _frame(self, update: Any) -> bytes:
         """The whole notification frame of ``update``, encoded in one go (the same bytes
@@ -152,8 +178,12 @@ class Emitter:
         dropped once the connection is)."""
         if self.closed:
             return
+        kept = None if self._recorded is None else self._recorded.pop(id(frame), None)
         try:
-            self._sink.send_frame_nowait(frame)
+            if kept is not None and kept[0] is frame and self._taker is not None:
+                self._taker(self.session_id, kept[1], frame)  # the object: no decode
+            else:
+                self._sink.send_frame_nowait(frame)
         except ConnectionClosed:
             self.lost()
 

@@ -4,16 +4,17 @@
 
 - a v2 JSON-RPC connection (``acp2 bridge -- V1_AGENT``): each update becomes a
   ``session/update`` frame by concatenation, as the agent runtime's emitter builds it
-  (a cached per-session head, one encode of the update, no notification object);
-- acp2's own client in this process (a :class:`~acp2.bridge.inprocess.InProcessEnd`): an
-  update the lifter made for this update alone (:data:`FRESH`) is handed over as the
-  object itself, with no bytes (nothing is encoded: the client encodes it only if a
-  listener asks for its JSON) -- to the client link's ``feed`` when it gave one
-  (:meth:`UpdateSender.feed_to`: no notification object either), else to the local
-  end's handler; the rest is handed over as its params bytes (one encode), which the
-  client decodes, so nothing the lifter keeps is shared. What the client returns to
-  await (an ``idle`` it orders behind a prompt's answer) is awaited before the next
-  update, as a connection's reader does.
+  (the per-session head of :func:`acp2.rpc.update_frames.frame_head`, cached; one
+  encode of the update, no notification object);
+- acp2's own client in this process (a :class:`~acp2.bridge.inprocess.InProcessEnd`):
+  every update is handed over as the object the lifter returned, never as bytes
+  (nothing is encoded: the client encodes one only if a listener asks for its JSON) --
+  to the client link's ``feed`` when it gave one (:meth:`UpdateSender.feed_to`: no
+  notification object either), else to the local end's handler. The lifter returns
+  new objects, or parts of the v1 update it read (never used again), so handing them
+  over shares nothing anyone changes. What the client returns to await (an ``idle``
+  it orders behind a prompt's answer) is awaited before the next update, as a
+  connection's reader does.
 """
 
 from __future__ import annotations
@@ -27,17 +28,12 @@ import acp2.schema as v2
 import acp2.schema.methods as v2m
 from acp2.bridge.inprocess import InProcessEnd
 from acp2.rpc.link import Link
-from acp2.rpc.messages import SESSION_UPDATE_PREFIX
+from acp2.rpc.update_frames import frame_head
 from acp2.schema.codec import encode
 
-__all__ = ["FRESH", "UpdateSender"]
+__all__ = ["UpdateSender"]
 
 _METHOD: Final = v2m.SESSION_UPDATE.name
-
-#: Update kinds the lifter builds anew for each update: handed over as they are.
-FRESH: Final = frozenset(
-    {v2.AgentMessageChunk, v2.AgentThoughtChunk, v2.UserMessageChunk, v2.StateUpdate}
-)
 
 
 class UpdateSender:
@@ -49,8 +45,8 @@ class UpdateSender:
     awaitable to await before sending on (only ever to a local client), or None;
     nothing is sent once the client is gone. It is bound once to the way of this
     client (an attribute: one call less per streamed update). ``pass_on(session_id,
-    update)`` is ``send`` of one update the lifter made for this update alone
-    (:data:`FRESH`: a stream's chunks) from one the v1 connection's reader just read:
+    update)`` is ``send`` of one update (a stream's chunk) the lifter made from one the
+    v1 connection's reader just read:
     sent even while that connection closes, as a connection's reader dispatches what it
     read (one check less)."""
 
@@ -69,7 +65,7 @@ class UpdateSender:
             self.send, self.pass_on = self._write, self._write_one
 
     def feed_to(self, feed: Callable[[str, Any], Awaitable[None] | None]) -> None:
-        """Local client only: hand :data:`FRESH` updates to ``feed(session_id, update)``
+        """Local client only: hand every update to ``feed(session_id, update)``
         (acp2's client's :meth:`acp2.client.core.ClientCore.feed`, what the local end's
         handler would do with them) instead of through the local end: no notification
         object per update. What it returns is awaited as the handler's return is."""
@@ -86,28 +82,22 @@ class UpdateSender:
         """Drop what is cached for a closed session."""
         self._heads.pop(session_id, None)
 
-    def _head(self, session_id: str, prefix: bytes) -> bytes:
+    def _head(self, session_id: str) -> bytes:
         head = self._heads.get(session_id)
         if head is None:
-            head = prefix + b'{"sessionId":' + encode(session_id) + b',"update":'
-            self._heads[session_id] = head
+            head = self._heads[session_id] = frame_head(session_id)
         return head
 
     def _write(self, session_id: str, updates: list[Any]) -> None:
         client = self._client
         if client.closed:
             return
-        head = self._head(session_id, SESSION_UPDATE_PREFIX)
+        head = self._head(session_id)
         for update in updates:
             client.send_frame_nowait(head + encode(update) + b"}}")
 
     def _write_one(self, session_id: str, update: Any) -> None:
         self._write(session_id, [update])
-
-    def _hand_over_one(self, session_id: str, update: Any) -> Awaitable[None] | None:
-        if self._agent.closed:  # as _hand_over
-            return None
-        return self._pass_on(session_id, update)
 
     def _pass_on(self, session_id: str, update: Any) -> Awaitable[None] | None:
         feed = self._feed
@@ -121,14 +111,8 @@ class UpdateSender:
     ) -> Awaitable[None] | None:
         if self._agent.closed:  # the link's end (its flow is the agent connection)
             return None
-        deliver = self._local.deliver
         for at in range(start, len(updates)):
-            update = updates[at]
-            if type(update) in FRESH:
-                pending = self._hand_over_one(session_id, update)
-            else:
-                raw = self._head(session_id, b"") + encode(update) + b"}"
-                pending = deliver(_METHOD, None, raw)
+            pending = self._pass_on(session_id, updates[at])
             if pending is not None:
                 return self._then(pending, session_id, updates, at + 1)
         return None

@@ -7,7 +7,8 @@ unreadable version is answered ``-32602`` and the next line read; other first re
 are answered ``-32600``, as nothing can happen before ``initialize``; other lines are
 answered or dropped by JSON-RPC's rules). :func:`probe` sends a line to the agent and
 reads until the answer with the same id, keeping what came before and after it.
-Nothing here decodes more than the routing keys; params and results stay raw bytes.
+Nothing here decodes more than the routing keys (:func:`acp2.rpc.envelope.keys_of`);
+params and results stay raw bytes.
 """
 
 from __future__ import annotations
@@ -15,8 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-import msgspec
-from msgspec import UNSET, Raw, UnsetType
+from msgspec import UNSET, Raw
 
 from acp2.bridge.peek import first_line
 from acp2.compat.v1.negotiate import NegotiationError, Version, request_version, result_version
@@ -28,8 +28,8 @@ from acp2.errors import (
     RequestError,
     internal_error,
 )
+from acp2.rpc.envelope import keys_of
 from acp2.rpc.framing import DEFAULT_MAX_MESSAGE_SIZE
-from acp2.rpc.guarded import decode
 from acp2.rpc.messages import TOO_DEEP, encode_error
 from acp2.schema.methods import INITIALIZE
 from acp2.transport.base import Transport
@@ -44,17 +44,6 @@ __all__ = [
 ]
 
 _NEWLINE: Final = b"\n"
-
-
-class _Envelope(msgspec.Struct):
-    # Only what routes a message; params and result stay raw bytes.
-    method: Any = UNSET
-    id: Any = UNSET
-    params: Raw | UnsetType = UNSET
-    result: Raw | UnsetType = UNSET
-
-
-_envelope: Final = msgspec.json.Decoder(_Envelope)
 
 
 @dataclass(frozen=True)
@@ -107,7 +96,7 @@ async def read_hello(client: Transport) -> Hello | None:
 async def _judge(client: Transport, line: bytes, rest: bytes) -> Hello | None:
     """A :class:`Hello` for an ``initialize`` request line; else answer it, ``None``."""
     try:
-        envelope = decode(_envelope, line)
+        envelope = keys_of(line)
     except InvalidRequest as exc:
         if exc.message.endswith(TOO_DEEP):
             await _send_error(client, None, exc)
@@ -160,7 +149,7 @@ def _response(line: bytes, request_id: Any) -> Raw | bool | None:
     """The raw result if ``line`` answers ``request_id`` (``False`` for an error answer);
     ``None`` if it is anything else."""
     try:
-        envelope = decode(_envelope, line)
+        envelope = keys_of(line)
     except InvalidRequest:
         return None
     if envelope.method is not UNSET or envelope.id != request_id:

@@ -23,12 +23,15 @@ framed, numbered or scheduled in between:
   when the sender has only the object: such a handler encodes it if it needs the
   bytes); its awaitable, if any, is returned for the sender to await before it sends
   on, as a ``Connection``'s reader awaits it before the next message.
-- ``send_frame_nowait(frame)`` (the agent's emitter: one encoded ``session/update``
-  frame) is decoded with the params type the handler registered and handled in the
-  sender's call; such handlers must be plain functions (the producer applies the
-  backpressure itself). The emitter hands its updates as objects instead to
-  ``send_update_nowait`` once the other end sets one (``send_updates_through``: the
-  front bridge's projection), so nothing it emits is decoded again.
+- ``send_frame_nowait(frame)`` (the agent's emitter: a notification frame it holds as
+  bytes only -- one of a replay read back from history, or fanned out to several
+  clients) is read by the rpc reader (:func:`acp2.rpc.envelope.read`), its params
+  decoded with the type the handler registered, and handled in the sender's call;
+  such handlers must be plain functions (the producer applies the backpressure
+  itself). The emitter hands every update it emits (and records) as the object
+  instead to ``send_update_nowait`` once the other end sets one
+  (``send_updates_through``: the front bridge's projection), so nothing it encodes is
+  decoded again in this process.
 - Flow control and the end of the link are ``flow``'s, the connection to the v1 peer
   that every message ends on: ``congested`` / ``drain()`` / ``closed`` /
   ``wait_closed()`` / ``aclose()``, its close reason, and flush hooks (the history
@@ -36,7 +39,7 @@ framed, numbered or scheduled in between:
 
 Only for two parts of this process: the objects handed over are not copied (the
 senders hand over objects nothing else holds), and frames are what acp2's own encoder
-wrote (they are still decoded, never guessed).
+wrote (they are still read by the rpc reader, never guessed).
 """
 
 from __future__ import annotations
@@ -46,7 +49,6 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, TypeVar
 
-import msgspec
 from msgspec import Raw
 
 from acp2.errors import (
@@ -55,10 +57,11 @@ from acp2.errors import (
     MethodNotFound,
     RequestError,
 )
-from acp2.rpc.messages import SESSION_UPDATE_PREFIX
+from acp2.rpc.envelope import read
+from acp2.rpc.messages import Notification
 from acp2.rpc.responder import handler_failed
 from acp2.schema.codec import decode, encode
-from acp2.schema.methods import SESSION_UPDATE, MethodSpec
+from acp2.schema.methods import MethodSpec
 
 __all__ = ["Flow", "InProcessEnd", "inprocess_pair"]
 
@@ -67,7 +70,7 @@ log = logging.getLogger("acp2.bridge")
 P = TypeVar("P")
 R = TypeVar("R")
 
-_PARAMS_AT = len(SESSION_UPDATE_PREFIX)
+_NULL = b"null"
 Handler = Callable[..., Any]
 
 
@@ -171,8 +174,13 @@ class InProcessEnd:
         return result
 
     async def request(self, method: str, params: Any, result_type: type[R]) -> R:
-        """:meth:`call` by wire name, the result re-read as ``result_type`` (extensions)."""
+        """:meth:`call` by wire name, the result read as ``result_type`` (extensions). A
+        result the other end has as JSON bytes (a ``Raw``: a v1 agent's answer) is read
+        once, and given as it is for ``Raw``; any other object is re-read through its
+        encoding (the rare case of a typed answer read as another type)."""
         result = await self._serve(method, params)
+        if type(result) is Raw:
+            return result if result_type is Raw else decode(result, result_type)  # type: ignore[return-value]
         return decode(encode(result), result_type)
 
     async def _serve(self, method: str, params: Any) -> Any:
@@ -236,11 +244,11 @@ class InProcessEnd:
         other = self.other
         if self.flow.closed:
             raise ConnectionClosed(f"{self.name}: the connection is closed")
-        if frame.startswith(SESSION_UPDATE_PREFIX):
-            other._frame(SESSION_UPDATE.name, frame[_PARAMS_AT:-1])
-        else:
-            envelope = decode(frame, _Envelope)
-            other._frame(envelope.method, bytes(envelope.params))
+        message = read(frame).message
+        if type(message) is not Notification:
+            raise LocalProtocolError(f"{self.name}: only notification frames are handed over")
+        assert isinstance(message, Notification)
+        other._frame(message.method, _NULL if message.params is None else bytes(message.params))
 
     # -- flow (the v1 connection's) -------------------------------------------------------
 
@@ -314,13 +322,6 @@ class InProcessEnd:
             raise  # the sender's own concern (the emitter drops the frame)
         except Exception:  # as a Connection's reader does: the sender never sees it
             log.exception("%s: notification handler for %s failed", self.name, method)
-
-
-class _Envelope(msgspec.Struct):
-    """A notification frame other than ``session/update``: its method, params unread."""
-
-    method: str
-    params: Raw = Raw(b"null")
 
 
 def _name(spec: MethodSpec[Any, Any] | str) -> str:

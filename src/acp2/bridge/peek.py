@@ -15,30 +15,19 @@ the v2 path unchanged, whose rules answer it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any
 
-import msgspec
-from msgspec import UNSET, Raw, UnsetType
+from msgspec import UNSET, Raw
 
 from acp2.compat.v1.negotiate import NegotiationError, Version, request_version
 from acp2.errors import InvalidParams, InvalidRequest
+from acp2.rpc.envelope import keys_of
 from acp2.rpc.framing import DEFAULT_MAX_MESSAGE_SIZE
-from acp2.rpc.guarded import decode
 from acp2.rpc.messages import encode_error
 from acp2.schema.methods import INITIALIZE
 from acp2.transport.base import DirectReceive, DirectSend, Transport
 
 __all__ = ["ReplayTransport", "first_line", "peek_version", "replay"]
-
-
-class _Envelope(msgspec.Struct):
-    # Only what decides the version; the params stay raw bytes.
-    method: Any = UNSET
-    id: Any = UNSET
-    params: Raw | UnsetType = UNSET
-
-
-_envelope: Final = msgspec.json.Decoder(_Envelope)
 
 
 class ReplayTransport:
@@ -116,7 +105,7 @@ async def first_line(transport: Transport, buffer: bytearray) -> bytes | None:
 def _version_of(line: bytes) -> tuple[Any, Version | NegotiationError | None]:
     """``(request id, version)`` of an ``initialize`` line; ``None`` for anything else."""
     try:
-        envelope = decode(_envelope, line)
+        envelope = keys_of(line)
     except InvalidRequest:
         return None, None
     if envelope.method != INITIALIZE.name or envelope.id is UNSET:

@@ -25,7 +25,8 @@ from acp2.bridge.hello import Answer, Hello
 from acp2.bridge.peek import replay
 from acp2.bridge.runner import BadAnswer, tapped
 from acp2.errors import InvalidRequest
-from acp2.rpc.guarded import decode as guarded_decode
+from acp2.rpc.envelope import keys_of
+from acp2.rpc.messages import encode_result
 from acp2.schema.methods import INITIALIZE
 from acp2.transport.base import Transport
 
@@ -78,15 +79,6 @@ async def run_front_side(sides: _Sides, hello: Hello, answer: Answer, *, preansw
         sides.log.note(f"not sent to the v1 client: {dict(dropped)}")
 
 
-class _Envelope(msgspec.Struct):
-    method: Any = msgspec.UNSET
-    id: Any = msgspec.UNSET
-
-
-_envelope: Final = msgspec.json.Decoder(_Envelope)
-_encoder: Final = msgspec.json.Encoder()
-
-
 class Preanswered:
     """``inner`` (an agent already initialized), with the first ``initialize`` request
     sent on it answered locally with ``result`` instead of reaching the agent.
@@ -113,14 +105,12 @@ class Preanswered:
         cut = data.find(_NEWLINE)
         first = data if cut < 0 else data[:cut]
         try:
-            envelope = guarded_decode(_envelope, first)
+            envelope = keys_of(first)
         except InvalidRequest:
             return data
         if envelope.method != INITIALIZE.name or envelope.id is msgspec.UNSET:
             return data
-        rid = _encoder.encode(envelope.id)
-        self._answer = b'{"jsonrpc":"2.0","id":' + rid + b',"result":' + bytes(self._result)
-        self._answer += b"}\n"
+        self._answer = encode_result(envelope.id, self._result) + _NEWLINE
         self._answered.set()
         return b"" if cut < 0 else data[cut + 1 :]
 

@@ -19,8 +19,7 @@ from typing import Final
 
 import acp2.schema as v2
 from acp2.compat.v1.project import V1Projector
-from acp2.rpc.messages import SESSION_UPDATE_PREFIX
-from acp2.schema.codec import encode
+from acp2.rpc.update_frames import frame_head
 
 __all__ = ["BridgeSession", "Turns"]
 
@@ -81,10 +80,9 @@ class BridgeSession:
     def __init__(self, session_id: str, *, boolean_options: bool) -> None:
         self.projector = V1Projector(session_id, boolean_options=boolean_options)
         self.turns = Turns()
-        #: The session id as JSON (its bytes on the wire).
-        self.wire_id = encode(session_id)
         #: How this session's v1 ``session/update`` frames start, up to the update.
-        self.frame_head = SESSION_UPDATE_PREFIX + b'{"sessionId":' + self.wire_id + b',"update":'
+        #: (v1's ``session/update`` is v2's in name and params: the same layout.)
+        self.frame_head = frame_head(session_id)
         #: Updates held back until the client has this session's ``session/new`` answer
         #: (``None`` once it has): the v2 answer precedes them, so must the v1 one.
         self.backlog: list[v2.UpdateSessionNotification] | None = None

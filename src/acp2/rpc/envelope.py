@@ -14,6 +14,11 @@ a second parse.
 
 A method outside the v2 table (a v1 method, an ``_acp2/`` extension) is looked up under
 ``sessionId``: every table that names one uses that field.
+
+:func:`keys_of` is for the one layer that must route a line before any peer judges it
+(the bridge choosing a version from a client's first ``initialize``, then replaying the
+line to the connection that serves it): the routing keys only, unjudged, so that line
+reaches that connection's own rules unchanged.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from __future__ import annotations
 from typing import Any, Final, Literal
 
 import msgspec
+from msgspec import UNSET, Raw, UnsetType
 
 from acp2.errors import InvalidRequest
 from acp2.rpc.guarded import decode
@@ -39,9 +45,11 @@ from acp2.schema.methods import CANCEL_REQUEST, METHODS
 
 __all__ = [
     "Envelope",
+    "Keys",
     "Kind",
     "cancelled_request",
     "carries_id",
+    "keys_of",
     "of",
     "read",
     "result_session",
@@ -201,3 +209,25 @@ def result_session(envelope: Envelope) -> str | None:
     except InvalidRequest:
         return None
     return found if type(found) is str else None
+
+
+class Keys(msgspec.Struct, frozen=True):
+    """The routing keys of a line no peer has judged yet (:func:`keys_of`): each is
+    ``UNSET`` when the line lacks it; ``params`` and ``result`` stay raw bytes. Nothing
+    else is checked (not ``jsonrpc``, not the id's type): the connection the line is
+    replayed to judges it by JSON-RPC's rules."""
+
+    method: Any = UNSET
+    id: Any = UNSET
+    params: Raw | UnsetType = UNSET
+    result: Raw | UnsetType = UNSET
+
+
+_keys: Final = msgspec.json.Decoder(Keys)
+
+
+def keys_of(line: bytes) -> Keys:
+    """The :class:`Keys` of ``line`` (one frame, no newline). Raises
+    :class:`~acp2.errors.InvalidRequest` (the guarded decode's, its message naming the
+    fault) when the line is not a JSON object."""
+    return decode(_keys, line)
