@@ -374,6 +374,7 @@ def _reconnect_reporter(url: str | None) -> Any:
 
 def _policy(args: argparse.Namespace, stream: Any, interrupt: Any) -> PermissionPolicy:
     from acp2.client import allow_all, deny_all
+    from acp2.client.settings import remembering
     from acp2.ui.oneshot import PermissionLog, RunAsker
 
     choice = args.permission
@@ -383,7 +384,12 @@ def _policy(args: argparse.Namespace, stream: Any, interrupt: Any) -> Permission
     if choice == "ask":
         before = stream.break_line if stream else None
         policy = RunAsker(sys.stdin, sys.stderr, before=before, interrupt=interrupt)
+    policy = remembering(policy, _note, allow=choice != "deny")  # the saved rules first
     return PermissionLog(policy, _write_line) if args.json else policy
+
+
+def _note(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
 
 
 def _print_update(update: Any, raw: bytes) -> None:

@@ -245,7 +245,7 @@ async def _connect_and_chat(
         transport=options.transport,
         reconnect=_reconnect(options, link_status),
         cwd=options.cwd,
-        permissions=frontend.policy(),
+        permissions=_with_rules(frontend),
         files=options.files,
         terminals=options.terminals,
         capabilities=terminal_login_capabilities() if asks is not None else None,
@@ -279,6 +279,15 @@ async def _connect_and_chat(
             attached = bool(options.attach)
             replayed = bool(options.resume) or attached
             return await frontend.run(session, replayed=replayed, attached=attached, client=client)
+
+
+def _with_rules(frontend: Frontend) -> PermissionPolicy:
+    """The front end's permission policy behind the saved rules (:mod:`acp2.client.settings`);
+    a front end told to deny everything uses only the deny rules."""
+    from acp2.client.settings import remembering
+
+    mode = getattr(frontend, "permission_mode", "ask")
+    return remembering(frontend.policy(), frontend.note, allow=mode != "deny")
 
 
 def _reconnect(options: ChatOptions, link_status: Any) -> Any:

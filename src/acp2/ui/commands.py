@@ -53,6 +53,9 @@ BUILTINS: Final[tuple[Builtin, ...]] = (
     Builtin("cancel", "cancel the running work"),
     Builtin("bg", "list the work running in the background"),
     Builtin("cancel-bg", "cancel one background item (numbered by /bg)", hint="N"),
+    Builtin(
+        "permissions", "saved permission rules: list, remove N, trust", hint="[remove N|trust]"
+    ),
     Builtin("model", "show or choose the model", hint="[MODEL]", needs="model"),
     Builtin("mode", "show or choose the mode", hint="[MODE]", needs="mode"),
     Builtin("cost", "context tokens used and the session's cost"),

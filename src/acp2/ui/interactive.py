@@ -123,6 +123,11 @@ class InteractiveChat(ChatView):
 
     # -- wiring ----------------------------------------------------------------------------
 
+    @property
+    def permission_mode(self) -> PermissionMode:
+        """How permission requests are answered (``allow`` / ``deny`` / ``ask``)."""
+        return self.asker.mode
+
     def policy(self) -> PermissionPolicy:
         """The permission policy to connect with (answers through this chat)."""
         return self.asker.policy

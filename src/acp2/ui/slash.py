@@ -158,6 +158,13 @@ class SlashCommands:
             remove()
         return not listed()
 
+    async def do_permissions(self, arg: str) -> None:
+        """The saved permission rules (:mod:`acp2.ui.rules_view`): list, remove, trust."""
+        from acp2.ui.rules_view import run
+
+        for line in run(self.session.cwd, arg):
+            self.chat.console.print(line)
+
     async def do_cost(self, arg: str) -> None:
         """The context tokens used of the window, and the cost, as last reported."""
         usage = self.session.state.usage

@@ -97,6 +97,11 @@ class TranscriptChat:
     def starting(self, text: str) -> None:
         """Nothing: the transcript keeps to the conversation (scripts read it)."""
 
+    @property
+    def permission_mode(self) -> PermissionMode:
+        """How permission requests are answered (``allow`` / ``deny`` / ``ask``)."""
+        return self.permission
+
     def policy(self) -> PermissionPolicy:
         """The permission policy to connect with (it logs every decision)."""
         return self._decide
