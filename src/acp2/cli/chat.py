@@ -89,7 +89,11 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--resume",
         metavar="SESSION_ID",
-        help="resume (and replay) a session; leaving a chat prints this command",
+        nargs="?",
+        const="",
+        help="resume (and replay) a session; leaving a chat prints this command (without "
+        "an id: list this folder's sessions, newest first, and pick one; not on a "
+        "terminal: the newest)",
     )
     parser.add_argument("--cwd", metavar="DIR", help="session and agent working directory")
     parser.add_argument(
