@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from acp2.agent import Agent
 from acp2.agent.mcp import McpOptions
+from acp2.coder.commands import COMMANDS, command_of, journal_of, run_command
 from acp2.coder.driver import Driver
 from acp2.coder.loop import Conversation, coder_loop
 from acp2.coder.mcptools import sandbox_launcher, with_mcp
@@ -77,6 +78,7 @@ def build_coder_agent(
     chat = make_model(model, **model_options) if isinstance(model, str) else model
     limits = _hide_model_key(settings or CoderSettings(), chat)
     agent = Agent(name, version=_version(), title="acp2 coding agent", store=store)
+    agent.commands = COMMANDS  # /compact, /diff, /undo
     _offer_mcp(agent, limits)
 
     @agent.prompt
@@ -102,11 +104,14 @@ async def run_turn(turn: Turn, model: ChatModel, settings: CoderSettings) -> str
         limits=settings.file_limits,
         command_policy=settings.commands,
     )
+    text = prompt_text(turn.prompt)
+    command = command_of(text)
+    if command is not None:
+        return await run_command(turn, command[0], conversation, model, sandbox)
+    toolbox.on_change = journal_of(session.data).record  # for /diff and /undo
     if session.mcp.configs:
         toolbox = await with_mcp(turn, toolbox, session.data.setdefault(MCP_REPORTED_KEY, set()))
-    loop = coder_loop(
-        conversation, prompt_text(turn.prompt), toolbox.specs, max_requests=settings.max_requests
-    )
+    loop = coder_loop(conversation, text, toolbox.specs, max_requests=settings.max_requests)
     driver = Driver(turn, model, toolbox, context_window=settings.context_window)
     return await driver.run(loop)
 
