@@ -101,3 +101,18 @@ async def test_compact_goes_on_from_the_models_summary(tmp_path: Path) -> None:
             model.requests.clear()
             await ask(session, "What next?")
     assert model.requests[0] == ["system", "user", "user"]  # summary, then the new prompt
+
+
+async def test_a_session_is_titled_with_the_first_line_of_its_first_prompt(
+    tmp_path: Path,
+) -> None:
+    project = copy_sample_project(tmp_path / "sample")
+    agent = build_coder_agent("scripted", store=":memory:", python=sys.executable)
+    with anyio.fail_after(TIMEOUT):
+        async with coder_session(agent, project, permissions=Recorder("reject_once")) as session:
+            await ask(session, "/diff")  # a command names nothing
+            assert session.state.title is None
+            await ask(session, "Please fix the failing test.\nThe one in tests/.")
+            assert session.state.title == "Please fix the failing test."
+            await ask(session, "And now something else")
+            assert session.state.title == "Please fix the failing test."
