@@ -102,3 +102,32 @@ def test_acp2_run_answers_from_the_users_saved_rules(env: dict[str, str], projec
     assert done.returncode == 0, done.stderr
     assert "Edited hello.txt." in done.stdout
     assert "allowed by rule edit(" in done.stderr
+
+
+def test_acp2_run_on_a_terminal_saves_an_always_answer_for_the_user(
+    env: dict[str, str], project: Path, tmp_path: Path
+) -> None:
+    args = ["run", "tools", "--", *TEST_AGENT]
+    child = spawn_chat(args, env, project, tmp_path / "run.log")
+    child.expect("ctrl-c cancels the turn")
+    child.send("a")
+    child.expect(r"remember edit\(hello.txt\)\?")
+    child.send("u")
+    child.expect(r"saved allow edit\(/")  # for every folder: this one file, by its path
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    user = Path(env["ACP2_CONFIG_DIR"]) / "settings.json"
+    saved = json.loads(user.read_text())["permissions"]["allow"]
+    assert saved == [f"edit({project / 'hello.txt'})"]
+    again = run_acp2(
+        *args[: -len(TEST_AGENT) - 1],
+        "--permission",
+        "ask",
+        "--",
+        *TEST_AGENT,
+        stdin="",
+        env=env,
+        cwd=project,
+    )
+    assert "Edited hello.txt." in again.stdout

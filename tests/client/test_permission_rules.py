@@ -100,6 +100,7 @@ def test_the_rule_saved_for_an_answer_is_the_narrowest_that_covers_it() -> None:
     assert rule_for(execute("make test; rm x")) is None
     assert rule_for(execute("a", "b")) is None
     assert rule_for(edit(f"{ROOT}/src/a.py")) == "edit(src/a.py)"
+    assert rule_for(edit(f"{ROOT}/src/a.py"), relative=False) == f"edit({ROOT}/src/a.py)"
     assert rule_for(edit("/etc/hosts")) == "edit(/etc/hosts)"
     assert rule_for(Facts("think", (), (), ROOT)) == "think"
     assert rule_for(Facts(None, (), (), ROOT)) is None

@@ -172,10 +172,11 @@ def _paths(locations: Iterable[Any]) -> Iterable[str]:
             yield path
 
 
-def rule_for(facts: Facts) -> str | None:
+def rule_for(facts: Facts, *, relative: bool = True) -> str | None:
     """The narrowest rule that covers ``facts``: the exact command(s) (one rule only when
-    there is one command), else the kind with its one path (relative inside the
-    folder), else the bare kind; None for a request about nothing nameable."""
+    there is one command), else the kind with its one path (relative inside the folder,
+    unless ``relative`` is False: a rule for every folder names the one file), else the
+    bare kind; None for a request about nothing nameable."""
     if facts.kind is None:
         return None
     if facts.kind == "execute":
@@ -184,9 +185,9 @@ def rule_for(facts: Facts) -> str | None:
         return f"execute({' '.join(facts.commands[0].split())})"
     if len(facts.paths) == 1:
         path = os.path.normpath(facts.paths[0])
-        if facts.root is not None:
-            relative = os.path.relpath(path, os.path.normpath(facts.root))
-            if not relative.startswith(".."):
-                path = relative
+        if facts.root is not None and relative:
+            inside = os.path.relpath(path, os.path.normpath(facts.root))
+            if not inside.startswith(".."):
+                path = inside
         return f"{facts.kind}({path})"
     return facts.kind

@@ -5,7 +5,8 @@ one more key says where the rule goes: ``p`` this project's ``.acp2/settings.jso
 ``u`` the user's settings (every folder), Enter or Esc nowhere (the agent alone
 remembers it, for as long as it does). The rule is the narrowest one that covers the
 request (:func:`acp2.client.permission_rules.rule_for`): the exact command, or the kind
-and its one path.
+and its one path (relative to the project in the project's file, absolute in the
+user's).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.layout import Layout, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.output import Output
 
 from acp2 import sanitize
 from acp2.client import PermissionRequest
@@ -31,8 +33,9 @@ __all__ = ["SCOPE_KEYS", "offer_to_remember", "read_scope"]
 SCOPE_KEYS: Final[dict[str, Scope]] = {"p": "project", "u": "user"}
 
 
-async def read_scope(rule: str) -> Scope | None:
-    """Ask with one key where ``rule`` is saved; None for nowhere (Enter, Esc, Ctrl-C)."""
+async def read_scope(rule: str, output: Output | None = None) -> Scope | None:
+    """Ask with one key where ``rule`` is saved; None for nowhere (Enter, Esc, Ctrl-C).
+    ``output`` defaults to stdout."""
     keys = KeyBindings()
     for key, scope in SCOPE_KEYS.items():
         keys.add(key)(lambda event, scope=scope: event.app.exit(result=scope))
@@ -51,12 +54,13 @@ async def read_scope(rule: str) -> Scope | None:
         layout=Layout(Window(FormattedTextControl(text, show_cursor=False), wrap_lines=True)),
         key_bindings=keys,
         erase_when_done=True,
+        output=output,
     )
     return await app.run_async(handle_sigint=False)
 
 
 async def offer_to_remember(
-    request: PermissionRequest, option: PermissionOption | None
+    request: PermissionRequest, option: PermissionOption | None, output: Output | None = None
 ) -> str | None:
     """After an "always" answer, ask where to save its rule and save it; the line to
     show (what was saved where, or why not), or None when nothing was asked."""
@@ -67,10 +71,12 @@ async def offer_to_remember(
     rule = rule_for(facts)
     if rule is None or facts.root is None:
         return None
-    scope = await read_scope(rule)
+    scope = await read_scope(rule, output)
     if scope is None:
         return None
     effect: Effect = "allow" if kind == "allow_always" else "deny"
+    if scope == "user":  # every folder: a path names this one file, not its namesakes
+        rule = rule_for(facts, relative=False) or rule
     try:
         path = add_rule(rule, effect, scope, facts.root)
     except (InvalidSettings, OSError) as exc:
