@@ -115,3 +115,20 @@ def test_an_unreadable_file_is_skipped_with_a_warning(
     assert [e.rule.text for e in entries] == ["read(x)"]
     assert any("bogus rule" in w for w in warnings)
     assert any(said in w and str(path) in w for w in warnings)
+
+
+def test_a_cloned_project_file_cannot_approve_reading_through_a_symlink_out_of_it(
+    project: Path, tmp_path: Path
+) -> None:
+    secret = tmp_path / "secret"
+    secret.write_text("key")
+    (project / "docs").mkdir()
+    (project / "docs" / "key").symlink_to(secret)
+    write(project_settings_path(str(project)), ["read(docs/**)"])
+    entries, _ = load_rules(str(project))
+    assert decide(entries, read(project, "docs/key")) is None
+    (project / "docs" / "notes").write_text("fine")
+    assert decide(entries, read(project, "docs/notes")) is not None
+    trust_project(str(project))  # the user's own word covers it
+    entries, _ = load_rules(str(project))
+    assert decide(entries, read(project, "docs/key")) is not None

@@ -67,13 +67,16 @@ _TRUST_KEY: Final = "trustedProjectSettings"
 @dataclass(frozen=True)
 class Entry:
     """One rule as loaded: its ``effect``, ``scope`` and file; ``active`` is False for
-    a project allow rule that waits for the user's confirmation."""
+    a project allow rule that waits for the user's confirmation; ``confined`` is True for
+    an unconfirmed project rule, which also needs every path to stay inside the folder
+    once symlinks are resolved (a cloned repository can ship ``docs/key -> ~/.ssh/...``)."""
 
     rule: Rule
     effect: Effect
     scope: Scope
     path: Path
     active: bool
+    confined: bool = False
 
 
 def user_settings_path() -> Path:
@@ -151,8 +154,9 @@ def load_rules(cwd: str | None) -> tuple[list[Entry], list[str]]:
     trusted = bool(data) and _trusted(user).get(str(path)) == _digest(data)
     for effect in ("allow", "deny"):
         for rule in _rules(project, effect, path, warn):
-            active = effect == "deny" or trusted or rule.looks_only
-            entries.append(Entry(rule, effect, "project", path, active))
+            looks = effect == "allow" and not trusted and rule.looks_only
+            active = effect == "deny" or trusted or looks
+            entries.append(Entry(rule, effect, "project", path, active, confined=looks))
     return entries, warn
 
 
@@ -170,9 +174,23 @@ def decide(entries: list[Entry], facts: Facts, *, allow: bool = True) -> Entry |
     an allow rule; None when no rule applies (ask)."""
     for effect in ("deny", "allow") if allow else ("deny",):
         for entry in entries:
-            if entry.active and entry.effect == effect and entry.rule.matches(facts):
+            if _applies(entry, effect, facts):
                 return entry
     return None
+
+
+def _applies(entry: Entry, effect: Effect, facts: Facts) -> bool:
+    if not entry.active or entry.effect != effect or not entry.rule.matches(facts):
+        return False
+    return not entry.confined or _really_inside(facts)
+
+
+def _really_inside(facts: Facts) -> bool:
+    """True when every path of ``facts``, symlinks resolved, is inside its root."""
+    if facts.root is None:
+        return False
+    root = os.path.realpath(facts.root)
+    return all(os.path.commonpath([root, os.path.realpath(path)]) == root for path in facts.paths)
 
 
 def _write(path: Path, value: dict[str, Any]) -> bytes:
