@@ -132,3 +132,12 @@ def test_a_cloned_project_file_cannot_approve_reading_through_a_symlink_out_of_i
     trust_project(str(project))  # the user's own word covers it
     entries, _ = load_rules(str(project))
     assert decide(entries, read(project, "docs/key")) is not None
+
+
+def test_the_rules_keep_a_policy_that_asks_nobody_marked_so() -> None:
+    from acp2.client import allow_all, deny_all
+    from acp2.client.permissions import is_unattended
+    from acp2.client.settings import remembering
+
+    assert is_unattended(remembering(deny_all, allow=False))
+    assert not is_unattended(remembering(allow_all))

@@ -274,7 +274,7 @@ def remembering(
     """``policy`` behind the saved rules: a request a rule answers is answered at once
     (``note`` is told which rule, for the user to see); any other is passed on. Without
     ``allow`` (a front end told to deny everything) only deny rules are used."""
-    from acp2.client.permissions import run_policy
+    from acp2.client.permissions import is_unattended, run_policy, unattended
 
     async def ask(request: PermissionRequest) -> Choice:
         ruled, option = _answer(request, note, allow)
@@ -282,7 +282,8 @@ def remembering(
             return option
         return await run_policy(policy, request)
 
-    return ask
+    # A policy that asks nobody stays marked so (its answers lose to a person's elsewhere).
+    return unattended(ask) if is_unattended(policy) else ask
 
 
 def _answer(
