@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -115,3 +116,14 @@ def test_run_continue_and_resume_together_is_a_usage_error(
     )
     assert done.returncode == 2
     assert "not both" in done.stderr
+
+
+def test_resume_without_an_id_on_an_agent_that_cannot_list_says_to_give_one(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    v1_agent = [sys.executable, str(Path(__file__).with_name("v1_tools_agent.py"))]
+    done = run_acp2("chat", "--resume", "--", *v1_agent, stdin="", env=env, cwd=tmp_path)
+    assert done.returncode == 3
+    said = done.stdout + done.stderr
+    assert "cannot list its sessions" in said
+    assert "give --resume SESSION_ID" in said

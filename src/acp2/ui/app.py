@@ -309,10 +309,15 @@ async def _resume_which(
 ) -> str | None:
     """``--resume`` without an id: on a terminal (``picking``), the session picked from
     this folder's list; else the newest of them (None when there is none)."""
+    from acp2.errors import Acp2Error, LocalProtocolError
     from acp2.ui.session_list import choose_session, folder_of, newest_first
 
     cwd = None if options.url is not None else folder_of(options.cwd)
-    found = await client.list_sessions(cwd=cwd)
+    try:
+        found = await client.list_sessions(cwd=cwd)
+    except Acp2Error as exc:  # e.g. an agent without session/list: say what works
+        said = f"the agent cannot list its sessions ({exc}): give --resume SESSION_ID"
+        raise LocalProtocolError(said) from exc
     if picking is not None:
         return await choose_session(found, lambda text: frontend.note(text.plain), picking)
     newest = newest_first(found)
