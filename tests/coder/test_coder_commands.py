@@ -15,6 +15,7 @@ from acp2.coder.messages import ModelReply, ModelRequest
 from acp2.coder.providers.base import StreamSink
 from acp2.coder.providers.scripted import ScriptedModel
 from acp2.coder.sample import copy_sample_project
+from acp2.errors import ModelError
 from acp2.schema import Diff
 
 pytestmark = pytest.mark.anyio
@@ -116,3 +117,27 @@ async def test_a_session_is_titled_with_the_first_line_of_its_first_prompt(
             assert session.state.title == "Please fix the failing test."
             await ask(session, "And now something else")
             assert session.state.title == "Please fix the failing test."
+
+
+class FailsToSummarise(ScriptedModel):
+    """The scripted model, failing the summary request as an unreachable server would."""
+
+    def __init__(self) -> None:
+        super().__init__(python=sys.executable)
+
+    async def complete(self, request: ModelRequest, sink: StreamSink) -> ModelReply:
+        if not request.tools:  # the summary request offers no tools
+            raise ModelError("the model server did not answer")
+        return await super().complete(request, sink)
+
+
+async def test_a_failed_summary_keeps_the_conversation(tmp_path: Path) -> None:
+    project = copy_sample_project(tmp_path / "sample")
+    agent = build_coder_agent(FailsToSummarise(), store=":memory:")
+    with anyio.fail_after(TIMEOUT):
+        async with coder_session(agent, project, permissions=Recorder("reject_once")) as session:
+            await ask(session, "Please fix the failing test.")
+            said = await ask(session, "/compact")
+    assert said == (
+        "Not compacted: the model server did not answer. The conversation is kept as it was."
+    )

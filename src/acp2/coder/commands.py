@@ -25,6 +25,7 @@ from acp2.coder.messages import Message, ModelRequest
 from acp2.coder.tools.errors import ToolError
 from acp2.coder.tools.files import FileChange, apply_change
 from acp2.coder.tools.sandbox import Sandbox
+from acp2.errors import ModelError
 from acp2.schema import AvailableCommand, ToolCallLocation
 
 if TYPE_CHECKING:
@@ -127,7 +128,11 @@ async def _compact(turn: Turn, conversation: Conversation, model: ChatModel) -> 
         await turn.say("Nothing to compact yet.")
         return "end_turn"
     request = ModelRequest((*messages, Message("user", SUMMARY_REQUEST)), ())
-    reply = await model.complete(request, _Quiet())
+    try:
+        reply = await model.complete(request, _Quiet())
+    except ModelError as exc:
+        await turn.say(f"Not compacted: {exc}. The conversation is kept as it was.")
+        return "end_turn"
     summary = reply.text.strip()
     if not summary:
         await turn.say("The model gave no summary; the conversation is kept as it was.")
