@@ -57,6 +57,7 @@
     ├── SseError (ValueError)        an SSE event larger than the parser's bound
     ├── FormFieldError (ValueError)  (ui) an answer that does not fit its form field
     ├── FormUnfillable (ValueError)  (ui) a form with a required field of unknown type
+    ├── InvalidSettings (ValueError)  (client) a settings file or permission rule unreadable
     └── RegistryError                the ACP registry cannot be read or an entry not launched
         ├── RegistryUnavailable      the index could not be fetched and no cache was usable
         └── UnsafeDownload           an agent archive failed its checksum or a safety check
@@ -604,3 +605,8 @@ def summarize(exc: BaseException) -> str:
     """
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+class InvalidSettings(Acp2Error, ValueError):
+    """A settings file (:mod:`acp2.client.settings`) or a permission rule in it that
+    cannot be read; the message names the file or the rule."""

@@ -148,7 +148,11 @@ def test_leaving_prints_the_resume_command_and_it_resumes_the_session(
     assert ACP2  # the hint names `acp2`; the test runs it as python -m acp2
 
 
-def test_sessions_lists_this_folders_sessions_and_resumes_the_pick(
+#: A numbered row of the session list whose title is the first prompt (colours between).
+FIRST_ROW = re.compile(r"(\d)\s+(?:\x1b\[[0-9;]*m)*echo the first conversation")
+
+
+def test_sessions_lists_this_folders_sessions_by_title_and_age_and_resumes_the_pick(
     env: dict[str, str], tmp_path: Path
 ) -> None:
     store = tmp_path / "sessions.db"
@@ -160,12 +164,14 @@ def test_sessions_lists_this_folders_sessions_and_resumes_the_pick(
     child.sendline("/clear")
     child.expect("new session")
     child.expect("❯")
-    child.sendline("/sessions")
+    child.sendline("/resume")  # without an id: the same list as /sessions
     child.expect("\\(this session\\)")
     child.expect("resume which\\? \\[1-2")
     before = child.before
-    number = "1" if re.search(r" 2 sess_\w+  .*\(this session\)", before) else "2"
-    child.sendline(number)
+    assert "just now" in before
+    found = FIRST_ROW.search(before)
+    assert found is not None, before
+    child.sendline(found.group(1))
     child.expect("── resumed ──")
     assert "the first conversation" in child.before
     assert leave(child)[0] == 0

@@ -23,9 +23,11 @@ ACP2 = [sys.executable, "-m", "acp2"]
 
 
 def isolated_env(data_dir: Path) -> dict[str, str]:
-    """Our environment with the acp2 data directory in ``data_dir`` and no model chosen."""
+    """Our environment with the acp2 data directory in ``data_dir``, the config directory
+    (saved permission rules, credentials) in ``data_dir/config``, and no model chosen."""
     env = dict(os.environ)
     env["ACP2_DATA_DIR"] = str(data_dir)
+    env["ACP2_CONFIG_DIR"] = str(data_dir / "config")
     env.pop("ACP2_MODEL", None)
     return env
 

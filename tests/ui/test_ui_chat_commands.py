@@ -70,7 +70,7 @@ def test_completion_of_a_double_slash_lists_only_the_shadowed_agent_commands() -
 
 def test_help_rows_mark_the_agents_commands() -> None:
     rows = help_rows(AGENT, set())
-    assert ("/resume SESSION_ID", "resume a session by id") in rows
+    assert ("/resume [ID]", "resume a session by id; without one, pick from the list") in rows
     assert rows[-2:] == [("//help", "(agent) The agent's help"), ("/deploy env", "(agent) Deploy")]
 
 

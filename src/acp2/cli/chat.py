@@ -2,26 +2,31 @@
 
 ::
 
-    acp2 chat [--resume SESSION_ID] [--cwd DIR] [--permission allow|deny|ask] [--plain]
+    acp2 chat [--resume [SESSION_ID]] [--cwd DIR] [--permission allow|deny|ask] [--plain]
               [--thoughts] [--fs] [--terminal]
               (-- AGENT_COMMAND... | --url URL [--token T] [--transport auto|websocket|http])
     acp2 chat --url URL [--token T] --attach [SESSION_ID] [--role observer|controller]
 
 On a terminal: streamed markdown, tool calls with live status, diffs, terminal output,
 plans, usage; the agent's forms are asked field by field (checked as typed, defaults
-prefilled) and its links shown in full before you agree to open them; a session refused
-for want of a login offers the agent's login methods. ``/`` completes the chat's own
-commands (``/help``, ``/clear``, ``/sessions``, ``/resume ID``, ``/cancel``, ``/model``,
-``/mode``, ``/cost``, ``/info``, ``/quit``) and the agent's; a built-in wins over an agent
-command of the same name, which stays reachable as ``//name``. ``@path`` attaches a file
-of the session folder; ``!command`` runs a command in your shell here, shows its output
+prefilled) and its links shown in full before you agree to open them; a session refused for
+want of a login offers the agent's login methods. ``/`` completes the chat's own commands
+(``/help``, ``/clear``, ``/sessions``, ``/resume ID``, ``/cancel``, ``/model``, ``/mode``,
+``/cost``, ``/info``, ``/permissions``, ``/quit``) and the agent's; a built-in wins over an
+agent command of the same name, which stays reachable as ``//name``. ``@path`` attaches a
+file of the session folder; ``!command`` runs a command in your shell here, shows its output
 (sanitized) and sends it with the next prompt, never as a prompt. Lines typed while the
 agent works are queued and sent in order once it is idle. Esc-Enter inserts a newline; Esc
 alone or Ctrl-C cancels the running work, and Ctrl-C pressed twice on an empty line quits,
-as does Ctrl-D; leaving prints the ``acp2 chat --resume`` command that comes back. Without
-a terminal (or with ``--plain``) it reads one prompt per input line and prints a plain
-transcript; then the exit status is 0 when every turn ended with ``end_turn``, 1
-otherwise, 3 when the agent failed.
+as does Ctrl-D; leaving prints the ``acp2 chat --resume`` command that comes back. Without a
+terminal (or with ``--plain``) it reads one prompt per input line and prints a plain
+transcript; then the exit status is 0 when every turn ended with ``end_turn``, 1 otherwise,
+3 when the agent failed.
+
+``--resume`` without an id lists this folder's sessions (title, age, folder; newest
+first) and resumes the one picked; without a terminal it resumes the newest. An "always"
+answer to a permission question can be saved as a rule for the project or for every
+folder (``/permissions`` lists them; docs/chat.md).
 
 ``--attach SESSION_ID`` joins a live session of a remote agent another client is serving
 (a second terminal): as an ``observer`` (default: the history, then every update live;
@@ -89,7 +94,11 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--resume",
         metavar="SESSION_ID",
-        help="resume (and replay) a session; leaving a chat prints this command",
+        nargs="?",
+        const="",
+        help="resume (and replay) a session; leaving a chat prints this command (without "
+        "an id: list this folder's sessions, newest first, and pick one; not on a "
+        "terminal: the newest)",
     )
     parser.add_argument("--cwd", metavar="DIR", help="session and agent working directory")
     parser.add_argument(

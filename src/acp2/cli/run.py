@@ -2,7 +2,8 @@
 
 ::
 
-    acp2 run [--json] [--permission allow|deny|ask] [--cwd DIR] [--resume SESSION_ID]
+    acp2 run [--json] [--permission allow|deny|ask] [--cwd DIR]
+             [--resume SESSION_ID | --continue]
              [--cancel-after SECONDS] [--timeout SECONDS] [--fs] [--terminal]
              PROMPT (-- AGENT_COMMAND... | --url URL [--token TOKEN] [--transport T])
 
@@ -69,6 +70,13 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--cwd", metavar="DIR", help="session and agent working directory")
     parser.add_argument("--resume", metavar="SESSION_ID", help="prompt an existing session")
+    parser.add_argument(
+        "--continue",
+        dest="continue_",
+        action="store_true",
+        help="prompt this folder's newest session (the agent's session/list; its title is "
+        "said on stderr)",
+    )
     parser.add_argument(
         "--cancel-after", metavar="SECONDS", type=float, help="cancel the work after SECONDS"
     )
@@ -232,6 +240,8 @@ def _values_problem(args: argparse.Namespace) -> str | None:
     """A flag given a value that cannot work, with the fix (see :mod:`acp2.cli.usage`)."""
     from acp2.cli.usage import cwd_problem, seconds_problem, transport_problem, url_problem
 
+    if args.resume and args.continue_:
+        return "give --resume SESSION_ID or --continue, not both"
     return (
         transport_problem(args.transport, args.url)
         or seconds_problem("--timeout", args.timeout)
@@ -330,8 +340,9 @@ async def _prompt_once(args: argparse.Namespace) -> tuple[str, str | None, str |
         from acp2.cli.mcp_opts import send_mcp_servers
 
         send_mcp_servers(client, args.mcp_servers, "acp2 run")
-        if args.resume:
-            session = await client.resume(args.resume, on_update=listener)
+        if args.resume or args.continue_:
+            resume = args.resume or await _newest(client, args.cwd)
+            session = await client.resume(resume, on_update=listener)
         else:
             session = await client.new_session(on_update=listener)
         if stream is not None:
@@ -374,6 +385,7 @@ def _reconnect_reporter(url: str | None) -> Any:
 
 def _policy(args: argparse.Namespace, stream: Any, interrupt: Any) -> PermissionPolicy:
     from acp2.client import allow_all, deny_all
+    from acp2.client.settings import remembering
     from acp2.ui.oneshot import PermissionLog, RunAsker
 
     choice = args.permission
@@ -383,7 +395,27 @@ def _policy(args: argparse.Namespace, stream: Any, interrupt: Any) -> Permission
     if choice == "ask":
         before = stream.break_line if stream else None
         policy = RunAsker(sys.stdin, sys.stderr, before=before, interrupt=interrupt)
+    policy = remembering(policy, _note, allow=choice != "deny")  # the saved rules first
     return PermissionLog(policy, _write_line) if args.json else policy
+
+
+async def _newest(client: Any, cwd: str | None) -> str:
+    """The id of the newest session the agent lists for ``cwd`` (said on stderr);
+    raises ResourceNotFound when it lists none."""
+    from acp2.errors import ResourceNotFound
+    from acp2.sanitize import line
+    from acp2.ui.session_list import first_prompts, folder_of, newest_first, title_of
+
+    listed = newest_first(await client.list_sessions(cwd=folder_of(cwd)))
+    if not listed:
+        raise ResourceNotFound("no session to resume: the agent lists none for this folder")
+    info = listed[0]
+    _note(f"resuming {title_of(info, first_prompts())} ({line(str(info.session_id))})")
+    return str(info.session_id)
+
+
+def _note(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
 
 
 def _print_update(update: Any, raw: bytes) -> None:

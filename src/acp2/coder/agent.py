@@ -6,7 +6,9 @@
     agent.run()                      # ACP v2 on stdin/stdout
 
 Per session it keeps, in ``session.data``, the conversation with the model and the
-permission answers given with "always" (see :class:`~acp2.coder.loop.Conversation`).
+permission answers given with "always" (see :class:`~acp2.coder.loop.Conversation`),
+and the files it wrote (:mod:`acp2.coder.commands`). A session is titled with the
+first line of its first prompt.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from acp2.agent import Agent
 from acp2.agent.mcp import McpOptions
+from acp2.coder.commands import COMMANDS, command_of, journal_of, run_command
 from acp2.coder.driver import Driver
 from acp2.coder.loop import Conversation, coder_loop
 from acp2.coder.mcptools import sandbox_launcher, with_mcp
@@ -26,7 +29,7 @@ from acp2.coder.tools import Sandbox, Toolbox
 from acp2.coder.tools.confine import CommandPolicy
 from acp2.coder.tools.limits import DEFAULT_LIMITS, FileLimits
 from acp2.coder.tools.sandbox import DEFAULT_PROTECTED
-from acp2.schema import EmbeddedResource, ResourceLink, TextContent
+from acp2.schema import EmbeddedResource, ResourceLink, SessionInfoUpdate, TextContent
 
 if TYPE_CHECKING:
     from acp2.agent import AgentSession, Turn
@@ -36,6 +39,8 @@ __all__ = ["CONVERSATION_KEY", "CoderSettings", "build_coder_agent", "prompt_tex
 
 #: Where the session's :class:`Conversation` lives in ``session.data``.
 CONVERSATION_KEY = "acp2.coder.conversation"
+#: The longest session title taken from a first prompt.
+TITLE_CHARS = 60
 #: The MCP servers whose failure the user was told of, in ``session.data``.
 MCP_REPORTED_KEY = "acp2.coder.mcp_reported"
 
@@ -77,6 +82,7 @@ def build_coder_agent(
     chat = make_model(model, **model_options) if isinstance(model, str) else model
     limits = _hide_model_key(settings or CoderSettings(), chat)
     agent = Agent(name, version=_version(), title="acp2 coding agent", store=store)
+    agent.commands = COMMANDS  # /compact, /diff, /undo
     _offer_mcp(agent, limits)
 
     @agent.prompt
@@ -102,13 +108,28 @@ async def run_turn(turn: Turn, model: ChatModel, settings: CoderSettings) -> str
         limits=settings.file_limits,
         command_policy=settings.commands,
     )
+    text = prompt_text(turn.prompt)
+    command = command_of(text)
+    if command is not None:
+        return await run_command(turn, command[0], conversation, model, sandbox)
+    toolbox.on_change = journal_of(session.data).record  # for /diff and /undo
+    await _title_once(turn, conversation, text)
     if session.mcp.configs:
         toolbox = await with_mcp(turn, toolbox, session.data.setdefault(MCP_REPORTED_KEY, set()))
-    loop = coder_loop(
-        conversation, prompt_text(turn.prompt), toolbox.specs, max_requests=settings.max_requests
-    )
+    loop = coder_loop(conversation, text, toolbox.specs, max_requests=settings.max_requests)
     driver = Driver(turn, model, toolbox, context_window=settings.context_window)
     return await driver.run(loop)
+
+
+async def _title_once(turn: Turn, conversation: Conversation, text: str) -> None:
+    """Title a new session with its first prompt's first line (``session_info_update``,
+    kept for ``session/list``), so session pickers show what it was about."""
+    if any(message.role == "user" for message in conversation.messages):
+        return
+    line = " ".join(text.strip().split("\n", 1)[0].split())
+    if line:
+        title = line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"
+        await turn.send(SessionInfoUpdate(title=title))
 
 
 def _offer_mcp(agent: Agent, settings: CoderSettings) -> None:

@@ -42,6 +42,8 @@ class ChatOptions:
     (:func:`acp2.client.connect`). ``url`` (with ``token``): chat with the remote agent
     there (:func:`acp2.client.connect_url`, over ``transport``) instead of starting
     ``agent_command``.
+    ``resume``: a session id; ``""`` lists this folder's sessions and asks which (on a
+    terminal) or takes the newest (otherwise).
     ``attach`` (with ``url``): join that live session as ``role`` instead of opening one
     (``""``: list the agent's sessions and ask which, :mod:`acp2.ui.watching`).
     ``mcp_servers``: MCP servers for the agent's sessions (those it cannot take are left
@@ -192,11 +194,12 @@ async def run_chat(
     for line in options.intro:
         frontend.note(line)
     asks = _login_asker(options, stdin, stdout)
+    picking: Ask | None = None
     if options.attach == "":
         options.attach = None  # asked once connected, see _open_session
-        picking: Ask | None = _line_asker(stdin, stdout)
-    else:
-        picking = None
+        picking = _line_asker(stdin, stdout)
+    elif options.resume == "" and _on_terminal(options, stdin, stdout):
+        picking = _line_asker(stdin, stdout)  # the list is shown once connected
     try:
         for attempt in range(2):
             status = await _connect_and_chat(
@@ -245,7 +248,7 @@ async def _connect_and_chat(
         transport=options.transport,
         reconnect=_reconnect(options, link_status),
         cwd=options.cwd,
-        permissions=frontend.policy(),
+        permissions=_with_rules(frontend),
         files=options.files,
         terminals=options.terminals,
         capabilities=terminal_login_capabilities() if asks is not None else None,
@@ -255,13 +258,9 @@ async def _connect_and_chat(
             link_status.transport = lambda: client.remote
         frontend.note(agent_line(client))
         _offer_mcp_servers(client, options, frontend)
-        if picking is not None:
-            from acp2.ui.watching import pick_session
-
-            options.attach = await pick_session(client, frontend.note, picking)
-            if options.attach is None:
-                frontend.note("no session picked")
-                return 0
+        if not await _pick_first(client, options, frontend, picking):
+            frontend.note("no session picked")
+            return 0
         while True:
             try:
                 session = await _open_session(client, options)
@@ -279,6 +278,54 @@ async def _connect_and_chat(
             attached = bool(options.attach)
             replayed = bool(options.resume) or attached
             return await frontend.run(session, replayed=replayed, attached=attached, client=client)
+
+
+def _with_rules(frontend: Frontend) -> PermissionPolicy:
+    """The front end's permission policy behind the saved rules (:mod:`acp2.client.settings`);
+    a front end told to deny everything uses only the deny rules."""
+    from acp2.client.settings import remembering
+
+    mode = getattr(frontend, "permission_mode", "ask")
+    return remembering(frontend.policy(), frontend.note, allow=mode != "deny")
+
+
+async def _pick_first(
+    client: ClientConnection, options: ChatOptions, frontend: Frontend, picking: Ask | None
+) -> bool:
+    """``--resume`` / ``--attach`` without an id: find the session; False when none."""
+    if options.resume == "":
+        options.resume = await _resume_which(client, options, frontend, picking)
+        return options.resume is not None
+    if picking is not None:
+        from acp2.ui.watching import pick_session
+
+        options.attach = await pick_session(client, frontend.note, picking)
+        return options.attach is not None
+    return True
+
+
+async def _resume_which(
+    client: ClientConnection, options: ChatOptions, frontend: Frontend, picking: Ask | None
+) -> str | None:
+    """``--resume`` without an id: on a terminal (``picking``), the session picked from
+    this folder's list; else the newest of them (None when there is none)."""
+    from acp2.errors import Acp2Error, LocalProtocolError
+    from acp2.ui.session_list import choose_session, folder_of, newest_first
+
+    cwd = None if options.url is not None else folder_of(options.cwd)
+    try:
+        found = await client.list_sessions(cwd=cwd)
+    except Acp2Error as exc:  # e.g. an agent without session/list: say what works
+        said = f"the agent cannot list its sessions ({exc}): give --resume SESSION_ID"
+        raise LocalProtocolError(said) from exc
+    if picking is not None:
+        return await choose_session(found, lambda text: frontend.note(text.plain), picking)
+    newest = newest_first(found)
+    return str(newest[0].session_id) if newest else None
+
+
+def _on_terminal(options: ChatOptions, stdin: TextIO, stdout: TextIO) -> bool:
+    return options.interactive is not False and is_interactive(stdin, stdout)
 
 
 def _reconnect(options: ChatOptions, link_status: Any) -> Any:

@@ -3,7 +3,8 @@
 With ``ask``, the live region is paused (it leaves the screen), the text the agent said
 so far is printed, then the request (:func:`~acp2.ui.blocks.permission_block`: what will
 run, exactly, and the diff), and one key answers: ``y`` allow once, ``a`` always allow,
-``n`` reject, a number for any option, or the arrow keys and Enter. ``i`` prints the
+``n`` reject, a number for any option, or the arrow keys and Enter (after an "always"
+answer one more key saves it as a lasting rule, :mod:`acp2.ui.remember`). ``i`` prints the
 tool call's full raw input. Esc declines; Ctrl-C declines and cancels the turn. A status
 line stays under the options while the chat waits. Once an edit is allowed, its diff is
 shown afterwards as a ``+3 −1`` summary, not a second time. With ``allow`` / ``deny`` the
@@ -103,6 +104,7 @@ class Asker:
             chat.console.print(permission_block(request, options=False))
             option = await self._read(shown)
             self._say(f"→ {choice_text(option)}")
+            await self._remember(request, option)
             allowed = option is not None and option.kind.startswith("allow")
             if allowed and shown.diffs and shown.tool_call_id is not None:
                 chat.view.seen.diffs.add(shown.tool_call_id)
@@ -117,6 +119,14 @@ class Asker:
             self.busy = False
             if chat.live is live:
                 live.start()
+
+    async def _remember(self, request: PermissionRequest, option: PermissionOption | None) -> None:
+        """After an "always" answer, offer to save it as a lasting rule."""
+        from acp2.ui.remember import offer_to_remember
+
+        said = await offer_to_remember(request, option)
+        if said is not None:
+            self._say(said)
 
     async def _read(self, shown: Asked) -> PermissionOption | None:
         chooser = KeyChooser(shown, self._status)

@@ -48,11 +48,14 @@ class Builtin:
 BUILTINS: Final[tuple[Builtin, ...]] = (
     Builtin("help", "list the commands and keys"),
     Builtin("clear", "start a new session (this one can be resumed)"),
-    Builtin("sessions", "list this folder's sessions and pick one to resume"),
-    Builtin("resume", "resume a session by id", hint="SESSION_ID"),
+    Builtin("sessions", "list this folder's sessions (title, age) and pick one to resume"),
+    Builtin("resume", "resume a session by id; without one, pick from the list", hint="[ID]"),
     Builtin("cancel", "cancel the running work"),
     Builtin("bg", "list the work running in the background"),
     Builtin("cancel-bg", "cancel one background item (numbered by /bg)", hint="N"),
+    Builtin(
+        "permissions", "saved permission rules: list, remove N, trust", hint="[remove N|trust]"
+    ),
     Builtin("model", "show or choose the model", hint="[MODEL]", needs="model"),
     Builtin("mode", "show or choose the mode", hint="[MODE]", needs="mode"),
     Builtin("cost", "context tokens used and the session's cost"),

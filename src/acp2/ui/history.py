@@ -12,8 +12,10 @@ import hashlib
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+if TYPE_CHECKING:
+    from prompt_toolkit.history import History
 
 __all__ = ["data_dir", "history_path", "open_history"]
 
@@ -40,6 +42,8 @@ def history_path(cwd: str) -> Path:
 def open_history(cwd: str) -> History:
     """A prompt_toolkit file history for ``cwd``, or an in-memory one when the data
     directory is not writable."""
+    from prompt_toolkit.history import FileHistory, InMemoryHistory  # the `cli` extra
+
     path = history_path(cwd)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -53,6 +53,7 @@ from acp2.ui.history import open_history
 from acp2.ui.live import FPS, LiveRegion, PausableLive
 from acp2.ui.prompt import ChatCompleter, ExitGuard, chat_key_bindings, make_prompt_session
 from acp2.ui.reconnect_status import ReconnectStatus
+from acp2.ui.session_list import note_first_prompt
 from acp2.ui.settle import NoticeTracker, Settler
 from acp2.ui.slash import SlashCommands
 from acp2.ui.subagents import SubagentTracker
@@ -122,6 +123,11 @@ class InteractiveChat(ChatView):
         self.asker = Asker(self, permission)
 
     # -- wiring ----------------------------------------------------------------------------
+
+    @property
+    def permission_mode(self) -> PermissionMode:
+        """How permission requests are answered (``allow`` / ``deny`` / ``ask``)."""
+        return self.asker.mode
 
     def policy(self) -> PermissionPolicy:
         """The permission policy to connect with (answers through this chat)."""
@@ -430,6 +436,7 @@ class InteractiveChat(ChatView):
                     stop = await self._until_idle()
                 else:
                     work = await self.session.prompt(prompt)
+                    note_first_prompt(self.session.id, prompt)  # a title for /sessions
                     if self.region is not None and not self._cancelling:
                         self.region.phase = None
                     stop = await work.wait()

@@ -153,7 +153,8 @@ class RunAsker:
         from acp2.ui.keys import SHOW_RAW, KeyChooser
 
         shown = asked(request)
-        chooser = KeyChooser(shown, output=create_output(stdout=self.err))
+        output = create_output(stdout=self.err)
+        chooser = KeyChooser(shown, output=output)
         while True:
             try:
                 choice = await chooser.choose()
@@ -164,8 +165,18 @@ class RunAsker:
             except EOFError:
                 return None
             if choice != SHOW_RAW:
-                return choice if isinstance(choice, PermissionOption) else None
+                option = choice if isinstance(choice, PermissionOption) else None
+                await self._remember(request, option, output)
+                return option
             self.err.write(f"raw input:\n{shown.raw_input_full}\n")
+
+    async def _remember(self, request: PermissionRequest, option: Any, output: Any) -> None:
+        """After an "always" answer, offer to save it as a rule (:mod:`acp2.ui.remember`)."""
+        from acp2.ui.remember import offer_to_remember
+
+        said = await offer_to_remember(request, option, output)
+        if said is not None:
+            self.err.write(said + "\n")
 
 
 def _is_terminal(stream: TextIO) -> bool:

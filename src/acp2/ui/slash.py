@@ -17,7 +17,6 @@ from acp2 import sanitize
 from acp2.errors import Acp2Error, LocalProtocolError
 from acp2.state import background_items
 from acp2.ui import background, commands, options
-from acp2.ui.choose import picked
 from acp2.ui.style import cost_text, tokens_text
 
 if TYPE_CHECKING:
@@ -158,6 +157,13 @@ class SlashCommands:
             remove()
         return not listed()
 
+    async def do_permissions(self, arg: str) -> None:
+        """The saved permission rules (:mod:`acp2.ui.rules_view`): list, remove, trust."""
+        from acp2.ui.rules_view import run
+
+        for line in run(self.session.cwd, arg):
+            self.chat.console.print(line)
+
     async def do_cost(self, arg: str) -> None:
         """The context tokens used of the window, and the cost, as last reported."""
         usage = self.session.state.usage
@@ -187,33 +193,21 @@ class SlashCommands:
         self.say(f"new session {new.id}")
 
     async def do_sessions(self, arg: str) -> None:
-        """List this folder's sessions, newest first, and resume the one picked."""
+        """List this folder's sessions, newest first, with title, age and folder, and
+        resume the one picked (:mod:`acp2.ui.session_list`)."""
+        from acp2.ui.session_list import choose_session
+
         found = await self._client().list_sessions(cwd=self.session.cwd)
-        if not found:
-            self.say("the agent lists no sessions for this folder")
-            return
-        found.sort(key=lambda s: str(s.updated_at or ""), reverse=True)
-        for number, info in enumerate(found, 1):
-            line = Text(f" {number:>2} ", style="bold")
-            line.append(sanitize.line(info.session_id), style="cyan")  # all the agent's text
-            if isinstance(info.title, str) and info.title:
-                line.append(f"  {sanitize.line(info.title)}")
-            if isinstance(info.updated_at, str):
-                line.append(f"  {sanitize.line(info.updated_at)}", style="dim")
-            if info.session_id == self.session.id:
-                line.append("  (this session)", style="dim")
-            self.chat.console.print(line)
-        answer = await self._ask(f"resume which? [1-{len(found)}, enter: none] › ")
-        index = picked(answer, len(found))
-        if index is not None:
-            await self.do_resume(found[index].session_id)
-        elif answer:
-            self.say(f"no session {answer!r}")
+        picked_id = await choose_session(
+            found, self.chat.console.print, self._ask, current=self.session.id
+        )
+        if picked_id is not None and picked_id != self.session.id:
+            await self.do_resume(picked_id)
 
     async def do_resume(self, arg: str) -> None:
         """Resume session ``arg`` of this folder, replaying it."""
-        if not arg:
-            self.say("usage: /resume SESSION_ID (/sessions lists them)")
+        if not arg:  # pick from the list, as /sessions
+            await self.do_sessions(arg)
             return
         old = self.session
         new = await self._client().resume(arg, cwd=old.cwd, replay=True)

@@ -38,6 +38,7 @@ from acp2.schema import PermissionOption
 from acp2.state import SessionState
 from acp2.ui import plain
 from acp2.ui.lines import LineReader
+from acp2.ui.session_list import note_first_prompt
 from acp2.ui.settle import NoticeTracker, Settler
 from acp2.ui.subagents import SubagentTracker
 from acp2.ui.watching import OBSERVER_READ_ONLY, Watch, ended_text
@@ -96,6 +97,11 @@ class TranscriptChat:
 
     def starting(self, text: str) -> None:
         """Nothing: the transcript keeps to the conversation (scripts read it)."""
+
+    @property
+    def permission_mode(self) -> PermissionMode:
+        """How permission requests are answered (``allow`` / ``deny`` / ``ask``)."""
+        return self.permission
 
     def policy(self) -> PermissionPolicy:
         """The permission policy to connect with (it logs every decision)."""
@@ -277,6 +283,7 @@ class TranscriptChat:
                 group.start_soon(self._flusher)
                 try:
                     work = await self.session.prompt(text)
+                    note_first_prompt(self.session.id, text)  # a title for session lists
                     stop = await work.wait()
                 except RequestError as exc:
                     self.write(f"[refused] {sanitize.prose(str(exc))}")

@@ -81,6 +81,8 @@ class Toolbox:
         self.limits = limits
         self.command_policy = command_policy or CommandPolicy()
         self.specs = TOOL_SPECS
+        #: Told of every file change once written (the session's edit journal).
+        self.on_change: Callable[[files.FileChange], None] | None = None
 
     async def prepare_async(self, name: str, arguments: str) -> Prepared:
         """:meth:`prepare` in a worker thread, so reading and diffing a file never holds up
@@ -163,6 +165,8 @@ class Toolbox:
         async def execute(_: ToolContext) -> ToolRun:
             apply = partial(files.apply_change, self.sandbox, change, self.limits)
             await anyio.to_thread.run_sync(apply)
+            if self.on_change is not None:
+                self.on_change(change)
             return ToolRun(True, f"{title}: done.", [diff])
 
         return Prepared(title, "edit", execute, (change.path.shown,), preview=diff)
