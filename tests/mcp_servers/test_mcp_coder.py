@@ -17,6 +17,7 @@ from acp2.coder.tools.confine import CommandPolicy, choose
 from acp2.schema import (
     Content,
     EnvVariable,
+    HttpHeader,
     ImageContent,
     McpServerStdio,
     TextContent,
@@ -33,6 +34,7 @@ from mcp_servers.mcp_helpers import (
     coder,
     http_server,
     mcp_session,
+    sse_server,
     stdio_server,
 )
 
@@ -294,3 +296,19 @@ async def test_a_resume_with_the_same_servers_keeps_them_and_new_ones_replace_th
             assert await (await other.prompt("three")).wait() == "end_turn"
     assert "mcp__other__echo" in model.offered(-1)
     assert "mcp__py__echo" not in model.offered(-1)
+
+
+async def test_an_sse_server_is_advertised_and_called_with_its_headers(tmp_path: Path) -> None:
+    model = ToolModel(
+        [("mcp__events__echo", {"text": "over sse"}), ("mcp__events__header", {"name": "X-Test"})]
+    )
+    headers = [HttpHeader(name="X-Test", value="yes")]
+    with sse_server(headers=headers) as server, anyio.fail_after(SCENARIO_TIMEOUT):
+        async with served(coder(model), cwd=str(tmp_path), permissions=allow_all) as client:
+            assert supports(client.agent_capabilities.session.mcp.sse)
+            session = await client.new_session(str(tmp_path), mcp_servers=[server])
+            work = await session.prompt("echo")
+            assert await work.wait() == "end_turn"
+            call = next(iter(session.state.tool_calls.values()))
+    assert (call.title, call.status) == ("echo (MCP server events)", "completed")
+    assert model.tool_results() == ["echo: over sse", "yes"]

@@ -5,19 +5,27 @@ ACP tool calls, asked first, cancellable."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 
-from acp2.client import allow_all
+from acp2.agent import Agent, Turn
+from acp2.client import allow_all, connect, connect_url
 from acp2.errors import LocalProtocolError
 from acp2.schema import McpServerAcp, supports
-from coder.coder_helpers import Recorder
+from coder.coder_helpers import Recorder, text_of
+from coder.fake_openai import serve, text_reply, tool_reply
 from helpers.inprocess import served
+from helpers.processes import ACP2, isolated_env
+from helpers.serve_process import serving
 from helpers.timeouts import SCENARIO_TIMEOUT, TIMEOUT
 from mcp_servers.acp_hosted import hosted_server
 from mcp_servers.mcp_helpers import ToolModel, coder
+
+TESTS = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.anyio
 
@@ -81,7 +89,7 @@ async def test_a_hosted_server_is_never_sent_to_an_agent_that_does_not_offer_it(
     assert warnings == ["MCP server 'tools' not sent: the agent takes no acp MCP servers"]
 
 
-async def test_the_same_server_object_keeps_one_id_and_an_unknown_id_is_refused(
+async def test_the_same_server_object_keeps_one_configuration_on_a_connection(
     tmp_path: Path,
 ) -> None:
     server, _ = hosted_server()
@@ -91,5 +99,92 @@ async def test_the_same_server_object_keeps_one_id_and_an_unknown_id_is_refused(
             first = client.mcp_servers[0]
             client.use_mcp_servers([server])
             assert client.mcp_servers[0] is first
-            assert isinstance(first, McpServerAcp)
-            assert first.name == "tools"
+    assert isinstance(first, McpServerAcp)
+    assert first.name == "tools"
+
+
+def _probe() -> Agent:
+    """A library agent that says, for each server of its session, what ``shout`` answers
+    or why the server is unavailable (``turn.mcp`` with MCP over ACP)."""
+    agent = Agent("probe", mcp_acp=True, store=":memory:")
+
+    @agent.prompt
+    async def on_prompt(turn: Turn) -> str:
+        for server in await turn.mcp.servers():
+            if server.error is not None:
+                await turn.say(f"{server.name}: unavailable ({server.error})\n")
+                continue
+            result = await server.call_tool("shout", {"text": turn.text})
+            await turn.say(f"{server.name} ({server.transport}): {result.content[0].text}\n")
+        return "end_turn"
+
+    return agent
+
+
+async def test_a_library_agent_reaches_hosted_servers_and_the_client_refuses_unknown_ids(
+    tmp_path: Path,
+) -> None:
+    server, _ = hosted_server()
+    ghost = McpServerAcp(name="ghost", server_id="never-offered")
+    with anyio.fail_after(SCENARIO_TIMEOUT):
+        async with served(_probe(), cwd=str(tmp_path)) as client:
+            session = await client.new_session(str(tmp_path), mcp_servers=[server, ghost])
+            work = await session.prompt("hi")
+            assert await work.wait() == "end_turn"
+    said = text_of(work.updates).splitlines()
+    assert said[0] == "tools (acp): HI!"
+    assert said[1].startswith("ghost: unavailable (could not be started (")
+    assert "no MCP server 'never-offered' is offered" in said[1]
+
+
+async def _shout_through(client: Any, cwd: Path, policy: Recorder) -> list[Any]:
+    """Open a session giving ``client``'s agent a hosted server; run one prompt (the fake
+    model calls ``shout``); return the session's tool calls."""
+    server, _ = hosted_server()
+    assert supports(client.agent_capabilities.session.mcp.acp)
+    session = await client.new_session(str(cwd), mcp_servers=[server])
+    work = await session.prompt("shout hello")
+    assert await work.wait() == "end_turn"
+    return list(session.state.tool_calls.values())
+
+
+def _script(fake: Any) -> None:
+    fake.add(
+        tool_reply([("call_1", "mcp__tools__shout", {"text": "hello"})]),
+        text_reply("done"),
+    )
+
+
+async def test_acp2_agent_over_stdio_calls_a_tool_its_client_hosts(tmp_path: Path) -> None:
+    policy = Recorder("allow_once")
+    with serve() as fake, anyio.fail_after(SCENARIO_TIMEOUT):
+        _script(fake)
+        command = [*ACP2, "agent", "--base-url", fake.url, "--api-key", "sk-x"]
+        env = isolated_env(tmp_path)
+        async with connect(command, cwd=tmp_path, env=env, permissions=policy) as client:
+            calls = await _shout_through(client, tmp_path, policy)
+    assert [(c.title, c.status) for c in calls] == [("shout (MCP server tools)", "completed")]
+    assert [r.params.title for r in policy.requests] == ["shout (MCP server tools)?"]
+    tool_messages = [m for m in fake.requests[1]["messages"] if m["role"] == "tool"]
+    assert [m["content"] for m in tool_messages] == ["HELLO!"]
+
+
+@pytest.mark.parametrize("transport", ["http", "websocket"])
+async def test_acp2_serve_carries_mcp_over_acp_to_its_coding_agent(
+    tmp_path: Path, transport: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    policy = Recorder("allow_once")
+    path = os.pathsep.join([str(TESTS.parent / "src"), str(TESTS)])
+    with serve() as fake:
+        _script(fake)
+        monkeypatch.setenv("MCP_TEST_MODEL_URL", fake.url)
+        monkeypatch.setenv("PYTHONPATH", path)
+        with serving(tmp_path, "--app", "mcp_servers.served_coder:agent") as port:
+            url = f"http://127.0.0.1:{port}/acp"
+            with anyio.fail_after(SCENARIO_TIMEOUT):
+                async with connect_url(
+                    url, transport=transport, cwd=tmp_path, permissions=policy
+                ) as client:
+                    calls = await _shout_through(client, tmp_path, policy)
+    assert [(c.title, c.status) for c in calls] == [("shout (MCP server tools)", "completed")]
+    assert [r.params.title for r in policy.requests] == ["shout (MCP server tools)?"]
