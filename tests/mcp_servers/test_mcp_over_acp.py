@@ -93,14 +93,19 @@ async def test_the_same_server_object_keeps_one_configuration_on_a_connection(
     tmp_path: Path,
 ) -> None:
     server, _ = hosted_server()
+    other, _ = hosted_server()
     with anyio.fail_after(SCENARIO_TIMEOUT):
         async with served(coder(ToolModel()), cwd=str(tmp_path)) as client:
             client.use_mcp_servers([server])
             first = client.mcp_servers[0]
             client.use_mcp_servers([server])
             assert client.mcp_servers[0] is first
+            renamed = client.host_mcp_server(other, name="renamed")
+            assert client.host_mcp_server(other) is renamed
     assert isinstance(first, McpServerAcp)
     assert first.name == "tools"
+    assert renamed.name == "renamed"
+    assert renamed.server_id != first.server_id
 
 
 def _probe() -> Agent:

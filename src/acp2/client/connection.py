@@ -66,6 +66,7 @@ from acp2.state import SessionState
 
 if TYPE_CHECKING:  # typing only: the client's start-up imports stay as pinned
     from acp2.rpc.link import Link
+    from acp2.schema import McpServerAcp
 
 __all__ = ["AgentClosed", "ClientConnection"]
 
@@ -185,6 +186,13 @@ class ClientConnection:
         hosted = self._hosted(servers) or []
         self.mcp_servers, warnings = usable_mcp_servers(self.agent_capabilities, hosted)
         return warnings
+
+    def host_mcp_server(self, server: Any, name: str | None = None) -> McpServerAcp:
+        """Serve ``server`` (an MCP SDK server object: ``MCPServer`` or a low-level
+        ``Server``) to the agent through this connection (MCP over ACP); return its
+        ``{type:"acp"}`` configuration, to pass in ``mcp_servers``. ``name`` defaults to
+        the server's own; the same object keeps one configuration (the first name)."""
+        return self._link.mcp_host.offer(server, name)
 
     def _hosted(self, servers: Sequence[Any] | None) -> list[Any] | None:
         """``servers`` with each MCP SDK server object (MCP over ACP: served by this
