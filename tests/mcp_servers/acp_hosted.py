@@ -6,14 +6,29 @@ notification that way)."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 
 
 def hosted_server(name: str = "tools") -> tuple[MCPServer, dict[str, anyio.Event]]:
-    """A fresh server, and the events its ``hold`` tool sets (``started``, ``cancelled``)."""
-    server = MCPServer(name)
-    marks = {"started": anyio.Event(), "cancelled": anyio.Event()}
+    """A fresh server, and the events it sets: ``started`` and ``cancelled`` by its
+    ``hold`` tool, ``opened`` and ``ended`` as a server session (one per MCP connection)
+    begins and ends."""
+    marks = {name: anyio.Event() for name in ("started", "cancelled", "opened", "ended")}
+
+    @asynccontextmanager
+    async def lifespan(_: Any) -> AsyncIterator[None]:
+        marks["opened"].set()
+        try:
+            yield
+        finally:
+            marks["ended"].set()
+
+    server = MCPServer(name, lifespan=lifespan)
 
     @server.tool()
     def shout(text: str) -> str:

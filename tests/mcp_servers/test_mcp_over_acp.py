@@ -74,6 +74,32 @@ async def test_the_server_may_ask_the_agent_and_notify_it_during_a_call(tmp_path
     assert model.tool_results() == ["pinged"]
 
 
+async def test_closing_the_session_disconnects_and_ends_the_hosted_server_session(
+    tmp_path: Path,
+) -> None:
+    server, marks = hosted_server()
+    with anyio.fail_after(SCENARIO_TIMEOUT):
+        async with served(coder(ToolModel()), cwd=str(tmp_path)) as client:
+            session = await client.new_session(str(tmp_path), mcp_servers=[server])
+            with anyio.fail_after(TIMEOUT):
+                await marks["opened"].wait()  # connected as the session opened
+            assert not marks["ended"].is_set()
+            await session.close()
+            with anyio.fail_after(TIMEOUT):
+                await marks["ended"].wait()  # mcp/disconnect ended its server session
+
+
+async def test_the_hosted_server_session_ends_with_the_acp_connection(tmp_path: Path) -> None:
+    server, marks = hosted_server()
+    with anyio.fail_after(SCENARIO_TIMEOUT):
+        async with served(coder(ToolModel()), cwd=str(tmp_path)) as client:
+            await client.new_session(str(tmp_path), mcp_servers=[server])
+            with anyio.fail_after(TIMEOUT):
+                await marks["opened"].wait()
+        with anyio.fail_after(TIMEOUT):
+            await marks["ended"].wait()
+
+
 async def test_a_hosted_server_is_never_sent_to_an_agent_that_does_not_offer_it(
     tmp_path: Path,
 ) -> None:
