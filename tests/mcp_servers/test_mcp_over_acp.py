@@ -14,8 +14,9 @@ import pytest
 
 from acp2.agent import Agent, Turn
 from acp2.client import allow_all, connect, connect_url
-from acp2.errors import LocalProtocolError
+from acp2.errors import InvalidParams, LocalProtocolError, MethodNotFound
 from acp2.schema import McpServerAcp, supports
+from agent.agent_harness import agent_harness, make_agent
 from coder.coder_helpers import Recorder, text_of
 from coder.fake_openai import serve, text_reply, tool_reply
 from helpers.inprocess import served
@@ -219,3 +220,22 @@ async def test_acp2_serve_carries_mcp_over_acp_to_its_coding_agent(
                     calls = await _shout_through(client, tmp_path, policy)
     assert [(c.title, c.status) for c in calls] == [("shout (MCP server tools)", "completed")]
     assert [r.params.title for r in policy.requests] == ["shout (MCP server tools)?"]
+
+
+async def test_an_agent_without_mcp_over_acp_refuses_its_servers_and_messages() -> None:
+    async with agent_harness(make_agent(), initialize=True, validate="agent") as h:
+        server = {"type": "acp", "name": "t", "serverId": "x"}
+        with pytest.raises(InvalidParams):
+            await h.new_session(mcpServers=[server])
+        with pytest.raises(MethodNotFound):
+            await h.call("mcp/message", {"connectionId": "c", "method": "tools/list"})
+
+
+async def test_an_agent_with_mcp_over_acp_refuses_messages_for_unknown_connections() -> None:
+    async with agent_harness(make_agent(mcp_acp=True), validate="agent") as h:
+        result = await h.initialize()
+        assert result["capabilities"]["session"]["mcp"] == {"acp": {}}
+        with pytest.raises(InvalidParams, match="no MCP connection"):
+            await h.call("mcp/message", {"connectionId": "c", "method": "tools/list"})
+        await h.notify("mcp/message", {"connectionId": "c", "method": "notifications/x"})
+        await h.new_session()  # a stray notification is dropped: the link goes on
