@@ -239,3 +239,19 @@ async def test_an_agent_with_mcp_over_acp_refuses_messages_for_unknown_connectio
             await h.call("mcp/message", {"connectionId": "c", "method": "tools/list"})
         await h.notify("mcp/message", {"connectionId": "c", "method": "notifications/x"})
         await h.new_session()  # a stray notification is dropped: the link goes on
+
+
+async def test_acp2_serve_passes_mcp_over_acp_through_to_an_agent_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    policy = Recorder("allow_once")
+    with serve() as fake:
+        _script(fake)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        agent = [*ACP2, "agent", "--base-url", fake.url]
+        with serving(tmp_path, "--", *agent) as port:
+            url = f"http://127.0.0.1:{port}/acp"
+            with anyio.fail_after(SCENARIO_TIMEOUT):
+                async with connect_url(url, cwd=tmp_path, permissions=policy) as client:
+                    calls = await _shout_through(client, tmp_path, policy)
+    assert [(c.title, c.status) for c in calls] == [("shout (MCP server tools)", "completed")]
