@@ -43,8 +43,6 @@ log = logging.getLogger("acp2.mcp")
 BUFFER = 32
 #: The MCP notification that withdraws a request.
 _CANCELLED = "notifications/cancelled"
-#: The JSON-RPC error code the SDK reads as "the connection closed".
-_CLOSED_CODE = -32000
 
 #: Sends one MCP request as an ``mcp/message`` request; returns the raw inner result.
 SendRequest = Callable[[McpMessage], Awaitable[msgspec.Raw]]
@@ -71,7 +69,6 @@ class McpChannel:
         self._relayed: dict[Any, anyio.CancelScope] = {}  # SDK request id -> its ACP call
         self._waiting: dict[int, _Answer] = {}  # our id -> where its answer goes
         self._next_id = 0
-        self.closed = False
 
     async def run(self) -> None:
         """Relay what the SDK writes until it closes its end (or :meth:`close`); then
@@ -88,7 +85,6 @@ class McpChannel:
     def close(self) -> None:
         """End the channel (idempotent): the SDK reads end-of-stream, and every request
         delivered to it and not answered fails."""
-        self.closed = True
         self._to_sdk.close()  # the SDK then closes its write end, which ends run()
         waiting, self._waiting = self._waiting, {}
         for answer in waiting.values():
@@ -122,7 +118,7 @@ class McpChannel:
             except RequestError as exc:
                 reply = _error(request.id, exc.code, exc.message, exc.data)
             except Acp2Error as exc:  # the ACP connection closed under the call
-                reply = _error(request.id, _CLOSED_CODE, f"MCP over ACP: {exc}")
+                reply = _closed(request.id, exc)
             finally:
                 self._relayed.pop(request.id, None)
         if not scope.cancelled_caught:
@@ -231,6 +227,13 @@ def _error(request_id: Any, code: int, message: str, data: Any = None) -> Any:
 
     error = ErrorData(code=code, message=message, data=data)
     return JSONRPCError(jsonrpc=JSONRPC_VERSION, id=request_id, error=error)
+
+
+def _closed(request_id: Any, exc: Exception) -> Any:
+    """The error the SDK reads as "the connection closed" (its server is then gone)."""
+    from mcp_types import CONNECTION_CLOSED
+
+    return _error(request_id, CONNECTION_CLOSED, f"MCP over ACP: {exc}")
 
 
 def _answer(reply: Any, connection_id: str) -> msgspec.Raw:
