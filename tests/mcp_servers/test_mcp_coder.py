@@ -14,11 +14,13 @@ import pytest
 
 from acp2.client import allow_all, connect
 from acp2.coder.tools.confine import CommandPolicy, choose
+from acp2.errors import LocalProtocolError
 from acp2.schema import (
     Content,
     EnvVariable,
     HttpHeader,
     ImageContent,
+    McpServerSse,
     McpServerStdio,
     TextContent,
     supports,
@@ -312,3 +314,18 @@ async def test_an_sse_server_is_advertised_and_called_with_its_headers(tmp_path:
             call = next(iter(session.state.tool_calls.values()))
     assert (call.title, call.status) == ("echo (MCP server events)", "completed")
     assert model.tool_results() == ["echo: over sse", "yes"]
+
+
+async def test_an_sse_server_is_never_sent_to_an_agent_that_does_not_advertise_sse(
+    tmp_path: Path,
+) -> None:
+    agent = coder(ToolModel())
+    agent.mcp_sse = False
+    server = McpServerSse(name="events", url="http://127.0.0.1:9/sse")
+    with anyio.fail_after(SCENARIO_TIMEOUT):
+        async with served(agent, cwd=str(tmp_path)) as client:
+            assert not supports(client.agent_capabilities.session.mcp.sse)
+            with pytest.raises(LocalProtocolError, match=r"session\.mcp\.sse"):
+                await client.new_session(str(tmp_path), mcp_servers=[server])
+            warnings = client.use_mcp_servers([server])
+    assert warnings == ["MCP server 'events' not sent: the agent takes no sse MCP servers"]
