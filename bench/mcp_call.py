@@ -7,10 +7,12 @@ would see it), driven by a model that asks for ``batch`` calls per reply. Each c
 timed at the client, from its ``tool_call`` (pending) to its final status: the built-in
 ``read_file`` of a small file, then ``echo`` of the SDK-built test server
 (``tests/mcp_servers/py_mcp_server.py``) over stdio (no sandbox; with and without the
-line-limiting relay) and over Streamable HTTP
-on 127.0.0.1. "Always allow" is answered once, so no call waits for a person; the first
-batch of each kind is a warm-up and not counted. Prints p50 / p90 per call and the MCP
-overhead (p50 minus the built-in's p50). Nothing here is a test; there is no target.
+line-limiting relay), over Streamable HTTP on 127.0.0.1, and over ACP itself (MCP over
+ACP: an ``MCPServer`` the client hosts in its own process, reached through
+``mcp/message`` on the same memory link). "Always allow" is answered once, so no call
+waits for a person; the first batch of each kind is a warm-up and not counted. Prints
+p50 / p90 per call and the MCP overhead (p50 minus the built-in's p50). Nothing here is
+a test; there is no target.
 
 Measured here (2 shared cores, load 4.5 from other work, 2026-12-06, mcp 2.3.0), per call:
 
@@ -21,6 +23,17 @@ Measured here (2 shared cores, load 4.5 from other work, 2026-12-06, mcp 2.3.0),
 
 ("no relay": ``McpOptions(max_line=None)``, without the line-limiting relay that stdio
 servers run behind by default; it costs about 60 µs a call here.)
+
+MCP over ACP, two runs under load 7.7 from other work (2026-12-06, mcp 2.3.0; the rows of
+each run measured together, so compare within a run):
+
+    run 1: built-in p50 209 µs, stdio 3,923 µs, HTTP 7,966 µs, over ACP 3,024 µs (+2,815)
+    run 2: built-in p50 290 µs, stdio 1,540 µs, HTTP 8,490 µs, over ACP 1,305 µs (+1,015)
+
+A call over ACP costs about what a stdio call does, a little less: the same two SDK
+sessions validate the same JSON-RPC messages, but between tasks of one process (each
+message wrapped in an ``mcp/message`` through the memory link and the client runtime)
+instead of through a pipe to another process.
 
 The overhead is the SDK's: a pydantic-validated JSON-RPC round trip to another process
 (and, over HTTP, a POST answered as an event stream); acp2's own part of a call (report,
@@ -139,6 +152,22 @@ async def main(a: argparse.Namespace) -> None:
         finally:
             process.kill()
             process.wait()
+        took = await measure("mcp__acp__echo", {"text": "hi"}, [_hosted()], cwd, a)
+        print(_line("MCP echo, MCP over ACP", took, base))
+
+
+def _hosted() -> Any:
+    """An SDK-built server with the test server's ``echo``, for the client to host."""
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("acp")
+
+    @server.tool()
+    def echo(text: str) -> str:
+        """Return the text unchanged."""
+        return f"echo: {text}"
+
+    return server
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from msgspec import UNSET
 
 from acp2.agent.mcp import McpOptions
 from acp2.client import ClientSession, allow_all
@@ -32,7 +33,7 @@ from acp2.coder.messages import (
 )
 from acp2.coder.providers.base import StreamSink
 from acp2.coder.tools.confine import CommandPolicy
-from acp2.schema import EnvVariable, McpServerHttp, McpServerStdio
+from acp2.schema import EnvVariable, HttpHeader, McpServerHttp, McpServerSse, McpServerStdio
 from helpers.inprocess import served
 from helpers.timeouts import TIMEOUT
 
@@ -114,8 +115,23 @@ def stdio_server(name: str = "py", marks: Marks | None = None, script: Path = SE
 @contextmanager
 def http_server(name: str = "web") -> Iterator[McpServerHttp]:
     """Start the test server over Streamable HTTP on 127.0.0.1; stop it afterwards."""
+    with _listening("http") as port:
+        yield McpServerHttp(name=name, url=f"http://127.0.0.1:{port}/mcp")
+
+
+@contextmanager
+def sse_server(name: str = "events", headers: Sequence[HttpHeader] = ()) -> Iterator[McpServerSse]:
+    """Start the test server over HTTP+SSE on 127.0.0.1; stop it afterwards."""
+    with _listening("sse") as port:
+        url = f"http://127.0.0.1:{port}/sse"
+        yield McpServerSse(name=name, url=url, headers=list(headers) or UNSET)
+
+
+@contextmanager
+def _listening(mode: str) -> Iterator[int]:
+    """The test server in ``mode`` (``http`` / ``sse``); yields its port."""
     process = subprocess.Popen(
-        [sys.executable, str(SERVER), "http"],
+        [sys.executable, str(SERVER), mode],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -124,7 +140,7 @@ def http_server(name: str = "web") -> Iterator[McpServerHttp]:
         assert process.stdout is not None
         line = process.stdout.readline()  # the server prints its port before it serves
         assert line.startswith("PORT "), line
-        yield McpServerHttp(name=name, url=f"http://127.0.0.1:{int(line.split()[1])}/mcp")
+        yield int(line.split()[1])
     finally:
         process.kill()
         process.wait(TIMEOUT)

@@ -1,7 +1,8 @@
 """A real MCP server built with the official SDK (``MCPServer``, the SDK's FastMCP), for tests.
 
 ``python py_mcp_server.py stdio`` serves on stdin/stdout; ``python py_mcp_server.py http``
-serves Streamable HTTP on an ephemeral port of 127.0.0.1 and prints ``PORT <n>`` first.
+serves Streamable HTTP (``sse``: the HTTP+SSE transport at ``/sse``) on an ephemeral port
+of 127.0.0.1 and prints ``PORT <n>`` first.
 ``MCP_TEST_MARKS`` names a FIFO where ``wait`` writes the lines ``started`` and ``cancelled``.
 ``MCP_TEST_ALIVE`` names a FIFO the server writes ``up`` to at start and keeps open until it
 exits, so a test sees it start and end (also inside a sandbox's own pid namespace).
@@ -9,7 +10,7 @@ exits, so a test sees it start and end (also inside a sandbox's own pid namespac
 Tools: ``echo`` (text), ``picture`` (an image), ``total`` (structured content),
 ``broken`` (a tool error), ``wait`` (runs until cancelled), ``crash`` (the process dies),
 ``flood`` (a huge result, and a lot of stderr), ``group`` (its process group), ``touch``
-(create a file).
+(create a file), ``header`` (an HTTP request header the server received).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import socket
 import sys
 
 import anyio
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ImageContent
 
@@ -88,6 +89,12 @@ def touch(path: str) -> str:
 
 
 @server.tool()
+def header(name: str, ctx: Context) -> str:
+    """The value of the HTTP header ``name`` on this call's request ("" when absent)."""
+    return (ctx.headers or {}).get(name.lower(), "")
+
+
+@server.tool()
 def crash() -> str:
     """Kill this server mid-call."""
     os._exit(3)
@@ -103,14 +110,15 @@ def flood() -> str:
     return "y" * (8 << 20)
 
 
-def _serve_http() -> None:
+def _serve_http(sse: bool) -> None:
     import uvicorn
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     sock.listen(16)
     print(f"PORT {sock.getsockname()[1]}", flush=True)
-    config = uvicorn.Config(server.streamable_http_app(), log_level="error", lifespan="on")
+    app = server.sse_app() if sse else server.streamable_http_app()
+    config = uvicorn.Config(app, log_level="error", lifespan="on")
     uvicorn.Server(config).run(sockets=[sock])
 
 
@@ -119,7 +127,7 @@ if __name__ == "__main__":
         ALIVE = open(os.environ["MCP_TEST_ALIVE"], "w")  # noqa: SIM115 - open until exit
         ALIVE.write("up\n")
         ALIVE.flush()
-    if sys.argv[1:] == ["http"]:
-        _serve_http()
+    if sys.argv[1:] in (["http"], ["sse"]):
+        _serve_http(sse=sys.argv[1] == "sse")
     else:
         server.run("stdio")

@@ -14,10 +14,13 @@ import pytest
 
 from acp2.client import allow_all, connect
 from acp2.coder.tools.confine import CommandPolicy, choose
+from acp2.errors import LocalProtocolError
 from acp2.schema import (
     Content,
     EnvVariable,
+    HttpHeader,
     ImageContent,
+    McpServerSse,
     McpServerStdio,
     TextContent,
     supports,
@@ -33,6 +36,7 @@ from mcp_servers.mcp_helpers import (
     coder,
     http_server,
     mcp_session,
+    sse_server,
     stdio_server,
 )
 
@@ -294,3 +298,34 @@ async def test_a_resume_with_the_same_servers_keeps_them_and_new_ones_replace_th
             assert await (await other.prompt("three")).wait() == "end_turn"
     assert "mcp__other__echo" in model.offered(-1)
     assert "mcp__py__echo" not in model.offered(-1)
+
+
+async def test_an_sse_server_is_advertised_and_called_with_its_headers(tmp_path: Path) -> None:
+    model = ToolModel(
+        [("mcp__events__echo", {"text": "over sse"}), ("mcp__events__header", {"name": "X-Test"})]
+    )
+    headers = [HttpHeader(name="X-Test", value="yes")]
+    with sse_server(headers=headers) as server, anyio.fail_after(SCENARIO_TIMEOUT):
+        async with served(coder(model), cwd=str(tmp_path), permissions=allow_all) as client:
+            assert supports(client.agent_capabilities.session.mcp.sse)
+            session = await client.new_session(str(tmp_path), mcp_servers=[server])
+            work = await session.prompt("echo")
+            assert await work.wait() == "end_turn"
+            call = next(iter(session.state.tool_calls.values()))
+    assert (call.title, call.status) == ("echo (MCP server events)", "completed")
+    assert model.tool_results() == ["echo: over sse", "yes"]
+
+
+async def test_an_sse_server_is_never_sent_to_an_agent_that_does_not_advertise_sse(
+    tmp_path: Path,
+) -> None:
+    agent = coder(ToolModel())
+    agent.mcp_sse = False
+    server = McpServerSse(name="events", url="http://127.0.0.1:9/sse")
+    with anyio.fail_after(SCENARIO_TIMEOUT):
+        async with served(agent, cwd=str(tmp_path)) as client:
+            assert not supports(client.agent_capabilities.session.mcp.sse)
+            with pytest.raises(LocalProtocolError, match=r"session\.mcp\.sse"):
+                await client.new_session(str(tmp_path), mcp_servers=[server])
+            warnings = client.use_mcp_servers([server])
+    assert warnings == ["MCP server 'events' not sent: the agent takes no sse MCP servers"]

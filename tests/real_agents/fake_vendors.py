@@ -12,6 +12,9 @@ can run against them.
   the request offers it), ``exec_command`` run outside the sandbox for Codex, which
   needs approval. Both adapters then ask the client with ``session/request_permission``;
   the request after the tool's result gets the reply below.
+* A last user text containing :data:`MCP_MARK` gets, from the fake Messages API, a call of
+  the first offered MCP tool named ``mcp__<server>__echo`` with ``{"text": MCP_MARK}``
+  (Claude Code names the tools of its MCP servers that way).
 * Anything else gets :data:`REPLY` as one text delta. Every response and message has an
   id of its own (the adapters use them as ``messageId``).
 
@@ -31,12 +34,22 @@ from typing import Any
 
 from helpers.http_fake import send_json, serve_on_loopback
 
-__all__ = ["HOLD_MARK", "REPLY", "TOOL_MARK", "FakeVendor", "serve_anthropic", "serve_openai"]
+__all__ = [
+    "HOLD_MARK",
+    "MCP_MARK",
+    "REPLY",
+    "TOOL_MARK",
+    "FakeVendor",
+    "serve_anthropic",
+    "serve_openai",
+]
 
 HOLD_MARK = "Count slowly"
 #: In ``acp2 check``'s default permission prompt: Claude gets a ``Write`` tool call, Codex
 #: an ``exec_command`` that needs approval; both then ask the client for permission.
 TOOL_MARK = "acp2-check.txt"
+#: In a prompt: the fake Messages API calls the ``echo`` tool of an MCP server.
+MCP_MARK = "acp2-mcp-echo"
 REPLY = "Hello there."
 #: Longest time the server thread keeps a held stream open.
 SERVER_WAIT = 60.0
@@ -84,6 +97,12 @@ def _write_call(body: dict[str, Any]) -> dict[str, Any] | None:
     if "Write" not in tools or found is None:
         return None
     return {"file_path": f"{found.group(1)}/{TOOL_MARK}", "content": "hello\n"}
+
+
+def _mcp_echo(body: dict[str, Any]) -> str | None:
+    """The name of the first offered MCP ``echo`` tool (``mcp__<server>__echo``)."""
+    names = sorted(n for n in _tool_names(body) if isinstance(n, str))
+    return next((n for n in names if n.startswith("mcp__") and n.endswith("__echo")), None)
 
 
 def _tool_names(body: dict[str, Any]) -> set[Any]:
@@ -252,12 +271,16 @@ class _Messages(_Handler):
         if write is not None:
             self._tool_use(message, write)
             return
+        echo = _mcp_echo(body) if MCP_MARK in last else None
+        if echo is not None:
+            self._tool_use(message, {"text": MCP_MARK}, echo)
+            return
         self._stream(message, holding)
 
-    def _tool_use(self, message: dict[str, Any], call: dict[str, Any]) -> None:
+    def _tool_use(self, message: dict[str, Any], call: dict[str, Any], name: str = "Write") -> None:
         self.start_events()
         self.event("message_start", message=message)
-        block = {"type": "tool_use", "id": self.fake.new_id("toolu"), "name": "Write", "input": {}}
+        block = {"type": "tool_use", "id": self.fake.new_id("toolu"), "name": name, "input": {}}
         self.event("content_block_start", index=0, content_block=block)
         delta = {"type": "input_json_delta", "partial_json": json.dumps(call)}
         self.event("content_block_delta", index=0, delta=delta)

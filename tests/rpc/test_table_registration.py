@@ -123,12 +123,17 @@ async def agent_start_error(agent: Agent) -> BaseException:
 NOT_SERVED = names(served.NOT_SERVED)
 AUTH = {v2m.AUTH_LOGIN.name, v2m.AUTH_LOGOUT.name}
 DELETE_ATTACH = {v2m.SESSION_DELETE.name, "_acp2/session/attach"}
+MCP_OVER_ACP = {v2m.MCP_MESSAGE.name}
 
 
 @pytest.mark.parametrize(
     ("config", "off"),
-    [({}, AUTH), ({"delete": False, "attach": False}, AUTH | DELETE_ATTACH)],
-    ids=["default", "features-off"],
+    [
+        ({}, AUTH | MCP_OVER_ACP),
+        ({"delete": False, "attach": False}, AUTH | DELETE_ATTACH | MCP_OVER_ACP),
+        ({"mcp_acp": True}, AUTH),
+    ],
+    ids=["default", "features-off", "mcp-over-acp"],
 )
 async def test_the_agent_registers_exactly_the_client_methods_it_does_not_leave_out(
     config: dict[str, Any], off: set[str]
@@ -284,6 +289,9 @@ async def test_register_refuses_an_advertised_method_listed_as_unhandled() -> No
     handlers: dict[Any, Callable[[Any], Any]] = {
         v2m.SESSION_UPDATE: lambda params: None,
         v2m.SESSION_REQUEST_PERMISSION: lambda params: None,
+        v2m.MCP_CONNECT: lambda params: None,
+        v2m.MCP_MESSAGE: lambda params: None,
+        v2m.MCP_DISCONNECT: lambda params: None,
     }
     off = (v2m.ELICITATION_CREATE, v2m.ELICITATION_COMPLETE, v2m.AUTH_STATUS_UPDATE)
     caps = ClientCapabilities(elicitation=ElicitationCapabilities())
@@ -311,4 +319,12 @@ def test_capabilities_map_to_methods_as_data() -> None:
     assert v2m.AUTH_LOGIN not in default  # no auth methods configured
     bare = promised(build_initialize_response(make_agent(delete=False, attach=False)), AGENT)
     assert default - bare == {v2m.SESSION_DELETE, EXTENSIONS["_acp2/session/attach"]}
-    assert promised(None, CLIENT) == {v2m.SESSION_UPDATE, v2m.SESSION_REQUEST_PERMISSION}
+    assert promised(None, CLIENT) == {
+        v2m.SESSION_UPDATE,
+        v2m.SESSION_REQUEST_PERMISSION,
+        v2m.MCP_CONNECT,  # MCP over ACP needs no client capability: every client serves it
+        v2m.MCP_MESSAGE,
+        v2m.MCP_DISCONNECT,
+    }
+    over_acp = promised(build_initialize_response(make_agent(mcp_acp=True)), AGENT)
+    assert over_acp - default == {v2m.MCP_MESSAGE}

@@ -28,6 +28,9 @@ def test_the_table_has_every_aug_method_plus_nov_cancels_plus_the_unstable_previ
         "session/set_title",
         "auth/status",
         "auth/status_update",
+        "mcp/connect",
+        "mcp/message",
+        "mcp/disconnect",
     } == methods.UNSTABLE
     assert not methods.UNSTABLE & aug
     assert set(METHODS) == aug | {"tool_call/cancel", "terminal/cancel"} | methods.UNSTABLE
@@ -71,10 +74,14 @@ def test_each_wire_name_has_a_constant_and_specs_are_frozen() -> None:
     constants = {
         getattr(methods, name)
         for name in methods.__all__
-        if name.isupper() and name not in ("METHODS", "UNSTABLE", "SESSION_PARAM")
+        if name.isupper()
+        and name not in ("METHODS", "UNSTABLE", "SESSION_PARAM", "MCP_NOTIFICATIONS")
     }
     assert {spec.name for spec in constants} == set(METHODS)
-    assert all(METHODS[spec.name] is spec for spec in constants)
+    # mcp/message is a request and a notification: the notification has its own table.
+    notification = methods.MCP_MESSAGE_NOTIFICATION
+    assert {notification.name: notification} == methods.MCP_NOTIFICATIONS
+    assert all(METHODS[spec.name] is spec for spec in constants - {notification})
     assert METHODS["session/prompt"].params_type is schema.PromptRequest
     spec = methods.INITIALIZE
     assert isinstance(spec, MethodSpec)

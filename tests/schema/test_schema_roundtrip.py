@@ -91,7 +91,8 @@ def test_the_message_fixtures_cover_the_params_and_result_of_every_method() -> N
     types = {getattr(schema, e["type"]) for e in MESSAGES}
     for spec in METHODS.values():
         assert spec.params_type in types, spec.name
-        if spec.result_type is not None:
+        # mcp/message's result is the inner MCP result, passed on unread (msgspec.Raw).
+        if spec.result_type is not None and spec.result_type is not Raw:
             assert spec.result_type in types, spec.name
 
 

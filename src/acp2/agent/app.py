@@ -43,9 +43,11 @@ class Agent(AgentSettings):
     ``prompt_image`` / ``prompt_audio`` / ``prompt_embedded_context`` advertise the prompt
     content the agent accepts (text and resource links always are); ``mcp_stdio`` /
     ``mcp_http`` the MCP transports it connects to (``mcp_options`` their limits and
-    stdio launcher, :mod:`acp2.agent.mcp`); ``store`` is the history database
-    (a SQLite path, ``":memory:"``, a ``postgresql://`` URL, a store such as
-    :class:`HistoryStore`, or None for the default file under the user's data directory;
+    stdio launcher, :mod:`acp2.agent.mcp`), ``mcp_acp`` servers the client hosts itself
+    (MCP over ACP, unstable) and ``mcp_sse`` v1's HTTP+SSE servers (an acp2 extension);
+    ``store`` is the history database (a SQLite path, ``":memory:"``, a
+    ``postgresql://`` URL, a store such as :class:`HistoryStore`, or None for the default
+    file under the user's data directory;
     :func:`acp2.agent.runtime.open_store`); ``list_page_size`` the number of sessions per
     ``session/list`` page. ``attach`` lets other connections attach to a live session
     (``_acp2/session/attach``, :mod:`acp2.agent.session_hub`) and ``may_attach`` decides who

@@ -18,8 +18,10 @@ from acp2.schema import (
     ImageContent,
     Implementation,
     InitializeResponse,
+    McpAcpCapabilities,
     McpCapabilities,
     McpHttpCapabilities,
+    McpSseCapabilities,
     McpStdioCapabilities,
     PromptAudioCapabilities,
     PromptCapabilities,
@@ -72,6 +74,19 @@ def runs_terminal_login(params: Any) -> bool:
     return isinstance(getattr(auth, "terminal", None), TerminalAuthCapabilities)
 
 
+def _mcp_capabilities(agent: Agent) -> McpCapabilities:
+    mcp = McpCapabilities()
+    if agent.mcp_stdio:
+        mcp.stdio = McpStdioCapabilities()
+    if agent.mcp_http:
+        mcp.http = McpHttpCapabilities()
+    if agent.mcp_acp:
+        mcp.acp = McpAcpCapabilities()
+    if agent.mcp_sse:
+        mcp.sse = McpSseCapabilities()
+    return mcp
+
+
 def _session_capabilities(agent: Agent) -> SessionCapabilities:
     prompt = PromptCapabilities()
     if agent.prompt_image:
@@ -80,12 +95,7 @@ def _session_capabilities(agent: Agent) -> SessionCapabilities:
         prompt.audio = PromptAudioCapabilities()
     if agent.prompt_embedded_context:
         prompt.embedded_context = PromptEmbeddedContextCapabilities()
-    mcp = McpCapabilities()
-    if agent.mcp_stdio:
-        mcp.stdio = McpStdioCapabilities()
-    if agent.mcp_http:
-        mcp.http = McpHttpCapabilities()
-    session = SessionCapabilities(prompt=prompt, mcp=mcp)
+    session = SessionCapabilities(prompt=prompt, mcp=_mcp_capabilities(agent))
     if agent.delete:
         session.delete = SessionDeleteCapabilities()
     if agent.additional_directories:

@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING, Any
 from msgspec import UNSET, Raw
 
 from acp2.errors import InvalidParams
-from acp2.schema import McpServerHttp, McpServerStdio, ReplayFromStart
+from acp2.schema import (
+    McpServerAcp,
+    McpServerHttp,
+    McpServerSse,
+    McpServerStdio,
+    ReplayFromStart,
+)
 
 if TYPE_CHECKING:
     from acp2.agent.settings import AgentSettings as Agent
@@ -67,14 +73,21 @@ def check_mcp(agent: Agent, given: Any) -> list[Any]:
     stdio command, is rejected (SS-09, Nov: MUST)."""
     servers: list[Any] = list(given) if isinstance(given, list) else []
     for server in servers:
-        supported = (isinstance(server, McpServerStdio) and agent.mcp_stdio) or (
-            isinstance(server, McpServerHttp) and agent.mcp_http
-        )
-        if not supported:
+        if not _takes(agent, server):
             raise InvalidParams("Unsupported MCP server transport")
         if isinstance(server, McpServerStdio) and not os.path.isabs(server.command):
             raise InvalidParams("An MCP stdio command must be an absolute path")
     return servers
+
+
+def _takes(agent: Agent, server: Any) -> bool:
+    """Whether ``agent`` advertises the transport of ``server``."""
+    return (
+        (isinstance(server, McpServerStdio) and agent.mcp_stdio)
+        or (isinstance(server, McpServerHttp) and agent.mcp_http)
+        or (isinstance(server, McpServerAcp) and agent.mcp_acp)
+        or (isinstance(server, McpServerSse) and agent.mcp_sse)
+    )
 
 
 def check_replay(replay_from: Any) -> bool:

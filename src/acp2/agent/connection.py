@@ -80,6 +80,9 @@ from acp2.schema.methods import (
     ELICITATION_COMPLETE,
     ELICITATION_CREATE,
     INITIALIZE,
+    MCP_MESSAGE,
+    MCP_MESSAGE_NOTIFICATION,
+    MCP_NOTIFICATIONS,
     METHODS,
     SESSION_CANCEL,
     SESSION_PROMPT,
@@ -209,6 +212,8 @@ class AgentConnection:
         bindings.append(bind(TERMINAL_CANCEL, guard(self.on_cancel_terminal)))
         if self.agent.attach:
             bindings.append(bind(SESSION_ATTACH, guard(partial(attach, self.sessions))))
+        if self.sessions.mcp_acp is not None:
+            bindings.append(bind(MCP_MESSAGE, guard(self.sessions.mcp_acp.answer_message)))
         return bindings
 
     def register(self) -> None:
@@ -223,6 +228,9 @@ class AgentConnection:
             unhandled=unhandled(self.agent),
             advertised=advertised(self.agent),
         )
+        if self.sessions.mcp_acp is not None:  # mcp/message is also a notification
+            notes = {MCP_MESSAGE_NOTIFICATION: self.sessions.mcp_acp.take_notification}
+            register(self.connection, MCP_NOTIFICATIONS, "agent", notes)
         self.connection.on_unknown_request(self.on_ext_request)
         self.connection.on_unknown_notification(self.on_ext_notification)
         self.sessions.start()

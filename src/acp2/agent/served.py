@@ -22,6 +22,7 @@ from acp2.schema.methods import (
     AUTH_LOGIN,
     AUTH_LOGOUT,
     AUTH_STATUS,
+    MCP_MESSAGE,
     SESSION_ARCHIVE,
     SESSION_DELETE,
     SESSION_FORK,
@@ -47,7 +48,8 @@ NOT_SERVED: Final[tuple[MethodSpec[Any, Any], ...]] = (
 
 def unhandled(agent: Agent) -> list[MethodSpec[Any, Any]]:
     """The client's methods ``agent`` leaves to ``-32601`` on purpose: :data:`NOT_SERVED`
-    and those its settings turn off (auth without auth methods, delete, attach)."""
+    and those its settings turn off (auth without auth methods, delete, attach, MCP over
+    ACP)."""
     off = list(NOT_SERVED)
     if not agent.auth_methods:
         off += (AUTH_LOGIN, AUTH_LOGOUT)
@@ -55,6 +57,8 @@ def unhandled(agent: Agent) -> list[MethodSpec[Any, Any]]:
         off.append(SESSION_DELETE)
     if not agent.attach:
         off.append(SESSION_ATTACH)
+    if not agent.mcp_acp:
+        off.append(MCP_MESSAGE)
     return off
 
 

@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
     from acp2.agent.mcp import McpOptions
+    from acp2.agent.mcp.over_acp import AcpMcpLink
     from acp2.agent.settings import AgentSettings as Agent
     from acp2.rpc.link import Link
     from acp2.schema import ClientCapabilities
@@ -100,6 +101,8 @@ class SessionManager(Membership):
         self.owner = owner_of(principal)
         self.capabilities = capabilities
         self._live: dict[str, AgentSession] = {}
+        #: The MCP-over-ACP connections of this connection (None unless the agent offers it).
+        self.mcp_acp = _mcp_acp(agent, connection)
 
     def bindings(self) -> list[Binding]:
         """The session-management handlers, each with its method table entry (the caller
@@ -237,7 +240,7 @@ class SessionManager(Membership):
                 session = self._open(record.id, record.cwd, dirs, mcp, record.principal)
             else:
                 session.additional_directories, session.mcp_servers = dirs, mcp
-                if mcp_servers_of(session, self.agent.mcp_options):
+                if mcp_servers_of(session, self.agent.mcp_options, self.mcp_acp):
                     session.mcp.replace(mcp, session.roots)
             self.store.update_session(record.id, additional_directories=dirs)
             if state is not None:
@@ -315,7 +318,7 @@ class SessionManager(Membership):
         )
         self._live[session_id] = session
         self.host(session, owner)
-        if mcp_servers_of(session, self.agent.mcp_options):
+        if mcp_servers_of(session, self.agent.mcp_options, self.mcp_acp):
             session.mcp.start()  # the servers connect while the client gets its answer
         return session
 
@@ -469,12 +472,24 @@ class SessionManager(Membership):
         return SetSessionConfigOptionResponse(config_options=options)
 
 
-def mcp_servers_of(session: AgentSession, options: McpOptions | None) -> bool:
+def mcp_servers_of(
+    session: AgentSession, options: McpOptions | None, acp: AcpMcpLink | None = None
+) -> bool:
     """True when ``session`` has MCP servers to run, or had some running (a resume may
-    take them away); the agent's ``options`` are applied first. A session without any
-    never makes its MCP hub (a few hundred bytes each, on every session)."""
+    take them away); the agent's ``options`` and the connection's MCP-over-ACP ``acp``
+    are applied first. A session without any never makes its MCP hub (a few hundred
+    bytes each, on every session)."""
     if not session.has_mcp:
         return False
     if options is not None:
         session.mcp.options = options
+    session.mcp.acp = acp
     return True
+
+
+def _mcp_acp(agent: Agent, connection: Link) -> AcpMcpLink | None:
+    if not agent.mcp_acp:
+        return None
+    from acp2.agent.mcp.over_acp import AcpMcpLink  # only for an agent that offers it
+
+    return AcpMcpLink(connection)

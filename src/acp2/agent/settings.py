@@ -73,5 +73,7 @@ class AgentSettings:
     ext_notifications: dict[str, Callable[[Any], Awaitable[None]]] = field(default_factory=dict)
     on_session_start: Callable[[AgentSession], Awaitable[None]] | None = None
     attach: bool = True
+    mcp_acp: bool = False
+    mcp_sse: bool = False
     may_attach: AttachPolicy | None = None
     observers: Mapping[str, Collection[str]] = field(default_factory=dict)

@@ -73,7 +73,8 @@ MAX_EARLY_UPDATES: Final = 256
 MAX_EARLY_SESSIONS: Final = 8
 
 _HOT_CHUNK: Final = hot.AgentMessageChunk
-#: The v2 client's methods this bridge does not translate (``-32601``).
+#: The v2 client's methods this bridge does not translate (``-32601``); it never
+#: advertises ``session.mcp.acp``, so a client sends it no ``mcp/message``.
 V2_UNHANDLED: Final[tuple[MethodSpec[Any, Any], ...]] = (
     v2m.AUTH_LOGIN,
     v2m.AUTH_LOGOUT,
@@ -83,6 +84,7 @@ V2_UNHANDLED: Final[tuple[MethodSpec[Any, Any], ...]] = (
     v2m.SESSION_UNARCHIVE,
     v2m.SESSION_SET_TITLE,
     v2m.AUTH_STATUS,
+    v2m.MCP_MESSAGE,
 )
 #: The v1 agent's methods this bridge leaves unanswered (``-32601``, or ignored).
 V1_UNHANDLED: Final[tuple[MethodSpec[Any, Any], ...]] = (

@@ -59,10 +59,15 @@ INITIALIZE_GRACE: Final = 5.0
 MAX_UNOPENED_UPDATES: Final = 256
 MAX_UNOPENED_SESSIONS: Final = 8
 #: The agent's v2 methods a v1 client has no counterpart for (``-32601``, or ignored).
+#: MCP over ACP is among them: the bridge drops ``acp`` servers on the way (v1 has no
+#: such transport), so a v2 agent has nothing to connect to through it.
 V2_UNHANDLED: Final[tuple[MethodSpec[Any, Any], ...]] = (
     v2m.ELICITATION_CREATE,
     v2m.ELICITATION_COMPLETE,
     v2m.AUTH_STATUS_UPDATE,
+    v2m.MCP_CONNECT,
+    v2m.MCP_MESSAGE,
+    v2m.MCP_DISCONNECT,
 )
 
 

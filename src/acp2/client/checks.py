@@ -22,7 +22,9 @@ from acp2.schema import (
     AuthMethodTerminal,
     EmbeddedResource,
     ImageContent,
+    McpServerAcp,
     McpServerHttp,
+    McpServerSse,
     McpServerStdio,
     ResourceLink,
     SessionCapabilities,
@@ -39,6 +41,7 @@ __all__ = [
     "check_mcp_servers",
     "check_prompt",
     "session_capabilities",
+    "transport_of",
 ]
 
 #: The only protocol version acp2 speaks.
@@ -119,11 +122,29 @@ def check_mcp_servers(caps: AgentCapabilities, servers: Sequence[Any] | None) ->
             if not supports(_get(mcp, "stdio")):
                 raise LocalProtocolError("The agent does not advertise session.mcp.stdio")
             check_absolute(server.command, "a stdio MCP server's command")
-        elif isinstance(server, McpServerHttp):
-            if not supports(_get(mcp, "http")):
-                raise LocalProtocolError("The agent does not advertise session.mcp.http")
+        elif isinstance(server, McpServerHttp | McpServerAcp | McpServerSse):
+            kind = transport_of(server)
+            if not supports(_get(mcp, kind)):
+                raise LocalProtocolError(f"The agent does not advertise session.mcp.{kind}")
         else:
             raise LocalProtocolError("The agent did not advertise this MCP server transport")
+
+
+def transport_of(server: Any) -> str:
+    """The transport (wire ``type``) of an MCP server configuration, ``"unknown"`` for
+    one acp2 does not model."""
+    for kind, model in _TRANSPORTS:
+        if isinstance(server, model):
+            return kind
+    return "unknown"
+
+
+_TRANSPORTS = (
+    ("stdio", McpServerStdio),
+    ("http", McpServerHttp),
+    ("acp", McpServerAcp),
+    ("sse", McpServerSse),
+)
 
 
 def check_delete(caps: AgentCapabilities) -> None:

@@ -66,6 +66,7 @@ from acp2.state import SessionState
 
 if TYPE_CHECKING:  # typing only: the client's start-up imports stay as pinned
     from acp2.rpc.link import Link
+    from acp2.schema import McpServerAcp
 
 __all__ = ["AgentClosed", "ClientConnection"]
 
@@ -182,8 +183,23 @@ class ClientConnection:
         per server left out (see :mod:`acp2.client.mcp_config`)."""
         from acp2.client.mcp_config import usable_mcp_servers
 
-        self.mcp_servers, warnings = usable_mcp_servers(self.agent_capabilities, servers)
+        hosted = self._hosted(servers) or []
+        self.mcp_servers, warnings = usable_mcp_servers(self.agent_capabilities, hosted)
         return warnings
+
+    def host_mcp_server(self, server: Any, name: str | None = None) -> McpServerAcp:
+        """Serve ``server`` (an MCP SDK server object: ``MCPServer`` or a low-level
+        ``Server``) to the agent through this connection (MCP over ACP); return its
+        ``{type:"acp"}`` configuration, to pass in ``mcp_servers``. ``name`` defaults to
+        the server's own; the same object keeps one configuration (the first name)."""
+        return self._link.mcp_host.offer(server, name)
+
+    def _hosted(self, servers: Sequence[Any] | None) -> list[Any] | None:
+        """``servers`` with each MCP SDK server object (MCP over ACP: served by this
+        client, :mod:`acp2.client.mcp_host`) replaced by its ``acp`` configuration."""
+        if not servers:
+            return None if servers is None else []
+        return self._link.mcp_host.configs(list(servers))
 
     # -- sessions ---------------------------------------------------------------------------
 
@@ -204,6 +220,7 @@ class ClientConnection:
         capability (SS-05, SS-06, SS-08), the agent's ``RequestError`` otherwise.
         """
         cwd_s, dirs = self._paths(cwd, additional_directories)
+        mcp_servers = self._hosted(mcp_servers)
         if mcp_servers is None and self.mcp_servers:
             mcp_servers = self.mcp_servers
         check_mcp_servers(self.agent_capabilities, mcp_servers)
@@ -248,6 +265,7 @@ class ClientConnection:
         may hold part of the replay (:class:`~acp2.state.ReplayMerge`).
         """
         cwd_s, dirs = self._paths(cwd, additional_directories)
+        mcp_servers = self._hosted(mcp_servers)
         if mcp_servers is None and self.mcp_servers:
             mcp_servers = self.mcp_servers
         check_mcp_servers(self.agent_capabilities, mcp_servers)

@@ -54,6 +54,11 @@ from acp2.schema.methods import (
     AUTH_STATUS_UPDATE,
     ELICITATION_COMPLETE,
     ELICITATION_CREATE,
+    MCP_CONNECT,
+    MCP_DISCONNECT,
+    MCP_MESSAGE,
+    MCP_MESSAGE_NOTIFICATION,
+    MCP_NOTIFICATIONS,
     METHODS,
     SESSION_REQUEST_PERMISSION,
     SESSION_UPDATE,
@@ -61,6 +66,7 @@ from acp2.schema.methods import (
 )
 
 if TYPE_CHECKING:  # typing only: the client's start-up imports stay as pinned
+    from acp2.client.mcp_host import McpHost
     from acp2.rpc.link import Link
 
 __all__ = ["ClientCore", "SessionFeed", "raw_update", "update_bytes"]
@@ -185,6 +191,7 @@ class ClientCore(Generic[S]):
         self._stderr_tail = stderr_tail
         self._early: OrderedDict[str, list[tuple[Any, bytes]]] = OrderedDict()
         self._forgotten: set[str] = set()
+        self._mcp_host: McpHost | None = None
 
     def install(self) -> None:
         """Register the client's handlers on the connection (before it is entered)."""
@@ -196,6 +203,10 @@ class ClientCore(Generic[S]):
             ELICITATION_CREATE: self._on_elicitation,
             # Opaque ids, nothing to update: known or not, a completion is ignored (EL-11).
             ELICITATION_COMPLETE: lambda params: None,
+            # MCP over ACP: the servers this client hosts (none unless it offered some).
+            MCP_CONNECT: lambda params: self.mcp_host.answer_connect(params),
+            MCP_MESSAGE: lambda params: self.mcp_host.answer_message(params),
+            MCP_DISCONNECT: lambda params: self.mcp_host.answer_disconnect(params),
         }
         register(
             self.connection,
@@ -205,6 +216,17 @@ class ClientCore(Generic[S]):
             unhandled=CLIENT_UNHANDLED,
             advertised=promised(self.advertised, CLIENT_PROMISES),
         )
+        notes = {MCP_MESSAGE_NOTIFICATION: lambda params: self.mcp_host.take_notification(params)}
+        register(self.connection, MCP_NOTIFICATIONS, "client", notes)
+
+    @property
+    def mcp_host(self) -> McpHost:
+        """The MCP servers this client hosts for the agent (made on first use)."""
+        if self._mcp_host is None:
+            from acp2.client.mcp_host import McpHost  # loaded by clients that use it only
+
+            self._mcp_host = McpHost(self.connection, self._tg)
+        return self._mcp_host
 
     async def watch(self) -> None:
         """Fail every session with one clear error once the connection closes."""

@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from acp2.client.checks import _get, session_capabilities
+from acp2.client.checks import _get, session_capabilities, transport_of
 from acp2.errors import LocalProtocolError, McpConfigError
 from acp2.schema import (
     AgentCapabilities,
@@ -148,7 +148,7 @@ def usable_mcp_servers(
     kept: list[Any] = []
     warnings: list[str] = []
     for server in servers:
-        kind = "stdio" if isinstance(server, McpServerStdio) else "http"
+        kind = transport_of(server)
         if supports(_get(mcp, kind)):
             kept.append(server)
         else:

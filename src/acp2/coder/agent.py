@@ -133,13 +133,14 @@ async def _title_once(turn: Turn, conversation: Conversation, text: str) -> None
 
 
 def _offer_mcp(agent: Agent, settings: CoderSettings) -> None:
-    """Advertise stdio and HTTP MCP servers when the MCP SDK is installed (found without
-    importing it), their stdio processes confined like commands unless opted out."""
+    """Advertise stdio, HTTP, SSE and MCP-over-ACP servers when the MCP SDK is installed
+    (found without importing it), stdio processes confined like commands unless opted
+    out."""
     from importlib.util import find_spec
 
     if find_spec("mcp") is None:
         return
-    agent.mcp_stdio = agent.mcp_http = True
+    agent.mcp_stdio = agent.mcp_http = agent.mcp_sse = agent.mcp_acp = True
     launcher = sandbox_launcher(settings.commands) if settings.mcp_sandbox else None
     agent.mcp_options = replace(settings.mcp, launcher=settings.mcp.launcher or launcher)
 

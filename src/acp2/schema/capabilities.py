@@ -36,8 +36,10 @@ __all__ = [
     "ElicitationCapabilities",
     "ElicitationFormCapabilities",
     "ElicitationUrlCapabilities",
+    "McpAcpCapabilities",
     "McpCapabilities",
     "McpHttpCapabilities",
+    "McpSseCapabilities",
     "McpStdioCapabilities",
     "PromptAudioCapabilities",
     "PromptCapabilities",
@@ -86,6 +88,16 @@ class McpStdioCapabilities(_Marker, kw_only=True):
 
 class McpHttpCapabilities(_Marker, kw_only=True):
     """Marker: the agent can connect to HTTP MCP servers."""
+
+
+class McpAcpCapabilities(_Marker, kw_only=True):
+    """Marker (unstable, MCP over ACP; Rust schema crate ``McpAcpCapabilities``): the agent
+    reaches ``{type:"acp"}`` servers through ``mcp/connect`` on this connection."""
+
+
+class McpSseCapabilities(_Marker, kw_only=True):
+    """Marker (acp2's extension; v2 dropped the transport): the agent connects to
+    ``{type:"sse"}`` MCP servers (v1's HTTP+SSE)."""
 
 
 class SessionDeleteCapabilities(_Marker, kw_only=True):
@@ -179,6 +191,8 @@ class McpCapabilities(Model, gc=False, kw_only=True):
 
     stdio: Annotated[McpStdioCapabilities | UnsetType | None, LENIENT] = UNSET
     http: Annotated[McpHttpCapabilities | UnsetType | None, LENIENT] = UNSET
+    acp: Annotated[McpAcpCapabilities | UnsetType | None, LENIENT] = UNSET
+    sse: Annotated[McpSseCapabilities | UnsetType | None, LENIENT] = UNSET
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 

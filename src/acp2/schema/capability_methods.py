@@ -25,6 +25,9 @@ from acp2.schema.methods import (
     ELICITATION_COMPLETE,
     ELICITATION_CREATE,
     INITIALIZE,
+    MCP_CONNECT,
+    MCP_DISCONNECT,
+    MCP_MESSAGE,
     SESSION_ARCHIVE,
     SESSION_CANCEL,
     SESSION_CLOSE,
@@ -64,6 +67,7 @@ AGENT: Final[Promises] = (
         ),
     ),
     ("capabilities.session.delete", (SESSION_DELETE,)),
+    ("capabilities.session.mcp.acp", (MCP_MESSAGE,)),
     ("capabilities.session.fork", (SESSION_FORK,)),
     ("capabilities.session.archive", (SESSION_ARCHIVE, SESSION_UNARCHIVE)),
     ("capabilities.session.title", (SESSION_SET_TITLE,)),
@@ -73,9 +77,10 @@ AGENT: Final[Promises] = (
 )
 
 #: What a client's ``initialize`` capabilities promise (the root: what every client
-#: serves).
+#: serves; MCP over ACP needs no capability of the client's, RFD ``mcp-over-acp``, so an
+#: agent advertising ``session.mcp.acp`` may send it to any client).
 CLIENT: Final[Promises] = (
-    ("", (SESSION_UPDATE, SESSION_REQUEST_PERMISSION)),
+    ("", (SESSION_UPDATE, SESSION_REQUEST_PERMISSION, MCP_CONNECT, MCP_MESSAGE, MCP_DISCONNECT)),
     ("elicitation", (ELICITATION_CREATE, ELICITATION_COMPLETE)),
 )
 

@@ -8,12 +8,17 @@ wire name. ``sender`` is the side that sends the message (``"client"``, ``"agent
 list plus Nov's ``tool_call/cancel`` and ``terminal/cancel``, plus the unstable methods of
 the Preview whose shapes are published (:data:`UNSTABLE`: ``session/fork``,
 ``session/archive``, ``session/unarchive``, ``session/set_title``, ``auth/status``,
-``auth/status_update``), each valid only with the capability the agent advertises.
+``auth/status_update``, and MCP over ACP's ``mcp/connect``, ``mcp/message``,
+``mcp/disconnect``), each valid only with the capability the agent advertises.
+``mcp/message`` is both a request and a notification: the request is in :data:`METHODS`,
+the notification in :data:`MCP_NOTIFICATIONS` (a table keyed by wire name holds one).
 """
 
 from __future__ import annotations
 
 from typing import Any, Final, Generic, Literal, TypeVar, cast
+
+from msgspec import Raw
 
 from acp2.schema.auth import (
     AuthStatusRequest,
@@ -32,6 +37,13 @@ from acp2.schema.elicitation import (
 )
 from acp2.schema.initialize import InitializeRequest, InitializeResponse
 from acp2.schema.jsonrpc import CancelRequestNotification
+from acp2.schema.mcp_acp import (
+    ConnectMcpRequest,
+    ConnectMcpResponse,
+    DisconnectMcpRequest,
+    DisconnectMcpResponse,
+    McpMessage,
+)
 from acp2.schema.permission import RequestPermissionRequest, RequestPermissionResponse
 from acp2.schema.session import (
     CancelSessionNotification,
@@ -71,6 +83,11 @@ __all__ = [
     "ELICITATION_COMPLETE",
     "ELICITATION_CREATE",
     "INITIALIZE",
+    "MCP_CONNECT",
+    "MCP_DISCONNECT",
+    "MCP_MESSAGE",
+    "MCP_MESSAGE_NOTIFICATION",
+    "MCP_NOTIFICATIONS",
     "METHODS",
     "SESSION_ARCHIVE",
     "SESSION_CANCEL",
@@ -333,6 +350,17 @@ AUTH_STATUS_UPDATE: Final = notification(
     "auth/status_update", AuthStatusUpdateNotification, "agent"
 )
 
+# Unstable MCP over ACP (Rust schema crate v2 ``mcp.rs``, RFD ``rfds/mcp-over-acp``): only
+# towards an agent advertising ``session.mcp.acp``. The agent connects and disconnects; MCP
+# messages go both ways, as requests (result: the inner MCP result, unchanged) or
+# notifications.
+MCP_CONNECT: Final = request("mcp/connect", ConnectMcpRequest, ConnectMcpResponse, "agent")
+MCP_MESSAGE: Final = request("mcp/message", McpMessage, Raw, "either")
+MCP_MESSAGE_NOTIFICATION: Final = notification("mcp/message", McpMessage, "either")
+MCP_DISCONNECT: Final = request(
+    "mcp/disconnect", DisconnectMcpRequest, DisconnectMcpResponse, "agent"
+)
+
 #: The unstable methods: in no vendored schema, never sent by acp2 on its own.
 UNSTABLE: Final[frozenset[str]] = frozenset(
     spec.name
@@ -343,6 +371,9 @@ UNSTABLE: Final[frozenset[str]] = frozenset(
         SESSION_SET_TITLE,
         AUTH_STATUS,
         AUTH_STATUS_UPDATE,
+        MCP_CONNECT,
+        MCP_MESSAGE,
+        MCP_DISCONNECT,
     )
 )
 
@@ -374,5 +405,14 @@ METHODS: Final[dict[str, MethodSpec[Any, Any]]] = {
         SESSION_SET_TITLE,
         AUTH_STATUS,
         AUTH_STATUS_UPDATE,
+        MCP_CONNECT,
+        MCP_MESSAGE,
+        MCP_DISCONNECT,
     )
+}
+
+#: The notification form of ``mcp/message`` (the request form is ``METHODS["mcp/message"]``),
+#: registered from this table by a side that serves MCP over ACP.
+MCP_NOTIFICATIONS: Final[dict[str, MethodSpec[Any, None]]] = {
+    MCP_MESSAGE_NOTIFICATION.name: MCP_MESSAGE_NOTIFICATION
 }

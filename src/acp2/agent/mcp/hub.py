@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp2.agent.mcp.options import McpOptions
-from acp2.agent.mcp.server import McpServerClient
-from acp2.schema import McpServerHttp, McpServerStdio
+from acp2.agent.mcp.server import McpServerClient, ServerConfig
+
+if TYPE_CHECKING:
+    from acp2.agent.mcp.over_acp import AcpMcpLink
 
 __all__ = ["SessionMcp"]
 
@@ -24,7 +26,7 @@ class SessionMcp:
 
     # Every session has one, most with no servers: slots and the shared default options
     # keep that to about a hundred bytes (measured: the sessions bench's heap per session).
-    __slots__ = ("_clients", "_roots", "_spawn", "configs", "options")
+    __slots__ = ("_clients", "_roots", "_spawn", "acp", "configs", "options")
 
     def __init__(
         self,
@@ -33,11 +35,14 @@ class SessionMcp:
         spawn: Callable[..., object] | None,
         options: McpOptions | None = None,
     ) -> None:
-        self.configs = [c for c in configs if isinstance(c, McpServerStdio | McpServerHttp)]
+        self.configs = _known(configs)
         self._roots = roots
         self._spawn = spawn
         #: The limits and stdio launcher used by the next :meth:`start`.
         self.options = options or _DEFAULT_OPTIONS
+        #: What carries ``acp`` servers to the client (the runtime sets it on a
+        #: connection that offers MCP over ACP); without it they fail with a reason.
+        self.acp: AcpMcpLink | None = None
         self._clients: list[McpServerClient] | None = None
 
     def start(self) -> None:
@@ -45,7 +50,9 @@ class SessionMcp:
         ``mcp`` SDK, or without a task group, every server fails at once with a reason."""
         if self._clients is not None or not self.configs:
             return
-        self._clients = [McpServerClient(c, self._roots, self.options) for c in self.configs]
+        self._clients = [
+            McpServerClient(c, self._roots, self.options, self.acp) for c in self.configs
+        ]
         problem = _missing_sdk() or (None if self._spawn else "this session has no task group")
         for client in self._clients:
             if problem is not None:
@@ -71,13 +78,18 @@ class SessionMcp:
     def replace(self, configs: list[Any], roots: list[str]) -> None:
         """A resume gave new servers (or roots): stop the old ones, start these. The same
         servers and roots again change nothing (the running ones stay connected)."""
-        wanted = [c for c in configs if isinstance(c, McpServerStdio | McpServerHttp)]
+        wanted = _known(configs)
         if wanted == self.configs and roots == self._roots and self._clients is not None:
             return
         self.stop()
         self.configs = wanted
         self._roots = roots
         self.start()
+
+
+def _known(configs: list[Any]) -> list[ServerConfig]:
+    """The servers of a transport acp2 knows (the runtime refused the others already)."""
+    return [c for c in configs if isinstance(c, ServerConfig)]
 
 
 #: The options of every session that is given none (immutable, so shared).

@@ -24,30 +24,49 @@ from acp2 import sanitize
 from acp2.agent.mcp.options import McpOptions, StdioLaunch
 from acp2.agent.mcp.stderr import StderrTail
 from acp2.errors import McpServerError
-from acp2.schema import McpServerHttp, McpServerStdio
+from acp2.schema import McpServerAcp, McpServerHttp, McpServerSse, McpServerStdio
 
 if TYPE_CHECKING:
     from mcp import ClientSession
     from mcp.types import CallToolResult, Tool
 
-__all__ = ["McpServerClient"]
+    from acp2.agent.mcp.over_acp import AcpMcpLink
+
+__all__ = ["McpServerClient", "ServerConfig"]
+
+#: The configurations a :class:`McpServerClient` connects.
+ServerConfig = McpServerStdio | McpServerHttp | McpServerSse | McpServerAcp
+
+#: The ``transport`` name of each configuration type (its wire ``type``).
+_TRANSPORTS: dict[type, str] = {
+    McpServerStdio: "stdio",
+    McpServerHttp: "http",
+    McpServerSse: "sse",
+    McpServerAcp: "acp",
+}
 
 #: Seconds a failed stdio server's stderr gets to reach its end before the failure is told.
 _LAST_WORDS = 1.0
 
 
 class McpServerClient:
-    """A connection to one MCP server. Read ``name``, ``transport`` (``stdio`` / ``http``),
+    """A connection to one MCP server. Read ``name``, ``transport`` (``stdio`` / ``http``
+    / ``sse`` / ``acp``),
     ``tools`` (the SDK's ``Tool`` values, once connected), ``error`` (None while usable,
     else one sanitized line saying why not) and ``session`` (the SDK's ``ClientSession``,
     for anything beyond tools; None unless connected)."""
 
     def __init__(
-        self, config: McpServerStdio | McpServerHttp, roots: list[str], options: McpOptions
+        self,
+        config: ServerConfig,
+        roots: list[str],
+        options: McpOptions,
+        acp: AcpMcpLink | None = None,
     ) -> None:
         self.config = config
         self.name = config.name
-        self.transport = "stdio" if isinstance(config, McpServerStdio) else "http"
+        self.transport = _TRANSPORTS[type(config)]
+        self._acp = acp
         self.tools: list[Tool] = []
         self.error: str | None = None
         self.session: ClientSession | None = None
@@ -152,9 +171,16 @@ class McpServerClient:
         return tools[: self._options.max_tools]
 
     def _open_transport(self) -> contextlib.AbstractAsyncContextManager[Any]:
-        if isinstance(self.config, McpServerStdio):
+        config = self.config
+        if isinstance(config, McpServerStdio):
             return self._stdio()
-        return _http(self.config)
+        if isinstance(config, McpServerSse):
+            return _sse(config)
+        if isinstance(config, McpServerAcp):
+            if self._acp is None:  # a link that cannot carry it (the agent did not offer it)
+                raise McpServerError("this connection carries no MCP over ACP")
+            return self._acp.open(config.server_id)
+        return _http(config)
 
     @contextlib.asynccontextmanager
     async def _stdio(self) -> AsyncIterator[Any]:
@@ -199,6 +225,16 @@ def _capped(launch: StdioLaunch, limit: int | None) -> StdioLaunch:
         return launch
     relay = (str(Path(__file__).with_name("linecap.py")), str(limit), "--", launch.command)
     return replace(launch, command=sys.executable, args=("-I", *relay, *launch.args))
+
+
+@contextlib.asynccontextmanager
+async def _sse(config: McpServerSse) -> AsyncIterator[Any]:
+    """v1's HTTP+SSE transport through the SDK's SSE client, the headers on every request."""
+    from mcp.client.sse import sse_client
+
+    headers = {item.name: item.value for item in config.headers or []}
+    async with sse_client(config.url, headers=headers) as streams:
+        yield streams
 
 
 @contextlib.asynccontextmanager
