@@ -172,6 +172,36 @@ def test_a_v1_diff_lifts_to_changes_and_a_git_patch() -> None:
     ]
 
 
+def test_an_empty_old_text_marked_add_lifts_as_a_new_file_and_unmarked_as_a_modification() -> None:
+    # Gemini CLI writes a new file as oldText "" with _meta.kind "add"; an empty oldText
+    # without that mark may be an existing empty file, so it stays a modification.
+    state = _run(
+        _lifter(),
+        {
+            "sessionUpdate": "tool_call",
+            "toolCallId": "t",
+            "title": "Write",
+            "content": [
+                {
+                    "type": "diff",
+                    "path": "/w/new.txt",
+                    "oldText": "",
+                    "newText": "new\n",
+                    "_meta": {"kind": "add"},
+                },
+                {"type": "diff", "path": "/w/empty.txt", "oldText": "", "newText": "x\n"},
+            ],
+        },
+    )
+    add, modify = state.tool_calls["t"].content
+    assert isinstance(add.changes[0], v2.DiffAddChange)
+    assert "--- /dev/null" in add.patch.text
+    assert "new file mode 100644" in add.patch.text
+    assert add.meta == {"kind": "add"}
+    assert isinstance(modify.changes[0], v2.DiffModifyChange)
+    assert "--- /w/empty.txt" in modify.patch.text
+
+
 def test_a_v1_terminal_reference_keeps_its_id_for_the_client_owned_terminal() -> None:
     state = _run(
         _lifter(),

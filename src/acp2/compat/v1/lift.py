@@ -29,9 +29,9 @@ from acp2.compat.v1.convert import (
     blocks_to_v1,
     commands_from_v1,
     config_options_from_v1,
-    diff_from_v1,
     recode,
 )
+from acp2.compat.v1.tool_fields import locations_from_v1, tool_content_from_v1
 from acp2.schema import tag_of
 
 __all__ = ["MAIN_PLAN_ID", "MODE_CONFIG_ID", "V1Lifter"]
@@ -259,19 +259,7 @@ class V1Lifter:
         ]
 
     def _content(self, items: list[Any]) -> list[Any]:
-        out: list[Any] = []
-        for item in items:
-            if isinstance(item, v1.Content):
-                out.append(v2.Content(content=block_from_v1(item.content), meta=item.meta))
-            elif isinstance(item, v1.Diff):
-                out.append(diff_from_v1(item))
-            elif isinstance(item, v1.Terminal):
-                # A v1 terminal belongs to this client (it served terminal/create), so the
-                # client's own terminal state feeds the v2 terminal of the same id.
-                out.append(v2.Terminal(terminal_id=item.terminal_id, meta=item.meta))
-            else:
-                out.append(item)  # unknown content stays raw, as v2 keeps it
-        return out
+        return tool_content_from_v1(items)
 
     def _plan(self, update: v1.Plan) -> list[Any]:
         entries = [recode(entry, v2.PlanEntry) for entry in update.entries]
@@ -313,7 +301,7 @@ def _block(block: Any) -> Any:
 
 
 def _locations(locations: list[v1.ToolCallLocation]) -> list[v2.ToolCallLocation]:
-    return [recode(location, v2.ToolCallLocation) for location in locations]
+    return locations_from_v1(locations)
 
 
 _HANDLERS: Final[dict[type, Callable[[V1Lifter, Any], list[Any]]]] = {
