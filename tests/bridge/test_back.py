@@ -195,6 +195,35 @@ async def test_the_policy_sees_the_diff_and_locations_a_v1_permission_request_ca
 
 
 @pytest.mark.anyio
+async def test_an_agent_with_modes_and_its_own_mode_option_shows_each_id_once(
+    tmp_path: Path,
+) -> None:
+    # claude-agent-acp 0.23.1 sends both; [mode, model, mode] reached clients (issue 26).
+    modes = v1.SessionModeState(
+        current_mode_id="default",
+        available_modes=[v1.SessionMode(id="default", name="Default")],
+    )
+    choice = [v1.SessionConfigSelectOption(value="default", name="Default")]
+    options: list[Any] = [
+        v1.SessionConfigSelect(
+            id="mode", name="Mode", category="mode", current_value="default", options=choice
+        ),
+        v1.SessionConfigBoolean(id="model", name="Model", current_value=True),
+    ]
+
+    async def new(params: v1.NewSessionRequest) -> v1.NewSessionResponse:
+        return v1.NewSessionResponse(session_id=SESSION, modes=modes, config_options=options)
+
+    with anyio.fail_after(TIMEOUT):
+        async with back_ways.client_of(
+            lambda agent: agent.on(v1m.SESSION_NEW, new), RESULT, cwd=tmp_path
+        ) as (_, client):
+            session = await client.new_session()
+            ids = [option.config_id for option in session.state.config_options]
+    assert ids == ["mode", "model"]
+
+
+@pytest.mark.anyio
 async def test_an_update_for_the_session_reaches_the_v2_state(tmp_path: Path) -> None:
     chunk = v1.AgentMessageChunk(content=v1.TextContent(text="hello"))
     note = v1.SessionNotification(session_id=SESSION, update=chunk)
