@@ -350,3 +350,20 @@ def test_a_permission_naming_a_shown_call_by_id_alone_carries_the_calls_content(
     out = assert_v1(p.permission(request), "RequestPermissionRequest")
     (shown,) = out["toolCall"]["content"]
     assert "/w/a.py" in str(shown)
+
+
+def test_a_second_request_for_an_unannounced_call_keeps_what_the_first_showed() -> None:
+    p = V1Projector("s1")
+    p.permission(_write_permission("w"))
+    again = v2.RequestPermissionRequest(
+        session_id="s1",
+        title="Really?",
+        subject=v2.ToolCallPermissionSubject(
+            tool_call=v2.ToolCallFields(tool_call_id="w", status="pending")
+        ),
+        options=_OPTIONS[:1],
+    )
+    p.permission(again)
+    (create,) = _feed(p, v2.ToolCallUpdate(tool_call_id="w", status="completed"))
+    assert create["title"] == "Write new.txt"
+    assert len(create["content"]) == 2

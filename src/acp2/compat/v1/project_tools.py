@@ -165,23 +165,16 @@ class ToolProjector:
 
     def _remember_asked(self, call: v2.ToolCallFields) -> None:
         # The v1 client makes the call from the request; its first v1 `tool_call` will
-        # restate the call whole, so it must carry what the request showed.
-        self._asked.pop(call.tool_call_id, None)
+        # restate the call whole, so it must carry what the request (or requests) showed.
+        before = self._asked.pop(call.tool_call_id, None)
         if len(self._asked) >= MAX_ASKED_CALLS:
             del self._asked[next(iter(self._asked))]
-        self._asked[call.tool_call_id] = call
+        self._asked[call.tool_call_id] = call if before is None else _over(before, call)
 
     def _restate_asked(self, update: v2.ToolCallFields) -> v2.ToolCallFields:
         """An unannounced call's first update over what its permission request showed."""
         asked = self._asked.pop(update.tool_call_id, None)
-        if asked is None:
-            return update
-        shown = {
-            name: getattr(asked, name)
-            for name in _RESTATED
-            if getattr(update, name) is UNSET and getattr(asked, name) not in (UNSET, None)
-        }
-        return msgspec.structs.replace(update, **shown) if shown else update
+        return update if asked is None else _over(asked, update)
 
     def _option(self, option: v2.PermissionOption) -> v1.PermissionOption:
         kind = option.kind
@@ -309,6 +302,16 @@ class ToolProjector:
         except (binascii.Error, ValueError):
             self.dropped["terminal.bad_base64"] += 1
             return b""
+
+
+def _over(base: v2.ToolCallFields, update: v2.ToolCallFields) -> v2.ToolCallFields:
+    """``update`` with the fields it leaves out (UNSET) taken from ``base``."""
+    shown = {
+        name: getattr(base, name)
+        for name in _RESTATED
+        if getattr(update, name) is UNSET and getattr(base, name) not in (UNSET, None)
+    }
+    return msgspec.structs.replace(update, **shown) if shown else update
 
 
 def _text(text: str) -> v1.Content:
