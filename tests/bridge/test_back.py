@@ -18,9 +18,11 @@ import pytest
 
 import acp2.compat.v1.methods as v1m
 import acp2.compat.v1.schema as v1
+import acp2.schema as v2
 from acp2.client import (
     ClientSession,
     PermissionPolicy,
+    PermissionRequest,
     Work,
     allow_all,
     deny_all,
@@ -154,6 +156,71 @@ async def test_a_permission_naming_an_unannounced_tool_call_is_answered(tmp_path
         answer = await agent.call(v1m.SESSION_REQUEST_PERMISSION, request)
     assert answer.outcome == v1.SelectedPermissionOutcome(option_id="ok")
     assert session.id == SESSION
+
+
+@pytest.mark.anyio
+async def test_the_policy_sees_the_diff_and_locations_a_v1_permission_request_carries(
+    tmp_path: Path,
+) -> None:
+    # Gemini CLI sends a write's diff only in its permission request (issue 26).
+    path = str(tmp_path / "new.txt")
+    diff = v1.Diff(path=path, old_text="", new_text="new\n", meta={"kind": "add"})
+    call = v1.ToolCallUpdate(
+        tool_call_id="w1",
+        title="Writing to new.txt",
+        kind="edit",
+        content=[diff],
+        locations=[v1.ToolCallLocation(path=path, line=1)],
+    )
+    request = v1.RequestPermissionRequest(
+        session_id=SESSION,
+        tool_call=call,
+        options=[v1.PermissionOption(option_id="ok", name="Allow", kind="allow_once")],
+    )
+    seen: list[Any] = []
+
+    async def look(asked: PermissionRequest) -> str:
+        seen.append(asked.tool_call)  # the session's tool call, patched before asking
+        return "ok"
+
+    async with bridged(tmp_path, look) as (agent, _):
+        answer = await agent.call(v1m.SESSION_REQUEST_PERMISSION, request)
+    assert answer.outcome == v1.SelectedPermissionOutcome(option_id="ok")
+    (shown,) = seen
+    (lifted,) = shown.content
+    assert isinstance(lifted.changes[0], v2.DiffAddChange)
+    assert "+new" in lifted.patch.text
+    assert [(loc.path, loc.line) for loc in shown.locations] == [(path, 1)]
+    assert (shown.title, shown.kind) == ("Writing to new.txt", "edit")
+
+
+@pytest.mark.anyio
+async def test_an_agent_with_modes_and_its_own_mode_option_shows_each_id_once(
+    tmp_path: Path,
+) -> None:
+    # claude-agent-acp 0.23.1 sends both; [mode, model, mode] reached clients (issue 26).
+    modes = v1.SessionModeState(
+        current_mode_id="default",
+        available_modes=[v1.SessionMode(id="default", name="Default")],
+    )
+    choice = [v1.SessionConfigSelectOption(value="default", name="Default")]
+    options: list[Any] = [
+        v1.SessionConfigSelect(
+            id="mode", name="Mode", category="mode", current_value="default", options=choice
+        ),
+        v1.SessionConfigBoolean(id="model", name="Model", current_value=True),
+    ]
+
+    async def new(params: v1.NewSessionRequest) -> v1.NewSessionResponse:
+        return v1.NewSessionResponse(session_id=SESSION, modes=modes, config_options=options)
+
+    with anyio.fail_after(TIMEOUT):
+        async with back_ways.client_of(
+            lambda agent: agent.on(v1m.SESSION_NEW, new), RESULT, cwd=tmp_path
+        ) as (_, client):
+            session = await client.new_session()
+            ids = [option.config_id for option in session.state.config_options]
+    assert ids == ["mode", "model"]
 
 
 @pytest.mark.anyio

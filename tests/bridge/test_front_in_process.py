@@ -10,6 +10,7 @@ frames it gets.
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -43,6 +44,9 @@ def streaming_agent() -> Agent:
         if turn.text.startswith("echo "):
             await turn.say(turn.text[5:])
             return "end_turn"
+        if turn.text == "ask":
+            await ask_to_edit(turn)
+            return "end_turn"
         mixed = turn.text == "mixed"
         for i in range(MANY):
             await turn.say(f"tok{i} ")
@@ -59,6 +63,20 @@ def streaming_agent() -> Agent:
         return "end_turn"
 
     return agent
+
+
+EDIT_PATCH = "diff --git /tmp/a.py /tmp/a.py\n--- /tmp/a.py\n+++ /tmp/a.py\n@@ -1 +1 @@\n-x\n+y\n"
+
+
+async def ask_to_edit(turn: Turn) -> None:
+    """Announce an edit with its diff, then ask about it by the call's id (acp2's way)."""
+    change = v2.DiffModifyChange(path="/tmp/a.py", file_type="text")
+    patch = v2.DiffPatch(format="git_patch", text=EDIT_PATCH)
+    diff = v2.Diff(changes=[change], patch=patch)
+    locations = [v2.ToolCallLocation(path="/tmp/a.py", line=1)]
+    call = await turn.tool_call("Edit a.py", kind="edit", content=diff, locations=locations)
+    await turn.request_permission("Apply the edit?", tool_call=call)
+    await call.complete()
 
 
 async def say_annotated(turn: Turn, i: int) -> None:
@@ -171,3 +189,25 @@ async def test_the_emitter_hands_an_in_process_taker_the_object_and_its_frame() 
     assert (session_id, update) == ("s1", chunk)
     assert update is chunk  # the object itself: nothing encoded and decoded in between
     assert frame == encode_notification("session/update", {"sessionId": "s1", "update": chunk})
+
+
+async def test_a_v1_clients_permission_request_shows_the_diff_of_the_call_it_names() -> None:
+    async with v1_client() as (wire, sid):
+        wire.frames.clear()
+        params = {"sessionId": sid, "prompt": [{"type": "text", "text": "ask"}]}
+        await wire.send({"id": "p", "method": "session/prompt", "params": params})
+        asked = await wire.until(lambda m: m.get("method") == "session/request_permission")
+        option = asked["params"]["options"][0]["optionId"]
+        outcome = {"outcome": "selected", "optionId": option}
+        reply = {"jsonrpc": "2.0", "id": asked["id"], "result": {"outcome": outcome}}
+        await wire.transport.send(json.dumps(reply).encode() + b"\n")
+        answer = await wire.answer("p")
+
+    assert answer["result"] == {"stopReason": "end_turn"}
+    call = asked["params"]["toolCall"]
+    (shown,) = call["content"]
+    assert "-x" in str(shown)  # the diff, however v1 shows it
+    assert "+y" in str(shown)
+    (announced,) = wire.updates("tool_call")
+    assert announced["locations"] == [{"path": "/tmp/a.py", "line": 1}]
+    assert problems(wire) == []

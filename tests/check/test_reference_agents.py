@@ -97,6 +97,7 @@ BROKEN = [
     ("cancel-as-error", "PL-19", {"PL-19", "PL-18", "PL-18:permission"}),
     ("stdout-logs", "TR-03", {"TR-03"}),
     ("dies-on-invalid-json", "TR-13:json", {"TR-13:json"}),
+    ("duplicate-config-ids", "CO-10", {"CO-10"}),
 ]
 
 

@@ -13,7 +13,7 @@ from v1_testdata import METHOD_EXAMPLES
 import acp2.compat.v1.schema as v1
 import acp2.schema as v2
 from acp2.compat.v1 import client_side as c
-from acp2.schema.codec import decode, encode
+from acp2.schema.codec import decode, encode, to_builtins
 
 
 def _v1_result(method: str, tp: Any) -> Any:
@@ -89,6 +89,61 @@ def test_a_v1_permission_request_lifts_to_a_tool_call_subject_with_a_title() -> 
     lifted = assert_v2(c.permission_request_from_v1(untitled), "RequestPermissionRequest")
     assert lifted["title"] == "Permission required"
     assert lifted["subject"]["toolCall"] == {"toolCallId": "never-announced"}
+
+
+def test_a_v1_permission_request_keeps_every_field_of_its_tool_call() -> None:
+    # Gemini CLI puts the proposed diff of a write only in the permission request.
+    request = decode(
+        encode(
+            {
+                "sessionId": "s1",
+                "toolCall": {
+                    "toolCallId": "w1",
+                    "status": "pending",
+                    "title": "Writing to new.txt",
+                    "kind": "edit",
+                    "content": [
+                        {
+                            "type": "diff",
+                            "path": "/w/new.txt",
+                            "oldText": "",
+                            "newText": "hello\n",
+                            "_meta": {"kind": "add"},
+                        },
+                        {"type": "content", "content": {"type": "text", "text": "why"}},
+                        {"type": "terminal", "terminalId": "term-1"},
+                    ],
+                    "locations": [{"path": "/w/new.txt", "line": 3}],
+                    "rawInput": {"file_path": "/w/new.txt"},
+                    "rawOutput": {"ok": True},
+                    "_meta": {"vendor": 1},
+                },
+                "options": [{"optionId": "y", "name": "Allow", "kind": "allow_once"}],
+            }
+        ),
+        v1.RequestPermissionRequest,
+    )
+    out = assert_v2(c.permission_request_from_v1(request), "RequestPermissionRequest")
+    call = out["subject"]["toolCall"]
+    assert out["title"] == call["title"] == "Writing to new.txt"
+    assert (call["toolCallId"], call["status"], call["kind"]) == ("w1", "pending", "edit")
+    assert call["locations"] == [{"path": "/w/new.txt", "line": 3}]
+    assert call["rawInput"] == {"file_path": "/w/new.txt"}
+    assert call["rawOutput"] == {"ok": True}
+    assert call["_meta"] == {"vendor": 1}
+    diff, text, terminal = call["content"]
+    assert diff["changes"] == [{"operation": "add", "path": "/w/new.txt", "fileType": "text"}]
+    assert diff["patch"]["text"].splitlines()[1:3] == ["new file mode 100644", "--- /dev/null"]
+    assert "+hello" in diff["patch"]["text"]
+    assert text == {"type": "content", "content": {"type": "text", "text": "why"}}
+    assert terminal == {"type": "terminal", "terminalId": "term-1"}
+
+
+def test_null_fields_of_a_v1_permission_tool_call_are_left_out_not_cleared() -> None:
+    call = v1.ToolCallUpdate(tool_call_id="t", content=None, locations=None, kind=None)
+    request = v1.RequestPermissionRequest(session_id="s1", tool_call=call, options=[])
+    lifted = to_builtins(c.permission_request_from_v1(request))
+    assert lifted["subject"]["toolCall"] == {"toolCallId": "t"}
 
 
 def test_a_v2_permission_answer_goes_back_as_v1_and_unknown_outcomes_are_cancelled() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from typing import Any
 
 import msgspec
@@ -172,6 +173,36 @@ def test_a_v1_diff_lifts_to_changes_and_a_git_patch() -> None:
     ]
 
 
+def test_an_empty_old_text_marked_add_lifts_as_a_new_file_and_unmarked_as_a_modification() -> None:
+    # Gemini CLI writes a new file as oldText "" with _meta.kind "add"; an empty oldText
+    # without that mark may be an existing empty file, so it stays a modification.
+    state = _run(
+        _lifter(),
+        {
+            "sessionUpdate": "tool_call",
+            "toolCallId": "t",
+            "title": "Write",
+            "content": [
+                {
+                    "type": "diff",
+                    "path": "/w/new.txt",
+                    "oldText": "",
+                    "newText": "new\n",
+                    "_meta": {"kind": "add"},
+                },
+                {"type": "diff", "path": "/w/empty.txt", "oldText": "", "newText": "x\n"},
+            ],
+        },
+    )
+    add, modify = state.tool_calls["t"].content
+    assert isinstance(add.changes[0], v2.DiffAddChange)
+    assert "--- /dev/null" in add.patch.text
+    assert "new file mode 100644" in add.patch.text
+    assert add.meta == {"kind": "add"}
+    assert isinstance(modify.changes[0], v2.DiffModifyChange)
+    assert "--- /w/empty.txt" in modify.patch.text
+
+
 def test_a_v1_terminal_reference_keeps_its_id_for_the_client_owned_terminal() -> None:
     state = _run(
         _lifter(),
@@ -272,6 +303,64 @@ def test_setting_the_mode_option_is_a_v1_set_mode_and_others_stay_config_options
         "value": True,
         "type": "boolean",
     }
+
+
+def _claude_shaped_session() -> v1.NewSessionResponse:
+    # claude-agent-acp 0.23.1 sends session modes and its own `mode` config option.
+    select = {"type": "select", "name": "Mode", "category": "mode", "currentValue": "default"}
+    choices = [{"value": "default", "name": "Default"}, {"value": "plan", "name": "Plan"}]
+    model = {"type": "select", "id": "model", "name": "Model", "currentValue": "m"}
+    return decode(
+        encode(
+            {
+                "sessionId": "s1",
+                "modes": {
+                    "currentModeId": "default",
+                    "availableModes": [
+                        {"id": "default", "name": "Default"},
+                        {"id": "plan", "name": "Plan"},
+                    ],
+                },
+                "configOptions": [
+                    {**select, "id": "mode", "options": choices},
+                    {**model, "options": [{"value": "m", "name": "M"}]},
+                ],
+            }
+        ),
+        v1.NewSessionResponse,
+    )
+
+
+def test_an_agents_own_mode_option_is_not_listed_twice_and_setting_it_is_the_agents() -> None:
+    lifter = _lifter()
+    created = assert_v2(lifter.new_session_result(_claude_shaped_session()), "NewSessionResponse")
+    assert [o["configId"] for o in created["configOptions"]] == ["mode", "model"]
+    request = v2.SetSessionConfigOptionRequest(
+        session_id="s1", config_id="mode", type="id", value="plan"
+    )
+    sent = assert_v1(lifter.set_config_option(request), "SetSessionConfigOptionRequest")
+    assert (sent["configId"], sent["value"]) == ("mode", "plan")
+    # A mode update (the agent left plan mode on its own) moves the agent's option.
+    state = _run(lifter, {"sessionUpdate": "current_mode_update", "currentModeId": "plan"})
+    assert [(o.config_id, o.current_value) for o in state.config_options] == [
+        ("mode", "plan"),
+        ("model", "m"),
+    ]
+    assert lifter.dropped == Counter()
+
+
+def test_an_option_id_the_agent_repeats_keeps_its_first_option_and_is_counted() -> None:
+    lifter = _lifter()
+    flag = {"type": "boolean", "id": "web", "name": "Web"}
+    state = _run(
+        lifter,
+        {
+            "sessionUpdate": "config_option_update",
+            "configOptions": [{**flag, "currentValue": True}, {**flag, "currentValue": False}],
+        },
+    )
+    assert [(o.config_id, o.current_value) for o in state.config_options] == [("web", True)]
+    assert lifter.dropped["config_option.duplicate"] == 1
 
 
 def test_a_mode_update_before_any_modes_is_counted_not_lifted() -> None:

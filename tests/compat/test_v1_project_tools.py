@@ -278,3 +278,92 @@ def test_only_the_end_of_a_long_terminal_output_is_kept_and_rendered() -> None:
     text = last["content"][0]["content"]["text"]
     assert text.endswith("aEND\n```")
     assert len(text) < MAX_TERMINAL_TEXT + 20
+
+
+def _write_permission(call_id: str) -> v2.RequestPermissionRequest:
+    patch = v2.DiffPatch(format="git_patch", text="diff --git /w/new.txt /w/new.txt\n+new\n")
+    diff = v2.Diff(changes=[v2.DiffAddChange(path="/w/new.txt", file_type="text")], patch=patch)
+    call = v2.ToolCallFields(
+        tool_call_id=call_id,
+        title="Write new.txt",
+        kind="edit",
+        status="pending",
+        content=[v2.Content(content=v2.TextContent(text="a new file")), diff],
+        locations=[v2.ToolCallLocation(path="/w/new.txt", line=2)],
+        raw_input={"path": "/w/new.txt"},
+    )
+    return v2.RequestPermissionRequest(
+        session_id="s1",
+        title="Write?",
+        subject=v2.ToolCallPermissionSubject(tool_call=call),
+        options=_OPTIONS[:1],
+    )
+
+
+def test_a_permission_subject_puts_every_field_of_the_call_into_the_v1_tool_call() -> None:
+    p = V1Projector("s1")
+    out = assert_v1(p.permission(_write_permission("w")), "RequestPermissionRequest")
+    call = out["toolCall"]
+    assert (call["title"], call["kind"], call["status"]) == ("Write new.txt", "edit", "pending")
+    assert call["locations"] == [{"path": "/w/new.txt", "line": 2}]
+    assert call["rawInput"] == {"path": "/w/new.txt"}
+    text, diff = call["content"]
+    assert text == {"type": "content", "content": {"type": "text", "text": "a new file"}}
+    assert "/w/new.txt" in str(diff)  # a diff v1 can show (its rendering is not pinned here)
+
+
+def test_the_first_update_of_a_call_a_permission_named_restates_what_it_showed() -> None:
+    # A v1 client makes the call from the request, and a v1 tool_call restates a call
+    # whole: without the request's content the diff the person approved would vanish.
+    p = V1Projector("s1")
+    p.permission(_write_permission("w"))
+    (create,) = _feed(p, v2.ToolCallUpdate(tool_call_id="w", status="in_progress"))
+    assert create["sessionUpdate"] == "tool_call"
+    assert (create["title"], create["kind"], create["status"]) == (
+        "Write new.txt",
+        "edit",
+        "in_progress",
+    )
+    assert len(create["content"]) == 2
+    assert create["locations"] == [{"path": "/w/new.txt", "line": 2}]
+    p.permission(_write_permission("c"))
+    (chunked,) = _feed(
+        p, v2.ToolCallContentChunk(tool_call_id="c", content=v2.Content(content=_TEXT))
+    )
+    assert len(chunked["content"]) == 3
+    assert chunked["title"] == "Write new.txt"
+
+
+def test_a_permission_naming_a_shown_call_by_id_alone_carries_the_calls_content() -> None:
+    # acp2's agents announce the call with its diff, then ask with {toolCallId} only; a v1
+    # client that shows only the request's toolCall must still see the diff.
+    p = V1Projector("s1")
+    patch = v2.DiffPatch(format="git_patch", text="diff --git /w/a.py /w/a.py\n-x\n+y\n")
+    diff = v2.Diff(changes=[v2.DiffModifyChange(path="/w/a.py", file_type="text")], patch=patch)
+    _feed(p, v2.ToolCallUpdate(tool_call_id="t", title="Edit a.py", content=[diff]))
+    request = v2.RequestPermissionRequest(
+        session_id="s1",
+        title="Apply?",
+        subject=v2.ToolCallPermissionSubject(tool_call=v2.ToolCallFields(tool_call_id="t")),
+        options=_OPTIONS[:1],
+    )
+    out = assert_v1(p.permission(request), "RequestPermissionRequest")
+    (shown,) = out["toolCall"]["content"]
+    assert "/w/a.py" in str(shown)
+
+
+def test_a_second_request_for_an_unannounced_call_keeps_what_the_first_showed() -> None:
+    p = V1Projector("s1")
+    p.permission(_write_permission("w"))
+    again = v2.RequestPermissionRequest(
+        session_id="s1",
+        title="Really?",
+        subject=v2.ToolCallPermissionSubject(
+            tool_call=v2.ToolCallFields(tool_call_id="w", status="pending")
+        ),
+        options=_OPTIONS[:1],
+    )
+    p.permission(again)
+    (create,) = _feed(p, v2.ToolCallUpdate(tool_call_id="w", status="completed"))
+    assert create["title"] == "Write new.txt"
+    assert len(create["content"]) == 2

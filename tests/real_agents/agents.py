@@ -27,6 +27,7 @@ __all__ = [
     "Agent",
     "Run",
     "claude",
+    "claude_v1",
     "codex",
     "fast_agent",
     "gemini",
@@ -219,3 +220,11 @@ def requests_of(wire: list[Frame], method: str) -> list[tuple[dict[str, Any], di
         f.message["id"]: f.message for f in wire if f.sender == "client" and f.kind == "response"
     }
     return [(m["params"], answers.get(m["id"], {})) for m in asked if "id" in m]
+
+
+def claude_v1(js: Path, base_url: str, root: Path) -> Agent:
+    """claude-agent-acp 0.23.1 (ACP v1, ``js`` its ``dist/index.js``) with the
+    environment :func:`claude` gives the v2 adapter: the fake Messages API at
+    ``base_url``, manual permission mode."""
+    env = claude(root, base_url, root).env  # only the environment: the argv is v2's
+    return Agent("claude-agent-acp-v1", ["node", str(js)], env)

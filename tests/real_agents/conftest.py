@@ -68,3 +68,13 @@ def v2_adapters() -> Path:
         return install.v2_adapters()
     except install.AgentUnavailable as exc:
         skip_or_fail(f"the v2 adapters are unavailable: {exc}")
+
+
+@pytest.fixture(scope="session")
+def claude_v1_js() -> Path:
+    """The installed claude-agent-acp 0.23.1 (ACP v1) ``dist/index.js`` (``npm ci`` on
+    first use)."""
+    try:
+        return install.claude_v1_agent()
+    except install.AgentUnavailable as exc:
+        skip_or_fail(f"claude-agent-acp 0.23.1 unavailable: {exc}")

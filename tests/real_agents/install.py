@@ -7,6 +7,10 @@
   adapters ``@agentclientprotocol/codex-acp`` 2.6.0 and ``claude-agent-acp`` 0.101.0, with
   the vendor CLIs they drive) into ``<cache root>/agents-npm-v2-<sha256>`` and returns
   that folder.
+- :func:`claude_v1_agent` runs ``npm ci`` on ``npm-claude-v1/package-lock.json``
+  (``@zed-industries/claude-agent-acp`` 0.23.1, the last ACP v1 Claude Code adapter, with
+  the Claude Code it drives) into ``<cache root>/agents-npm-claude-v1-<sha256>`` and
+  returns its ``dist/index.js``.
 - :func:`fast_agent` makes a venv from ``py/requirements-fast-agent.txt``
   (``fast-agent-mcp`` 0.10.48 and its dependencies, hash-locked) in
   ``<cache root>/agents-py-<sha256>-cp<XY>`` and returns the argv that runs the
@@ -39,6 +43,7 @@ __all__ = [
     "FAST_AGENT_PYTHON",
     "NPM_LOCK",
     "AgentUnavailable",
+    "claude_v1_agent",
     "fast_agent",
     "find_python",
     "gemini_cli",
@@ -50,6 +55,7 @@ NPM_DIR = HERE / "npm"
 NPM_LOCK = NPM_DIR / "package-lock.json"
 NPM_FILES = ("package.json", "package-lock.json", ".npmrc")
 NPM_V2_DIR = HERE / "npm-v2"
+NPM_CLAUDE_V1_DIR = HERE / "npm-claude-v1"
 FAST_AGENT_LOCK = HERE / "py" / "requirements-fast-agent.txt"
 #: The CPython the fast-agent lockfile's compiled wheels are for.
 FAST_AGENT_PYTHON = (3, 12)
@@ -127,6 +133,20 @@ def v2_adapters() -> Path:
         raise AgentUnavailable(f"the v2 adapters need Node.js >= {MIN_NODE_MAJOR} and npm")
     target = cache_root() / f"agents-npm-v2-{_digest(NPM_V2_DIR / 'package-lock.json')}"
     return _ensure(target, lambda folder: folder, lambda folder: _npm_ci(folder, NPM_V2_DIR))
+
+
+def claude_v1_agent() -> Path:
+    """The installed claude-agent-acp 0.23.1 ``dist/index.js`` (run it with ``node``);
+    raises ``AgentUnavailable`` as :func:`gemini_cli` does."""
+    version = node_version_or_none()
+    if version is None or version[0] < MIN_NODE_MAJOR or shutil.which("npm") is None:
+        raise AgentUnavailable(f"claude-agent-acp needs Node.js >= {MIN_NODE_MAJOR} and npm")
+    lock = NPM_CLAUDE_V1_DIR / "package-lock.json"
+    target = cache_root() / f"agents-npm-claude-v1-{_digest(lock)}"
+    js = "node_modules/@zed-industries/claude-agent-acp/dist/index.js"
+    return _ensure(
+        target, lambda folder: folder / js, lambda folder: _npm_ci(folder, NPM_CLAUDE_V1_DIR)
+    )
 
 
 def node_version_or_none() -> tuple[int, ...] | None:

@@ -72,3 +72,36 @@ def test_acp2_chat_talks_to_fast_agent(fast_agent_cmd: list[str], tmp_path: Path
         status, screen = chat_once(agent, project, "in a chat.", tmp_path / "pty.log")
     assert status == 0
     assert "fast-agent" in screen
+
+
+def test_acp2_chat_shows_gemini_clis_new_file_diff_before_asking(
+    gemini_js: Path, tmp_path: Path
+) -> None:
+    # Gemini CLI sends a write's diff only in its permission request (issue 26).
+    project = tmp_path / "project"
+    project.mkdir()
+    target = project / "fresh.txt"
+    with fake_gemini.serve() as fake:
+        write = {"file_path": str(target), "content": "a fresh line\n"}
+        fake.add(fake_gemini.call("write_file", write), fake_gemini.text("Created it."))
+        agent = gemini(gemini_js, fake.url, tmp_path)
+        child: Any = spawn_pty(
+            [*ACP2, "chat", "--", *agent.argv], env=agent.env | TERMINAL, cwd=project
+        )
+        child.logfile_read = open(tmp_path / "pty.log", "w")  # noqa: SIM115
+        try:
+            child.expect("❯", timeout=RUN_TIMEOUT)
+            child.sendline("create fresh.txt")
+            child.expect("permission requested", timeout=RUN_TIMEOUT)
+            child.expect("new file", timeout=RUN_TIMEOUT)  # a creation, not an edit
+            child.expect("a fresh line", timeout=RUN_TIMEOUT)  # shown before the question
+            child.expect("choose", timeout=RUN_TIMEOUT)
+            child.send("y")
+            child.expect("Created it.", timeout=RUN_TIMEOUT)
+            child.expect("✓ end_turn", timeout=RUN_TIMEOUT)
+            child.sendcontrol("d")
+            child.expect(pexpect.EOF, timeout=RUN_TIMEOUT)
+        finally:
+            if child.isalive():
+                child.terminate(force=True)
+    assert target.read_text() == "a fresh line\n"

@@ -115,6 +115,28 @@ def test_acp2_run_answers_the_permission_of_a_file_write(
     assert "output" in response["response"], response
 
 
+def test_the_permission_line_of_a_new_file_carries_its_diff_as_a_creation(
+    agent: Agent, fake: FakeGemini, project: Path
+) -> None:
+    # Gemini CLI sends a write's diff only in its permission request (oldText "",
+    # _meta.kind "add"): the person must see it before answering (issue 26).
+    target = project / "fresh.txt"
+    fake.add(
+        fake_gemini.call("write_file", {"file_path": str(target), "content": "fresh line\n"}),
+        fake_gemini.text("Created it."),
+    )
+    done = run(agent, "create fresh.txt", project)
+    assert done.returncode == 0, done.stderr
+    (asked, _), *_ = done.permissions()
+    call = asked["subject"]["toolCall"]
+    (diff,) = [item for item in call["content"] if item["type"] == "diff"]
+    assert diff["changes"] == [{"operation": "add", "path": str(target), "fileType": "text"}]
+    assert "--- /dev/null" in diff["patch"]["text"]
+    assert "+fresh line" in diff["patch"]["text"]
+    assert [location["path"] for location in call["locations"]] == [str(target)]
+    assert target.read_text() == "fresh line\n"
+
+
 def test_acp2_run_fs_serves_the_read_and_the_write_of_gemini(
     agent: Agent, fake: FakeGemini, project: Path
 ) -> None:

@@ -2,7 +2,8 @@
 
 stdout hygiene (TR-03, TR-01), ids answered once with their type and no answers to
 notifications (TR-09, TR-08), error object shapes (TR-12), ``messageId`` on every message
-update (MU-01), patch shapes (MU-05), and schema validity under both drafts. Each frame is
+update (MU-01), patch shapes (MU-05), config option ids once per list (CO-10), and schema
+validity under both drafts. Each frame is
 validated against the schema of the version its link speaks: the frames of a link whose
 agent answered ``initialize`` in v1's shape against ``acp-v1.json``. For an agent judged
 as ACP v1 the rows are the v1 rows (``V1-TR-09`` ..., ``V1-SCHEMA``) and the v2-only
@@ -41,6 +42,7 @@ AUDIT_ROWS = (
     "EX-04:notes",
     "MU-01",
     "MU-05",
+    "CO-10",
     "SCHEMA:aug",
     "SCHEMA:nov",
 )
@@ -89,6 +91,7 @@ def audit(shared: Shared) -> None:
         _schema(shared, pairs, V1)
         return
     _messages(shared, pairs)
+    _config_ids(shared, pairs)
     for draft in DRAFTS:
         _schema(shared, pairs, draft)
 
@@ -199,6 +202,30 @@ def _shape_problem(kind: Any, update: dict[str, Any]) -> str | None:
     elif kind == "state_update" and not isinstance(update.get("state"), str):
         return "state_update without a state"
     return None
+
+
+def _config_lists(value: Any) -> list[list[Any]]:
+    """The config option lists one frame carries: in a result (new, resume,
+    set_config_option) or a ``config_option_update``."""
+    result = value.get("result") if isinstance(value, dict) else None
+    update = session_update(value)
+    holders = [h for h in (result, update) if isinstance(h, dict)]
+    return [h["configOptions"] for h in holders if isinstance(h.get("configOptions"), list)]
+
+
+def _config_ids(shared: Shared, pairs: list[tuple[ClientCore, Frame]]) -> None:
+    """CO-10: ``set_config_option`` names an option by its ``configId``, so no list
+    holds an id twice (a v1 bridge once showed ``[mode, model, mode]``)."""
+    row = _Row(shared, "CO-10")
+    lists = 0
+    for link, frame in pairs:
+        for options in _config_lists(frame.value):
+            lists += 1
+            ids = Counter(o.get("configId") for o in options if isinstance(o, dict))
+            if repeated := sorted(str(i) for i, n in ids.items() if n > 1):
+                why = f"configId listed twice: {', '.join(repeated)}"
+                row.add(why, _ev(link, frame, why))
+    row.finish(f"{lists} config option lists, each configId once", checked=lists)
 
 
 def _schema(shared: Shared, pairs: list[tuple[ClientCore, Frame]], draft: str) -> None:

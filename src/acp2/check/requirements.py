@@ -318,6 +318,7 @@ _ROWS: Final[tuple[Requirement, ...]] = (
         "MU-02:aug",
     ),
     Requirement("MU-05", "MU-05", M, "patch shapes: chunks carry one block, upserts an array"),
+    Requirement("CO-10", "CO-10", M, "every config option list names each configId once"),
     # -- prompt content ------------------------------------------------------------------
     Requirement(
         "IN-11",

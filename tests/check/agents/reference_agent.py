@@ -25,6 +25,10 @@ TypeScript SDK's reader does).
   dies-on-invalid-json   exits on a line that is not JSON
   empty-batch-array      answers ``[]`` with an array holding the -32600 error
   accepts-unknown-cancel answers tool_call/cancel and terminal/cancel for any id with {}
+  duplicate-config-ids   lists the config option ``mode`` twice in session/new results
+
+Each session has one config option, the select ``mode`` (``ask`` / ``code``), served by
+``session/set_config_option``.
 
 Prompt scenarios (first word): ``echo <text>``, ``wait`` (until cancelled), ``permission``.
 """
@@ -89,6 +93,7 @@ class Session:
         self.cancel = threading.Event()
         self.busy = False
         self.was_cancelled = False
+        self.mode = "ask"
 
     def update(self, update: dict[str, Any], *, keep: bool = False) -> None:
         if keep:
@@ -289,10 +294,30 @@ class Reject(Exception):
         self.code, self.message, self.data = code, message, data
 
 
+def config_options(mode: str) -> list[dict[str, Any]]:
+    choices = [{"value": "ask", "name": "Ask"}, {"value": "code", "name": "Code"}]
+    option = {"type": "select", "configId": "mode", "name": "Mode", "options": choices}
+    options = [{**option, "currentValue": mode}]
+    if BROKEN == "duplicate-config-ids":
+        options.append({**option, "currentValue": mode, "name": "Mode again"})
+    return options
+
+
 def new_session(params: dict[str, Any]) -> Any:
     sid = f"sess_{next(COUNTER)}"
     SESSIONS[sid] = Session(sid, params.get("cwd", "/"))
-    return {"sessionId": sid}
+    return {"sessionId": sid, "configOptions": config_options(SESSIONS[sid].mode)}
+
+
+def on_set_config_option(params: dict[str, Any]) -> Any:
+    session = SESSIONS.get(params.get("sessionId", ""))
+    if session is None:
+        raise Reject(-32002, "Unknown session", {"sessionId": params.get("sessionId")})
+    value = params.get("value")
+    if params.get("configId") != "mode" or value not in ("ask", "code"):
+        raise Reject(-32602, "Unknown config option or value")
+    session.mode = value
+    return {"configOptions": config_options(value)}
 
 
 HANDLERS = {
@@ -303,6 +328,7 @@ HANDLERS = {
     },
     "session/resume": on_resume,
     "session/close": on_close,
+    "session/set_config_option": on_set_config_option,
     "session/delete": lambda p: (SESSIONS.pop(p.get("sessionId", ""), None), {})[1],
 }
 

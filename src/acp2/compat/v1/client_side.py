@@ -18,6 +18,7 @@ import acp2.compat.v1.schema as v1
 import acp2.schema as v2
 from acp2.compat.v1.convert import Drops, mcp_servers_to_v1, recode
 from acp2.compat.v1.methods import AGENT_REQUESTS
+from acp2.compat.v1.tool_fields import tool_call_fields_from_v1
 from acp2.errors import InvalidParams
 from acp2.schema.codec import decode
 
@@ -74,17 +75,13 @@ def resume_request_to_v1(
 
 def permission_request_from_v1(request: v1.RequestPermissionRequest) -> v2.RequestPermissionRequest:
     """A v1 permission request as v2: ``title`` from the tool call (or a default), the
-    tool call as a ``tool_call`` subject. Its ``null`` fields mean "unchanged" in v1."""
+    tool call as a ``tool_call`` subject carrying every field the v1 ``toolCall`` has
+    (content -- diffs, text, terminals --, locations, title, kind, status, raw input and
+    output, ``_meta``), so the client patches the call before it asks the person. Its
+    ``null`` fields mean "unchanged" in v1 and are left out."""
     call = request.tool_call
-    fields = {
-        name: getattr(call, name)
-        for name in ("title", "kind", "status", "raw_input", "raw_output", "meta")
-        if getattr(call, name) not in (UNSET, None)
-    }
     title = call.title if isinstance(call.title, str) else _DEFAULT_PERMISSION_TITLE
-    subject = v2.ToolCallPermissionSubject(
-        tool_call=v2.ToolCallFields(tool_call_id=call.tool_call_id, **fields)
-    )
+    subject = v2.ToolCallPermissionSubject(tool_call=tool_call_fields_from_v1(call))
     return v2.RequestPermissionRequest(
         session_id=request.session_id,
         title=title,

@@ -312,9 +312,14 @@ def git_patch(path: str, old_text: str | None, new_text: str) -> str:
 
 
 def diff_from_v1(diff: v1.Diff) -> v2.Diff:
-    """A v1 ``{path, oldText?, newText}`` diff as v2: one ``add`` (no ``oldText``) or
-    ``modify`` change, plus the ``git_patch`` of the two texts."""
+    """A v1 ``{path, oldText?, newText}`` diff as v2: one ``add`` or ``modify`` change,
+    plus the ``git_patch`` of the two texts (``/dev/null`` before an ``add``).
+
+    It is an ``add`` when ``oldText`` is absent or ``null`` (v1's new file), or empty
+    with ``_meta.kind: "add"`` (Gemini CLI's new file: ``oldText: ""``)."""
     old = diff.old_text if isinstance(diff.old_text, str) else None
+    if old == "" and isinstance(diff.meta, dict) and diff.meta.get("kind") == "add":
+        old = None
     change: Any = (
         v2.DiffAddChange(path=diff.path, file_type="text")
         if old is None

@@ -29,9 +29,10 @@ from acp2.compat.v1.convert import (
     blocks_to_v1,
     commands_from_v1,
     config_options_from_v1,
-    diff_from_v1,
     recode,
 )
+from acp2.compat.v1.lift_options import has_option, unique_options, with_current_value
+from acp2.compat.v1.tool_fields import locations_from_v1, tool_content_from_v1
 from acp2.schema import tag_of
 
 __all__ = ["MAIN_PLAN_ID", "MODE_CONFIG_ID", "V1Lifter"]
@@ -111,7 +112,7 @@ class V1Lifter:
         if isinstance(result.modes, v1.SessionModeState):
             self._modes = result.modes
         if isinstance(result.config_options, list):
-            self._options = config_options_from_v1(result.config_options)
+            self._options = self._agent_options(result.config_options)
         return self.config_options()
 
     def new_session_result(self, result: v1.NewSessionResponse) -> v2.NewSessionResponse:
@@ -130,14 +131,25 @@ class V1Lifter:
         return v2.ResumeSessionResponse(config_options=options or UNSET, meta=result.meta)
 
     def config_options(self) -> list[Any]:
-        """The current v2 config options, the synthesized mode option last."""
-        mode = self._mode_option()
+        """The current v2 config options, the synthesized mode option last; none is
+        synthesized when the agent has its own ``mode`` option (ids stay unique)."""
+        mode = None if self._owns_mode() else self._mode_option()
         return [*self._options, mode] if mode is not None else list(self._options)
+
+    def _agent_options(self, options: list[Any]) -> list[Any]:
+        return unique_options(config_options_from_v1(options), self.dropped)
+
+    def _owns_mode(self) -> bool:
+        return has_option(self._options, MODE_CONFIG_ID)
 
     def set_config_option(self, request: v2.SetSessionConfigOptionRequest) -> Any:
         """The v1 request for a v2 ``session/set_config_option``: ``session/set_mode``
         params for the synthesized mode option, else v1 ``set_config_option`` params."""
-        if request.config_id == MODE_CONFIG_ID and self._modes is not None:
+        if (
+            request.config_id == MODE_CONFIG_ID
+            and self._modes is not None
+            and not self._owns_mode()
+        ):
             return v1.SetSessionModeRequest(
                 session_id=request.session_id, mode_id=str(request.value), meta=request.meta
             )
@@ -259,19 +271,7 @@ class V1Lifter:
         ]
 
     def _content(self, items: list[Any]) -> list[Any]:
-        out: list[Any] = []
-        for item in items:
-            if isinstance(item, v1.Content):
-                out.append(v2.Content(content=block_from_v1(item.content), meta=item.meta))
-            elif isinstance(item, v1.Diff):
-                out.append(diff_from_v1(item))
-            elif isinstance(item, v1.Terminal):
-                # A v1 terminal belongs to this client (it served terminal/create), so the
-                # client's own terminal state feeds the v2 terminal of the same id.
-                out.append(v2.Terminal(terminal_id=item.terminal_id, meta=item.meta))
-            else:
-                out.append(item)  # unknown content stays raw, as v2 keeps it
-        return out
+        return tool_content_from_v1(items)
 
     def _plan(self, update: v1.Plan) -> list[Any]:
         entries = [recode(entry, v2.PlanEntry) for entry in update.entries]
@@ -283,16 +283,20 @@ class V1Lifter:
         return [v2.AvailableCommandsUpdate(available_commands=commands, meta=update.meta)]
 
     def _mode(self, update: v1.CurrentModeUpdate) -> list[Any]:
-        if self._modes is None:
+        mode_id = update.current_mode_id
+        if self._owns_mode():
+            # The agent's own `mode` option is the one shown: the update moves it.
+            self._options = with_current_value(self._options, MODE_CONFIG_ID, mode_id)
+        elif self._modes is None:
             self.dropped["current_mode_update.no_modes"] += 1
             return []
-        self._modes = v1.SessionModeState(
-            current_mode_id=update.current_mode_id, available_modes=self._modes.available_modes
-        )
+        if self._modes is not None:
+            available = self._modes.available_modes
+            self._modes = v1.SessionModeState(current_mode_id=mode_id, available_modes=available)
         return [v2.ConfigOptionUpdate(config_options=self.config_options(), meta=update.meta)]
 
     def _config(self, update: v1.ConfigOptionUpdate) -> list[Any]:
-        self._options = config_options_from_v1(update.config_options)
+        self._options = self._agent_options(update.config_options)
         return [v2.ConfigOptionUpdate(config_options=self.config_options(), meta=update.meta)]
 
     def _info(self, update: v1.SessionInfoUpdate) -> list[Any]:
@@ -313,7 +317,7 @@ def _block(block: Any) -> Any:
 
 
 def _locations(locations: list[v1.ToolCallLocation]) -> list[v2.ToolCallLocation]:
-    return [recode(location, v2.ToolCallLocation) for location in locations]
+    return locations_from_v1(locations)
 
 
 _HANDLERS: Final[dict[type, Callable[[V1Lifter, Any], list[Any]]]] = {

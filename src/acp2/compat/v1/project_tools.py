@@ -18,6 +18,7 @@ import binascii
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+import msgspec
 from msgspec import UNSET, Raw
 
 import acp2.compat.v1.schema as v1
@@ -25,7 +26,7 @@ import acp2.schema as v2
 from acp2 import sanitize
 from acp2.compat.v1.convert import Drops, block_to_v1, recode
 
-__all__ = ["MAX_TERMINAL_BYTES", "MAX_TERMINAL_TEXT", "ToolProjector"]
+__all__ = ["MAX_ASKED_CALLS", "MAX_TERMINAL_BYTES", "MAX_TERMINAL_TEXT", "ToolProjector"]
 
 #: How much of a display terminal's output (characters, the end kept) is rendered.
 MAX_TERMINAL_TEXT: Final = 32_000
@@ -33,6 +34,10 @@ MAX_TERMINAL_TEXT: Final = 32_000
 MAX_TERMINAL_BYTES: Final = 4 * MAX_TERMINAL_TEXT
 
 _STATUS_FALLBACK: Final = {"cancelled": "failed", "paused": "in_progress"}
+#: How many calls first named by a permission request are remembered until announced.
+MAX_ASKED_CALLS: Final = 64
+#: The fields a call's permission request showed that its first ``tool_call`` restates.
+_RESTATED: Final = ("title", "kind", "status", "content", "locations", "raw_input", "raw_output")
 _SAFE_OPTION_KIND: Final = "reject_once"
 
 
@@ -51,6 +56,8 @@ class ToolProjector:
         #: Announced tool call ids -> their current v2 content items.
         self.content: dict[str, list[Any]] = {}
         self._terminals: dict[str, _Terminal] = {}
+        #: Calls a permission request named before any update did: what it showed.
+        self._asked: dict[str, v2.ToolCallFields] = {}
         self._synthetic = 0
 
     # -- updates ------------------------------------------------------------------------
@@ -59,7 +66,7 @@ class ToolProjector:
         """v1 updates for a v2 ``tool_call_update``: a ``tool_call`` the first time."""
         self._count_unsupported(update)
         if update.tool_call_id not in self.content:
-            return [self._create(update)]
+            return [self._create(self._restate_asked(update))]
         patch = self._patch(update)
         return [patch] if patch is not None else []
 
@@ -67,7 +74,10 @@ class ToolProjector:
         """A v1 update carrying the full content after a v2 ``tool_call_content_chunk``."""
         call_id = update.tool_call_id
         if call_id not in self.content:
-            return [self._create(v2.ToolCallFields(tool_call_id=call_id, content=[update.content]))]
+            asked = self._asked.get(call_id)
+            shown = asked.content if asked is not None and isinstance(asked.content, list) else []
+            fields = v2.ToolCallFields(tool_call_id=call_id, content=[*shown, update.content])
+            return [self._create(self._restate_asked(fields))]
         self.content[call_id].append(update.content)
         return [self._content_update(call_id)]
 
@@ -101,7 +111,9 @@ class ToolProjector:
 
         The prompt's ``title`` / ``description`` go into ``_meta["acp2"]`` (v1 has no
         field; folding them into the tool call's title would change the tool call's
-        display); a subject that is not a tool call becomes a synthesized tool call.
+        display); a subject that is not a tool call becomes a synthesized tool call. A
+        ``tool_call`` subject's fields all go into the v1 ``toolCall``; for a call already
+        shown it also carries the call's current content when the subject sets none.
         """
         call = self._permission_call(request)
         meta = dict(request.meta) if isinstance(request.meta, dict) else {}
@@ -125,6 +137,12 @@ class ToolProjector:
                 # The subject patches the call (v2), so later chunks append to this content.
                 self.content[call_id] = list(subject.tool_call.content)
             fields = self._fields(subject.tool_call)
+            if not known:
+                self._remember_asked(subject.tool_call)
+            elif "content" not in fields and self.content[call_id]:
+                # acp2 agents name an announced call by id alone; a v1 client that shows
+                # only the request must still see what it approves (the diff).
+                fields["content"] = self._render(call_id)
             if fields.get("title", UNSET) is UNSET and not known:
                 fields["title"] = request.title
             return v1.ToolCallUpdate(tool_call_id=call_id, **fields)
@@ -144,6 +162,19 @@ class ToolProjector:
             )
         self.dropped["permission.unknown" if isinstance(subject, Raw) else "permission.none"] += 1
         return v1.ToolCallUpdate(tool_call_id=self._synthetic_id(), title=request.title)
+
+    def _remember_asked(self, call: v2.ToolCallFields) -> None:
+        # The v1 client makes the call from the request; its first v1 `tool_call` will
+        # restate the call whole, so it must carry what the request (or requests) showed.
+        before = self._asked.pop(call.tool_call_id, None)
+        if len(self._asked) >= MAX_ASKED_CALLS:
+            del self._asked[next(iter(self._asked))]
+        self._asked[call.tool_call_id] = call if before is None else _over(before, call)
+
+    def _restate_asked(self, update: v2.ToolCallFields) -> v2.ToolCallFields:
+        """An unannounced call's first update over what its permission request showed."""
+        asked = self._asked.pop(update.tool_call_id, None)
+        return update if asked is None else _over(asked, update)
 
     def _option(self, option: v2.PermissionOption) -> v1.PermissionOption:
         kind = option.kind
@@ -271,6 +302,16 @@ class ToolProjector:
         except (binascii.Error, ValueError):
             self.dropped["terminal.bad_base64"] += 1
             return b""
+
+
+def _over(base: v2.ToolCallFields, update: v2.ToolCallFields) -> v2.ToolCallFields:
+    """``update`` with the fields it leaves out (UNSET) taken from ``base``."""
+    shown = {
+        name: getattr(base, name)
+        for name in _RESTATED
+        if getattr(update, name) is UNSET and getattr(base, name) not in (UNSET, None)
+    }
+    return msgspec.structs.replace(update, **shown) if shown else update
 
 
 def _text(text: str) -> v1.Content:
