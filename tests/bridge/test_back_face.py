@@ -18,6 +18,7 @@ from typing import Any
 
 import anyio
 import back_ways
+import msgspec
 import pytest
 
 import acp2.compat.v1.methods as v1m
@@ -26,7 +27,7 @@ import acp2.schema as v2
 import acp2.schema.methods as v2m
 from acp2.bridge.back import serve_back_transports
 from acp2.client import PermissionRequest, allow_all
-from acp2.errors import InvalidParams
+from acp2.errors import InvalidParams, MethodNotFound
 from acp2.rpc import Connection
 from acp2.transport.memory import memory_pair
 from helpers.timeouts import TIMEOUT
@@ -190,3 +191,41 @@ async def test_a_resume_sends_the_foreground_state_before_its_answer() -> None:
     assert isinstance(last, v2.StateUpdate)
     assert last.state == "idle"
     assert "UserMessageChunk" in order[:-1]  # the replay came first
+
+
+async def test_extension_requests_and_notifications_pass_through_the_bridge_both_ways() -> None:
+    got_by_agent: list[Any] = []
+    got_by_client: list[Any] = []
+    both = anyio.Event()
+
+    def got(into: list[Any], method: str, params: Any) -> None:
+        into.append((method, bytes(params)))
+        if got_by_agent and got_by_client:
+            both.set()
+
+    with anyio.fail_after(TIMEOUT):
+        async with wire() as (client, (asking, _)):
+            agent = asking.agent
+
+            async def agent_ext(method: str, params: Any) -> Any:
+                return {"echo": method, "params": msgspec.json.decode(params)}
+
+            agent.on_unknown_request(agent_ext)
+            agent.on_unknown_notification(partial(got, got_by_agent))
+            client.on_unknown_notification(partial(got, got_by_client))
+
+            async def client_ext(method: str, params: Any) -> Any:
+                return {"client": method}
+
+            client.on_unknown_request(client_ext)
+            answer = await client.request("_zed/ping", {"n": 1}, dict)
+            back = await agent.request("_agent/ask", {"q": 2}, dict)
+            await client.notify("_zed/note", {"a": 1})
+            await agent.notify("_agent/note", {"b": 2})
+            with pytest.raises(MethodNotFound):
+                await client.request("unknown/method", {}, dict)
+            await both.wait()
+    assert answer == {"echo": "_zed/ping", "params": {"n": 1}}
+    assert back == {"client": "_agent/ask"}
+    assert got_by_agent == [("_zed/note", b'{"a":1}')]
+    assert got_by_client == [("_agent/note", b'{"b":2}')]
