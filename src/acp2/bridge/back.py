@@ -34,7 +34,7 @@ from typing import Any, Final
 
 import anyio
 from anyio.abc import TaskGroup
-from msgspec import UNSET, Raw
+from msgspec import UNSET
 
 import acp2.compat.v1.lift_params as hot
 import acp2.compat.v1.methods as v1m
@@ -45,6 +45,7 @@ from acp2 import _aio
 from acp2.bridge.back_fs import FileService
 from acp2.bridge.back_send import UpdateSender
 from acp2.bridge.back_terminal import TerminalService
+from acp2.bridge.extensions import pass_extensions
 from acp2.compat.v1 import client_side, same_shape
 from acp2.compat.v1.convert import Drops
 from acp2.compat.v1.handshake import initialize_result_from_v1
@@ -53,7 +54,6 @@ from acp2.compat.v1.quirks import quirks_for
 from acp2.errors import (
     ConnectionClosed,
     InvalidParams,
-    MethodNotFound,
     RequestCancelled,
     RequestError,
     ResourceNotFound,
@@ -186,11 +186,7 @@ class BackBridge:
             *(spec for spec in v1m.AGENT_REQUESTS.values() if spec not in agent),
         ]
         register(self.agent, v1m.METHODS, "client", agent, unhandled=unhandled)
-        # `_` extensions are the two peers' business: passed on both ways, untranslated.
-        self.client.on_unknown_request(partial(_pass_extension, self.agent))
-        self.agent.on_unknown_request(partial(_pass_extension, self.client))
-        self.client.on_unknown_notification(partial(_pass_extension_note, self.agent))
-        self.agent.on_unknown_notification(partial(_pass_extension_note, self.client))
+        pass_extensions(self.client, self.agent)
 
     def _terminal_handlers(self) -> dict[MethodSpec[Any, Any], Callable[[Any], Any] | Decoded]:
         terms = self._terms
@@ -481,24 +477,6 @@ class BackBridge:
     def _session_roots(self, session_id: str) -> list[str] | None:
         found = self._sessions.get(session_id)
         return found.roots if found is not None else None
-
-
-async def _pass_extension(to: Link, method: str, params: Raw | None) -> Raw:
-    """A ``_`` extension request, asked of the other peer and its answer (or error)
-    returned as it is; any other unknown method is ``-32601`` here."""
-    if not method.startswith("_"):
-        raise MethodNotFound(f"Method not found: {method}")
-    if to.closed:
-        raise ConnectionClosed("the other side of the bridge is gone")
-    result: Raw = await to.request(method, params, Raw)
-    return result
-
-
-def _pass_extension_note(to: Link, method: str, params: Raw | None) -> None:
-    """A ``_`` extension notification, passed on (others are dropped, as unknown
-    notifications are everywhere)."""
-    if method.startswith("_") and not to.closed:
-        to.send_notification_nowait(method, params)
 
 
 def _turn_failed(exc: BaseException) -> None:
