@@ -96,6 +96,9 @@ ACP2_MODULES_AT_ANSWER = {
     "acp2.compat.v1",
     "acp2.compat.v1.negotiate",
     "acp2.errors",
+    # The prompt-content rule (PL-02) the capabilities imply: pure, two small modules.
+    "acp2.lifecycle",
+    "acp2.lifecycle.prompt_content",
     # The envelope is read by the rpc layer's own sans-IO reader (no async library).
     "acp2.rpc",
     "acp2.rpc.envelope",

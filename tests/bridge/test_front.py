@@ -280,3 +280,19 @@ def test_an_idle_the_bridge_cannot_read_still_answers_its_prompt_with_an_interna
     later.bind(lambda _result, error: answers.append(error))
     bridge._answer_prompt(later, cast(Any, object()))  # no stop reason to read
     assert [error.code if error else None for error in answers] == [-32603]
+
+
+async def test_a_v1_clients_extension_request_reaches_the_agents_extension_handler() -> None:
+    agent = build_test_agent()
+
+    @agent.ext_method("_test/echo")
+    async def echo(params: Any) -> Any:
+        return {"echoed": json.loads(bytes(params))}
+
+    async with serving(agent, wait=True) as agents:
+        wire = Wire(agents.open())
+        await wire.request("initialize", ZED_INITIALIZE)
+        answer = await wire.request("_test/echo", {"n": 1})
+        unknown = await wire.request("_test/nobody", {})
+    assert answer["result"] == {"echoed": {"n": 1}}
+    assert unknown["error"]["code"] == -32601

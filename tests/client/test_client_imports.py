@@ -36,6 +36,8 @@ CONNECT_ACP2_MODULES = {
     "acp2.compat.v1.negotiate",
     "acp2.diagnose",
     "acp2.errors",
+    "acp2.lifecycle",
+    "acp2.lifecycle.prompt_content",
     "acp2.rpc",
     "acp2.rpc.connection",
     "acp2.rpc.dispatch",

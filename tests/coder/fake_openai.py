@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
@@ -146,6 +146,9 @@ class FakeOpenAI:
         self.headers: list[dict[str, str]] = []
         self.disconnected = threading.Event()
         self.port = 0
+        #: When set, picks each reply from the request body instead of the queue: for
+        #: clients whose prompts come in no fixed order (``acp2 check``).
+        self.script: Callable[[dict[str, Any]], Reply] | None = None
 
     @property
     def url(self) -> str:
@@ -156,8 +159,10 @@ class FakeOpenAI:
         """Queue replies, answered in order to the next requests."""
         self.replies.extend(replies)
 
-    def next_reply(self) -> Reply:
+    def next_reply(self, body: dict[str, Any] | None = None) -> Reply:
         """(server side) The next scripted reply; a 500 when the script ran out."""
+        if self.script is not None and body is not None:
+            return self.script(body)
         if self.replies:
             return self.replies.popleft()
         return Reply(status=500, body={"error": {"message": "the test scripted no more replies"}})
@@ -173,12 +178,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
-        self.fake.requests.append(json.loads(self.rfile.read(length) or b"{}"))
+        body = json.loads(self.rfile.read(length) or b"{}")
+        self.fake.requests.append(body)
         self.fake.headers.append({k.lower(): v for k, v in self.headers.items()})
         if self.path != "/v1/chat/completions":
             self._json(404, {"error": {"message": f"no route {self.path}"}}, {})
             return
-        reply = self.fake.next_reply()
+        reply = self.fake.next_reply(body)
         if reply.status != 200:
             self._json(reply.status, reply.body, reply.headers)
             return

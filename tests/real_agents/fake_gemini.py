@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
@@ -25,7 +25,7 @@ from typing import Any
 
 from helpers.http_fake import send_json, serve_on_loopback
 
-__all__ = ["FakeGemini", "Turn", "call", "serve", "text"]
+__all__ = ["FakeGemini", "Turn", "by_prompt", "call", "last_user_part", "serve", "text"]
 
 #: Longest time the server thread keeps a held stream open.
 SERVER_WAIT = 60.0
@@ -71,6 +71,9 @@ class FakeGemini:
         self.requests: list[tuple[str, dict[str, Any]]] = []
         self.disconnected = threading.Event()
         self.port = 0
+        #: When set, picks each streamed turn from the request body instead of the queue
+        #: (:func:`by_prompt`): for clients whose prompts come in no fixed order.
+        self.script: Callable[[dict[str, Any]], Turn] | None = None
 
     @property
     def url(self) -> str:
@@ -81,8 +84,10 @@ class FakeGemini:
         """Queue turns, streamed in order to the next ``streamGenerateContent`` requests."""
         self.turns.extend(turns)
 
-    def next_turn(self) -> Turn:
+    def next_turn(self, body: dict[str, Any] | None = None) -> Turn:
         """(server side) The next scripted turn; past the script, a text that says so."""
+        if self.script is not None and body is not None:
+            return self.script(body)
         return self.turns.popleft() if self.turns else text("(the test scripted no more turns)")
 
     def streamed(self) -> list[dict[str, Any]]:
@@ -104,7 +109,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.fake.requests.append((self.path, body))
         try:
             if ":streamGenerateContent" in self.path:
-                self._stream(self.fake.next_turn())
+                self._stream(self.fake.next_turn(body))
             elif ":countTokens" in self.path:
                 self._json({"totalTokens": 40})
             elif ":generateContent" in self.path:
@@ -134,6 +139,30 @@ class _Handler(BaseHTTPRequestHandler):
             self.connection.settimeout(SERVER_WAIT)
             if self.rfile.read(1) == b"":
                 self.fake.disconnected.set()
+
+
+def last_user_part(body: dict[str, Any]) -> dict[str, Any]:
+    """The last part of the last ``user`` content of a request body (a text or a
+    ``functionResponse``), or ``{}``."""
+    users = [c for c in body.get("contents", []) if c.get("role") == "user"]
+    parts = users[-1].get("parts", []) if users else []
+    return parts[-1] if parts else {}
+
+
+def by_prompt(body: dict[str, Any]) -> Turn:
+    """A :attr:`FakeGemini.script` for prompts in any order, by the prompt's first word:
+    ``wait`` streams a word and holds until cancelled, ``tools`` writes ``note.txt``
+    (a tool that asks the client's permission) and then says it did, anything else is
+    echoed back."""
+    part = last_user_part(body)
+    if "functionResponse" in part:
+        return text("The tool ran.")
+    prompt = str(part.get("text", "")).strip()
+    if prompt.startswith("wait"):
+        return text("waiting", hold=True)
+    if prompt.startswith("tools"):
+        return call("write_file", {"file_path": "note.txt", "content": "hello\n"})
+    return text(prompt or "(empty)")
 
 
 @contextmanager

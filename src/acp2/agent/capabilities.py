@@ -5,17 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import msgspec
-from msgspec import Raw
-
 from acp2.errors import InvalidParams
+from acp2.lifecycle.prompt_content import PromptTakes, refusal
 from acp2.schema import (
     AgentCapabilities,
-    AudioContent,
     AuthMethodAgent,
     AuthMethodTerminal,
-    EmbeddedResource,
-    ImageContent,
     Implementation,
     InitializeResponse,
     McpAcpCapabilities,
@@ -129,29 +124,18 @@ def _auth_method(spec: Any) -> AuthMethodAgent | AuthMethodTerminal:
 
 
 def check_prompt(agent: Agent, prompt: Sequence[Any]) -> None:
-    """Reject (``-32602``) an empty prompt or content the agent did not advertise (PL-02)."""
-    if not prompt:
-        raise InvalidParams("The prompt is empty")
-    for index, block in enumerate(prompt):
-        if isinstance(block, TextContent | ResourceLink):
-            continue
-        allowed = (
-            (isinstance(block, ImageContent) and agent.prompt_image)
-            or (isinstance(block, AudioContent) and agent.prompt_audio)
-            or (isinstance(block, EmbeddedResource) and agent.prompt_embedded_context)
-        )
-        if not allowed:
-            raise InvalidParams(
-                f"Prompt block {index} has a content type this agent does not accept:"
-                f" {_block_type(block)}"
-            )
+    """Reject (``-32602``) an empty prompt or content the agent did not advertise (PL-02,
+    :func:`acp2.lifecycle.prompt_content.refusal`)."""
+    for block in prompt:  # the common prompt, text and links only, is checked here
+        if type(block) not in _ALWAYS:
+            break
+    else:
+        if prompt:
+            return
+    takes = PromptTakes(agent.prompt_image, agent.prompt_audio, agent.prompt_embedded_context)
+    why = refusal(takes, prompt)
+    if why is not None:
+        raise InvalidParams(why)
 
 
-def _block_type(block: Any) -> str:
-    if isinstance(block, Raw):  # an unknown content type, kept raw by the decoder
-        try:
-            kind = msgspec.json.decode(block).get("type")
-        except (msgspec.DecodeError, AttributeError):
-            kind = None
-        return str(kind) if kind is not None else "unknown"
-    return str(getattr(block, "type", None) or type(block).__name__)
+_ALWAYS = frozenset({TextContent, ResourceLink})

@@ -45,6 +45,7 @@ from acp2 import _aio
 from acp2.bridge.back_fs import FileService
 from acp2.bridge.back_send import UpdateSender
 from acp2.bridge.back_terminal import TerminalService
+from acp2.bridge.extensions import pass_extensions
 from acp2.compat.v1 import client_side, same_shape
 from acp2.compat.v1.convert import Drops
 from acp2.compat.v1.handshake import initialize_result_from_v1
@@ -57,6 +58,7 @@ from acp2.errors import (
     RequestError,
     ResourceNotFound,
 )
+from acp2.lifecycle.prompt_content import PromptTakes, refusal
 from acp2.rpc import Connection
 from acp2.rpc.handlers import Decoded, register
 from acp2.rpc.link import Link
@@ -101,6 +103,9 @@ class _Session:
         self.roots = roots
         self.turn = anyio.Semaphore(1)  # held by the running v1 prompt
         self.withdrawn = anyio.Event()  # set (and renewed) by session/cancel and close
+        #: The permission questions now before the client, each stopped by session/cancel
+        #: (its $/cancel_request goes out, PL-16).
+        self.asking: set[anyio.CancelScope] = set()
 
 
 async def _cancel_when_set(event: anyio.Event, scope: anyio.CancelScope) -> None:
@@ -143,6 +148,9 @@ class BackBridge:
         self._early: dict[str, list[hot.SessionNotification]] = {}
         caps = result.agent_capabilities
         self._can_load = caps is not UNSET and caps.load_session is True
+        #: The prompt blocks the agent takes (its v1 promptCapabilities), PL-02.
+        session_caps = initialize_result_from_v1(result).capabilities.session
+        self._takes = PromptTakes.of(getattr(session_caps, "prompt", None))
         missing_empty = quirks_for(result).missing_file_empty
         self._fs = FileService(self._session_roots, self._ask_write, missing_empty=missing_empty)
         #: How lifted updates reach the client (frames, or objects in this process).
@@ -180,6 +188,7 @@ class BackBridge:
             *(spec for spec in v1m.AGENT_REQUESTS.values() if spec not in agent),
         ]
         register(self.agent, v1m.METHODS, "client", agent, unhandled=unhandled)
+        pass_extensions(self.client, self.agent)
 
     def _terminal_handlers(self) -> dict[MethodSpec[Any, Any], Callable[[Any], Any] | Decoded]:
         terms = self._terms
@@ -252,9 +261,13 @@ class BackBridge:
         session = self._sessions[params.session_id] = _Session(params.session_id, roots)
         if isinstance(request, v1.LoadSessionRequest):
             loaded = await self.agent.call(v1m.SESSION_LOAD, request)
-            return session.lifter.resume_result(loaded)
-        resumed = await self.agent.call(v1m.SESSION_RESUME, request)
-        return session.lifter.resume_result(resumed)
+            result = session.lifter.resume_result(loaded)
+        else:
+            resumed = await self.agent.call(v1m.SESSION_RESUME, request)
+            result = session.lifter.resume_result(resumed)
+        # After any replay and before the answer: the foreground state (SS-16).
+        await self._send_all(params.session_id, [session.lifter.snapshot()])
+        return result
 
     def _same(self, spec: v1m.MethodSpec[Any, Any]) -> Callable[[Any], Awaitable[Any]]:
         async def forward(params: Any) -> Any:
@@ -285,6 +298,9 @@ class BackBridge:
 
     async def _prompt(self, params: v2.PromptRequest) -> v2.PromptResponse:
         session = self._session(params.session_id)
+        why = refusal(self._takes, params.prompt)
+        if why is not None:  # refused here: a v1 agent may take what it never advertised
+            raise InvalidParams(why)
         await self._hold(session)
         try:
             request, message_id, updates = session.lifter.prompt(params)
@@ -350,6 +366,9 @@ class BackBridge:
 
     def _cancel(self, params: v2.CancelSessionNotification) -> None:
         self._withdraw_held(params.session_id)
+        session = self._sessions.get(params.session_id)
+        for question in session.asking if session is not None else ():
+            question.cancel()
         if self.agent.closed:
             return
         note = same_shape.params_to_v1(v1m.SESSION_CANCEL, params)
@@ -394,12 +413,38 @@ class BackBridge:
         self, params: v1.RequestPermissionRequest
     ) -> v1.RequestPermissionResponse:
         request = client_side.permission_request_from_v1(params)
+        session = self._sessions.get(params.session_id)
+        if session is None:
+            return await self._ask(request, None)
+        await self._send_all(params.session_id, session.lifter.permission_asked())
+        with anyio.CancelScope() as question:
+            session.asking.add(question)
+            try:
+                answer = await self._ask(request, session)
+            finally:
+                session.asking.discard(question)
+        if question.cancelled_caught:  # session/cancel: $/cancel_request went out
+            answer = v1.RequestPermissionResponse(outcome=v1.CancelledPermissionOutcome())
+        cancelled = not isinstance(answer.outcome, v1.SelectedPermissionOutcome)
+        updates = session.lifter.permission_answered(cancelled=cancelled)
+        await self._send_all(params.session_id, updates)
+        return answer
+
+    async def _ask(
+        self, request: v2.RequestPermissionRequest, session: _Session | None
+    ) -> v1.RequestPermissionResponse:
         try:
             answer = await self.client.call(v2m.SESSION_REQUEST_PERMISSION, request)
         except (RequestError, ConnectionClosed) as exc:
             log.info("permission request not answered (%s): cancelled", exc)
             return v1.RequestPermissionResponse(outcome=v1.CancelledPermissionOutcome())
         return client_side.permission_result_to_v1(answer)
+
+    async def _send_all(self, session_id: str, updates: list[Any]) -> None:
+        if updates:
+            pending = self._send(session_id, updates)
+            if pending is not None:
+                await pending
 
     async def _ask_write(self, session_id: str, path: str) -> bool:
         return await self._allowed(

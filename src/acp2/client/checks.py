@@ -15,20 +15,16 @@ from typing import Any, Final
 from msgspec import UNSET
 
 from acp2.errors import LocalProtocolError
+from acp2.lifecycle.prompt_content import PromptTakes, refusal
 from acp2.schema import (
     AgentCapabilities,
-    AudioContent,
     AuthMethodAgent,
     AuthMethodTerminal,
-    EmbeddedResource,
-    ImageContent,
     McpServerAcp,
     McpServerHttp,
     McpServerSse,
     McpServerStdio,
-    ResourceLink,
     SessionCapabilities,
-    TextContent,
     supports,
 )
 
@@ -74,32 +70,12 @@ def check_prompt(caps: AgentCapabilities, blocks: Sequence[Any]) -> None:
 
     ``text`` and ``resource_link`` are always allowed; ``image``, ``audio`` and
     ``resource`` need ``session.prompt.image`` / ``.audio`` / ``.embeddedContext``.
-    Unknown block types are never advertised, so they are refused too.
+    Unknown block types are never advertised, so they are refused too
+    (:func:`acp2.lifecycle.prompt_content.refusal`).
     """
-    if not blocks:
-        raise LocalProtocolError("A prompt needs at least one content block")
-    prompt = _get(session_capabilities(caps), "prompt")
-    needs = (
-        (ImageContent, "image", "image"),
-        (AudioContent, "audio", "audio"),
-        (EmbeddedResource, "embedded_context", "embeddedContext"),
-    )
-    for index, block in enumerate(blocks):
-        if isinstance(block, TextContent | ResourceLink):
-            continue
-        for cls, attr, wire in needs:
-            if isinstance(block, cls):
-                if not supports(_get(prompt, attr)):
-                    raise LocalProtocolError(
-                        f"Prompt block {index} is {cls.__name__}, but the agent does not "
-                        f"advertise session.prompt.{wire}"
-                    )
-                break
-        else:
-            raise LocalProtocolError(
-                f"Prompt block {index} has a type the agent did not advertise: "
-                f"{type(block).__name__}"
-            )
+    why = refusal(PromptTakes.of(_get(session_capabilities(caps), "prompt")), blocks)
+    if why is not None:
+        raise LocalProtocolError(why)
 
 
 def check_directories(caps: AgentCapabilities, directories: Sequence[str] | None) -> None:

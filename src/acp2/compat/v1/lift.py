@@ -72,6 +72,7 @@ class V1Lifter:
         self._modes: v1.SessionModeState | None = None
         self._options: list[Any] = []
         self._in_turn = False
+        self._asking = 0  # v1 permission requests the client has not answered yet
 
     # -- the prompt lifecycle -----------------------------------------------------------
 
@@ -102,6 +103,30 @@ class V1Lifter:
         sent: ``idle`` with stop reason ``error`` and that error (Nov)."""
         self._open, self._in_turn = None, False
         return [v2.StateUpdate(state="idle", stop_reason="error", error=error)]
+
+    def permission_asked(self) -> list[Any]:
+        """The v2 updates for a v1 permission request going to the client: the first one
+        pending in a turn blocks the foreground work, ``requires_action`` (PL-09)."""
+        self._asking += 1
+        if self._asking == 1 and self._in_turn:
+            return [v2.StateUpdate(state="requires_action")]
+        return []
+
+    def permission_answered(self, *, cancelled: bool = False) -> list[Any]:
+        """The v2 updates once a permission request is answered: ``running`` when it was
+        the last one pending and the turn goes on; nothing after a ``session/cancel``
+        (the turn's ``idle`` follows, PL-09's other way out of ``requires_action``)."""
+        self._asking -= 1
+        if self._asking == 0 and self._in_turn and not cancelled:
+            return [v2.StateUpdate(state="running")]
+        return []
+
+    def snapshot(self) -> v2.StateUpdate:
+        """The foreground state now, as the ``state_update`` a resume sends before its
+        answer (SS-16): ``idle`` between turns."""
+        if not self._in_turn:
+            return v2.StateUpdate(state="idle")
+        return v2.StateUpdate(state="requires_action" if self._asking else "running")
 
     # -- session setup ------------------------------------------------------------------
 
