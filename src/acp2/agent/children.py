@@ -7,11 +7,19 @@ anything bears the child's id (:func:`announcement`). From then on every state t
 reports is mirrored on the parent as another ``subagent_update`` carrying the same
 snapshot (:func:`mirrored`). The client may not prompt, close, configure or delete a
 child, and may cancel its work only when the announcement said so (``cancellable``).
+
+:func:`delegate` is the whole round most agents want: spawn a child (linked from the
+tool call that delegates), hand it the task as a message between sessions, run its work,
+and get its report back as a message to the parent. On a resume, a parent's replay
+re-announces each child (:func:`replayed`) before anything bearing the child's id; the
+children's own histories follow, each ended by its own ``replay_complete``.
 """
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
 
 from msgspec import UNSET
 
@@ -23,10 +31,31 @@ from acp2.schema import (
     SubagentUpdate,
 )
 
-__all__ = ["MAX_CHILDREN", "announcement", "mirrored"]
+if TYPE_CHECKING:
+    from acp2.agent.handles import ToolCallHandle
+    from acp2.agent.session import AgentSession
+    from acp2.agent.turn import Turn
+    from acp2.state import ChildSession
+
+__all__ = [
+    "MAX_CHILDREN",
+    "MAX_DEPTH",
+    "ChildBody",
+    "Delegation",
+    "announcement",
+    "delegate",
+    "lineage",
+    "mirrored",
+    "replayed",
+]
+
+#: A delegated task's work: gets the child's Turn and the task text, returns the report.
+ChildBody = Callable[["Turn", str], Awaitable[str]]
 
 #: The most children one session may spawn.
 MAX_CHILDREN: Final = 256
+#: How deep a resume replays children of children (a deeper one is announced only).
+MAX_DEPTH: Final = 8
 
 
 def announcement(
@@ -51,3 +80,80 @@ def mirrored(child_id: str, update: StateUpdate) -> SubagentUpdate:
         background=update.background,
     )
     return SubagentUpdate(session_id=child_id, state=state)
+
+
+def replayed(entry: ChildSession, live: bool) -> SubagentUpdate:
+    """The ``subagent_update`` that re-announces a stored child in its parent's replay:
+    the parent's last record of it (title, description, mirrored state, where it ran).
+    ``capabilities.cancel`` is kept only for a child still ``live`` on the replaying
+    connection: the client cannot cancel a child whose work is gone (``None`` clears
+    what it held)."""
+    update = SubagentUpdate(session_id=entry.session_id)
+    for name in ("title", "description", "state", "cwd", "additional_directories"):
+        value = getattr(entry, name)
+        if value is not None:
+            setattr(update, name, value)
+    update.capabilities = entry.capabilities if live and entry.capabilities else None
+    if entry.meta is not None:
+        update.meta = entry.meta
+    return update
+
+
+def lineage(session: AgentSession) -> Iterator[AgentSession]:
+    """``session`` and every live descendant of it, parents before their children."""
+    yield session
+    for child in session.children:
+        yield from lineage(child)
+
+
+@dataclass(slots=True)
+class Delegation:
+    """How a delegated task ended: the ``child`` session that ran it, its ``report``
+    (None when the work did not finish: cancelled or failed) and the child's
+    ``stop_reason``."""
+
+    child: AgentSession
+    report: str | None
+    stop_reason: str | None
+
+
+async def delegate(
+    session: AgentSession,
+    task: str,
+    body: ChildBody,
+    *,
+    title: str | None = None,
+    description: str | None = None,
+    cancellable: bool = True,
+    tool_call: ToolCallHandle | None = None,
+) -> Delegation:
+    """Run ``task`` in a new child of ``session`` and wait for it to end.
+
+    The child is announced (cancellable by the client unless ``cancellable`` is False)
+    and named by ``tool_call``'s content; the task goes to it as a message from the
+    parent; ``body(child_turn, task)`` runs as the child's work and returns the report,
+    which goes back to the parent as a message from the child. If the caller is
+    cancelled meanwhile, the child's work is cancelled too. Raises what
+    :meth:`AgentSession.spawn_child <acp2.agent.session.AgentSession.spawn_child>`
+    raises.
+    """
+    child = await session.spawn_child(
+        title=title, description=description, cancellable=cancellable, tool_call=tool_call
+    )
+    await session.send_message(child, task)
+    reports: list[str] = []
+
+    async def work(turn: Turn) -> str | None:
+        """The child's work: the body, then its report sent to the parent."""
+        report = await body(turn, task)
+        reports.append(report)
+        await child.send_message(session, report)
+        return None
+
+    try:
+        await child.start_work(work)
+        await child.wait_idle()
+    except BaseException:
+        child.cancel()  # the parent's work ends: its child's does too
+        raise
+    return Delegation(child, reports[0] if reports else None, child.last_stop_reason)
