@@ -93,6 +93,13 @@ async def test_a_delegated_task_and_its_report_show_in_both_transcripts_naming_e
         assert {c["messageId"] for c in chunks} == {mine[1]["messageId"], theirs[1]["messageId"]}
         assert all(text_of(c) == " hard" and "senderSessionId" not in c for c in chunks)
         assert [m.text for m in result.child.parent.inbox] == ["working hard", "one two three"]  # type: ignore[union-attr]
+        about = [u for u in h.updates(sid) if u["sessionUpdate"] == "subagent_update"]
+        assert about[0]["capabilities"] == {"cancel": {}}  # cancellable while it works
+        assert about[-1] == {
+            "sessionUpdate": "subagent_update",
+            "sessionId": child,
+            "capabilities": None,
+        }
     found = problems(h)
     assert found == [], "\n".join(found[:10])
 

@@ -47,6 +47,7 @@ __all__ = [
     "lineage",
     "mirrored",
     "replayed",
+    "revoke_cancel",
 ]
 
 #: A delegated task's work: gets the child's Turn and the task text, returns the report.
@@ -132,8 +133,9 @@ async def delegate(
     The child is announced (cancellable by the client unless ``cancellable`` is False)
     and named by ``tool_call``'s content; the task goes to it as a message from the
     parent; ``body(child_turn, task)`` runs as the child's work and returns the report,
-    which goes back to the parent as a message from the child. If the caller is
-    cancelled meanwhile, the child's work is cancelled too. Raises what
+    which goes back to the parent as a message from the child. Once the child's work
+    ended, its ``cancel`` capability is withdrawn (:func:`revoke_cancel`). If the caller
+    is cancelled meanwhile, the child's work is cancelled too. Raises what
     :meth:`AgentSession.spawn_child <acp2.agent.session.AgentSession.spawn_child>`
     raises.
     """
@@ -156,4 +158,15 @@ async def delegate(
     except BaseException:
         child.cancel()  # the parent's work ends: its child's does too
         raise
+    if child.cancellable:
+        await revoke_cancel(session, child)
     return Delegation(child, reports[0] if reports else None, child.last_stop_reason)
+
+
+async def revoke_cancel(parent: AgentSession, child: AgentSession) -> None:
+    """Withdraw ``child``'s ``cancel`` capability (its work is over): a
+    ``subagent_update`` with ``capabilities: null``; a later ``session/cancel`` for it is
+    ignored."""
+    child.cancellable = False
+    if not parent.closed:
+        await parent.send(SubagentUpdate(session_id=child.id, capabilities=None))
