@@ -85,7 +85,7 @@ async def test_a_child_runs_and_a_resume_replays_parent_and_child_with_one_marke
         sid, child_id = parent.id, child.id
     async with connected(reach) as client:
         resumed = await client.resume(sid, cwd=str(tmp_path), replay=True)
-        assert resumed.state.replays == 1 and not resumed.replay_truncated
+        assert (resumed.state.replays, resumed.replay_truncated) == (1, False)
         again = resumed.children[child_id]
         assert (again.state.replays, again.replaying, again.replay_truncated) == (1, False, False)
         assert texts(again, "agent") == ["found three pages"]
