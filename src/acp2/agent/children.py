@@ -17,9 +17,9 @@ children's own histories follow, each ended by its own ``replay_complete``.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
 from msgspec import UNSET
 
@@ -33,8 +33,6 @@ from acp2.schema import (
 
 if TYPE_CHECKING:
     from acp2.agent.handles import ToolCallHandle
-    from acp2.agent.session import AgentSession
-    from acp2.agent.turn import Turn
     from acp2.state import ChildSession
 
 __all__ = [
@@ -42,6 +40,7 @@ __all__ = [
     "MAX_DEPTH",
     "ChildBody",
     "Delegation",
+    "Host",
     "announcement",
     "delegate",
     "lineage",
@@ -50,8 +49,64 @@ __all__ = [
     "revoke_cancel",
 ]
 
-#: A delegated task's work: gets the child's Turn and the task text, returns the report.
-ChildBody = Callable[["Turn", str], Awaitable[str]]
+#: A delegated task's work: gets the child's :class:`~acp2.agent.turn.Turn` and the task
+#: text, returns the report. (``Any``: this module and the turn's do not refer to each
+#: other.)
+ChildBody = Callable[[Any, str], Awaitable[str]]
+
+
+class Host(Protocol):
+    """What delegating needs of a session: an :class:`~acp2.agent.session.AgentSession`
+    (named structurally, so that this module and the session's do not refer to each
+    other)."""
+
+    cancellable: bool
+
+    @property
+    def id(self) -> str:
+        """The session id."""
+
+    @property
+    def closed(self) -> bool:
+        """True once the session is closed."""
+
+    @property
+    def last_stop_reason(self) -> str | None:
+        """The stop reason of the session's last idle."""
+
+    async def spawn_child(
+        self,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        cancellable: bool = False,
+        tool_call: ToolCallHandle | None = None,
+    ) -> Host:
+        """A new announced child of this session."""
+
+    async def send_message(self, to: Any, content: Any) -> Any:
+        """Send a message between this session and ``to``."""
+
+    async def start_work(self, handler: Callable[[Any], Awaitable[str | None]]) -> None:
+        """Start agent-initiated work in the session."""
+
+    async def wait_idle(self) -> None:
+        """Wait until no work runs."""
+
+    def cancel(self) -> bool:
+        """Cancel the running work."""
+
+    async def send(self, update: Any) -> None:
+        """Send one update of the session."""
+
+
+class _Tree(Protocol):
+    @property
+    def children(self) -> Sequence[Any]:
+        """The session's children."""
+
+
+_T = TypeVar("_T", bound=_Tree)
 
 #: The most children one session may spawn.
 MAX_CHILDREN: Final = 256
@@ -100,7 +155,7 @@ def replayed(entry: ChildSession, live: bool) -> SubagentUpdate:
     return update
 
 
-def lineage(session: AgentSession) -> Iterator[AgentSession]:
+def lineage(session: _T) -> Iterator[_T]:
     """``session`` and every live descendant of it, parents before their children."""
     yield session
     for child in session.children:
@@ -109,17 +164,17 @@ def lineage(session: AgentSession) -> Iterator[AgentSession]:
 
 @dataclass(slots=True)
 class Delegation:
-    """How a delegated task ended: the ``child`` session that ran it, its ``report``
-    (None when the work did not finish: cancelled or failed) and the child's
-    ``stop_reason``."""
+    """How a delegated task ended: the ``child`` session that ran it (an
+    :class:`~acp2.agent.session.AgentSession`), its ``report`` (None when the work did
+    not finish: cancelled or failed) and the child's ``stop_reason``."""
 
-    child: AgentSession
+    child: Any
     report: str | None
     stop_reason: str | None
 
 
 async def delegate(
-    session: AgentSession,
+    session: Host,
     task: str,
     body: ChildBody,
     *,
@@ -145,7 +200,7 @@ async def delegate(
     await session.send_message(child, task)
     reports: list[str] = []
 
-    async def work(turn: Turn) -> str | None:
+    async def work(turn: Any) -> str | None:
         """The child's work: the body, then its report sent to the parent."""
         report = await body(turn, task)
         reports.append(report)
@@ -163,7 +218,7 @@ async def delegate(
     return Delegation(child, reports[0] if reports else None, child.last_stop_reason)
 
 
-async def revoke_cancel(parent: AgentSession, child: AgentSession) -> None:
+async def revoke_cancel(parent: Host, child: Host) -> None:
     """Withdraw ``child``'s ``cancel`` capability (its work is over): a
     ``subagent_update`` with ``capabilities: null``; a later ``session/cancel`` for it is
     ignored."""

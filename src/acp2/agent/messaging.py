@@ -20,17 +20,43 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from acp2.agent import arguments
 from acp2.errors import LocalProtocolError
 from acp2.schema import SessionMessage, SessionMessageChunk, TextContent
 
 if TYPE_CHECKING:
-    from acp2.agent.session import AgentSession
     from acp2.schema import ContentBlock
 
-__all__ = ["ReceivedMessage", "SessionMessageHandle", "send_message"]
+__all__ = ["Party", "ReceivedMessage", "SessionMessageHandle", "send_message"]
+
+
+class Party(Protocol):
+    """What a message between sessions needs of each session (an
+    :class:`~acp2.agent.session.AgentSession`; named structurally so that this module and
+    the session's do not refer to each other)."""
+
+    @property
+    def id(self) -> str:
+        """The session id."""
+
+    @property
+    def closed(self) -> bool:
+        """True once the session is closed."""
+
+    @property
+    def parent(self) -> Party | None:
+        """The session that spawned this one, or None."""
+
+    def new_message_id(self, kind: Literal["session"]) -> str:
+        """A fresh message id."""
+
+    async def send(self, update: Any) -> None:
+        """Send (and record) one update of the session."""
+
+    def receive_message(self, message: ReceivedMessage) -> None:
+        """Keep a message another session sent this one."""
 
 
 @dataclass(slots=True)
@@ -55,9 +81,7 @@ class SessionMessageHandle:
 
     __slots__ = ("received", "recipient", "recipient_message_id", "sender", "sender_message_id")
 
-    def __init__(
-        self, sender: AgentSession, recipient: AgentSession, received: ReceivedMessage
-    ) -> None:
+    def __init__(self, sender: Party, recipient: Party, received: ReceivedMessage) -> None:
         self.sender = sender
         self.recipient = recipient
         self.sender_message_id = sender.new_message_id("session")
@@ -78,7 +102,7 @@ class SessionMessageHandle:
         )
 
 
-def _check_related(sender: AgentSession, recipient: AgentSession) -> None:
+def _check_related(sender: Party, recipient: Party) -> None:
     if recipient.parent is not sender and sender.parent is not recipient:
         raise LocalProtocolError(
             f"{sender.id} may message only its parent and its own children, not {recipient.id}"
@@ -88,8 +112,8 @@ def _check_related(sender: AgentSession, recipient: AgentSession) -> None:
 
 
 async def send_message(
-    sender: AgentSession,
-    recipient: AgentSession,
+    sender: Party,
+    recipient: Party,
     content: str | ContentBlock | Sequence[str | ContentBlock],
 ) -> SessionMessageHandle:
     """Send ``content`` from ``sender`` to ``recipient`` (its parent or its own child):
