@@ -7,12 +7,18 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
 import pytest
 from agent_harness import CWD, Harness, agent_harness, make_agent, text_of
 
 from acp2.agent import HistoryStore, Turn
 from acp2.agent.children import replayed
-from acp2.schema import SubagentCancelCapabilities, SubagentCapabilities
+from acp2.schema import (
+    AgentMessageChunk,
+    SubagentCancelCapabilities,
+    SubagentCapabilities,
+    TextContent,
+)
 from acp2.state import ChildSession
 
 pytestmark = pytest.mark.anyio
@@ -94,3 +100,77 @@ def test_a_replayed_child_keeps_cancel_only_when_it_is_live() -> None:
     assert replayed(entry, live=True).capabilities == caps
     assert replayed(entry, live=False).capabilities is None
     assert replayed(entry, live=False).title == "t"
+
+
+def _is_marker(frame: Any) -> bool:
+    return (frame.update or {}).get("sessionUpdate") == "replay_complete"
+
+
+def _is_marker(frame: Any) -> bool:
+    return bool((frame.update or {}).get("sessionUpdate") == "replay_complete")
+
+
+class _Interrupting(HistoryStore):
+    """A store that runs ``during`` right after it took the snapshot of ``target``'s
+    history (at the first batch read): what a live child emits while the replay runs."""
+
+    def __init__(self) -> None:
+        super().__init__(":memory:")
+        self.target: str | None = None
+        self.during: Any = None
+
+    def row_batches(self, session_id: str, rows: int = 64) -> Any:
+        batches = super().row_batches(session_id, rows)
+        if session_id != self.target or self.during is None:
+            return batches
+        during, self.during = self.during, None
+
+        def interrupted() -> Any:
+            first = next(batches, None)  # the snapshot is taken
+            during()
+            if first is not None:
+                yield first
+                yield from batches
+
+        return interrupted()
+
+
+async def test_a_live_childs_update_sent_during_the_replay_is_held_until_its_marker() -> None:
+    store = _Interrupting()
+    agent = make_agent(store=store)
+    children: list[Any] = []
+    release = anyio.Event()
+
+    @agent.prompt
+    async def handle(turn: Turn) -> str:
+        async def research(sub: Turn, task: str) -> str:
+            children.append(sub.session)
+            await sub.say("before")
+            await release.wait()
+            return "done"
+
+        await turn.delegate("wait", research, title="Researcher")
+        return "end_turn"
+
+    async with agent_harness(agent, validate=False) as h:
+        sid = await h.start()
+        await h.prompt(sid, "go")
+        await h.wait_for(lambda: children and h.updates(children[0].id))
+        child = children[0]
+        await h.wait_for(lambda: any(text_of(u) == "before" for u in h.updates(child.id)))
+        live = AgentMessageChunk(message_id="m_live", content=TextContent(text="during"))
+        store.target = child.id
+        store.during = lambda: child.emitter.emit(live)
+        start = len(h.frames)
+        await h.call(
+            "session/resume", {"sessionId": sid, "cwd": CWD, "replayFrom": {"type": "start"}}
+        )
+        await h.wait_for(lambda: any(text_of(u) == "during" for u in h.updates(child.id)))
+        frames = h.frames[start:]
+        marks = [i for i, f in enumerate(frames) if _is_marker(f) and f.session_id == child.id]
+        said = [i for i, f in enumerate(frames) if f.update and text_of(f.update) == "during"]
+        assert len(marks) == 1
+        assert len(said) == 1  # not in the replay as well
+        assert said[0] > marks[0]  # held: live, after the child's marker
+        release.set()
+        await h.wait_idle(sid)
