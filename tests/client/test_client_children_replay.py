@@ -112,3 +112,20 @@ async def test_a_failed_resume_truncates_the_replay_of_the_parent_and_its_childr
     assert (parent.replaying, parent.replay_truncated) == (False, True)
     child = parent.children["c1"]
     assert (child.replaying, child.replay_truncated) == (False, True)
+
+
+async def test_a_rejoin_replays_a_known_child_into_its_state_without_doubling_it() -> None:
+    chunk = {
+        "sessionUpdate": "agent_message_chunk",
+        "messageId": "m1",
+        "content": {"type": "text", "text": "found it"},
+    }
+    frames = [("s1", ANNOUNCE), ("c1", chunk), ("c1", MARKER), ("s1", MARKER)]
+    with anyio.fail_after(TIMEOUT):
+        async with fake_agent(_agent(frames)) as (client, _):
+            parent = await client.resume("s1", replay=True)
+            child = parent.children["c1"]
+            await client.rejoin(parent)  # as connect_url does after a reconnect
+            assert parent.children["c1"] is child
+    assert [m.text for m in child.state.messages.values()] == ["found it"]
+    assert (child.state.replays, child.replaying, child.replay_truncated) == (2, False, False)
