@@ -7,12 +7,14 @@ folded into the parent's tool call that names the child. Against the test agent'
 
 from __future__ import annotations
 
+import json
 from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
 from wire import ZED_INITIALIZE, Wire
 
+from acp2.agent import Agent, HistoryStore, Turn
 from acp2.testing.scenarios import build_test_agent
 from helpers.inprocess import serving
 from interop.v1_schema import validate_v1_frame
@@ -118,3 +120,41 @@ async def test_an_opted_in_v1_client_cancels_a_cancellable_child_and_the_parent_
     assert answered["result"] == {"stopReason": "end_turn"}
     texts = [u["content"]["text"] for u in wire.updates("agent_message_chunk")]
     assert texts[-1] == "helper cancelled"
+
+
+def asking_agent() -> Any:
+    """A parent that delegates to a child which asks permission, then reports the answer."""
+    agent = Agent("asking", store=HistoryStore(":memory:"))
+
+    @agent.prompt
+    async def handle(turn: Turn) -> str:
+        call = await turn.tool_call("Delegate", name="task")
+
+        async def ask(sub: Turn, task: str) -> str:
+            result = await sub.request_permission("Delete the cache?")
+            return "approved" if result.approved else "refused"
+
+        result = await turn.delegate("ask", ask, title="asker", tool_call=call)
+        await turn.say(f"child {result.report}")
+        return "end_turn"
+
+    return agent
+
+
+async def test_without_the_opt_in_a_childs_permission_request_is_asked_in_its_parent() -> None:
+    async with serving(asking_agent(), wait=True) as agents:
+        wire = Wire(agents.open())
+        await wire.request("initialize", ZED_INITIALIZE)
+        sid = await new_session(wire)
+        await wire.send({"id": "p", "method": "session/prompt", "params": prompt(sid, "go")})
+        asked = await wire.until(lambda f: f.get("method") == "session/request_permission")
+        assert asked["params"]["sessionId"] == sid  # the only session the client knows
+        option = next(o for o in asked["params"]["options"] if o["kind"] == "allow_once")
+        outcome = {"outcome": "selected", "optionId": option["optionId"]}
+        answer = {"jsonrpc": "2.0", "id": asked["id"], "result": {"outcome": outcome}}
+        await wire.transport.send(json.dumps(answer).encode() + b"\n")
+        answered = await wire.answer("p")
+    assert answered["result"] == {"stopReason": "end_turn"}
+    assert sessions_of(wire) == {sid}
+    texts = [u["content"]["text"] for u in wire.updates("agent_message_chunk")]
+    assert texts[-1] == "child approved"

@@ -24,6 +24,7 @@ from typing import Any, Final
 
 import anyio
 import anyio.lowlevel
+import msgspec
 from anyio.abc import TaskGroup
 from msgspec import UNSET, Raw
 
@@ -373,7 +374,12 @@ class FrontBridge:
     async def on_permission(
         self, params: v2.RequestPermissionRequest
     ) -> v2.RequestPermissionResponse:
-        """Ask the v1 client; anything but an offered option is ``cancelled``."""
+        """Ask the v1 client; anything but an offered option is ``cancelled``. A folded
+        child's request is asked in its parent's session (the client knows no other)."""
+        folder = self._folder
+        parent = folder.parent_of(params.session_id) if folder is not None else None
+        if parent is not None:
+            params = msgspec.structs.replace(params, session_id=parent)
         request = self.session(params.session_id).projector.permission(params)
         answer = await self.v1.call(v1m.SESSION_REQUEST_PERMISSION, request)
         offered = {option.option_id for option in request.options}

@@ -10,7 +10,8 @@ ACP v1 has subagents only for a client that opts in with ``clientCapabilities.su
 - **Not opted in**: the client knows nothing of the child. Its agent text is folded into
   the parent's tool call that names the child (``session`` content), as text appended to
   that call's content (:class:`ChildFolder`); the announcement, the messages between
-  sessions and the child's other updates are not sent (counted).
+  sessions and the child's other updates are not sent (counted). A child's permission
+  request is asked in its parent's session (:meth:`ChildFolder.parent_of`).
 
 Pure: no IO. The counters are those of ``docs/v1-projection.md``.
 """
@@ -48,27 +49,33 @@ class ChildFolder:
     to. :meth:`note` reads every projected update of a parent; :meth:`fold` turns one
     update of a child into what to project on its parent instead."""
 
-    __slots__ = ("_links", "dropped")
+    __slots__ = ("_calls", "_parents", "dropped")
 
     def __init__(self, dropped: Drops) -> None:
-        #: child id -> (parent session id, tool call id); None until a call names it.
-        self._links: dict[str, tuple[str, str] | None] = {}
+        #: child id -> the session that announced it.
+        self._parents: dict[str, str] = {}
+        #: child id -> the parent's tool call that names it (once one does).
+        self._calls: dict[str, str] = {}
         self.dropped = dropped
 
     def __contains__(self, session_id: str) -> bool:
-        return session_id in self._links
+        return session_id in self._parents
 
     def __len__(self) -> int:
         """How many children are known (a folder without any is false: nothing to note)."""
-        return len(self._links)
+        return len(self._parents)
+
+    def parent_of(self, session_id: str) -> str | None:
+        """The session that announced the child ``session_id`` (None: not a known child)."""
+        return self._parents.get(session_id)
 
     def note(self, parent_id: str, update: Any) -> None:
         """Take in one update of ``parent_id``: an announcement makes its child known,
         a tool call's ``session`` content links the child to that call."""
         kind = type(update)
         if kind is v2.SubagentUpdate:
-            if update.session_id not in self._links and len(self._links) < MAX_FOLDED:
-                self._links[update.session_id] = None
+            if update.session_id not in self._parents and len(self._parents) < MAX_FOLDED:
+                self._parents[update.session_id] = parent_id
             return
         if kind is v2.ToolCallUpdate and isinstance(update.content, list):
             items = update.content
@@ -77,8 +84,8 @@ class ChildFolder:
         else:
             return
         for item in items:
-            if type(item) is v2.SessionReference and item.session_id in self._links:
-                self._links[item.session_id] = (parent_id, update.tool_call_id)
+            if type(item) is v2.SessionReference and item.session_id in self._parents:
+                self._calls[item.session_id] = update.tool_call_id
 
     def fold(self, child_id: str, update: Any) -> tuple[str, Any] | None:
         """What to project on the parent for ``update`` of the known child ``child_id``:
@@ -89,13 +96,13 @@ class ChildFolder:
         if text is None:
             self.dropped["subagent.update"] += 1
             return None
-        link = self._links.get(child_id)
-        if link is None:
+        call_id = self._calls.get(child_id)
+        if call_id is None:
             self.dropped["subagent.unlinked"] += 1
             return None
-        parent_id, call_id = link
         block = v2.Content(content=v2.TextContent(text=text))
-        return parent_id, v2.ToolCallContentChunk(tool_call_id=call_id, content=block)
+        chunk = v2.ToolCallContentChunk(tool_call_id=call_id, content=block)
+        return self._parents[child_id], chunk
 
 
 def _agent_text(update: Any) -> str | None:
