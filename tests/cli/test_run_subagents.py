@@ -1,31 +1,50 @@
 """``acp2 run --json`` with an agent that delegates to a child session (Preview
-subagents): a real ``acp2 run`` process drives ``acp2 test-agent`` over stdio, and the
-child's own updates are printed too, each saying which child of which session it is."""
+subagents): a real ``acp2 run`` process drives ``acp2 test-agent`` over stdio, or
+``acp2 serve --test-agent`` by URL, and the child's own updates are printed too, each
+saying which child of which session it is."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
+from helpers.serve_process import serving
 from helpers.timeouts import RUN_TIMEOUT
 
 AGENT = [sys.executable, "-m", "acp2.cli.main", "test-agent"]
 
 
+@contextlib.contextmanager
+def reaching(over: str, tmp_path: Path) -> Iterator[list[str]]:
+    """The arguments that reach the test agent: spawned over stdio, or an ``acp2 serve
+    --test-agent`` subprocess over WebSocket."""
+    if over == "stdio":
+        yield ["--", *AGENT]
+        return
+    with serving(tmp_path, "--test-agent") as port:
+        yield ["--url", f"http://127.0.0.1:{port}/acp"]
+
+
+@pytest.mark.parametrize("over", ["stdio", "serve"])
 def test_run_json_prints_the_childs_updates_naming_the_child_and_its_parent(
-    tmp_path: Path,
+    tmp_path: Path, over: str
 ) -> None:
     argv = [sys.executable, "-m", "acp2.cli.main", "run", "--json", "--cwd", str(tmp_path)]
-    done = subprocess.run(
-        [*argv, "subagent found three pages", "--", *AGENT],
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
+    with reaching(over, tmp_path) as way:
+        done = subprocess.run(
+            [*argv, "subagent found three pages", *way],
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
     assert done.returncode == 0, done.stderr
     *lines, summary = [json.loads(line) for line in done.stdout.splitlines()]
     parent = summary["sessionId"]
