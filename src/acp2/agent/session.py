@@ -74,6 +74,15 @@ class AgentSession:
     :class:`~acp2.agent.background.SessionBackground` on this connection.
     """
 
+    # Class-level defaults, set per instance only when used (subagents), so that the
+    # sessions that never use them carry no more per-session state.
+    #: The stop reason of the last idle this session reported, for a child session
+    #: (None before one, and for a session that has no parent).
+    last_stop_reason: str | None = None
+    # Messages other sessions sent this one (:attr:`inbox`), and their waiters' event.
+    _inbox: list[ReceivedMessage] | None = None
+    _inbox_changed: anyio.Event | None = None
+
     def __init__(
         self,
         session_id: str,
@@ -111,11 +120,6 @@ class AgentSession:
         self.cancellable = True
         #: Called with every state this session reports (a child mirrors it on its parent).
         self.mirror: Callable[[StateUpdate], None] | None = None
-        #: The stop reason of the last idle this session reported (None before one).
-        self.last_stop_reason: str | None = None
-        # Messages other sessions sent this one (:attr:`inbox`), made on the first one.
-        self._inbox: list[ReceivedMessage] | None = None
-        self._inbox_changed: anyio.Event | None = None
         self._queue = PromptQueue()
         self._waiters: dict[Ticket, anyio.Event] = {}
         self._current: object | None = None
@@ -261,7 +265,7 @@ class AgentSession:
         after = self.machine.apply(event)
         if after != before or event == "stop":
             update = StateUpdate(state=after, background=self._listing(), **fields)
-            if event == "stop":
+            if event == "stop" and self.parent is not None:
                 self.last_stop_reason = fields.get("stop_reason")
             self.emitter.emit(update)
             if self.mirror is not None:

@@ -329,8 +329,9 @@ class FrontBridge:
         if type(update) in CHILD_KINDS:
             self._about_child(session, update)
             return
+        # A tool call may name a child: noted only once a child is known (O(1) otherwise).
         folder = self._folder
-        if folder and type(update) in _CALL_KINDS:
+        if type(update) in _CALL_KINDS and folder:
             folder.note(session.projector.session_id, update)
         for note in session.projector.project(update):
             self.v1.send_notification_nowait(v1m.SESSION_UPDATE, note)
