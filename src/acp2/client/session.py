@@ -105,9 +105,22 @@ class ClientSession:
     capabilities, the permission policy; a session holds no pointer to the connection
     itself), ``closed`` True after :meth:`close`, ``replaying`` True while the updates
     handed to the listeners are a resume's replayed history (False for everything live),
+    ``replay_truncated`` True once such a replay ended truncated (see below),
     ``role`` ``"controller"`` or, for a session attached to watch, ``"observer"``.
     Create one with ``new_session``, ``resume`` or ``attach``.
     """
+
+    # Class-level defaults, set per instance only when a replay needs them, so that a
+    # session carries no more state for them until then.
+    #: True once a replay this session got ended truncated: without its
+    #: ``replay_complete`` and without a successful answer (or, for a child announced in
+    #: its parent's replay, without its own marker while the parent got one). The state
+    #: then keeps what it held (nothing is dropped as "not replayed").
+    replay_truncated: bool = False
+    #: For a child whose replay runs inside its parent's: the parent's marker count when
+    #: it began (a marker since then means the agent sends them, so the child's own was
+    #: owed). None for every other session.
+    _parent_marks: tuple[ClientSession, int] | None = None
 
     def __init__(
         self,
@@ -131,15 +144,6 @@ class ClientSession:
         #: True while the updates being delivered are a resume's replayed history (see
         #: :meth:`ClientConnection.resume <acp2.client.ClientConnection.resume>`).
         self.replaying = False
-        #: True once a replay this session got ended truncated: without its
-        #: ``replay_complete`` and without a successful answer (or, for a child announced
-        #: in its parent's replay, without its own marker while the parent got one).
-        #: The state then keeps what it held (nothing is dropped as "not replayed").
-        self.replay_truncated = False
-        #: For a child whose replay runs inside its parent's: the parent's marker count
-        #: when it began (a marker since then means the agent sends them, so the child's
-        #: own was owed). None for every other session.
-        self._parent_marks: tuple[ClientSession, int] | None = None
         #: Reduces the replay into a state the client already held (None: a fresh one).
         self._merge: ReplayMerge | None = None
         #: The resume request's waiter: done once its response was dispatched, which ends
@@ -255,7 +259,8 @@ class ClientSession:
         if self.replaying and not complete:
             self.replay_truncated = True
             log.warning("the replay of session %s was truncated", self.id)
-        self._parent_marks = None
+        if self._parent_marks is not None:
+            self._parent_marks = None
         self.replaying = False
         self._merge = None
         self._answered = None
