@@ -1,11 +1,12 @@
 """``acp2 chat`` with subagents (Preview subagents), in a pseudo-terminal against
-``acp2 test-agent``'s ``subagent`` scenario: the child is folded under the tool call that
-made it, ``/subagents`` lists the children, ``/subagent N`` expands one's transcript, and
-``/cancel-subagent N`` (typed during the turn, run at once) cancels a cancellable child
-while its parent goes on."""
+``acp2 test-agent``'s ``subagent`` scenario, spawned over stdio or served by ``acp2
+serve``: the child is folded under the tool call that made it, ``/subagents`` lists the
+children, ``/subagent N`` expands one's transcript, and ``/cancel-subagent N`` (typed
+during the turn, run at once) cancels a cancellable child while its parent goes on."""
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -13,17 +14,27 @@ import pytest
 from cli_helpers import TEST_AGENT
 from pty_helpers import leave, pty_env, shown, spawn_chat, wait_idle
 
+from helpers.serve_process import serving
+
 pexpect = pytest.importorskip("pexpect")
 
 
-@pytest.fixture
-def chat(tmp_path: Path) -> Any:
-    env = pty_env(tmp_path / "data")
-    child = spawn_chat(["chat", "--", *TEST_AGENT], env, tmp_path, tmp_path / "pty.log")
-    child.expect("❯")
-    yield child
-    if child.isalive():
-        child.terminate(force=True)
+@pytest.fixture(params=["stdio", "serve"])
+def chat(tmp_path: Path, request: pytest.FixtureRequest) -> Any:
+    """``acp2 chat`` in a pseudo-terminal, with the test agent spawned over stdio or
+    served by an ``acp2 serve --test-agent`` subprocess (by URL)."""
+    with contextlib.ExitStack() as stack:
+        if request.param == "stdio":
+            way = ["--", *TEST_AGENT]
+        else:
+            port = stack.enter_context(serving(tmp_path, "--test-agent"))
+            way = ["--url", f"http://127.0.0.1:{port}/acp"]
+        env = pty_env(tmp_path / "data")
+        child = spawn_chat(["chat", *way], env, tmp_path, tmp_path / "pty.log")
+        child.expect("❯")
+        yield child
+        if child.isalive():
+            child.terminate(force=True)
 
 
 def test_a_folded_child_is_listed_and_expanded_to_its_whole_transcript(chat: Any) -> None:

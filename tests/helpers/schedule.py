@@ -86,6 +86,7 @@ FILE_SECONDS: dict[str, float] = {
     "check/test_check_remote.py": 20,
     "e2e/test_e2e_subagents.py": 12,
     "e2e/test_e2e_subagents_processes.py": 25,
+    "cli/test_cli_chat_subagents.py": 18,
 }
 
 
