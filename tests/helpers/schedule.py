@@ -85,6 +85,8 @@ FILE_SECONDS: dict[str, float] = {
     "cli/test_cli_chat_login.py": 25,
     "check/test_check_remote.py": 20,
     "e2e/test_e2e_subagents.py": 12,
+    "e2e/test_e2e_subagents_processes.py": 25,
+    "cli/test_cli_chat_subagents.py": 18,
 }
 
 

@@ -53,6 +53,7 @@ def test_completion_narrows_by_prefix() -> None:
         "/clear",
         "/cancel",
         "/cancel-bg ",
+        "/cancel-subagent ",
         "/cost",
     ]
 

@@ -110,3 +110,62 @@ def test_a_reference_to_a_session_that_is_no_child_is_named_by_its_id() -> None:
 
     state = SessionState(session_id="s")
     assert folded_lines(SessionReference(session_id="s\x1b[2J"), state, {}) == ["↳ session s^[[2J"]
+
+
+def _child(parent: SimpleNamespace, child_id: str, *, cancel: bool) -> SimpleNamespace:
+    """A child of ``parent`` as the chat sees one (entry, state, may_cancel)."""
+    state = SessionState(session_id=child_id)
+    child = SimpleNamespace(
+        id=child_id, state=state, may_cancel=cancel, entry=parent.state.subagents[child_id]
+    )
+    parent.children[child_id] = child
+    return child
+
+
+def test_subagents_are_listed_numbered_with_how_to_expand_and_cancel_each() -> None:
+    from acp2.ui.subagents import listing, pick
+
+    idle = SubagentState(state="idle", stop_reason="end_turn")
+    session = session_with(
+        SubagentUpdate(session_id="c1", title="Reader", state=SubagentState(state="running")),
+        SubagentUpdate(session_id="c2", title="Wri\x1b]0;x\x07ter", state=idle),
+    )
+    _child(session, "c1", cancel=True)
+    _child(session, "c2", cancel=False)
+    first, second = listing(session)
+    assert first == "  1 ↳ Reader  running  (/subagent 1, /cancel-subagent 1)"
+    assert second.startswith("  2 ↳ Wri")
+    assert second.endswith("end_turn  (/subagent 2)")
+    assert "\x1b" not in second
+    assert "\x07" not in second
+    assert pick(session, "2", "subagent")[0] is session.children["c2"]
+    assert pick(session, "3", "subagent") == (
+        None,
+        "usage: /subagent N, N from 1 to 2 (/subagents lists them)",
+    )
+    assert listing(session_with()) == ["this session has no subagents"]
+
+
+def test_an_expanded_subagent_shows_its_messages_and_tool_calls_sanitized() -> None:
+    from acp2.schema import AgentMessage, SessionMessage, TextContent, ToolCallUpdate
+    from acp2.ui.subagents import expanded
+
+    session = session_with(SubagentUpdate(session_id="c1", title="Reader"))
+    child = _child(session, "c1", cancel=False)
+    for update in (
+        SessionMessage(
+            message_id="m0",
+            sender_session_id="s",
+            recipient_session_id="c1",
+            content=[TextContent(text="read the docs")],
+        ),
+        ToolCallUpdate(tool_call_id="t1", title="Read README", status="completed"),
+        AgentMessage(message_id="m1", content=[TextContent(text="It says \x1b[31mhi")]),
+    ):
+        reduce(child.state, update)
+    assert expanded(child) == [
+        "↳ Reader  not reported",
+        "  [message s → c1] read the docs",
+        "  ⚙ Read README (completed)",
+        "  It says hi",
+    ]

@@ -19,11 +19,14 @@ from acp2._lazy import exports
 if TYPE_CHECKING:  # the names below, for type checkers and IDEs
     from acp2.agent.app import Agent as Agent
     from acp2.agent.app import AuthMethodSpec as AuthMethodSpec
+    from acp2.agent.children import Delegation as Delegation
     from acp2.agent.elicit import ElicitationContentError as ElicitationContentError
     from acp2.agent.elicit import ElicitationResult as ElicitationResult
     from acp2.agent.elicit import ElicitationUnsupported as ElicitationUnsupported
     from acp2.agent.handles import TerminalHandle as TerminalHandle
     from acp2.agent.handles import ToolCallHandle as ToolCallHandle
+    from acp2.agent.messaging import ReceivedMessage as ReceivedMessage
+    from acp2.agent.messaging import SessionMessageHandle as SessionMessageHandle
     from acp2.agent.permission import PermissionResult as PermissionResult
     from acp2.agent.permission import default_options as default_options
     from acp2.agent.session import AgentSession as AgentSession
@@ -35,11 +38,14 @@ _LAZY: dict[str, str] = {
     "Agent": "acp2.agent.app",
     "AgentSession": "acp2.agent.session",
     "AuthMethodSpec": "acp2.agent.app",
+    "Delegation": "acp2.agent.children",
     "ElicitationContentError": "acp2.agent.elicit",
     "ElicitationResult": "acp2.agent.elicit",
     "ElicitationUnsupported": "acp2.agent.elicit",
     "HistoryStore": "acp2.store.sqlite",
     "PermissionResult": "acp2.agent.permission",
+    "ReceivedMessage": "acp2.agent.messaging",
+    "SessionMessageHandle": "acp2.agent.messaging",
     "TerminalHandle": "acp2.agent.handles",
     "ToolCallHandle": "acp2.agent.handles",
     "Turn": "acp2.agent.turn",

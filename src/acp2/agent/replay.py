@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Container, Iterable, Iterator
 from typing import Any
 
 import anyio
@@ -29,6 +29,7 @@ import anyio.to_thread
 import msgspec
 from msgspec import UNSET
 
+from acp2.agent.children import replayed
 from acp2.agent.split import fits, pieces, split_bytes
 from acp2.schema import (
     AgentMessage,
@@ -153,9 +154,15 @@ async def fold_rows(batches: Iterator[list[bytes]], *, threaded: bool = False) -
                     deadline = time.perf_counter() + FOLD_SLICE
 
 
-def render(state: SessionState) -> Iterator[Any]:
+def render(state: SessionState, live: Container[str] = ()) -> Iterator[Any]:
     """Yield the updates that rebuild ``state``, in order, none bigger than a frame
-    budget unless a single block is (see :mod:`acp2.agent.split`)."""
+    budget unless a single block is (see :mod:`acp2.agent.split`).
+
+    The session's children come first, each re-announced (:func:`replayed`): before
+    anything bearing a child's id, such as a tool call's ``session`` content. Only the
+    children whose ids are in ``live`` keep their ``cancel`` capability."""
+    for child in state.subagents.values():
+        yield replayed(child, child.session_id in live)
     for entry in state.timeline:
         yield from _render(entry)
     for term in state.terminals.values():

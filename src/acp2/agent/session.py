@@ -29,13 +29,14 @@ from acp2.schema import StateUpdate
 if TYPE_CHECKING:
     from acp2.agent.handles import ToolCallHandle
     from acp2.agent.mcp.hub import SessionMcp
+    from acp2.agent.messaging import ReceivedMessage, SessionMessageHandle
     from acp2.agent.turn import Turn
     from acp2.schema import SessionConfigOption
 
 __all__ = ["AgentSession", "ChildSpawner", "MessageKind", "SessionShared", "WorkStarter"]
 
 #: The kinds of message id a session makes (the id's prefix).
-MessageKind = Literal["user", "agent", "thought"]
+MessageKind = Literal["user", "agent", "thought", "session"]
 
 #: How a session starts agent-initiated work: the connection serving it provides this.
 WorkStarter = Callable[["AgentSession", Callable[["Turn"], Awaitable[str | None]]], Awaitable[None]]
@@ -72,6 +73,15 @@ class AgentSession:
     background bodies). ``background`` is the session's
     :class:`~acp2.agent.background.SessionBackground` on this connection.
     """
+
+    # Class-level defaults, set per instance only when used (subagents), so that the
+    # sessions that never use them carry no more per-session state.
+    #: The stop reason of the last idle this session reported, for a child session
+    #: (None before one, and for a session that has no parent).
+    last_stop_reason: str | None = None
+    # Messages other sessions sent this one (:attr:`inbox`), and their waiters' event.
+    _inbox: list[ReceivedMessage] | None = None
+    _inbox_changed: anyio.Event | None = None
 
     def __init__(
         self,
@@ -206,6 +216,44 @@ class AgentSession:
             await tool_call.show_session(child.id)
         return child
 
+    async def send_message(self, to: AgentSession, content: Any) -> SessionMessageHandle:
+        """Send ``content`` (text, a content block, or a list of them) to ``to``, this
+        session's parent or one of its own children, as a message between sessions: a
+        ``session_message`` in each transcript, each naming the other copy. Returns a
+        handle whose ``append`` streams more; ``to.inbox`` gets the message.
+
+        Raises ``LocalProtocolError`` (sending nothing) when ``to`` is neither parent nor
+        child, or either is closed (see :mod:`acp2.agent.messaging`)."""
+        from acp2.agent.messaging import send_message  # here: only subagent authors use it
+
+        return await send_message(self, to, content)
+
+    @property
+    def inbox(self) -> list[ReceivedMessage]:
+        """The messages other sessions sent this one, oldest first: read it, do not
+        change it. Only the agent's own sessions send them (no peer can), for the life
+        of the session object."""
+        return self._inbox if self._inbox is not None else []
+
+    def receive_message(self, message: ReceivedMessage) -> None:
+        """Internal (:mod:`acp2.agent.messaging`): keep ``message`` in :attr:`inbox` and
+        wake :meth:`next_message`."""
+        if self._inbox is None:
+            self._inbox = []
+        self._inbox.append(message)
+        if self._inbox_changed is not None:
+            self._inbox_changed.set()
+            self._inbox_changed = None
+
+    async def next_message(self, seen: int = 0) -> ReceivedMessage:
+        """The message at position ``seen`` of :attr:`inbox`, waiting until it arrives
+        (pass how many you have read)."""
+        while len(self.inbox) <= seen:
+            if self._inbox_changed is None:
+                self._inbox_changed = anyio.Event()
+            await self._inbox_changed.wait()
+        return self.inbox[seen]
+
     # -- foreground state ---------------------------------------------------------
 
     def report(self, event: Event, **fields: Any) -> None:
@@ -217,6 +265,8 @@ class AgentSession:
         after = self.machine.apply(event)
         if after != before or event == "stop":
             update = StateUpdate(state=after, background=self._listing(), **fields)
+            if event == "stop" and self.parent is not None:
+                self.last_stop_reason = fields.get("stop_reason")
             self.emitter.emit(update)
             if self.mirror is not None:
                 self.mirror(update)

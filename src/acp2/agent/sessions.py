@@ -13,7 +13,7 @@ from acp2.agent.checks import (
     check_roots,
     same_dir,
 )
-from acp2.agent.children import MAX_CHILDREN, announcement, mirrored
+from acp2.agent.children import MAX_CHILDREN, MAX_DEPTH, announcement, lineage, mirrored
 from acp2.agent.config import current_options, set_option
 from acp2.agent.emitter import Emitter, HeldFrames
 from acp2.agent.listing import list_page
@@ -228,6 +228,7 @@ class SessionManager(Membership):
                     "The session is in use by another client", {"sessionId": record.id}
                 )
             return await self.join(elsewhere, "controller", replay)
+        held: list[Emitter] = []
         if live is not None and replay:
             # Live updates wait behind the replay (RFD session-replay-complete). The fold
             # reads the history as stored now, with no await in between, so every live
@@ -244,8 +245,10 @@ class SessionManager(Membership):
                     session.mcp.replace(mcp, session.roots)
             self.store.update_session(record.id, additional_directories=dirs)
             if state is not None:
-                await self._replay(session, state)
+                await self._replay(session, state, held)
         finally:
+            for emitter in held:
+                emitter.release()
             if live is not None and replay:
                 live.emitter.release()
         return session
@@ -274,25 +277,57 @@ class SessionManager(Membership):
         finally:
             batches.close()
 
-    async def _replay(self, session: AgentSession, state: SessionState) -> None:
+    async def _replay(
+        self, session: AgentSession, state: SessionState, held: list[Emitter] | None = None
+    ) -> None:
         """Send the folded history, frame by frame, under the connection's backpressure,
-        then its ``replay_complete``.
+        then its ``replay_complete``; the same for each stored child (Preview subagents,
+        :func:`acp2.agent.children.replayed`), before the parent's marker.
 
         The replay boundary (RFD session-replay-complete) goes after the last replayed
         update, before the state snapshot and the response. Both drafts take it as their
         ``other`` fallback, so it is sent to every client that asked for a replay. The
         frames bypass the session's emitter, which may be holding live updates meanwhile.
+        With ``held``, a live child's emitter is held too, right before its history is
+        read (no await between), and added to ``held`` for the caller to release.
         """
+        live = {child.id: child for child in lineage(session) if child is not session}
+        await self._replay_tree(session, session.id, state, live, held)
+
+    async def _replay_tree(
+        self,
+        root: AgentSession,
+        session_id: str,
+        state: SessionState,
+        live: dict[str, AgentSession],
+        held: list[Emitter] | None,
+        depth: int = 0,
+    ) -> bool:
+        """:meth:`_replay` of ``session_id`` and its stored children; False when ``root``
+        closed meanwhile (then no marker: the replay is truncated)."""
         connection = self.connection
-        emitter = Emitter(session.id, connection, None)
-        for update in render(state):
-            if session.closed:
-                return  # closed meanwhile: nothing more for it, and no marker (truncated)
+        emitter = Emitter(session_id, connection, None)
+        for update in render(state, live):
+            if root.closed:
+                return False
             emitter.emit(update, record=False)
             if connection.congested:
                 await connection.drain()
-        if not session.closed:
-            emitter.emit(ReplayComplete(), record=False)
+        if depth < MAX_DEPTH:
+            for child_id in state.subagents:
+                if self.store.get_session(child_id) is None:
+                    continue  # deleted meanwhile: its announcement says all there is
+                child = live.get(child_id)
+                if child is not None and held is not None:
+                    child.emitter.hold()
+                    held.append(child.emitter)
+                child_state = await self._fold(child_id)
+                if not await self._replay_tree(root, child_id, child_state, live, held, depth + 1):
+                    return False
+        if root.closed:
+            return False
+        emitter.emit(ReplayComplete(), record=False)
+        return True
 
     def _own_record(self, session_id: str) -> SessionRecord | None:
         """The stored record of ``session_id`` if this connection's principal created

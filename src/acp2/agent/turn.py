@@ -37,6 +37,7 @@ from acp2.schema import (
 )
 
 if TYPE_CHECKING:
+    from acp2.agent.children import ChildBody, Delegation
     from acp2.agent.context import TurnContext
     from acp2.agent.mcp import SessionMcp
     from acp2.agent.session import AgentSession
@@ -164,6 +165,30 @@ class Turn:
     async def send(self, update: SessionUpdate) -> None:
         """Send any session update as it is (the escape hatch for custom ``_`` variants)."""
         await self._emitter.emit_async(update)
+
+    async def delegate(
+        self,
+        task: str,
+        body: ChildBody,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        cancellable: bool = True,
+        tool_call: ToolCallHandle | None = None,
+    ) -> Delegation:
+        """Run ``task`` in a child session of this turn's session (Preview subagents) and
+        wait for its report: see :func:`acp2.agent.children.delegate`."""
+        from acp2.agent.children import delegate  # here: most agents never delegate
+
+        return await delegate(
+            self.session,
+            task,
+            body,
+            title=title,
+            description=description,
+            cancellable=cancellable,
+            tool_call=tool_call,
+        )
 
     # -- tool calls and terminals ----------------------------------------------------
 

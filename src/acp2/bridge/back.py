@@ -396,7 +396,18 @@ class BackBridge:
         update = note.update
         if type(update) is _HOT_CHUNK:  # a stream's hot path: two calls to the session
             return self._out.pass_on(note.session_id, session.lifter.agent_chunk(update))
-        return self._send(note.session_id, session.lifter.lift(update))
+        lifted = session.lifter.lift(update)
+        if session.lifter.children:
+            self._open_children(session)
+        return self._send(note.session_id, lifted)
+
+    def _open_children(self, parent: _Session) -> None:
+        """Open a session for each child ``parent`` announced (Preview subagents, v1
+        opt-in): its updates, under its own id, are lifted like any session's."""
+        for child_id in parent.lifter.children:
+            if child_id not in self._sessions:
+                self._sessions[child_id] = _Session(child_id, parent.roots)
+        parent.lifter.children.clear()
 
     def _keep_early(self, note: hot.SessionNotification) -> None:
         # Real agents (Gemini CLI) send a session's first update right with the

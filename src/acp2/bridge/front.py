@@ -24,8 +24,9 @@ from typing import Any, Final
 
 import anyio
 import anyio.lowlevel
+import msgspec
 from anyio.abc import TaskGroup
-from msgspec import UNSET
+from msgspec import UNSET, Raw
 
 import acp2.compat.v1.methods as v1m
 import acp2.compat.v1.schema as v1
@@ -37,6 +38,7 @@ from acp2.bridge.turns import BridgeSession
 from acp2.compat.v1 import agent_side as side
 from acp2.compat.v1 import handshake, same_shape
 from acp2.compat.v1.convert import Drops
+from acp2.compat.v1.project_children import CHILD_KINDS, ChildFolder, wants_subagents
 from acp2.errors import ConnectionClosed, InvalidParams, RequestCancelled, RequestError
 from acp2.rpc.connection import Connection
 from acp2.rpc.handlers import register
@@ -59,6 +61,8 @@ INITIALIZE_GRACE: Final = 5.0
 #: Updates kept per session id the client has not seen opened yet, and how many such ids.
 MAX_UNOPENED_UPDATES: Final = 256
 MAX_UNOPENED_SESSIONS: Final = 8
+#: The tool call updates that may name a child (``session`` content), for folding.
+_CALL_KINDS: Final = frozenset({v2.ToolCallUpdate, v2.ToolCallContentChunk})
 #: The agent's v2 methods a v1 client has no counterpart for (``-32601``, or ignored).
 #: MCP over ACP is among them: the bridge drops ``acp`` servers on the way (v1 has no
 #: such transport), so a v2 agent has nothing to connect to through it.
@@ -88,6 +92,9 @@ class FrontBridge:
         self._unopened: dict[str, list[v2.UpdateSessionNotification]] = {}
         self._drops: Drops = Counter()
         self._client: v1.InitializeRequest | None = None
+        #: Child sessions for a client without ``clientCapabilities.subagents``: their
+        #: text folded into the parent's tool call (None: the client opted in).
+        self._folder: ChildFolder | None = ChildFolder(self._drops)
 
     def register(self, *, update: Callable[[Any], Awaitable[None] | None] | None = None) -> None:
         """Serve the v1 methods on ``v1`` and the agent's requests on ``v2``, each from its
@@ -139,6 +146,9 @@ class FrontBridge:
     async def on_initialize(self, params: v1.InitializeRequest) -> v1.InitializeResponse:
         """Lift ``initialize`` to v2 and answer with the agent's result as v1."""
         self._client = params
+        caps = params.client_capabilities
+        if wants_subagents(None if caps is UNSET else caps):
+            self._folder = None  # child updates pass, each under its own id
         request = handshake.initialize_request_from_v1(params, self._drops)
         # A client that writes initialize and then closes its end (a script, a probe)
         # still gets the answer, as from the v2 runtime, which answers it without
@@ -266,7 +276,10 @@ class FrontBridge:
         back while its session's ``session/new`` answer is not out yet."""
         session = self.sessions.get(params.session_id)
         if session is None:
-            self._hold(params)
+            if self._folder is not None and params.session_id in self._folder:
+                self._fold(params)
+            else:
+                self._hold(params)
         elif session.backlog is not None:
             session.backlog.append(params)
         else:
@@ -320,9 +333,43 @@ class FrontBridge:
         """Send what v1 says of ``update`` (a v2 session update of ``session``, open and
         not held back), then note it in the session's turns: an ``idle`` answers its
         held prompt here, behind anything said before it."""
+        if type(update) in CHILD_KINDS:
+            self._about_child(session, update)
+            return
+        # A tool call may name a child: noted only once a child is known (O(1) otherwise).
+        folder = self._folder
+        if type(update) in _CALL_KINDS and folder:
+            folder.note(session.projector.session_id, update)
         for note in session.projector.project(update):
             self.v1.send_notification_nowait(v1m.SESSION_UPDATE, note)
         session.turns.observe(update)
+
+    def _about_child(self, session: BridgeSession, update: Any) -> None:
+        """An update about a child or a message between sessions (Preview subagents):
+        sent as it is to a client that opted in (a new child's own session opened, so
+        its updates pass); else counted, and the child noted for folding."""
+        if self._folder is not None:
+            self._folder.note(session.projector.session_id, update)
+            self._drops[str(type(update).__struct_config__.tag)] += 1
+            return
+        if type(update) is v2.SubagentUpdate and update.session_id not in self.sessions:
+            child = self.session(update.session_id)
+            child.backlog = self._unopened.pop(update.session_id, [])
+            self.task_group.start_soon(self._flush, child)  # after the announcement
+        note = v1.SessionNotification(
+            session_id=session.projector.session_id, update=Raw(encode(update))
+        )
+        self.v1.send_notification_nowait(v1m.SESSION_UPDATE, note)
+
+    def _fold(self, params: v2.UpdateSessionNotification) -> None:
+        """An update of a child a client without the opt-in does not know: its text goes
+        into the parent's tool call that names the child
+        (:mod:`acp2.compat.v1.project_children`)."""
+        folder = self._folder
+        folded = folder.fold(params.session_id, params.update) if folder is not None else None
+        if folded is not None:
+            parent_id, chunk = folded
+            self.deliver(v2.UpdateSessionNotification(session_id=parent_id, update=chunk))
 
     async def _flush(self, session: BridgeSession) -> None:
         backlog = session.backlog or []
@@ -335,7 +382,12 @@ class FrontBridge:
     async def on_permission(
         self, params: v2.RequestPermissionRequest
     ) -> v2.RequestPermissionResponse:
-        """Ask the v1 client; anything but an offered option is ``cancelled``."""
+        """Ask the v1 client; anything but an offered option is ``cancelled``. A folded
+        child's request is asked in its parent's session (the client knows no other)."""
+        folder = self._folder
+        parent = folder.parent_of(params.session_id) if folder is not None else None
+        if parent is not None:
+            params = msgspec.structs.replace(params, session_id=parent)
         request = self.session(params.session_id).projector.permission(params)
         answer = await self.v1.call(v1m.SESSION_REQUEST_PERMISSION, request)
         offered = {option.option_id for option in request.options}

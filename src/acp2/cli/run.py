@@ -14,7 +14,9 @@ Text mode prints the agent's reply: streamed as it arrives when stdout is a term
 else the final text once. The text is sanitized (:mod:`acp2.sanitize`): escape
 sequences and control characters of the agent never reach the terminal. ``--json``
 prints one JSON object per line: every ``session/update`` of the session as received
-(its ``update`` object), each permission request and its answer
+(its ``update`` object), every update of each child session the agent announces (Preview
+subagents) as ``{"sessionId": child, "parentSessionId": parent, "update": {...}}``, each
+permission request and its answer
 (``{"permissionRequest": params, "n": 1}``, ``{"permissionResponse": result, "n": 1}``),
 then ``{"sessionId", "stopReason", "text"}``; C1 controls and bidi controls inside JSON
 strings are written as ``\\uXXXX`` escapes (the same JSON value). With ``--permission ask``
@@ -321,7 +323,7 @@ async def _prompt_once(args: argparse.Namespace) -> tuple[str, str | None, str |
 
     interrupt = Interrupt()
     stream = None if args.json or not sys.stdout.isatty() else ReplyStream(lambda: None, sys.stdout)
-    listener = _print_update if args.json else None
+    listener = None
     # --timeout bounds the whole run, start-up included: an agent slow to start (Gemini
     # CLI takes 10-40 s on a loaded machine) must not hit the shorter default first.
     startup = args.timeout or DEFAULT_INITIALIZE_TIMEOUT
@@ -338,6 +340,9 @@ async def _prompt_once(args: argparse.Namespace) -> tuple[str, str | None, str |
         reconnect=_reconnect_reporter(args.url),
     ) as client:
         from acp2.cli.mcp_opts import send_mcp_servers
+
+        if args.json:
+            listener = _JsonTree(client.sessions)
 
         send_mcp_servers(client, args.mcp_servers, "acp2 run")
         if args.resume or args.continue_:
@@ -418,10 +423,34 @@ def _note(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-def _print_update(update: Any, raw: bytes) -> None:
-    from acp2.ui.oneshot import json_line
+class _JsonTree:
+    """The ``--json`` listener of one session: prints each update, and follows every
+    child session the session announces (Preview subagents) with a listener of its own,
+    whose lines say which child and whose child it is:
+    ``{"sessionId": child, "parentSessionId": parent, "update": {...}}``.
 
-    _write_line(json_line(raw))
+    ``sessions`` is the client's registry (the child object is there once announced)."""
+
+    def __init__(self, sessions: Any, session_id: str | None = None, parent: str = "") -> None:
+        self.sessions = sessions
+        self.head = b""
+        if session_id is not None:
+            # json.dumps escapes what the agent put in the ids; json_line the rest.
+            ids = json.dumps({"sessionId": session_id, "parentSessionId": parent})
+            self.head = ids[:-1].encode() + b',"update":'
+        self.session_id = session_id
+        self.followed: set[str] = set()
+
+    def __call__(self, update: Any, raw: bytes) -> None:
+        from acp2.schema import SubagentUpdate
+        from acp2.ui.oneshot import json_line
+
+        _write_line(json_line(self.head + raw + b"}" if self.head else raw))
+        if type(update) is SubagentUpdate and update.session_id not in self.followed:
+            child = self.sessions.get(update.session_id)
+            if child is not None and getattr(child, "parent", None) is not None:
+                self.followed.add(update.session_id)
+                child.add_listener(_JsonTree(self.sessions, child.id, child.parent.id))
 
 
 def _write_line(text: str) -> None:

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from acp2.client.core import ClientCore
     from acp2.client.work import Work
 
-__all__ = ["MAX_CHILDREN", "SubagentSession", "adopt", "release"]
+__all__ = ["MAX_CHILDREN", "SubagentSession", "adopt", "end_child_replays", "release"]
 
 log = logging.getLogger("acp2.client")
 
@@ -81,7 +81,9 @@ def adopt(parent: ClientSession, update: SubagentUpdate, link: ClientCore[Client
     updates only patch the parent's record, which the reducer did)."""
     child_id = update.session_id
     children = parent.children
-    if child_id in children:
+    known = children.get(child_id)
+    if known is not None:
+        parent.begin_child_replay(known)  # a rejoin: its replay rebuilds, not doubles
         return
     if child_id == parent.id or link.sessions.get(child_id) is not None:
         log.warning(
@@ -101,6 +103,20 @@ def adopt(parent: ClientSession, update: SubagentUpdate, link: ClientCore[Client
     child.parent = parent
     children[child_id] = child
     link.attach(child)
+    # Announced in the parent's replay: the child's own replay follows, ended by its own
+    # replay_complete (RFD session-replay-complete) or, failing that, the answer.
+    parent.begin_child_replay(child)
+
+
+def end_child_replays(parent: ClientSession, *, ok: bool) -> None:
+    """The resume of ``parent`` was answered (``ok``: successfully): end the replays of
+    its children still waiting for their marker -- truncated unless the answer was a
+    success from an agent that sends no markers at all."""
+    for child in parent.children.values():
+        if child.replaying:
+            child.end_replay(complete=ok and not child.marker_owed())
+        if child.children:
+            end_child_replays(child, ok=ok)
 
 
 def release(parent: ClientSession, exc: BaseException, link: ClientCore[ClientSession]) -> None:

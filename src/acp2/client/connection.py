@@ -364,8 +364,10 @@ class ClientConnection:
             response = await self._link.call(spec, params, waiter=answered)
         except BaseException:
             session.end_replay(complete=False)
+            _end_child_replays(session, ok=False)
             raise
         session.end_replay(complete=True)
+        _end_child_replays(session, ok=True)
         return response
 
     async def list_sessions(self, *, cwd: PathLike | None = None) -> list[SessionInfo]:
@@ -445,3 +447,12 @@ def _fill_roots(
         params.mcp_servers = list(servers)
     elif params.mcp_servers is UNSET:
         params.mcp_servers = []
+
+
+def _end_child_replays(session: ClientSession, *, ok: bool) -> None:
+    """End the replays of ``session``'s children still waiting for their marker."""
+    if session.children:
+        # Imported here: a client whose sessions have no children never loads it.
+        from acp2.client.children import end_child_replays
+
+        end_child_replays(session, ok=ok)

@@ -105,9 +105,22 @@ class ClientSession:
     capabilities, the permission policy; a session holds no pointer to the connection
     itself), ``closed`` True after :meth:`close`, ``replaying`` True while the updates
     handed to the listeners are a resume's replayed history (False for everything live),
+    ``replay_truncated`` True once such a replay ended truncated (see below),
     ``role`` ``"controller"`` or, for a session attached to watch, ``"observer"``.
     Create one with ``new_session``, ``resume`` or ``attach``.
     """
+
+    # Class-level defaults, set per instance only when a replay needs them, so that a
+    # session carries no more state for them until then.
+    #: True once a replay this session got ended truncated: without its
+    #: ``replay_complete`` and without a successful answer (or, for a child announced in
+    #: its parent's replay, without its own marker while the parent got one). The state
+    #: then keeps what it held (nothing is dropped as "not replayed").
+    replay_truncated: bool = False
+    #: For a child whose replay runs inside its parent's: the parent's marker count when
+    #: it began (a marker since then means the agent sends them, so the child's own was
+    #: owed). None for every other session.
+    _parent_marks: tuple[ClientSession, int] | None = None
 
     def __init__(
         self,
@@ -205,7 +218,7 @@ class ClientSession:
         if answered is not None and answered.done():  # the response was read before this
             # A cancelled waiter: the caller gave the resume up (no result to read).
             ok = not answered.cancelled() and answered.result()[1] is None
-            self.end_replay(complete=ok)
+            self.end_replay(complete=ok and not self.marker_owed())
             return self.deliver(update, raw_params)
         merge = self._merge
         if merge is not None and merge.absorb(self.state, update):
@@ -215,10 +228,22 @@ class ClientSession:
             return None
         return self._deliver_in_full(update, raw_params)
 
-    def begin_replay(self, answered: asyncio.Future[Any]) -> None:
+    def begin_child_replay(self, child: ClientSession) -> None:
+        """Internal (:mod:`acp2.client.children`): ``child`` was announced in this
+        session's replay: its own replay runs until its marker or this resume's answer."""
+        answered = self._answered
+        if self.replaying and answered is not None and not child.replaying:
+            child.begin_replay(answered, parent=self)
+
+    def begin_replay(
+        self, answered: asyncio.Future[Any], *, parent: ClientSession | None = None
+    ) -> None:
         """Internal: the updates from now on are the replay of the resume whose request
-        waits on ``answered``; what :attr:`state` already holds is rebuilt, not doubled
+        waits on ``answered`` (with ``parent``: announced in that session's replay);
+        what :attr:`state` already holds is rebuilt, not doubled
         (:class:`~acp2.state.ReplayMerge`)."""
+        if parent is not None:
+            self._parent_marks = (parent, parent.state.replays)
         held = self.state.timeline or self.state.terminals or self.state.unknown
         self._merge = ReplayMerge(self.state) if held else None
         self._answered = answered
@@ -231,9 +256,20 @@ class ClientSession:
         merge = self._merge
         if merge is not None and complete:
             merge.finish(self.state)
+        if self.replaying and not complete:
+            self.replay_truncated = True
+            log.warning("the replay of session %s was truncated", self.id)
+        if self._parent_marks is not None:
+            self._parent_marks = None
         self.replaying = False
         self._merge = None
         self._answered = None
+
+    def marker_owed(self) -> bool:
+        """Internal: True for a child replaying inside its parent's replay once the parent
+        got a ``replay_complete`` (the agent sends markers: the child's was owed too)."""
+        marks = self._parent_marks
+        return marks is not None and marks[0].state.replays > marks[1]
 
     def _deliver_in_full(self, update: Any, raw_params: bytes | None) -> Awaitable[None] | None:
         raw = b""

@@ -25,6 +25,7 @@ from acp2.coder.loop import Conversation, coder_loop
 from acp2.coder.mcptools import sandbox_launcher, with_mcp
 from acp2.coder.messages import Message
 from acp2.coder.providers import ChatModel, make_model
+from acp2.coder.task_tool import TASK_TOOL, TaskRunner
 from acp2.coder.tools import Sandbox, Toolbox
 from acp2.coder.tools.confine import CommandPolicy
 from acp2.coder.tools.limits import DEFAULT_LIMITS, FileLimits
@@ -116,8 +117,12 @@ async def run_turn(turn: Turn, model: ChatModel, settings: CoderSettings) -> str
     await _title_once(turn, conversation, text)
     if session.mcp.configs:
         toolbox = await with_mcp(turn, toolbox, session.data.setdefault(MCP_REPORTED_KEY, set()))
-    loop = coder_loop(conversation, text, toolbox.specs, max_requests=settings.max_requests)
-    driver = Driver(turn, model, toolbox, context_window=settings.context_window)
+    tasks = TaskRunner(
+        model, toolbox, context_window=settings.context_window, max_requests=settings.max_requests
+    )
+    specs = (*toolbox.specs, TASK_TOOL)
+    loop = coder_loop(conversation, text, specs, max_requests=settings.max_requests)
+    driver = Driver(turn, model, toolbox, context_window=settings.context_window, tasks=tasks)
     return await driver.run(loop)
 
 

@@ -46,6 +46,7 @@ from acp2.schema import Content, PlanEntry, TextContent, ToolCallLocation
 
 if TYPE_CHECKING:
     from acp2.agent import ToolCallHandle, Turn
+    from acp2.coder.task_tool import TaskRunner
 
 __all__ = ["Driver"]
 
@@ -79,16 +80,24 @@ class _ToolContext:
 class Driver:
     """Performs the loop's effects for one turn.
 
-    ``context_window`` is the ``size`` of every ``usage_update``.
+    ``context_window`` is the ``size`` of every ``usage_update``; ``tasks`` reports and
+    runs the ``task`` calls (:mod:`acp2.coder.task_tool`; None: the tool is not offered).
     """
 
     def __init__(
-        self, turn: Turn, model: ChatModel, toolbox: Toolbox, *, context_window: int
+        self,
+        turn: Turn,
+        model: ChatModel,
+        toolbox: Toolbox,
+        *,
+        context_window: int,
+        tasks: TaskRunner | None = None,
     ) -> None:
         self.turn = turn
         self.model = model
         self.toolbox = toolbox
         self.context_window = context_window
+        self.tasks = tasks
         self._handles: dict[str, ToolCallHandle] = {}
         self._prepared: dict[str, Prepared] = {}
 
@@ -127,6 +136,9 @@ class Driver:
         return await self.model.complete(request, _TurnSink(self.turn))
 
     async def _start_tool(self, call: ToolRequest) -> str | None:
+        if self.tasks is not None and self.tasks.owns(call):
+            self._handles[call.id], error = await self.tasks.start(self.turn, call)
+            return error
         raw_input = _raw_input(call.arguments)
         try:
             prepared = await self.toolbox.prepare_async(call.name, call.arguments)
@@ -172,6 +184,8 @@ class Driver:
 
     async def _run_tool(self, call: ToolRequest) -> ToolOutcome:
         handle = self._handles.pop(call.id)
+        if self.tasks is not None and self.tasks.owns(call):
+            return await self.tasks.run(self.turn, handle, call)
         prepared = self._prepared.pop(call.id)
         await handle.start()
         try:

@@ -51,9 +51,12 @@ scenarios (the first word of the prompt selects one):
                   elicitation capability it says so)
   link <url>      a URL elicitation for url (default https://example.com/login);
                   on accept it sends elicitation/complete and says so
-  subagent <text> the tool call "Ask the helper" delegates to a child session "helper"
-                  (Preview subagents, referenced as the call's session content) that
-                  says the text; then the parent says "helper done"
+  subagent <text> the tool call "Ask the helper" delegates the text to a child session
+                  "helper" (Preview subagents, referenced as the call's session
+                  content, the task and the report sent as messages between the
+                  sessions) that says it; then the parent says "helper done".
+                  "subagent wait": the child (cancellable) waits until cancelled, then
+                  the parent says "helper cancelled"
   wait            runs until cancelled (then ends idle with stopReason cancelled)
   background [n]  detaches a tool call ("Watch the tests") and the terminal of another
                   one ("make build") to the background, both cancellable; ends the turn;
@@ -216,21 +219,25 @@ async def link(turn: Turn, arg: str) -> str:
 
 
 async def subagent(turn: Turn, arg: str) -> str:
-    """Delegate to a child session that says ``arg`` (from a tool call), then report."""
+    """Delegate ``arg`` to a child session (from a tool call) that says it and reports;
+    ``wait``: the child waits until the client cancels it (it is cancellable)."""
     call = await turn.tool_call("Ask the helper", kind="other", name="delegate")
     await call.start()
-    child = await turn.session.spawn_child(
-        title="helper", description="a test subagent", tool_call=call
+
+    async def helper(sub: Turn, task: str) -> str:
+        if task == "wait":
+            await sub.say("helper waiting")
+            import anyio  # not at module level: initialize is answered before anyio loads
+
+            await anyio.sleep_forever()
+        await sub.say(task or "hello from the helper")
+        return f"reported: {task}"
+
+    result = await turn.delegate(
+        arg, helper, title="helper", description="a test subagent", tool_call=call
     )
-
-    async def helper(sub: Turn) -> str:
-        await sub.say(arg or "hello from the helper")
-        return "end_turn"
-
-    await child.start_work(helper)
-    await child.wait_idle()
     await call.complete()
-    await turn.say("helper done")
+    await turn.say("helper done" if result.report is not None else f"helper {result.stop_reason}")
     return "end_turn"
 
 

@@ -56,6 +56,9 @@ BUILTINS: Final[tuple[Builtin, ...]] = (
     Builtin(
         "permissions", "saved permission rules: list, remove N, trust", hint="[remove N|trust]"
     ),
+    Builtin("subagents", "list the subagents (child sessions) of this session"),
+    Builtin("subagent", "expand one subagent's transcript (numbered by /subagents)", hint="N"),
+    Builtin("cancel-subagent", "cancel one subagent's work (numbered by /subagents)", hint="N"),
     Builtin("model", "show or choose the model", hint="[MODEL]", needs="model"),
     Builtin("mode", "show or choose the mode", hint="[MODE]", needs="mode"),
     Builtin("cost", "context tokens used and the session's cost"),

@@ -16,7 +16,7 @@ from rich.text import Text
 from acp2 import sanitize
 from acp2.errors import Acp2Error, LocalProtocolError
 from acp2.state import background_items
-from acp2.ui import background, commands, options
+from acp2.ui import background, commands, options, subagents
 from acp2.ui.style import cost_text, tokens_text
 
 if TYPE_CHECKING:
@@ -163,6 +163,34 @@ class SlashCommands:
 
         for line in run(self.session.cwd, arg):
             self.chat.console.print(line)
+
+    async def do_subagents(self, arg: str) -> None:
+        """List the session's child sessions, numbered for ``/subagent`` and
+        ``/cancel-subagent`` (:func:`acp2.ui.subagents.listing`)."""
+        for text in subagents.listing(self.session):
+            self.chat.console.print(Text(text, style="dim"))
+
+    async def do_subagent(self, arg: str) -> None:
+        """Expand child ``arg``: print its whole transcript (it stays folded in the chat)."""
+        child, name = subagents.pick(self.session, arg, "subagent")
+        if child is None:
+            self.say(name, style="yellow")
+            return
+        self.chat.console.print(Text("\n".join(subagents.expanded(child))))
+
+    async def do_cancel_subagent(self, arg: str) -> None:
+        """Cancel child ``arg``'s work (``session/cancel`` on the child's id), when the
+        agent advertised ``cancel`` for it; its parent's work goes on."""
+        child, name = subagents.pick(self.session, arg, "cancel-subagent")
+        if child is None:
+            self.say(name, style="yellow")
+            return
+        if not child.may_cancel:
+            self.say(f"the agent does not let {name} be cancelled", style="yellow")
+            return
+        self.say(f"cancelling {name}…")
+        await child.cancel()
+        self.say(f"{name} ended: {child.state.stop_reason or 'cancelled'}", style="")
 
     async def do_cost(self, arg: str) -> None:
         """The context tokens used of the window, and the cost, as last reported."""

@@ -13,6 +13,12 @@ Any other child gets a line of its own when it appears and each time it goes idl
 (:class:`SubagentTracker`): ``↳ Researcher started -- reads the docs`` ...
 ``↳ Researcher: end_turn -- Found three pages.`` (its latest agent message, first line).
 Every text is the agent's and sanitized.
+
+The folded view expands on demand: ``/subagents`` lists the children, numbered
+(:func:`listing`), ``/subagent N`` prints child N's whole transcript (:func:`expanded`:
+its messages, messages between sessions labelled with where they went, one line per
+tool call), ``/cancel-subagent N`` cancels child N's work when the agent advertised
+``cancel`` for it (:func:`pick`).
 """
 
 from __future__ import annotations
@@ -20,10 +26,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from acp2.sanitize import line
+from acp2.sanitize import line, prose
 from acp2.schema import SessionReference
+from acp2.state.entities import MessageState, SessionMessageState, ToolCallState
+from acp2.ui.choose import picked
 
-__all__ = ["EXCERPT", "SubagentTracker", "folded_lines", "referenced"]
+__all__ = [
+    "EXCERPT",
+    "SubagentTracker",
+    "expanded",
+    "folded_lines",
+    "listing",
+    "pick",
+    "referenced",
+]
 
 #: The longest excerpt of a child's message shown on its line.
 EXCERPT: Final = 80
@@ -110,3 +126,65 @@ def _excerpt(child: Any) -> str:
     if len(first) > EXCERPT:
         first = first[: EXCERPT - 1] + "…"
     return f" -- {first}" if first else ""
+
+
+def _children(session: Any) -> list[Any]:
+    return list(getattr(session, "children", {}).values())
+
+
+def _status(child: Any) -> str:
+    entry = child.entry
+    status, stop = _state(entry) if entry is not None else (None, None)
+    if status is None:
+        return "not reported"
+    return line(str(stop or status)) if status == "idle" else line(str(status))
+
+
+def listing(session: Any) -> list[str]:
+    """The lines ``/subagents`` prints: one per child of ``session``, numbered from 1 in
+    the order they were announced, with its state and how to expand or cancel it."""
+    children = _children(session)
+    if not children:
+        return ["this session has no subagents"]
+    lines = []
+    for number, child in enumerate(children, 1):
+        entry = child.entry
+        name = f"{_name(entry)}{_about(entry)}" if entry is not None else line(child.id)
+        hint = f"/subagent {number}"
+        hint += f", /cancel-subagent {number}" if child.may_cancel else ""
+        lines.append(f" {number:>2} ↳ {name}  {_status(child)}  ({hint})")
+    return lines
+
+
+def pick(session: Any, arg: str, command: str) -> tuple[Any | None, str]:
+    """The child ``/command arg`` names (None, with why, for a bad number) and its name."""
+    children = _children(session)
+    index = picked(arg.strip(), len(children))
+    if index is None:
+        if not children:
+            return None, "this session has no subagents"
+        return None, f"usage: /{command} N, N from 1 to {len(children)} (/subagents lists them)"
+    child = children[index]
+    entry = child.entry
+    return child, _name(entry) if entry is not None else line(child.id)
+
+
+def expanded(child: Any) -> list[str]:
+    """Child ``child``'s transcript, unfolded: a header, then each message (an agent
+    message as its text, a message between sessions as ``[message a → b] text``) and
+    each tool call (``⚙ title (status)``), in order; every text sanitized."""
+    entry = child.entry
+    head = f"↳ {_name(entry)}{_about(entry)}" if entry is not None else f"↳ {line(child.id)}"
+    lines = [f"{head}  {_status(child)}"]
+    for item in child.state.timeline:
+        if isinstance(item, SessionMessageState):
+            sender = line(item.sender_session_id or "?")
+            recipient = line(item.recipient_session_id or "?")
+            lines.append(f"  [message {sender} → {recipient}] {prose(item.text)}")
+        elif isinstance(item, MessageState) and item.kind in ("agent", "user"):
+            lines.append(f"  {'you: ' if item.kind == 'user' else ''}{prose(item.text)}")
+        elif isinstance(item, ToolCallState):
+            lines.append(f"  ⚙ {line(item.title or item.tool_call_id)} ({line(item.status)})")
+    if len(lines) == 1:
+        lines.append("  (nothing yet)")
+    return lines

@@ -173,7 +173,9 @@ def initialize_request_to_v1(
 ) -> v1.InitializeRequest:
     """A v2 ``initialize`` as v1 (protocol version 1): ``info`` -> ``clientInfo``;
     ``fs`` / ``terminal`` advertised only as enabled by the caller; boolean config options
-    and ``auth.terminal`` as the v2 capabilities say (booleans are v2 baseline)."""
+    and ``auth.terminal`` as the v2 capabilities say (booleans are v2 baseline);
+    ``subagents: {}`` always (child sessions are v2 baseline: acp2's client handles them,
+    :mod:`acp2.compat.v1.lift` lifts the v1 agent's announcements)."""
     caps = request.capabilities
     auth = caps.auth
     return v1.InitializeRequest(
@@ -193,6 +195,7 @@ def initialize_request_to_v1(
                 if supports(caps.elicitation)
                 else UNSET
             ),
+            subagents={},
         ),
         meta=request.meta,
     )

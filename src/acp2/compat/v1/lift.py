@@ -7,7 +7,9 @@ client-generated ``messageId``) and ``running`` when the prompt is sent, ``idle`
 stop reason when the v1 ``session/prompt`` answer arrives. Pure: no IO, no event loop.
 
 v1 reads ``null`` in a tool call patch as "unchanged", so it lifts to an omitted field.
-Unknown v1 update kinds are passed on as ``msgspec.Raw`` (the reducer keeps them in
+The v1 subagent updates (``subagent_update``, ``session_message``, ``session_message_chunk``:
+acp2's client opts in with ``clientCapabilities.subagents``) read as their v2 models.
+Other unknown v1 update kinds are passed on as ``msgspec.Raw`` (the reducer keeps them in
 ``SessionState.unknown``) and counted in :attr:`V1Lifter.unknown`.
 """
 
@@ -18,6 +20,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any, Final
 
+import msgspec
 from msgspec import UNSET, Raw
 
 import acp2.compat.v1.lift_params as hot
@@ -34,6 +37,7 @@ from acp2.compat.v1.convert import (
 from acp2.compat.v1.lift_options import has_option, unique_options, with_current_value
 from acp2.compat.v1.tool_fields import locations_from_v1, tool_content_from_v1
 from acp2.schema import tag_of
+from acp2.schema.codec import decode
 
 __all__ = ["MAIN_PLAN_ID", "MODE_CONFIG_ID", "V1Lifter"]
 
@@ -69,6 +73,9 @@ class V1Lifter:
         self.dropped: Drops = Counter()
         self._open: tuple[str, str] | None = None  # the (kind, id) chunks now append to
         self._announced: set[str] = set()
+        #: Child sessions this session announced (Preview subagents) that the caller has
+        #: not taken yet: it opens each like a session of its own, then clears the list.
+        self.children: list[str] = []
         self._modes: v1.SessionModeState | None = None
         self._options: list[Any] = []
         self._in_turn = False
@@ -332,8 +339,23 @@ class V1Lifter:
 
     def _unknown(self, update: Any) -> list[Any]:
         tag = tag_of(update, "sessionUpdate") if isinstance(update, Raw) else None
+        if tag in _SUBAGENT_TAGS:
+            return self._subagents(update)
         self.unknown[tag or "?"] += 1
         return [update] if isinstance(update, Raw) else []
+
+    def _subagents(self, update: Raw) -> list[Any]:
+        """A v1 subagent update (the client opted in): the same JSON as v2's, decoded as
+        v2; an announcement's child id noted in :attr:`children`. One that does not
+        decode is passed on raw (counted in :attr:`unknown`)."""
+        try:
+            lifted = decode(bytes(update), v2.SessionUpdate)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            self.unknown[tag_of(update, "sessionUpdate") or "?"] += 1
+            return [update]
+        if type(lifted) is v2.SubagentUpdate and lifted.session_id not in self.children:
+            self.children.append(lifted.session_id)
+        return [lifted]
 
 
 def _block(block: Any) -> Any:
@@ -344,6 +366,10 @@ def _block(block: Any) -> Any:
 def _locations(locations: list[v1.ToolCallLocation]) -> list[v2.ToolCallLocation]:
     return locations_from_v1(locations)
 
+
+#: The v1 subagent updates (``protocol/v1/subagents``), lifted as the v2 updates they
+#: read as.
+_SUBAGENT_TAGS: Final = frozenset({"subagent_update", "session_message", "session_message_chunk"})
 
 _HANDLERS: Final[dict[type, Callable[[V1Lifter, Any], list[Any]]]] = {
     v1.UserMessageChunk: V1Lifter._chunk,

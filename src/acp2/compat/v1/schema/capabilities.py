@@ -4,7 +4,7 @@ MCP, session methods) can do. Every field is lenient and optional, as the schema
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -95,13 +95,16 @@ class ElicitationCapabilities(Model, gc=False, kw_only=True):
 
 
 class ClientCapabilities(Model, gc=False, kw_only=True):
-    """What a v1 client supports: ``fs`` read/write, ``terminal``, session, auth, elicitation."""
+    """What a v1 client supports: ``fs`` read/write, ``terminal``, session, auth,
+    elicitation, and ``subagents`` (``{}``: the client opts in to child sessions, Preview
+    subagents; ``protocol/v1/subagents``)."""
 
     fs: Annotated[FileSystemCapabilities | UnsetType, LENIENT] = UNSET
     terminal: Annotated[bool | UnsetType, LENIENT] = UNSET
     session: Annotated[ClientSessionCapabilities | UnsetType | None, LENIENT] = UNSET
     auth: Annotated[AuthCapabilities | UnsetType, LENIENT] = UNSET
     elicitation: Annotated[ElicitationCapabilities | UnsetType | None, LENIENT] = UNSET
+    subagents: Annotated[dict[str, Any] | UnsetType | None, LENIENT] = UNSET
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
