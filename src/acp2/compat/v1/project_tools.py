@@ -24,6 +24,7 @@ import acp2.compat.v1.schema as v1
 import acp2.schema as v2
 from acp2 import sanitize
 from acp2.compat.v1.convert import Drops, block_to_v1, recode
+from acp2.compat.v1.diff_texts import native_diffs
 
 __all__ = ["MAX_TERMINAL_BYTES", "MAX_TERMINAL_TEXT", "ToolProjector"]
 
@@ -231,8 +232,17 @@ class ToolProjector:
         return self._convert(self.content[call_id])
 
     def _convert(self, items: list[Any]) -> list[Any]:
-        converted = (self._item(item) for item in items)
-        return [item for item in converted if item is not None]
+        out: list[Any] = []
+        for item in items:
+            native = native_diffs(item) if isinstance(item, v2.Diff) else None
+            if native is not None:
+                # v1's diff is baseline: every v1 client takes it, Zed renders it natively.
+                out += native
+                continue
+            converted = self._item(item)
+            if converted is not None:
+                out.append(converted)
+        return out
 
     def _item(self, item: Any) -> Any:
         if isinstance(item, v2.Content):
