@@ -39,6 +39,7 @@ CAPABILITIES = {
 def prompt(msg: dict) -> None:
     session = msg["params"]["sessionId"]
     answer(msg, {"messageId": "u1"})
+    update(session, "user_message", messageId="u1", content=msg["params"]["prompt"])
     update(session, "state_update", state="running")
     update(session, "agent_message_chunk", messageId="m1", content={"type": "text", "text": "hi"})
     send({"jsonrpc": "2.0", "method": "_auth/status_update", "params": AUTH_STATUS})
