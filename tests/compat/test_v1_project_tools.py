@@ -356,3 +356,16 @@ def test_only_the_end_of_a_long_terminal_output_is_kept_and_rendered() -> None:
     text = last["content"][0]["content"]["text"]
     assert text.endswith("aEND\n```")
     assert len(text) < MAX_TERMINAL_TEXT + 20
+
+
+def test_a_call_showing_a_diff_and_a_terminal_keeps_the_native_diff_on_each_output_change() -> None:
+    p = V1Projector("s1")
+    diff = file_diff("/w/a.py", "a\n", "b\n")
+    call = v2.ToolCallUpdate(
+        tool_call_id="t", title="Edit", content=[diff, v2.Terminal(terminal_id="x")]
+    )
+    (first,) = _feed(p, call)
+    (again,) = _feed(p, v2.TerminalOutputChunk(terminal_id="x", data=_b64(b"ok")))
+    assert again["content"][0] == first["content"][0]
+    assert again["content"][0]["type"] == "diff"
+    assert again["content"][1]["content"]["text"] == "```\nok\n```"

@@ -35,6 +35,8 @@ MAX_TERMINAL_BYTES: Final = 4 * MAX_TERMINAL_TEXT
 
 _STATUS_FALLBACK: Final = {"cancelled": "failed", "paused": "in_progress"}
 _SAFE_OPTION_KIND: Final = "reject_once"
+#: Diffs whose native form is remembered (the content of the calls being shown).
+_NATIVE_CACHE: Final = 64
 
 
 @dataclass(slots=True)
@@ -52,6 +54,8 @@ class ToolProjector:
         #: Announced tool call ids -> their current v2 content items.
         self.content: dict[str, list[Any]] = {}
         self._terminals: dict[str, _Terminal] = {}
+        #: id -> (the v2 diff, its native v1 form): see :meth:`_native`.
+        self._natives: dict[int, tuple[v2.Diff, list[v1.Diff] | None]] = {}
         self._synthetic = 0
 
     # -- updates ------------------------------------------------------------------------
@@ -234,7 +238,7 @@ class ToolProjector:
     def _convert(self, items: list[Any]) -> list[Any]:
         out: list[Any] = []
         for item in items:
-            native = native_diffs(item) if isinstance(item, v2.Diff) else None
+            native = self._native(item) if isinstance(item, v2.Diff) else None
             if native is not None:
                 # v1's diff is baseline: every v1 client takes it, Zed renders it natively.
                 out += native
@@ -243,6 +247,18 @@ class ToolProjector:
             if converted is not None:
                 out.append(converted)
         return out
+
+    def _native(self, diff: v2.Diff) -> list[v1.Diff] | None:
+        """:func:`native_diffs` of ``diff``, read once: a tool call's content is sent
+        again on every output change of a terminal it shows."""
+        found = self._natives.get(id(diff))
+        if found is not None and found[0] is diff:
+            return found[1]
+        if len(self._natives) >= _NATIVE_CACHE:
+            self._natives.clear()
+        native = native_diffs(diff)
+        self._natives[id(diff)] = (diff, native)
+        return native
 
     def _item(self, item: Any) -> Any:
         if isinstance(item, v2.Content):
