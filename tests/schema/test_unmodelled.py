@@ -109,3 +109,10 @@ def test_a_message_that_is_not_json_is_not_counted_and_does_not_raise() -> None:
     ignored, _ = _counter(logging.DEBUG)
     ignored.check("x", b"{nope", v2.CancelSessionNotification)
     assert not ignored.counts
+
+
+def test_a_message_nested_too_deep_to_walk_is_not_counted_and_does_not_raise() -> None:
+    ignored, _ = _counter(logging.DEBUG)
+    deep = b'{"sessionId":"s","prompt":' + b"[" * 5000 + b"]" * 5000 + b"}"
+    ignored.check("session/prompt", deep, v2.PromptRequest)
+    assert not ignored.counts
