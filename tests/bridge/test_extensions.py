@@ -136,3 +136,24 @@ async def test_extension_notifications_cross_a_bridged_v1_agent_both_ways(tmp_pa
         ]
         assert json.loads(said) == [["_client/hello", {"n": 1}]]
         lines.process.terminate()
+
+
+async def test_with_debug_and_a_log_the_bridge_log_names_what_it_decoded_away(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "bridge.log"
+    argv = [*ACP2, "--debug", "bridge", "--log", str(log), "--", sys.executable, str(NEWER_V2)]
+    lines = Lines(await anyio.open_process(argv, env=isolated_env(tmp_path), cwd=tmp_path))
+    async with lines.process:
+        hello = {"protocolVersion": 1, "clientInfo": {"name": "zed", "version": "1"}}
+        await lines.request(0, "initialize", hello)
+        new = await lines.request(1, "session/new", {"cwd": str(tmp_path), "mcpServers": []})
+        prompt = {"sessionId": new["result"]["sessionId"], "prompt": []}
+        await lines.request(2, "session/prompt", prompt)
+        assert lines.process.stdin is not None
+        await lines.process.stdin.aclose()
+        with anyio.fail_after(PROCESS_TIMEOUT):
+            await lines.process.wait()
+    notes = [line for line in log.read_text().splitlines() if "ignored fields" in line]
+    assert any("update.usage.reasoningTokensX" in line for line in notes), notes
+    assert any("'titleX'" in line for line in notes), notes
