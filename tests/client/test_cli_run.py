@@ -235,3 +235,32 @@ def test_run_ask_on_a_terminal_takes_one_key() -> None:
         child.terminate(force=True)
     child.close()
     assert child.exitstatus == 0
+
+
+NEWER_V2 = [sys.executable, str(Path(__file__).with_name("newer_v2_agent.py"))]
+
+
+def test_run_debug_names_every_field_the_client_decoded_away_and_the_unhandled_notification() -> (
+    None
+):
+    """Fault 5: what a newer v2 agent sends that acp2 does not model is logged, once."""
+    done = acp2_run("--debug", "hello", agent=NEWER_V2)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "hi\n"
+    logged = [line.split(" DEBUG: ", 1)[-1] for line in done.stderr.splitlines()]
+    ignored = "ignored fields acp2 does not model"
+    assert (
+        f"agent: initialize: {ignored}: ['capabilities.session.futureThing', "
+        "'capabilities.experimentalX']"
+    ) in logged
+    assert f"agent: session/new: {ignored}: ['titleX']" in logged
+    assert (
+        f"agent: session/update: {ignored}: ['update.usage.reasoningTokensX', 'update.turnCostX']"
+    ) in logged
+    assert "agent: no handler for notification _auth/status_update" in logged
+
+
+def test_run_without_debug_says_nothing_about_ignored_fields() -> None:
+    done = acp2_run("hello", agent=NEWER_V2)
+    assert done.returncode == 0, done.stderr
+    assert "ignored fields" not in done.stderr

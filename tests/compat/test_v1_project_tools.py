@@ -6,9 +6,11 @@ import base64
 from typing import Any
 
 import msgspec
+import pytest
 from v1_check import assert_v1, assert_v1_updates
 
 import acp2.schema as v2
+from acp2.coder.diffs import file_diff
 from acp2.compat.v1.project import V1Projector
 from acp2.compat.v1.project_tools import MAX_TERMINAL_BYTES, MAX_TERMINAL_TEXT
 
@@ -156,21 +158,97 @@ def test_bad_base64_terminal_output_is_counted_not_raised() -> None:
     assert p.dropped["terminal.bad_base64"] == 1
 
 
-def test_a_structured_diff_is_sent_as_its_patch_text_or_a_change_list() -> None:
+def test_a_diff_v1_cannot_carry_exactly_is_sent_as_its_patch_text_or_a_change_list() -> None:
     p = V1Projector("s1")
-    patched = v2.Diff(
+    no_hunks = v2.Diff(
         changes=[v2.DiffModifyChange(path="/w/a.py")],
         patch=v2.DiffPatch(format="git_patch", text="diff --git /w/a.py /w/a.py\n"),
     )
     moved = v2.Diff(changes=[v2.DiffMoveChange(old_path="/w/a", path="/w/b")])
     unknown = msgspec.Raw(b'{"type":"_image"}')
     (out,) = _feed(
-        p, v2.ToolCallUpdate(tool_call_id="t", title="E", content=[patched, moved, unknown])
+        p, v2.ToolCallUpdate(tool_call_id="t", title="E", content=[no_hunks, moved, unknown])
     )
     texts = [item["content"]["text"] for item in out["content"]]
     assert texts == ["```diff\ndiff --git /w/a.py /w/a.py\n```", "- move: /w/a -> /w/b"]
     assert p.dropped["tool_call.diff"] == 2
     assert p.dropped["tool_call.content.unknown"] == 1
+
+
+_OLD = "".join(f"line {i}\n" for i in range(40))
+_NEW = _OLD.replace("line 3\n", "line three\n").replace("line 30\n", "")
+
+
+def test_an_edit_reaches_a_v1_client_as_native_diffs_one_per_hunk_with_the_line_numbers() -> None:
+    p = V1Projector("s1")
+    diff = file_diff("/w/a.py", _OLD, _NEW)
+    (out,) = _feed(p, v2.ToolCallUpdate(tool_call_id="t", title="Edit", content=[diff]))
+    first, second = out["content"]
+    assert first == {
+        "type": "diff",
+        "path": "/w/a.py",
+        "oldText": "".join(f"line {i}\n" for i in range(7)),
+        "newText": "".join(f"line {i}\n" for i in range(7)).replace("line 3", "line three"),
+        "_meta": {"acp2": {"oldLine": 1, "newLine": 1}},
+    }
+    assert "line 30\n" in second["oldText"]
+    assert "line 30\n" not in second["newText"]
+    assert second["_meta"] == {"acp2": {"oldLine": 28, "newLine": 28}}
+    assert p.dropped["tool_call.diff"] == 0
+
+
+def test_a_new_file_reaches_a_v1_client_as_a_native_diff_of_its_whole_text() -> None:
+    p = V1Projector("s1")
+    added = file_diff("/w/new.txt", None, "a\nb")
+    empty = file_diff("/w/empty.txt", None, "")
+    (out,) = _feed(p, v2.ToolCallUpdate(tool_call_id="t", title="W", content=[added, empty]))
+    assert out["content"] == [
+        {"type": "diff", "path": "/w/new.txt", "oldText": None, "newText": "a\nb"},
+        {"type": "diff", "path": "/w/empty.txt", "oldText": None, "newText": ""},
+    ]
+
+
+def test_a_missing_final_newline_is_kept_on_the_side_that_lacks_it() -> None:
+    p = V1Projector("s1")
+    diff = file_diff("/w/x", "a\nb", "a\nc\n")
+    (out,) = _feed(p, v2.ToolCallUpdate(tool_call_id="t", title="E", content=[diff]))
+    (item,) = out["content"]
+    assert (item["oldText"], item["newText"]) == ("a\nb", "a\nc\n")
+
+
+def test_a_permission_for_an_edit_shows_the_v1_client_the_native_diff() -> None:
+    p = V1Projector("s1")
+    call = v2.ToolCallFields(
+        tool_call_id="t", title="Write new.txt", content=[file_diff("/w/new.txt", None, "hi\n")]
+    )
+    request = v2.RequestPermissionRequest(
+        session_id="s1",
+        title="Allow?",
+        subject=v2.ToolCallPermissionSubject(tool_call=call),
+        options=[v2.PermissionOption(option_id="y", name="Allow", kind="allow_once")],
+    )
+    shown = msgspec.to_builtins(p.tools.permission(request))["toolCall"]["content"]
+    assert shown == [{"type": "diff", "path": "/w/new.txt", "oldText": None, "newText": "hi\n"}]
+
+
+@pytest.mark.parametrize(
+    "patch",
+    [
+        "diff --git /w/a /w/a\n@@ -1,2 +1,2 @@\n-a\n+b\n",  # a hunk shorter than its header
+        "diff --git /w/a /w/a\n@@ -1 +1 @@\n-a\n+b\ndiff --git /w/b /w/b\n",  # two files
+        "diff --git /w/a /w/a\nBinary files /w/a and /w/a differ\n",
+        "diff --git /w/a /w/a\n@@ bad @@\n",
+    ],
+)
+def test_a_patch_that_does_not_parse_exactly_falls_back_to_its_text(patch: str) -> None:
+    p = V1Projector("s1")
+    diff = v2.Diff(
+        changes=[v2.DiffModifyChange(path="/w/a")],
+        patch=v2.DiffPatch(format="git_patch", text=patch),
+    )
+    (out,) = _feed(p, v2.ToolCallUpdate(tool_call_id="t", title="E", content=[diff]))
+    assert out["content"][0]["content"]["text"].startswith("```diff\n")
+    assert p.dropped["tool_call.diff"] == 1
 
 
 _OPTIONS = [
@@ -367,3 +445,16 @@ def test_a_second_request_for_an_unannounced_call_keeps_what_the_first_showed() 
     (create,) = _feed(p, v2.ToolCallUpdate(tool_call_id="w", status="completed"))
     assert create["title"] == "Write new.txt"
     assert len(create["content"]) == 2
+
+
+def test_a_call_showing_a_diff_and_a_terminal_keeps_the_native_diff_on_each_output_change() -> None:
+    p = V1Projector("s1")
+    diff = file_diff("/w/a.py", "a\n", "b\n")
+    call = v2.ToolCallUpdate(
+        tool_call_id="t", title="Edit", content=[diff, v2.Terminal(terminal_id="x")]
+    )
+    (first,) = _feed(p, call)
+    (again,) = _feed(p, v2.TerminalOutputChunk(terminal_id="x", data=_b64(b"ok")))
+    assert again["content"][0] == first["content"][0]
+    assert again["content"][0]["type"] == "diff"
+    assert again["content"][1]["content"]["text"] == "```\nok\n```"

@@ -47,8 +47,8 @@ def within_turns(report: dict[str, Any]) -> dict[str, Any]:
 
 
 def tools_allowed(report: dict[str, Any]) -> None:
-    """``tools-allow`` as acp2 projects it: the v2 structured diff has no v1 ``diff``
-    form (it carries a patch, not both texts), so it arrives as a fenced text block."""
+    """``tools-allow`` as acp2 projects it: the v2 structured diff's one hunk arrives as
+    v1's native ``diff`` (the region before and after), which the SDK client decodes."""
     v1_expectations._permission(report)
     statuses = v1_expectations.tool_statuses(report)
     assert (statuses[0], statuses[-1]) == ("pending", "completed"), statuses
@@ -57,7 +57,9 @@ def tools_allowed(report: dict[str, Any]) -> None:
         for u in v1_expectations.v1_updates(report, "tool_call_update")
         for c in u.get("content") or []
     ]
-    assert any(c["content"].get("text", "").startswith("```diff") for c in contents), contents
+    diffs = [c for c in contents if c.get("type") == "diff"]
+    assert diffs, contents
+    assert (diffs[0]["oldText"], diffs[0]["newText"]) == ("hello\n", "hello, world\n")
     assert report["stopReasons"] == ["end_turn"]
 
 

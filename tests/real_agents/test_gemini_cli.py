@@ -226,3 +226,18 @@ async def test_the_client_serves_fs_to_gemini_under_the_session_cwd(
     wire = read_log(log)
     assert [p["path"] for p, _ in requests_of(wire, "fs/write_text_file")] == [str(target)]
     assert requests_of(wire, "session/request_permission")
+
+
+def test_acp2_run_debug_names_the_fields_of_gemini_that_acp2_decodes_away(
+    agent: Agent, fake: FakeGemini, project: Path
+) -> None:
+    """Fault 5: Gemini's ``session/new`` answer carries v1's unstable ``models`` (its model
+    picker), which acp2 does not lift; ``--debug`` says so instead of dropping it
+    without a word."""
+    fake.add(fake_gemini.text("Hello."))
+    done = run(agent, "say hello", project, "--debug")
+    assert done.returncode == 0, done.stderr
+    ignored = [line for line in done.stderr.splitlines() if "ignored fields" in line]
+    assert any(
+        "agent: session/new: ignored fields" in line and "'models'" in line for line in ignored
+    )

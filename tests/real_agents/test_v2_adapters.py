@@ -112,3 +112,27 @@ async def test_acp2_check_fails_only_the_adapters_known_deviations(
     assert not checker
     judged = {key: report.rows[key].status.name for key in PERMISSION_ROWS}
     assert judged == dict.fromkeys(PERMISSION_ROWS, "PASS"), judged
+
+
+def test_acp2_run_debug_names_what_the_adapters_send_that_acp2_does_not_model(
+    adapter: tuple[Agent, FakeVendor], tmp_path: Path
+) -> None:
+    """Fault 5: nothing these adapters send is decoded away without a word. At these
+    versions every field they send is modelled (docs/preview.md), so the debug log has no
+    "ignored fields" line; the ``_auth/status_update`` both send unasked, which acp2's
+    client has no handler for, is named there."""
+    agent, _ = adapter
+    argv = [*ACP2, "--debug", "run", "--timeout", str(RUN_TIMEOUT), "Say hello", "--"]
+    done = subprocess.run(
+        [*argv, *agent.argv],
+        capture_output=True,
+        text=True,
+        env=agent.env,
+        cwd=tmp_path,
+        timeout=RUN_TIMEOUT + 30,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "agent: no handler for notification _auth/status_update" in done.stderr
+    ignored = [line for line in done.stderr.splitlines() if "ignored fields" in line]
+    assert ignored == [], ignored

@@ -8,6 +8,7 @@ whole messages (the remote transports' way).
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 import msgspec
@@ -382,3 +383,27 @@ def test_the_tap_sees_every_incoming_frame() -> None:
     p: Peer[str] = Peer(tap=lambda direction, frame: seen.append((direction, frame)))
     p.receive_bytes(b'{"jsonrpc":"2.0","method":"a"}\n{"jsonrpc":"2.0","method":"b"}\n')
     assert [direction for direction, _ in seen] == ["in", "in"]
+
+
+def test_keys_a_notification_or_request_model_skips_are_counted_and_logged_at_debug(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    p = peer()
+    with caplog.at_level(logging.DEBUG, logger="acp2.rpc"):
+        p.receive_bytes(line(method="tick", params={"n": 1, "future": {"x": 1}}))
+        p.receive_bytes(line(id=1, method="echo", params={"n": 1, "extra": 2}))
+    assert p.ignored.counts == {"tick future": 1, "echo extra": 1}
+    logged = [r.getMessage() for r in caplog.records if "ignored fields" in r.getMessage()]
+    assert logged == [
+        "test: tick: ignored fields acp2 does not model: ['future']",
+        "test: echo: ignored fields acp2 does not model: ['extra']",
+    ]
+
+
+def test_without_debug_logging_nothing_is_walked_or_counted(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    p = peer()
+    with caplog.at_level(logging.INFO, logger="acp2.rpc"):
+        p.receive_bytes(line(method="tick", params={"n": 1, "future": 1}))
+    assert not p.ignored.counts

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -93,3 +94,34 @@ async def test_the_environment_app_is_built_on_its_first_event(
                 served.url, json=initialize(), headers={"authorization": "Bearer t0k"}
             )
     assert (refused.status_code, accepted.status_code) == (401, 200)
+
+
+NEWER_V2 = Path(__file__).parents[1] / "client" / "newer_v2_agent.py"
+
+
+async def test_unmodelled_fields_reach_a_remote_client_intact_through_a_spliced_agent() -> None:
+    """Fault 5: ``acp2 serve`` forwards an agent's frames; what it does not model survives."""
+    app = create_app(command=[sys.executable, str(NEWER_V2)])
+    async with serve(app) as served, connect(served.ws_url) as ws:
+        await ws.send(json.dumps(initialize()))
+        (answer,) = await until(ws, lambda m: m.get("id") == 0)
+        capabilities = answer["result"]["capabilities"]
+        assert capabilities["experimentalX"] is True
+        assert capabilities["session"]["futureThing"] == {"x": 1}
+        assert capabilities["providers"] == {}
+        await ws.send(json.dumps(new_session(1)))
+        created = (await until(ws, lambda m: m.get("id") == 1))[-1]["result"]
+        assert created["titleX"] == "untitled"
+        await ws.send(json.dumps(prompt(2, created["sessionId"], "hi")))
+        turn = await until(ws, is_idle)
+    idle = turn[-1]["params"]["update"]
+    assert idle["usage"]["reasoningTokensX"] == 7
+    assert idle["turnCostX"] == {"amount": 0.1}
+    auth = [m for m in turn if m.get("method") == "_auth/status_update"]
+    assert auth == [
+        {
+            "jsonrpc": "2.0",
+            "method": "_auth/status_update",
+            "params": {"state": "authenticated", "accounts": [{"id": "me"}]},
+        }
+    ]

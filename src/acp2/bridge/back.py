@@ -45,7 +45,7 @@ from acp2 import _aio
 from acp2.bridge.back_fs import FileService
 from acp2.bridge.back_send import UpdateSender
 from acp2.bridge.back_terminal import TerminalService
-from acp2.bridge.extensions import pass_extensions
+from acp2.bridge.extensions import forward_extensions
 from acp2.compat.v1 import client_side, same_shape
 from acp2.compat.v1.convert import Drops
 from acp2.compat.v1.handshake import initialize_result_from_v1
@@ -188,7 +188,8 @@ class BackBridge:
             *(spec for spec in v1m.AGENT_REQUESTS.values() if spec not in agent),
         ]
         register(self.agent, v1m.METHODS, "client", agent, unhandled=unhandled)
-        pass_extensions(self.client, self.agent)
+        forward_extensions(self.agent, self.client, "v1 agent bridge (agent -> client)")
+        forward_extensions(self.client, self.agent, "v1 agent bridge (client -> agent)")
 
     def _terminal_handlers(self) -> dict[MethodSpec[Any, Any], Callable[[Any], Any] | Decoded]:
         terms = self._terms

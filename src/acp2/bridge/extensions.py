@@ -1,41 +1,57 @@
-"""``_`` extension methods across a bridge: the two peers' business, passed on as they are.
+"""``_`` extension methods across the translating bridges: the peers' business, passed on.
 
-Neither version translates an extension (``_zed/...``, ``_acp2/...``): a request a
-bridge has no handler for is asked of the other side when its name starts with ``_``
-and answered with that side's answer or error; a notification is passed on. Any other
-unknown method stays ``-32601`` (requests) or is dropped (notifications), as everywhere.
+Both ACP versions reserve method names that start with ``_`` for extensions, with the
+same envelope, so an extension has the same place on the other side: a request a bridge
+has no handler for is asked of the other side when its name starts with ``_`` and
+answered with that side's answer or error; a notification is passed on with its params
+unchanged (``_auth/status_update`` from a newer v2 agent reaches a v1 editor; a v1
+agent's ``_x/progress`` reaches a v2 client). Any other unknown request stays
+``-32601``; any other unknown notification has no counterpart in the other version: it
+is logged at debug level, as a connection logs a notification it has no handler for, and
+dropped.
 """
 
 from __future__ import annotations
 
-from functools import partial
+import logging
+from collections.abc import Awaitable, Callable
 
 from msgspec import Raw
 
 from acp2.errors import ConnectionClosed, MethodNotFound
 from acp2.rpc.link import Link
 
-__all__ = ["pass_extensions"]
+__all__ = ["forward_extensions"]
+
+log = logging.getLogger("acp2.bridge")
 
 
-def pass_extensions(one: Link, other: Link) -> None:
-    """Let ``_`` extension requests and notifications cross between ``one`` and
-    ``other``, both ways (install after the method table's handlers)."""
-    one.on_unknown_request(partial(_ask, other))
-    other.on_unknown_request(partial(_ask, one))
-    one.on_unknown_notification(partial(_tell, other))
-    other.on_unknown_notification(partial(_tell, one))
+def forward_extensions(source: Link, target: Link, name: str) -> None:
+    """Pass each ``_``-prefixed request and notification ``source`` has no handler for on
+    to ``target`` (a notification awaits ``target``'s backpressure); ``name`` labels the
+    debug line of the notifications dropped. Replaces ``source``'s unknown-request and
+    unknown-notification handlers: call it once per direction."""
+    source.on_unknown_request(_asker(target))
+    source.on_unknown_notification(_forwarder(target, name))
 
 
-async def _ask(to: Link, method: str, params: Raw | None) -> Raw:
-    if not method.startswith("_"):
-        raise MethodNotFound(f"Method not found: {method}")
-    if to.closed:
-        raise ConnectionClosed("the other side of the bridge is gone")
-    result: Raw = await to.request(method, params, Raw)
-    return result
+def _asker(target: Link) -> Callable[[str, Raw | None], Awaitable[Raw]]:
+    async def ask(method: str, params: Raw | None) -> Raw:
+        if not method.startswith("_"):
+            raise MethodNotFound(f"Method not found: {method}")
+        if target.closed:
+            raise ConnectionClosed("the other side of the bridge is gone")
+        result: Raw = await target.request(method, params, Raw)
+        return result
+
+    return ask
 
 
-def _tell(to: Link, method: str, params: Raw | None) -> None:
-    if method.startswith("_") and not to.closed:
-        to.send_notification_nowait(method, params)
+def _forwarder(target: Link, name: str) -> Callable[[str, Raw | None], Awaitable[None] | None]:
+    def forward(method: str, params: Raw | None) -> Awaitable[None] | None:
+        if not method.startswith("_"):
+            log.debug("%s: not forwarded, no counterpart: notification %s", name, method)
+            return None
+        return target.notify(method, params)
+
+    return forward

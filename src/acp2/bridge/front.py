@@ -32,7 +32,7 @@ import acp2.compat.v1.methods as v1m
 import acp2.compat.v1.schema as v1
 import acp2.schema as v2
 import acp2.schema.methods as v2m
-from acp2.bridge.extensions import pass_extensions
+from acp2.bridge.extensions import forward_extensions
 from acp2.bridge.inprocess import inprocess_pair
 from acp2.bridge.turns import BridgeSession
 from acp2.compat.v1 import agent_side as side
@@ -120,7 +120,8 @@ class FrontBridge:
             v2m.SESSION_REQUEST_PERMISSION: self.on_permission,
         }
         register(self.v2, v2m.METHODS, "client", v2_handlers, unhandled=V2_UNHANDLED)
-        pass_extensions(self.v1, self.v2)
+        forward_extensions(self.v2, self.v1, "v1 bridge (agent -> client)")
+        forward_extensions(self.v1, self.v2, "v1 bridge (client -> agent)")
 
     def dropped(self) -> Drops:
         """Everything not sent to the v1 client, summed over the connection."""

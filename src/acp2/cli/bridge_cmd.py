@@ -127,8 +127,9 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _log_warnings_to(log: WireLog) -> None:
-    """With ``--log``, acp2's warnings go to the wire log instead of stderr (one line
-    each, as on stderr without it), so the terminal -- or the editor's log -- stays quiet."""
+    """With ``--log``, acp2's warnings (with ``--debug``, its debug lines too) go to the
+    wire log instead of stderr (one line each, as on stderr without it), so the terminal
+    -- or the editor's log -- stays quiet."""
     import logging
 
     from acp2.errors import summarize
@@ -140,7 +141,12 @@ def _log_warnings_to(log: WireLog) -> None:
                 text += f" ({summarize(record.exc_info[1])})"
             log.note(f"{record.levelname.lower()}: {text}")
 
-    logging.getLogger().handlers = [_ToWireLog(logging.WARNING)]
+    # With --debug (the root logger at DEBUG), the debug lines go there too: what the
+    # bridge decoded away and which notifications it did not forward.
+    root = logging.getLogger()
+    root.handlers = [
+        _ToWireLog(logging.DEBUG if root.isEnabledFor(logging.DEBUG) else logging.WARNING)
+    ]
 
 
 def _command(words: list[str]) -> list[str]:

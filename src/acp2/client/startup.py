@@ -34,6 +34,7 @@ from acp2.errors import (
     RemoteProtocolError,
     UnsupportedProtocolVersion,
 )
+from acp2.rpc.connection import Connection
 from acp2.schema import ClientCapabilities, Implementation, InitializeRequest, InitializeResponse
 from acp2.schema.codec import decode
 from acp2.schema.methods import INITIALIZE
@@ -153,10 +154,13 @@ async def initialize(
         await link.aclose()
         raise _no_answer(link, seconds, watch)
     try:
-        return _decoded(raw)
+        response = _decoded(raw)
     except Exception:
         await link.aclose()
         raise
+    if isinstance(link.connection, Connection):  # an in-process link decodes nothing
+        link.connection.check_ignored(INITIALIZE.name, raw, type(response))
+    return response
 
 
 def _decoded(raw: msgspec.Raw) -> InitializeResponse | V1InitializeResponse:

@@ -26,6 +26,7 @@ a frame queued while idle is written in the same step.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from types import TracebackType
 from typing import Any, Final, Literal, TypeVar, overload
@@ -207,6 +208,21 @@ class Connection:
         """How many invalid messages the peer sent (each answered or logged, then dropped)."""
         return self._peer.protocol_errors
 
+    @property
+    def ignored_fields(self) -> Counter[str]:
+        """Keys the peer sent that decoding skipped, by ``"method path"`` (e.g.
+        ``"session/update update.usage.reasoningTokens"``), counted per message. Checked
+        only while debug logging is on for ``acp2.rpc`` (each new one is logged there);
+        empty otherwise."""
+        return self._peer.ignored.counts
+
+    def check_ignored(self, method: str, data: bytes | Raw, tp: Any) -> None:
+        """Count and log (debug) the keys of ``data``, a message of ``method`` from the
+        peer that the caller decoded itself as ``tp``, that decoding skipped; a no-op
+        unless debug logging is on (see :attr:`ignored_fields`)."""
+        if self._peer.ignored.enabled:
+            self._peer.ignored.check(method, data, tp)
+
     async def wait_closed(self) -> None:
         """Return once the connection is closed: peer gone, transport broken, or aclose."""
         if self._closed_event is None:
@@ -361,11 +377,13 @@ class Connection:
             raise error
         assert result is not None
         try:
-            return decode(result, result_type)
+            decoded = decode(result, result_type)
         except msgspec.ValidationError as exc:
             raise RemoteProtocolError(f"malformed result for {method}: {exc}") from exc
         except RecursionError as exc:
             raise RemoteProtocolError(f"malformed result for {method}: {TOO_DEEP}") from exc
+        self.check_ignored(method, result, result_type)
+        return decoded
 
     async def call(self, spec: MethodSpec[P, R], params: P, *, waiter: _Waiter | None = None) -> R:
         """Send the request ``spec`` (a method table entry) and return its typed result.

@@ -94,6 +94,7 @@ from acp2.rpc.pending import BatchReply, InboundRequests, PendingRequests
 from acp2.rpc.routes import Route, Routes
 from acp2.rpc.sniff import classify_line, classify_oversized
 from acp2.schema.codec import decode, decode_any
+from acp2.schema.unmodelled import IgnoredFields
 
 __all__ = ["Peer"]
 
@@ -149,6 +150,8 @@ class Peer(Generic[T]):
         self._pending: PendingRequests[T] = PendingRequests()
         self._live: InboundRequests[Incoming] = InboundRequests()
         self._invalid: tuple[int, str | None] = (0, None)
+        #: The keys the remote side sent that decoding skipped (checked at debug level).
+        self.ignored = IgnoredFields(logger, name)
         #: True once :meth:`close` was called: new requests are answered ``-32800``.
         #: Read it; only :meth:`close` sets it (a plain attribute: read on hot paths).
         self.closing = False
@@ -262,9 +265,18 @@ class Peer(Generic[T]):
                             append(Notified(route, params, body))
                             continue
                     self._handle(parse_frame(item), None, events)
-                return events
+                # Once per read, not per message: the hot path above stays untouched.
+                return self._check_ignored(events) if self.ignored.enabled else events
             except Exception as exc:
                 self._on_failed(items[index - 1], exc, events)
+
+    def _check_ignored(self, events: list[Event]) -> list[Event]:
+        """Count what decoding skipped in the notifications that carry their bytes (the
+        others were checked as they were decoded); return ``events``."""
+        for event in events:
+            if type(event) is Notified and event.body:
+                self.ignored.check(event.route.method, event.body, event.route.params_type)
+        return events
 
     def _on_oversized(self, item: bytes | Oversized, events: list[Event]) -> None:
         assert isinstance(item, Oversized)
@@ -324,6 +336,8 @@ class Peer(Generic[T]):
         except (ValueError, RecursionError) as exc:
             logger.warning("%s: dropped %s notification: %s", self.name, note.method, exc)
             return
+        if self.ignored.enabled and not route.raw:  # raw ones: see _check_ignored
+            self.ignored.check(note.method, body, route.params_type)
         events.append(Notified(route, params, bytes(body) if route.raw else b""))
 
     def _on_cancel(self, params: Raw | None, events: list[Event]) -> None:
@@ -393,6 +407,8 @@ class Peer(Generic[T]):
                 why = TOO_DEEP if isinstance(exc, RecursionError) else str(exc) or summarize(exc)
                 error = InvalidParams(f"Invalid params: {why}")
             else:
+                if self.ignored.enabled:
+                    self.ignored.check(req.method, req.params or _EMPTY_PARAMS, entry[0])
                 events.append(RequestReceived(incoming, entry[1], params))
                 return
         frame = self.send_error(incoming, error)

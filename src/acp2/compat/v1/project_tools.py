@@ -25,6 +25,7 @@ import acp2.compat.v1.schema as v1
 import acp2.schema as v2
 from acp2 import sanitize
 from acp2.compat.v1.convert import Drops, block_to_v1, recode
+from acp2.compat.v1.diff_texts import native_diffs
 
 __all__ = ["MAX_ASKED_CALLS", "MAX_TERMINAL_BYTES", "MAX_TERMINAL_TEXT", "ToolProjector"]
 
@@ -39,6 +40,8 @@ MAX_ASKED_CALLS: Final = 64
 #: The fields a call's permission request showed that its first ``tool_call`` restates.
 _RESTATED: Final = ("title", "kind", "status", "content", "locations", "raw_input", "raw_output")
 _SAFE_OPTION_KIND: Final = "reject_once"
+#: Diffs whose native form is remembered (the content of the calls being shown).
+_NATIVE_CACHE: Final = 64
 
 
 @dataclass(slots=True)
@@ -58,6 +61,8 @@ class ToolProjector:
         self._terminals: dict[str, _Terminal] = {}
         #: Calls a permission request named before any update did: what it showed.
         self._asked: dict[str, v2.ToolCallFields] = {}
+        #: id -> (the v2 diff, its native v1 form): see :meth:`_native`.
+        self._natives: dict[int, tuple[v2.Diff, list[v1.Diff] | None]] = {}
         self._synthetic = 0
 
     # -- updates ------------------------------------------------------------------------
@@ -262,8 +267,29 @@ class ToolProjector:
         return self._convert(self.content[call_id])
 
     def _convert(self, items: list[Any]) -> list[Any]:
-        converted = (self._item(item) for item in items)
-        return [item for item in converted if item is not None]
+        out: list[Any] = []
+        for item in items:
+            native = self._native(item) if isinstance(item, v2.Diff) else None
+            if native is not None:
+                # v1's diff is baseline: every v1 client takes it, Zed renders it natively.
+                out += native
+                continue
+            converted = self._item(item)
+            if converted is not None:
+                out.append(converted)
+        return out
+
+    def _native(self, diff: v2.Diff) -> list[v1.Diff] | None:
+        """:func:`native_diffs` of ``diff``, read once: a tool call's content is sent
+        again on every output change of a terminal it shows."""
+        found = self._natives.get(id(diff))
+        if found is not None and found[0] is diff:
+            return found[1]
+        if len(self._natives) >= _NATIVE_CACHE:
+            self._natives.clear()
+        native = native_diffs(diff)
+        self._natives[id(diff)] = (diff, native)
+        return native
 
     def _item(self, item: Any) -> Any:
         if isinstance(item, v2.Content):
