@@ -118,7 +118,8 @@ async def test_extension_notifications_cross_a_bridged_v1_agent_both_ways(tmp_pa
         sid = new["result"]["sessionId"]
         await lines.send({"method": "_client/hello", "params": {"n": 1}})
         await lines.send({"method": "not_an_extension/hello", "params": {"n": 2}})
-        await lines.request(2, "session/prompt", {"sessionId": sid, "prompt": []})
+        text = [{"type": "text", "text": "go"}]  # an empty prompt is refused (PL-02)
+        await lines.request(2, "session/prompt", {"sessionId": sid, "prompt": text})
         await lines.until(_is_idle)
         progress = [f for f in lines.received if f.get("method") == "_x/progress"]
         assert progress == [

@@ -206,8 +206,8 @@ async def test_a_v1_clients_permission_request_shows_the_diff_of_the_call_it_nam
     assert answer["result"] == {"stopReason": "end_turn"}
     call = asked["params"]["toolCall"]
     (shown,) = call["content"]
-    assert "-x" in str(shown)  # the diff, however v1 shows it
-    assert "+y" in str(shown)
+    assert shown["type"] == "diff"  # v1's native diff, before the question
+    assert (shown["path"], shown["oldText"], shown["newText"]) == ("/tmp/a.py", "x\n", "y\n")
     (announced,) = wire.updates("tool_call")
     assert announced["locations"] == [{"path": "/tmp/a.py", "line": 1}]
     assert problems(wire) == []
