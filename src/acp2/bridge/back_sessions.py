@@ -1,0 +1,166 @@
+"""The back bridge's session methods a v1 agent may not have: what is kept, and how.
+
+v2's ``capabilities.session`` promises ``session/list``, ``session/resume`` and
+``session/close`` (IN-09); a v1 agent advertises each on its own
+(:class:`acp2.compat.v1.handshake.V1Sessions`). The back bridge forwards what the agent
+advertised and, for the rest:
+
+- ``session/resume`` without a cursor, for an agent with ``loadSession`` only: v1
+  ``session/load``, whose replay is withheld (:class:`Withheld`): a resume without
+  ``replayFrom`` shows no history (SS-11), so the replayed updates are counted
+  (``resume.replay_withheld``) and not sent;
+- ``session/close`` without ``sessionCapabilities.close``: the bridge forgets the
+  session (:class:`Forgotten`) after cancelling its running prompt, and says so in the
+  answer's ``_meta["acp2"]["closedLocally"]``; later updates of that session are
+  counted (``closed_session_update``) and not sent;
+- ``session/list``, and ``session/resume`` with neither ``loadSession`` nor
+  ``resume``: refused here with ``-32601`` naming the missing capability, never sent.
+
+Answers of the agent reach the v2 side with the agent's reason in their message
+(:func:`agent_call`): a v1 error whose message is generic ("Internal error") gets the
+reason its ``data`` holds appended, and a result that does not decode is one ``-32603``
+line naming the agent and the method.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final, TypeVar
+
+import acp2.compat.v1.schema as v1
+import acp2.schema as v2
+from acp2.compat.v1.convert import Drops
+from acp2.errors import RemoteProtocolError, RequestError, internal_error
+from acp2.rpc.link import Link
+from acp2.schema.extensions import META_KEY
+from acp2.schema.methods import MethodSpec
+
+__all__ = [
+    "MAX_FORGOTTEN",
+    "Forgotten",
+    "Withheld",
+    "agent_call",
+    "closed_locally",
+    "explain",
+    "load_for_resume",
+]
+
+P = TypeVar("P")
+R = TypeVar("R")
+
+#: Locally closed session ids remembered (their late updates are dropped, not held).
+MAX_FORGOTTEN: Final = 1024
+#: The longest reason taken from an error's ``data`` into its message.
+MAX_REASON: Final = 300
+#: ``data`` keys the official SDKs and agents put a reason under, in the order tried.
+_REASON_KEYS: Final = ("details", "message", "reason", "error")
+
+
+async def agent_call(
+    agent: Link, name: str, spec: MethodSpec[P, R], params: P, *, waiter: Any = None
+) -> R:
+    """``agent.call(spec, params, waiter=waiter)`` with the agent's reason kept: a
+    ``RequestError`` answer is re-raised :func:`explain` ed; a malformed result (``null``
+    where an object is required) raises one ``-32603`` naming the agent ``name`` and the
+    method."""
+    try:
+        return await agent.call(spec, params, waiter=waiter)
+    except RequestError as exc:
+        raise explain(exc) from None
+    except RemoteProtocolError as exc:
+        why = str(exc.__cause__ or exc)
+        message = f"the ACP v1 agent {name} answered {spec.name} with a malformed result: {why}"
+        raise internal_error(message) from None
+
+
+def explain(exc: RequestError) -> RequestError:
+    """``exc`` with the reason from its ``data`` appended to its message when the
+    message does not say it already (``"Internal error"`` and ``data.details`` ->
+    ``"Internal error: <details>"``); ``data`` is kept. Returns ``exc`` itself."""
+    reason = _reason(exc.data)
+    if reason and reason not in exc.message:
+        exc.message = f"{exc.message}: {reason}"
+        exc.args = (exc.message,)
+    return exc
+
+
+def _reason(data: Any) -> str:
+    if isinstance(data, dict):
+        found = next((data[k] for k in _REASON_KEYS if isinstance(data.get(k), str)), None)
+        text = found if found is not None else json.dumps(data, ensure_ascii=False, default=str)
+    elif isinstance(data, str):
+        text = data
+    else:
+        return ""
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_REASON else text[: MAX_REASON - 1] + "…"
+
+
+def load_for_resume(request: v1.ResumeSessionRequest) -> v1.LoadSessionRequest:
+    """The v1 ``session/load`` that stands in for ``request`` (an agent without
+    ``sessionCapabilities.resume``): same session, roots and MCP servers."""
+    servers = request.mcp_servers if isinstance(request.mcp_servers, list) else []
+    return v1.LoadSessionRequest(
+        session_id=request.session_id,
+        cwd=request.cwd,
+        additional_directories=request.additional_directories,
+        mcp_servers=servers,
+        meta=request.meta,
+    )
+
+
+def closed_locally() -> v2.CloseSessionResponse:
+    """The ``session/close`` answer of a session the bridge forgot itself."""
+    return v2.CloseSessionResponse(meta={META_KEY: {"closedLocally": True}})
+
+
+class Withheld:
+    """Sessions whose ``session/load`` stands in for a resume without replay: their
+    updates are dropped (counted in ``dropped["resume.replay_withheld"]``) until the
+    load's answer is read (``waiter`` resolved), and kept as usual from then on."""
+
+    def __init__(self, dropped: Drops) -> None:
+        self._waiters: dict[str, Any] = {}
+        self._dropped = dropped
+
+    def start(self, session_id: str, waiter: Any) -> None:
+        """Withhold ``session_id``'s updates until ``waiter`` (the load's) is done."""
+        self._waiters[session_id] = waiter
+
+    def stop(self, session_id: str) -> None:
+        """The load ended (answered or failed): stop withholding."""
+        self._waiters.pop(session_id, None)
+
+    def swallow(self, session_id: str) -> bool:
+        """Whether an update of ``session_id`` read now is replay to drop (counted)."""
+        waiter = self._waiters.get(session_id)
+        if waiter is None or waiter.done():
+            return False
+        self._dropped["resume.replay_withheld"] += 1
+        return True
+
+
+class Forgotten:
+    """Session ids the bridge closed itself, at most :data:`MAX_FORGOTTEN` (the oldest
+    goes): their late updates are dropped, counted in ``dropped["closed_session_update"]``."""
+
+    def __init__(self, dropped: Drops) -> None:
+        self._ids: dict[str, None] = {}
+        self._dropped = dropped
+
+    def add(self, session_id: str) -> None:
+        """Remember ``session_id`` as closed here."""
+        self._ids[session_id] = None
+        if len(self._ids) > MAX_FORGOTTEN:
+            del self._ids[next(iter(self._ids))]
+
+    def discard(self, session_id: str) -> None:
+        """``session_id`` is open again (resumed)."""
+        self._ids.pop(session_id, None)
+
+    def swallow(self, session_id: str) -> bool:
+        """Whether an update of ``session_id`` belongs to a session closed here (counted)."""
+        if session_id not in self._ids:
+            return False
+        self._dropped["closed_session_update"] += 1
+        return True
