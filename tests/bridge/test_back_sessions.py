@@ -304,3 +304,32 @@ async def test_a_failed_prompt_says_the_agents_reason_in_the_idle_error(tmp_path
             assert await work.wait() == "error"
     assert work.error is not UNSET
     assert work.error.message == "Internal error: the model quota is used up"
+
+
+@pytest.mark.parametrize(
+    ("message", "data", "shown"),
+    [
+        ("Internal error", {"details": "disk full"}, "Internal error: disk full"),
+        ("Internal error", "no such session", "Internal error: no such session"),
+        ("Internal error", {"code": 7}, 'Internal error: {"code": 7}'),
+        ("Load failed: disk full", {"details": "disk full"}, "Load failed: disk full"),
+        ("Internal error", None, "Internal error"),
+        ("Internal error", {"details": "a\nb\tc"}, "Internal error: a b c"),
+    ],
+)
+def test_explain_appends_the_reason_the_message_does_not_say_yet(
+    message: str, data: Any, shown: str
+) -> None:
+    from acp2.bridge.back_sessions import explain
+    from acp2.errors import RequestError
+
+    error = explain(RequestError(message, data, code=-32000, remote=True))
+    assert (error.message, str(error), error.data) == (shown, shown, data)
+
+
+def test_explain_bounds_a_long_reason() -> None:
+    from acp2.bridge.back_sessions import MAX_REASON, explain
+    from acp2.errors import RequestError
+
+    error = explain(RequestError("Internal error", "x" * 5000))
+    assert len(error.message) == len("Internal error: ") + MAX_REASON
