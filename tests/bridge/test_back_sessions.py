@@ -8,6 +8,7 @@ Every test runs both ways (``back_ways``)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -137,14 +138,60 @@ async def test_resume_without_replay_goes_through_load_and_withholds_the_replay(
 ) -> None:
     agent = Agent()
     seen: list[Any] = []
+    commands = anyio.Event()
+
+    def listen(update: Any, raw: Any) -> None:
+        seen.append(update)
+        if type(update).__name__ == "AvailableCommandsUpdate":
+            commands.set()
+
     async with client_of(result(load=True), agent, tmp_path) as client:
-        session = await client.resume(SESSION, on_update=lambda u, raw: seen.append(u))
+        session = await client.resume(SESSION, on_update=listen)
+        # Like Gemini CLI, the agent goes on replaying after its answer, then sends state.
+        await agent.say(v1.AgentMessageChunk(content=v1.TextContent(text="older answer")))
+        await agent.say(v1.AvailableCommandsUpdate(available_commands=[]))
+        await commands.wait()
         assert texts(seen) == []  # the replay is not shown as new (SS-11)
         assert not session.state.messages
         work = await session.prompt("go on")
         assert await work.wait() == "end_turn"
     assert agent.calls == ["session/load", "session/prompt"]
     assert texts(seen) == ["new answer"]
+
+
+@pytest.mark.anyio
+async def test_a_replay_sent_after_the_load_answer_is_not_taken_for_the_next_reply(
+    tmp_path: Path,
+) -> None:
+    """Gemini CLI 0.61 answers ``session/load`` and then replays; ``acp2 run --resume``
+    prompts at once. The resume is answered once the agent is quiet."""
+    agent = Agent()
+    late: list[asyncio.Task[None]] = []
+
+    async def replay_after(params: v1.LoadSessionRequest) -> v1.LoadSessionResponse:
+        async def rest() -> None:
+            for text in ("old question", "old answer"):
+                await anyio.sleep(0.01)  # the agent's own pace, not a wait of the test
+                await agent.say(v1.AgentMessageChunk(content=v1.TextContent(text=text)))
+
+        late.append(asyncio.get_running_loop().create_task(rest()))
+        return v1.LoadSessionResponse()
+
+    async def prompt(params: v1.PromptRequest) -> v1.PromptResponse:
+        await late[0]  # a prompt read while the replay goes on waits for it
+        return await agent.prompt(params)
+
+    def install(conn: Connection) -> None:
+        agent.install(conn)
+        conn.on(v1m.SESSION_LOAD, replay_after)
+        conn.on(v1m.SESSION_PROMPT, prompt)
+
+    with anyio.fail_after(TIMEOUT):
+        async with back_ways.client_of(install, result(load=True), cwd=tmp_path) as (_, client):
+            session = await client.resume(SESSION)
+            work = await session.prompt("go on")
+            assert await work.wait() == "end_turn"
+    assert work.text == "new answer"
 
 
 @pytest.mark.anyio

@@ -101,6 +101,9 @@ class _Session:
         self.lifter = V1Lifter(session_id)
         self.roots = roots
         self.turn = anyio.Semaphore(1)  # held by the running v1 prompt
+        #: A resume's stand-in session/load may still be replaying (until a prompt).
+        self.replaying = False
+        self.heard = anyio.Event()  # set by each update read while replaying
         self.withdrawn = anyio.Event()  # set (and renewed) by session/cancel and close
 
 
@@ -144,7 +147,6 @@ class BackBridge:
         self._early: dict[str, list[hot.SessionNotification]] = {}
         #: Which of list / resume / close the agent keeps (the rest: back_sessions).
         self.sessions = v1_sessions(result)
-        self._withheld = sessions.Withheld(self.dropped)
         self._forgotten = sessions.Forgotten(self.dropped)
         missing_empty = quirks_for(result).missing_file_empty
         self._fs = FileService(self._session_roots, self._ask_write, missing_empty=missing_empty)
@@ -279,30 +281,28 @@ class BackBridge:
     async def _load_withheld(
         self, session_id: str, roots: list[str], request: v1.ResumeSessionRequest
     ) -> v2.ResumeSessionResponse:
-        """A resume without replay through v1 ``session/load``: the session is registered
-        once the load is answered; what the agent replays before that is withheld."""
-        waiter = _aio.new_waiter()
-        self._withheld.start(session_id, waiter)
-        try:
-            load = sessions.load_for_resume(request)
-            loaded = await sessions.agent_call(
-                self.agent, self.sessions.agent, v1m.SESSION_LOAD, load, waiter=waiter
-            )
-        finally:
-            self._withheld.stop(session_id)
+        """A resume without replay through v1 ``session/load``, its replay withheld until
+        the client's next prompt (:func:`acp2.bridge.back_sessions.withheld`)."""
         self._forgotten.discard(session_id)
         session = self._sessions[session_id] = _Session(session_id, roots)
-        response = session.lifter.resume_result(loaded)
-        await self._send_early(session)
-        return response
+        session.replaying = True
+        loaded = await self._call(v1m.SESSION_LOAD, sessions.load_for_resume(request))
+        await self._replay_ends(session)
+        return session.lifter.resume_result(loaded)
 
-    async def _send_early(self, session: _Session) -> None:
-        """Send the updates kept for ``session`` before it was registered, in order."""
-        session_id = session.lifter.session_id
-        for note in self._early.pop(session_id, ()):
-            pending = self._send(session_id, session.lifter.lift(note))
-            if pending is not None:
-                await pending
+    async def _replay_ends(self, session: _Session) -> None:
+        """Wait until the agent has sent nothing for the session for
+        :data:`~acp2.bridge.back_sessions.REPLAY_QUIET` seconds (at most
+        :data:`~acp2.bridge.back_sessions.REPLAY_SETTLE` in all): a v1 agent may go on
+        replaying after its ``session/load`` answer (Gemini CLI 0.61 does), and what it
+        replays must not be taken for the next prompt's reply."""
+        with anyio.move_on_after(sessions.REPLAY_SETTLE):
+            while True:
+                session.heard = anyio.Event()
+                with anyio.move_on_after(sessions.REPLAY_QUIET) as quiet:
+                    await session.heard.wait()
+                if quiet.cancelled_caught:
+                    return
 
     async def _list(self, params: v2.ListSessionsRequest) -> v2.ListSessionsResponse:
         if not self.sessions.can_list:
@@ -353,6 +353,7 @@ class BackBridge:
 
     async def _prompt(self, params: v2.PromptRequest) -> v2.PromptResponse:
         session = self._session(params.session_id)
+        session.replaying = False  # what the agent sends from now on is this turn's
         await self._hold(session)
         try:
             request, message_id, updates = session.lifter.prompt(params)
@@ -441,11 +442,14 @@ class BackBridge:
         # client ordering an idle behind a prompt's answer) is awaited before the next.
         session = self._sessions.get(note.session_id)
         if session is None:
-            sid = note.session_id
-            if not (self._withheld.swallow(sid) or self._forgotten.swallow(sid)):
+            if not self._forgotten.swallow(note.session_id):  # closed here: not kept
                 self._keep_early(note)
             return None
         update = note.update
+        if session.replaying:
+            session.heard.set()
+            if sessions.withheld(update, self.dropped):
+                return None
         if type(update) is _HOT_CHUNK:  # a stream's hot path: two calls to the session
             return self._out.pass_on(note.session_id, session.lifter.agent_chunk(update))
         return self._send(note.session_id, session.lifter.lift(update))

@@ -6,9 +6,13 @@ v2's ``capabilities.session`` promises ``session/list``, ``session/resume`` and
 advertised and, for the rest:
 
 - ``session/resume`` without a cursor, for an agent with ``loadSession`` only: v1
-  ``session/load``, whose replay is withheld (:class:`Withheld`): a resume without
-  ``replayFrom`` shows no history (SS-11), so the replayed updates are counted
-  (``resume.replay_withheld``) and not sent;
+  ``session/load``, whose replay is withheld (:func:`withheld`): a resume without
+  ``replayFrom`` shows no history (SS-11). A v1 agent may replay after its answer
+  (Gemini CLI 0.61 does), so the resume is answered once the agent has been quiet for
+  :data:`REPLAY_QUIET` seconds (at most :data:`REPLAY_SETTLE`), and until the v2
+  client's next prompt on the session its message, thought, tool call and plan updates
+  are taken as replay, counted (``resume.replay_withheld``) and not sent; the rest
+  (commands, modes, options, info, usage) is state and goes on;
 - ``session/close`` without ``sessionCapabilities.close``: the bridge forgets the
   session (:class:`Forgotten`) after cancelling its running prompt, and says so in the
   answer's ``_meta["acp2"]["closedLocally"]``; later updates of that session are
@@ -27,6 +31,7 @@ from __future__ import annotations
 import json
 from typing import Any, Final, TypeVar
 
+import acp2.compat.v1.lift_params as hot
 import acp2.compat.v1.schema as v1
 import acp2.schema as v2
 from acp2.compat.v1.convert import Drops
@@ -37,34 +42,47 @@ from acp2.schema.methods import MethodSpec
 
 __all__ = [
     "MAX_FORGOTTEN",
+    "REPLAYED",
+    "REPLAY_QUIET",
+    "REPLAY_SETTLE",
     "Forgotten",
-    "Withheld",
     "agent_call",
     "closed_locally",
     "explain",
     "load_for_resume",
+    "withheld",
 ]
 
 P = TypeVar("P")
 R = TypeVar("R")
 
+#: Seconds without an update that end a stand-in load's replay, and the longest wait
+#: for that after the load's answer.
+REPLAY_QUIET: Final = 0.2
+REPLAY_SETTLE: Final = 2.0
 #: Locally closed session ids remembered (their late updates are dropped, not held).
 MAX_FORGOTTEN: Final = 1024
 #: The longest reason taken from an error's ``data`` into its message.
 MAX_REASON: Final = 300
 #: ``data`` keys the official SDKs and agents put a reason under, in the order tried.
 _REASON_KEYS: Final = ("details", "message", "reason", "error")
+#: The v1 update kinds a replay is made of (history, not state).
+REPLAYED: Final = (
+    hot.UserMessageChunk,
+    hot.AgentMessageChunk,
+    hot.AgentThoughtChunk,
+    v1.ToolCall,
+    v1.SessionToolCallUpdate,
+    v1.Plan,
+)
 
 
-async def agent_call(
-    agent: Link, name: str, spec: MethodSpec[P, R], params: P, *, waiter: Any = None
-) -> R:
-    """``agent.call(spec, params, waiter=waiter)`` with the agent's reason kept: a
-    ``RequestError`` answer is re-raised :func:`explain` ed; a malformed result (``null``
-    where an object is required) raises one ``-32603`` naming the agent ``name`` and the
-    method."""
+async def agent_call(agent: Link, name: str, spec: MethodSpec[P, R], params: P) -> R:
+    """``agent.call(spec, params)`` with the agent's reason kept: a ``RequestError``
+    answer is re-raised :func:`explain` ed; a malformed result (``null`` where an object
+    is required) raises one ``-32603`` naming the agent ``name`` and the method."""
     try:
-        return await agent.call(spec, params, waiter=waiter)
+        return await agent.call(spec, params)
     except RequestError as exc:
         raise explain(exc) from None
     except RemoteProtocolError as exc:
@@ -114,30 +132,13 @@ def closed_locally() -> v2.CloseSessionResponse:
     return v2.CloseSessionResponse(meta={META_KEY: {"closedLocally": True}})
 
 
-class Withheld:
-    """Sessions whose ``session/load`` stands in for a resume without replay: their
-    updates are dropped (counted in ``dropped["resume.replay_withheld"]``) until the
-    load's answer is read (``waiter`` resolved), and kept as usual from then on."""
-
-    def __init__(self, dropped: Drops) -> None:
-        self._waiters: dict[str, Any] = {}
-        self._dropped = dropped
-
-    def start(self, session_id: str, waiter: Any) -> None:
-        """Withhold ``session_id``'s updates until ``waiter`` (the load's) is done."""
-        self._waiters[session_id] = waiter
-
-    def stop(self, session_id: str) -> None:
-        """The load ended (answered or failed): stop withholding."""
-        self._waiters.pop(session_id, None)
-
-    def swallow(self, session_id: str) -> bool:
-        """Whether an update of ``session_id`` read now is replay to drop (counted)."""
-        waiter = self._waiters.get(session_id)
-        if waiter is None or waiter.done():
-            return False
-        self._dropped["resume.replay_withheld"] += 1
-        return True
+def withheld(update: Any, dropped: Drops) -> bool:
+    """Whether ``update``, read while a resume's stand-in load may still be replaying,
+    is replay to drop (then counted in ``dropped["resume.replay_withheld"]``)."""
+    if not isinstance(update, REPLAYED):
+        return False
+    dropped["resume.replay_withheld"] += 1
+    return True
 
 
 class Forgotten:
