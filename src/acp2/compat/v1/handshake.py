@@ -29,6 +29,7 @@ __all__ = [
     "initialize_request_to_v1",
     "initialize_result_from_v1",
     "initialize_result_to_v1",
+    "refused_by_bridge",
     "runs_terminal_login",
     "v1_sessions",
     "wants_boolean_options",
@@ -261,6 +262,16 @@ class V1Sessions:
         )
         agent = self.agent
         return f"{method} is not available: the ACP v1 agent {agent} does not advertise {lacks}"
+
+
+def refused_by_bridge(session_capabilities: Any, method: str) -> bool:
+    """True when a v2 agent's ``capabilities.session`` says it is a bridged v1 agent that
+    refuses the baseline ``method`` (:meth:`V1Sessions.meta`); False when it says nothing."""
+    meta = getattr(session_capabilities, "meta", None)
+    ours = meta.get(META_KEY) if isinstance(meta, dict) else None
+    said = ours.get(V1_SESSIONS_KEY) if isinstance(ours, dict) else None
+    refused = said.get("refused") if isinstance(said, dict) else None
+    return isinstance(refused, list) and method in refused
 
 
 def v1_sessions(result: v1.InitializeResponse) -> V1Sessions:
