@@ -375,8 +375,8 @@ def test_explain_appends_the_reason_the_message_does_not_say_yet(
 
 
 def test_explain_bounds_a_long_reason() -> None:
-    from acp2.bridge.back_sessions import MAX_REASON, explain
-    from acp2.errors import RequestError
+    from acp2.bridge.back_sessions import explain
+    from acp2.errors import MAX_REASON, RequestError
 
     error = explain(RequestError("Internal error", "x" * 5000))
     assert len(error.message) == len("Internal error: ") + MAX_REASON

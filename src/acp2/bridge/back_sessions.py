@@ -28,14 +28,13 @@ line naming the agent and the method.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Final, TypeVar
 
 import acp2.compat.v1.lift_params as hot
 import acp2.compat.v1.schema as v1
 import acp2.schema as v2
 from acp2.compat.v1.convert import Drops
-from acp2.errors import RemoteProtocolError, RequestError, internal_error
+from acp2.errors import RemoteProtocolError, RequestError, internal_error, with_reason
 from acp2.rpc.link import Link
 from acp2.schema.extensions import META_KEY
 from acp2.schema.methods import MethodSpec
@@ -62,10 +61,6 @@ REPLAY_QUIET: Final = 0.2
 REPLAY_SETTLE: Final = 2.0
 #: Locally closed session ids remembered (their late updates are dropped, not held).
 MAX_FORGOTTEN: Final = 1024
-#: The longest reason taken from an error's ``data`` into its message.
-MAX_REASON: Final = 300
-#: ``data`` keys the official SDKs and agents put a reason under, in the order tried.
-_REASON_KEYS: Final = ("details", "message", "reason", "error")
 #: The v1 update kinds a replay is made of (history, not state).
 REPLAYED: Final = (
     hot.UserMessageChunk,
@@ -92,26 +87,12 @@ async def agent_call(agent: Link, name: str, spec: MethodSpec[P, R], params: P) 
 
 
 def explain(exc: RequestError) -> RequestError:
-    """``exc`` with the reason from its ``data`` appended to its message when the
-    message does not say it already (``"Internal error"`` and ``data.details`` ->
+    """``exc`` with the reason from its ``data`` in its message
+    (:func:`acp2.errors.with_reason`: ``"Internal error"`` and ``data.details`` ->
     ``"Internal error: <details>"``); ``data`` is kept. Returns ``exc`` itself."""
-    reason = _reason(exc.data)
-    if reason and reason not in exc.message:
-        exc.message = f"{exc.message}: {reason}"
-        exc.args = (exc.message,)
+    exc.message = with_reason(exc.message, exc.data)
+    exc.args = (exc.message,)
     return exc
-
-
-def _reason(data: Any) -> str:
-    if isinstance(data, dict):
-        found = next((data[k] for k in _REASON_KEYS if isinstance(data.get(k), str)), None)
-        text = found if found is not None else json.dumps(data, ensure_ascii=False, default=str)
-    elif isinstance(data, str):
-        text = data
-    else:
-        return ""
-    text = " ".join(text.split())
-    return text if len(text) <= MAX_REASON else text[: MAX_REASON - 1] + "…"
 
 
 def load_for_resume(request: v1.ResumeSessionRequest) -> v1.LoadSessionRequest:
