@@ -290,7 +290,7 @@ async def test_close_without_the_capability_cancels_the_turn_and_forgets_the_ses
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("method", ["session/new", "session/list"])
+@pytest.mark.parametrize("method", ["session/new", "session/list", "session/close"])
 async def test_a_null_answer_is_one_error_naming_the_agent_and_the_method(
     tmp_path: Path, method: str
 ) -> None:
@@ -305,8 +305,12 @@ async def test_a_null_answer_is_one_error_naming_the_agent_and_the_method(
         conn.on(spec, null)
 
     with anyio.fail_after(TIMEOUT):
-        async with back_ways.client_of(install, result(list=True), cwd=tmp_path) as (_, client):
-            call = client.new_session if method == "session/new" else client.list_sessions
+        answer = result(list=True, close=True)
+        async with back_ways.client_of(install, answer, cwd=tmp_path) as (_, client):
+            if method == "session/close":
+                call: Any = (await client.new_session()).close
+            else:
+                call = client.new_session if method == "session/new" else client.list_sessions
             with pytest.raises(InternalError) as caught:
                 await call()
     message = caught.value.message
