@@ -101,9 +101,8 @@ class _Session:
         self.lifter = V1Lifter(session_id)
         self.roots = roots
         self.turn = anyio.Semaphore(1)  # held by the running v1 prompt
-        #: A resume's stand-in session/load may still be replaying (until a prompt).
-        self.replaying = False
-        self.heard = anyio.Event()  # set by each update read while replaying
+        #: A resume's stand-in session/load that may still be replaying (until a prompt).
+        self.replay: sessions.Replay | None = None
         self.withdrawn = anyio.Event()  # set (and renewed) by session/cancel and close
 
 
@@ -251,7 +250,7 @@ class BackBridge:
         return await sessions.agent_call(self.agent, self.sessions.agent, spec, params)
 
     async def _resume(self, params: v2.ResumeSessionRequest) -> v2.ResumeSessionResponse:
-        request = self._resume_request(params)
+        request = sessions.resume_request(params, self.sessions, self.dropped)
         # The lifter must exist before the call: a replay arrives before the answer.
         roots = _roots(params.cwd, params.additional_directories)
         if isinstance(request, v1.ResumeSessionRequest) and not self.sessions.can_resume:
@@ -264,45 +263,17 @@ class BackBridge:
         resumed = await self._call(v1m.SESSION_RESUME, request)
         return session.lifter.resume_result(resumed)
 
-    def _resume_request(
-        self, params: v2.ResumeSessionRequest
-    ) -> v1.LoadSessionRequest | v1.ResumeSessionRequest:
-        """The v1 request for a v2 resume, or the refusal of what the agent cannot do."""
-        if not self.sessions.resumes:
-            raise MethodNotFound(self.sessions.refusal(v2m.SESSION_RESUME.name))
-        try:
-            request = client_side.resume_request_to_v1(params, self.dropped)
-        except client_side.InvalidParams as exc:
-            raise InvalidParams(str(exc)) from None
-        if isinstance(request, v1.LoadSessionRequest) and not self.sessions.can_load:
-            raise InvalidParams("the v1 agent cannot replay a session (no loadSession)")
-        return request
-
     async def _load_withheld(
         self, session_id: str, roots: list[str], request: v1.ResumeSessionRequest
     ) -> v2.ResumeSessionResponse:
         """A resume without replay through v1 ``session/load``, its replay withheld until
-        the client's next prompt (:func:`acp2.bridge.back_sessions.withheld`)."""
+        the client's next prompt (:class:`acp2.bridge.back_sessions.Replay`)."""
         self._forgotten.discard(session_id)
         session = self._sessions[session_id] = _Session(session_id, roots)
-        session.replaying = True
+        session.replay = replay = sessions.Replay(self.dropped)
         loaded = await self._call(v1m.SESSION_LOAD, sessions.load_for_resume(request))
-        await self._replay_ends(session)
+        await replay.ended()
         return session.lifter.resume_result(loaded)
-
-    async def _replay_ends(self, session: _Session) -> None:
-        """Wait until the agent has sent nothing for the session for
-        :data:`~acp2.bridge.back_sessions.REPLAY_QUIET` seconds (at most
-        :data:`~acp2.bridge.back_sessions.REPLAY_SETTLE` in all): a v1 agent may go on
-        replaying after its ``session/load`` answer (Gemini CLI 0.61 does), and what it
-        replays must not be taken for the next prompt's reply."""
-        with anyio.move_on_after(sessions.REPLAY_SETTLE):
-            while True:
-                session.heard = anyio.Event()
-                with anyio.move_on_after(sessions.REPLAY_QUIET) as quiet:
-                    await session.heard.wait()
-                if quiet.cancelled_caught:
-                    return
 
     async def _list(self, params: v2.ListSessionsRequest) -> v2.ListSessionsResponse:
         if not self.sessions.can_list:
@@ -353,7 +324,7 @@ class BackBridge:
 
     async def _prompt(self, params: v2.PromptRequest) -> v2.PromptResponse:
         session = self._session(params.session_id)
-        session.replaying = False  # what the agent sends from now on is this turn's
+        session.replay = None  # what the agent sends from now on is this turn's
         await self._hold(session)
         try:
             request, message_id, updates = session.lifter.prompt(params)
@@ -446,10 +417,8 @@ class BackBridge:
                 self._keep_early(note)
             return None
         update = note.update
-        if session.replaying:
-            session.heard.set()
-            if sessions.withheld(update, self.dropped):
-                return None
+        if session.replay is not None and session.replay.withheld(update):
+            return None
         if type(update) is _HOT_CHUNK:  # a stream's hot path: two calls to the session
             return self._out.pass_on(note.session_id, session.lifter.agent_chunk(update))
         return self._send(note.session_id, session.lifter.lift(update))

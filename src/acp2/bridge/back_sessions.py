@@ -6,7 +6,7 @@ v2's ``capabilities.session`` promises ``session/list``, ``session/resume`` and
 advertised and, for the rest:
 
 - ``session/resume`` without a cursor, for an agent with ``loadSession`` only: v1
-  ``session/load``, whose replay is withheld (:func:`withheld`): a resume without
+  ``session/load``, whose replay is withheld (:class:`Replay`): a resume without
   ``replayFrom`` shows no history (SS-11). A v1 agent may replay after its answer
   (Gemini CLI 0.61 does), so the resume is answered once the agent has been quiet for
   :data:`REPLAY_QUIET` seconds (at most :data:`REPLAY_SETTLE`), and until the v2
@@ -30,11 +30,23 @@ from __future__ import annotations
 
 from typing import Any, Final, TypeVar
 
+import anyio
+
 import acp2.compat.v1.lift_params as hot
 import acp2.compat.v1.schema as v1
 import acp2.schema as v2
+import acp2.schema.methods as v2m
+from acp2.compat.v1 import client_side
 from acp2.compat.v1.convert import Drops
-from acp2.errors import RemoteProtocolError, RequestError, internal_error, with_reason
+from acp2.compat.v1.handshake import V1Sessions
+from acp2.errors import (
+    InvalidParams,
+    MethodNotFound,
+    RemoteProtocolError,
+    RequestError,
+    internal_error,
+    with_reason,
+)
 from acp2.rpc.link import Link
 from acp2.schema.extensions import META_KEY
 from acp2.schema.methods import MethodSpec
@@ -45,11 +57,12 @@ __all__ = [
     "REPLAY_QUIET",
     "REPLAY_SETTLE",
     "Forgotten",
+    "Replay",
     "agent_call",
     "closed_locally",
     "explain",
     "load_for_resume",
-    "withheld",
+    "resume_request",
 ]
 
 P = TypeVar("P")
@@ -113,13 +126,54 @@ def closed_locally() -> v2.CloseSessionResponse:
     return v2.CloseSessionResponse(meta={META_KEY: {"closedLocally": True}})
 
 
-def withheld(update: Any, dropped: Drops) -> bool:
-    """Whether ``update``, read while a resume's stand-in load may still be replaying,
-    is replay to drop (then counted in ``dropped["resume.replay_withheld"]``)."""
-    if not isinstance(update, REPLAYED):
-        return False
-    dropped["resume.replay_withheld"] += 1
-    return True
+class Replay:
+    """A resume's stand-in ``session/load`` that may still be replaying: until the v2
+    client's next prompt on the session, the agent's history updates are dropped
+    (:meth:`withheld`), and the resume is answered once the agent is quiet
+    (:meth:`ended`)."""
+
+    def __init__(self, dropped: Drops) -> None:
+        self._dropped = dropped
+        self._heard = anyio.Event()
+
+    def withheld(self, update: Any) -> bool:
+        """Whether ``update`` (read for the session now) is replay to drop (then counted
+        in ``dropped["resume.replay_withheld"]``); state updates go on."""
+        self._heard.set()
+        if not isinstance(update, REPLAYED):
+            return False
+        self._dropped["resume.replay_withheld"] += 1
+        return True
+
+    async def ended(self) -> None:
+        """Return once the agent has sent nothing for the session for
+        :data:`REPLAY_QUIET` seconds, or :data:`REPLAY_SETTLE` seconds after the call: a
+        v1 agent may go on replaying after its ``session/load`` answer (Gemini CLI 0.61
+        does), and what it replays must not be taken for the next prompt's reply."""
+        with anyio.move_on_after(REPLAY_SETTLE):
+            while True:
+                self._heard = anyio.Event()
+                with anyio.move_on_after(REPLAY_QUIET) as quiet:
+                    await self._heard.wait()
+                if quiet.cancelled_caught:
+                    return
+
+
+def resume_request(
+    params: v2.ResumeSessionRequest, can: V1Sessions, dropped: Drops
+) -> v1.LoadSessionRequest | v1.ResumeSessionRequest:
+    """The v1 request for a v2 resume (:func:`acp2.compat.v1.client_side.resume_request_to_v1`);
+    ``MethodNotFound`` when the agent can neither load nor resume, ``InvalidParams`` for a
+    cursor it cannot serve."""
+    if not can.resumes:
+        raise MethodNotFound(can.refusal(v2m.SESSION_RESUME.name))
+    try:
+        request = client_side.resume_request_to_v1(params, dropped)
+    except client_side.InvalidParams as exc:
+        raise InvalidParams(str(exc)) from None
+    if isinstance(request, v1.LoadSessionRequest) and not can.can_load:
+        raise InvalidParams("the v1 agent cannot replay a session (no loadSession)")
+    return request
 
 
 class Forgotten:
