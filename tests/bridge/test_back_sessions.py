@@ -195,6 +195,35 @@ async def test_a_replay_sent_after_the_load_answer_is_not_taken_for_the_next_rep
 
 
 @pytest.mark.anyio
+async def test_a_replay_from_start_sent_after_the_load_answer_arrives_before_the_resume_answer(
+    tmp_path: Path,
+) -> None:
+    """Gemini CLI 0.61 answers ``session/load`` and then replays: the v2 resume with
+    ``replayFrom: start`` is answered after the whole replay (SS-14)."""
+    agent = Agent()
+    late: list[asyncio.Task[None]] = []
+
+    async def replay_after(params: v1.LoadSessionRequest) -> v1.LoadSessionResponse:
+        async def rest() -> None:
+            await anyio.sleep(0.01)  # the agent's own pace, not a wait of the test
+            await agent.say(v1.UserMessageChunk(content=v1.TextContent(text="old question")))
+            await agent.say(v1.AgentMessageChunk(content=v1.TextContent(text="old answer")))
+
+        late.append(asyncio.get_running_loop().create_task(rest()))
+        return v1.LoadSessionResponse()
+
+    def install(conn: Connection) -> None:
+        agent.install(conn)
+        conn.on(v1m.SESSION_LOAD, replay_after)
+
+    with anyio.fail_after(TIMEOUT):
+        async with back_ways.client_of(install, result(load=True), cwd=tmp_path) as (_, client):
+            session = await client.resume(SESSION, replay=True)
+            found = sorted(m.text for m in session.state.messages.values())
+    assert found == ["old answer", "old question"]
+
+
+@pytest.mark.anyio
 async def test_resume_with_replay_from_start_still_shows_the_replay(tmp_path: Path) -> None:
     async with client_of(result(load=True), Agent(), tmp_path) as client:
         session = await client.resume(SESSION, replay=True)

@@ -258,7 +258,10 @@ class BackBridge:
         self._forgotten.discard(params.session_id)
         session = self._sessions[params.session_id] = _Session(params.session_id, roots)
         if isinstance(request, v1.LoadSessionRequest):
+            session.replay = replay = sessions.Replay(self.dropped, withhold=False)
             loaded = await self._call(v1m.SESSION_LOAD, request)
+            await replay.ended()  # all of the replay before the answer (SS-14)
+            session.replay = None
             return session.lifter.resume_result(loaded)
         resumed = await self._call(v1m.SESSION_RESUME, request)
         return session.lifter.resume_result(resumed)

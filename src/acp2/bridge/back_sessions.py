@@ -127,20 +127,22 @@ def closed_locally() -> v2.CloseSessionResponse:
 
 
 class Replay:
-    """A resume's stand-in ``session/load`` that may still be replaying: until the v2
-    client's next prompt on the session, the agent's history updates are dropped
-    (:meth:`withheld`), and the resume is answered once the agent is quiet
-    (:meth:`ended`)."""
+    """A ``session/load`` that may still be replaying after its answer: the resume is
+    answered once the agent is quiet (:meth:`ended`). With ``withhold`` (the load stands
+    in for a resume without replay) the agent's history updates are dropped until the v2
+    client's next prompt on the session (:meth:`withheld`); without, they go on and reach
+    the client before the resume's answer, as SS-14 asks."""
 
-    def __init__(self, dropped: Drops) -> None:
+    def __init__(self, dropped: Drops, *, withhold: bool = True) -> None:
         self._dropped = dropped
         self._heard = anyio.Event()
+        self._withhold = withhold
 
     def withheld(self, update: Any) -> bool:
         """Whether ``update`` (read for the session now) is replay to drop (then counted
         in ``dropped["resume.replay_withheld"]``); state updates go on."""
         self._heard.set()
-        if not isinstance(update, REPLAYED):
+        if not (self._withhold and isinstance(update, REPLAYED)):
             return False
         self._dropped["resume.replay_withheld"] += 1
         return True
