@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from msgspec import UNSET
 
 import acp2.compat.v1.methods as v1m
 import acp2.compat.v1.schema as v1
@@ -43,12 +44,9 @@ class SessionsAgent:
         self.flags = flags
         nulls = {flags[i + 1] for i, flag in enumerate(flags) if flag == "--null"}
         handlers: dict[str, Any] = {
-            "session/new": self.new,
-            "session/prompt": self.prompt,
-            "session/load": self.load,
-            "session/list": self.null,
-            "session/resume": self.null,
-            "session/close": self.null,
+            v1m.SESSION_NEW.name: self.new,
+            v1m.SESSION_PROMPT.name: self.prompt,
+            v1m.SESSION_LOAD.name: self.load,
         }
         conn.on(v1m.INITIALIZE, self.initialize)
         for spec in (v1m.SESSION_NEW, v1m.SESSION_PROMPT, v1m.SESSION_LOAD):
@@ -63,9 +61,9 @@ class SessionsAgent:
     async def initialize(self, params: v1.InitializeRequest) -> v1.InitializeResponse:
         advertised = {self.flags[i + 1] for i, f in enumerate(self.flags) if f == "--advertise"}
         extra = v1.SessionCapabilities(
-            list=v1.SessionListCapabilities() if "list" in advertised else msgspec_unset(),
-            resume=v1.SessionResumeCapabilities() if "resume" in advertised else msgspec_unset(),
-            close=v1.SessionCloseCapabilities() if "close" in advertised else msgspec_unset(),
+            list=v1.SessionListCapabilities() if "list" in advertised else UNSET,
+            resume=v1.SessionResumeCapabilities() if "resume" in advertised else UNSET,
+            close=v1.SessionCloseCapabilities() if "close" in advertised else UNSET,
         )
         loads = "--load" in self.flags or "--fail-load" in self.flags
         return v1.InitializeResponse(
@@ -117,12 +115,6 @@ def failure(reason: str) -> Exception:
     error = internal_error("Internal error")
     error.data = {"details": reason}
     return error
-
-
-def msgspec_unset() -> Any:
-    from msgspec import UNSET
-
-    return UNSET
 
 
 async def main() -> None:
