@@ -81,6 +81,7 @@ response, with ``remote=True``; unknown codes raise :class:`RequestError` itself
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -143,9 +144,11 @@ __all__ = [
     "UnsafeDownload",
     "UnsupportedProtocolVersion",
     "WriteRefused",
+    "described",
     "error_for_code",
     "internal_error",
     "summarize",
+    "with_reason",
 ]
 
 
@@ -610,3 +613,41 @@ def summarize(exc: BaseException) -> str:
 class InvalidSettings(Acp2Error, ValueError):
     """A settings file (:mod:`acp2.client.settings`) or a permission rule in it that
     cannot be read; the message names the file or the rule."""
+
+
+#: The longest reason :func:`with_reason` takes from an error's ``data``.
+MAX_REASON = 300
+#: ``data`` keys the official SDKs and agents put a reason under, in the order tried.
+_REASON_KEYS = ("details", "message", "reason", "error")
+
+
+def with_reason(message: str, data: Any) -> str:
+    """``message`` with the reason an error's ``data`` holds appended, when the message
+    does not say it already: ``("Internal error", {"details": "disk full"})`` ->
+    ``"Internal error: disk full"``. The reason is ``data`` itself when a string, else the
+    first string under ``details`` / ``message`` / ``reason`` / ``error``, else the compact
+    JSON of ``data`` (``None`` adds nothing); whitespace folded, at most
+    :data:`MAX_REASON` characters. For peers (the official SDKs among them) that answer
+    a generic message with the reason only in ``data``."""
+    reason = _reason(data)
+    return f"{message}: {reason}" if reason and reason not in message else message
+
+
+def described(exc: BaseException) -> str:
+    """What to show a person for ``exc``: ``str(exc)``, and for a :class:`RequestError`
+    its message :func:`with_reason` (the peer's reason kept)."""
+    if isinstance(exc, RequestError):
+        return with_reason(exc.message, exc.data)
+    return str(exc)
+
+
+def _reason(data: Any) -> str:
+    if isinstance(data, dict):
+        found = next((data[k] for k in _REASON_KEYS if isinstance(data.get(k), str)), None)
+        text = found if found is not None else json.dumps(data, ensure_ascii=False, default=str)
+    elif isinstance(data, str):
+        text = data
+    else:
+        return ""
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_REASON else text[: MAX_REASON - 1] + "…"

@@ -148,3 +148,54 @@ def test_a_bare_v1_initialize_result_gets_a_synthesized_info() -> None:
         "name": "unknown",
         "version": "unknown",
     }
+
+
+def _sessions(load: bool, **advertised: bool) -> v1.InitializeResponse:
+    markers = {
+        "list": v1.SessionListCapabilities(),
+        "resume": v1.SessionResumeCapabilities(),
+        "close": v1.SessionCloseCapabilities(),
+    }
+    extra = {name: markers[name] for name, on in advertised.items() if on}
+    return v1.InitializeResponse(
+        protocol_version=1,
+        agent_info=v1.Implementation(name="agent-x", version="1"),
+        agent_capabilities=v1.AgentCapabilities(
+            load_session=load, session_capabilities=v1.SessionCapabilities(**extra)
+        ),
+    )
+
+
+def test_a_v1_agent_with_every_session_method_gets_no_refusal_marker() -> None:
+    lifted = h.initialize_result_from_v1(_sessions(True, list=True, resume=True, close=True))
+    assert "_meta" not in assert_v2(lifted, "InitializeResponse")["capabilities"]["session"]
+
+
+def test_a_bare_v1_agent_is_marked_refusing_list_and_resume_and_closing_locally() -> None:
+    lifted = h.initialize_result_from_v1(_sessions(False))
+    session = assert_v2(lifted, "InitializeResponse")["capabilities"]["session"]
+    assert session["_meta"] == {
+        "acp2": {
+            "v1Sessions": {
+                "refused": ["session/list", "session/resume"],
+                "emulated": {"session/close": "local"},
+            }
+        }
+    }
+
+
+def test_v1_sessions_reads_each_capability_and_names_the_missing_one_in_refusals() -> None:
+    found = h.v1_sessions(_sessions(True, list=True))
+    assert (found.can_load, found.can_list, found.can_resume, found.can_close) == (
+        True,
+        True,
+        False,
+        False,
+    )
+    assert found.resumes
+    assert found.refused() == []
+    assert found.emulated() == {"session/resume": "load", "session/close": "local"}
+    assert h.v1_sessions(_sessions(False)).refusal("session/list") == (
+        "session/list is not available: the ACP v1 agent agent-x does not advertise "
+        "sessionCapabilities.list"
+    )

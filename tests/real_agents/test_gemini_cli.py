@@ -13,8 +13,10 @@ ends a cancelled turn with ``stopReason: "cancelled"``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -186,6 +188,52 @@ def test_acp2_run_cancel_after_ends_the_turn_cancelled(
         "cancelled"
     ]
     assert fake.disconnected.wait(RUN_TIMEOUT)  # the CLI dropped the model request
+
+
+def test_acp2_run_resume_continues_a_gemini_session_through_session_load(
+    agent: Agent, fake: FakeGemini, project: Path
+) -> None:
+    # Gemini advertises loadSession but not sessionCapabilities.resume: the resume goes
+    # through session/load, its replay withheld (issue 26, fault 3). Before, acp2 sent
+    # session/resume and the user got -32601.
+    fake.add(fake_gemini.text("First answer."), fake_gemini.text("Second answer."))
+    first = run(agent, "remember the word banana", project)
+    assert first.returncode == 0, first.stderr
+    session_id = first.summary["sessionId"]
+    second = run(agent, "which word?", project, "--resume", session_id)
+    assert [m for m, _ in requests_of_client(second.wire)] == ["session/load"]
+    assert second.schema_errors == []
+    if second.returncode != 0:
+        # Gemini CLI 0.61.0 often rewrites the session's chat file empty while it loads
+        # it, then fails its own lookup; the same with a raw v1 client alone
+        # (docs/real-agents.md). Its reason reaches the user in one line (fault 5).
+        assert second.stderr == (
+            "acp2 run: error: Internal error: No previous sessions found for this project.\n"
+        )
+        pytest.xfail("Gemini CLI 0.61.0 lost the session while loading it (its own race)")
+    assert second.summary == {
+        "sessionId": session_id,
+        "stopReason": "end_turn",
+        "text": "Second answer.",
+    }
+    shown = [u for u in second.lines[:-1] if "First answer" in str(u)]
+    assert shown == []  # the replay is not shown as new
+    # The model got the first turn back as context: the session was continued.
+    *_, body = fake.streamed()
+    said = json.dumps(body["contents"])
+    assert "remember the word banana" in said
+    assert "which word?" in said
+
+
+def requests_of_client(wire: list[Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(method, params) of the session requests other than new / prompt the client sent."""
+    skip = {"initialize", "session/new", "session/prompt"}
+    return [
+        (f.method, f.message.get("params", {}))
+        for f in wire
+        if f.sender == "client" and f.kind == "request" and f.method not in skip
+        and f.method.startswith("session/")
+    ]  # fmt: skip
 
 
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc")

@@ -10,7 +10,9 @@ side sees a v2 agent:
 
 - ``initialize`` is answered from the v1 result (protocol version 2);
 - ``session/new`` / ``resume`` (``replayFrom: start`` -> v1 ``session/load``) /
-  ``list`` / ``close`` / ``set_config_option`` are translated both ways;
+  ``list`` / ``close`` / ``set_config_option`` are translated both ways; what the agent
+  did not advertise of ``list`` / ``resume`` / ``close`` is emulated or refused here
+  (:mod:`acp2.bridge.back_sessions`), and its error answers keep their reason;
 - ``session/prompt`` is accepted at once (with the user message's new ``messageId``);
   then ``user_message``, ``running``, the lifted v1 updates and ``idle`` with the v1
   answer's stop reason follow (a v1 error answer -> ``idle`` with stop reason ``error``).
@@ -34,7 +36,6 @@ from typing import Any, Final
 
 import anyio
 from anyio.abc import TaskGroup
-from msgspec import UNSET
 
 import acp2.compat.v1.lift_params as hot
 import acp2.compat.v1.methods as v1m
@@ -42,18 +43,20 @@ import acp2.compat.v1.schema as v1
 import acp2.schema as v2
 import acp2.schema.methods as v2m
 from acp2 import _aio
+from acp2.bridge import back_sessions as sessions
 from acp2.bridge.back_fs import FileService
 from acp2.bridge.back_send import UpdateSender
 from acp2.bridge.back_terminal import TerminalService
 from acp2.bridge.extensions import forward_extensions
 from acp2.compat.v1 import client_side, same_shape
 from acp2.compat.v1.convert import Drops
-from acp2.compat.v1.handshake import initialize_result_from_v1
+from acp2.compat.v1.handshake import initialize_result_from_v1, v1_sessions
 from acp2.compat.v1.lift import V1Lifter
 from acp2.compat.v1.quirks import quirks_for
 from acp2.errors import (
     ConnectionClosed,
     InvalidParams,
+    MethodNotFound,
     RequestCancelled,
     RequestError,
     ResourceNotFound,
@@ -102,6 +105,8 @@ class _Session:
         self.lifter = V1Lifter(session_id)
         self.roots = roots
         self.turn = anyio.Semaphore(1)  # held by the running v1 prompt
+        #: A resume's stand-in session/load that may still be replaying (until a prompt).
+        self.replay: sessions.Replay | None = None
         self.withdrawn = anyio.Event()  # set (and renewed) by session/cancel and close
         #: The permission questions now before the client, each stopped by session/cancel
         #: (its $/cancel_request goes out, PL-16).
@@ -146,8 +151,9 @@ class BackBridge:
         self._turns = _aio.Tasks(_turn_failed)
         self._sessions: dict[str, _Session] = {}
         self._early: dict[str, list[hot.SessionNotification]] = {}
-        caps = result.agent_capabilities
-        self._can_load = caps is not UNSET and caps.load_session is True
+        #: Which of list / resume / close the agent keeps (the rest: back_sessions).
+        self.sessions = v1_sessions(result)
+        self._forgotten = sessions.Forgotten(self.dropped)
         #: The prompt blocks the agent takes (its v1 promptCapabilities), PL-02.
         session_caps = initialize_result_from_v1(result).capabilities.session
         self._takes = PromptTakes.of(getattr(session_caps, "prompt", None))
@@ -215,7 +221,7 @@ class BackBridge:
             v2m.INITIALIZE: self._initialize,
             v2m.SESSION_NEW: self._new,
             v2m.SESSION_RESUME: self._resume,
-            v2m.SESSION_LIST: self._same(v1m.SESSION_LIST),
+            v2m.SESSION_LIST: self._list,
             v2m.SESSION_CLOSE: self._close_and_release if self.terminals else self._close,
             v2m.SESSION_PROMPT: self._prompt,
             v2m.SESSION_CANCEL: self._cancel_and_kill if self.terminals else self._cancel,
@@ -237,7 +243,8 @@ class BackBridge:
 
     async def _new(self, params: v2.NewSessionRequest) -> v2.NewSessionResponse:
         request = client_side.new_session_request_to_v1(params, self.dropped)
-        result = await self.agent.call(v1m.SESSION_NEW, request)
+        result = await self._call(v1m.SESSION_NEW, request)
+        self._forgotten.discard(result.session_id)
         session = _Session(result.session_id, _roots(params.cwd, params.additional_directories))
         self._sessions[result.session_id] = session
         response = session.lifter.new_session_result(result)
@@ -249,40 +256,81 @@ class BackBridge:
                 await pending
         return response
 
+    async def _call(self, spec: MethodSpec[Any, Any], params: Any) -> Any:
+        """The agent's answer to ``spec``, its errors with their reason
+        (:func:`acp2.bridge.back_sessions.agent_call`)."""
+        return await sessions.agent_call(self.agent, self.sessions.agent, spec, params)
+
     async def _resume(self, params: v2.ResumeSessionRequest) -> v2.ResumeSessionResponse:
-        try:
-            request = client_side.resume_request_to_v1(params, self.dropped)
-        except client_side.InvalidParams as exc:
-            raise InvalidParams(str(exc)) from None
-        loading = isinstance(request, v1.LoadSessionRequest)
-        if loading and not self._can_load:
-            raise InvalidParams("the v1 agent cannot replay a session (no loadSession)")
+        request = sessions.resume_request(params, self.sessions, self.dropped)
         # The lifter must exist before the call: a replay arrives before the answer.
         roots = _roots(params.cwd, params.additional_directories)
+        if isinstance(request, v1.ResumeSessionRequest) and not self.sessions.can_resume:
+            return await self._load_withheld(params.session_id, roots, request)
+        self._forgotten.discard(params.session_id)
         session = self._sessions[params.session_id] = _Session(params.session_id, roots)
         if isinstance(request, v1.LoadSessionRequest):
-            loaded = await self.agent.call(v1m.SESSION_LOAD, request)
+            session.replay = replay = sessions.Replay(self.dropped, withhold=False)
+            loaded = await self._call(v1m.SESSION_LOAD, request)
+            await replay.ended()  # all of the replay before the answer (SS-14)
+            session.replay = None
             result = session.lifter.resume_result(loaded)
         else:
-            resumed = await self.agent.call(v1m.SESSION_RESUME, request)
-            result = session.lifter.resume_result(resumed)
-        # After any replay and before the answer: the foreground state (SS-16).
-        await self._send_all(params.session_id, [session.lifter.snapshot()])
+            result = session.lifter.resume_result(await self._call(v1m.SESSION_RESUME, request))
+        return await self._answered_resume(session, result)
+
+    async def _answered_resume(
+        self, session: _Session, result: v2.ResumeSessionResponse
+    ) -> v2.ResumeSessionResponse:
+        """``result``, once the foreground state went out after any replay (SS-16)."""
+        await self._send_all(session.lifter.session_id, [session.lifter.snapshot()])
         return result
 
-    def _same(self, spec: v1m.MethodSpec[Any, Any]) -> Callable[[Any], Awaitable[Any]]:
-        async def forward(params: Any) -> Any:
-            result = await self.agent.call(spec, same_shape.params_to_v1(spec, params))
-            return same_shape.result_from_v1(spec, result)
+    async def _load_withheld(
+        self, session_id: str, roots: list[str], request: v1.ResumeSessionRequest
+    ) -> v2.ResumeSessionResponse:
+        """A resume without replay through v1 ``session/load``, its replay withheld until
+        the client's next prompt (:class:`acp2.bridge.back_sessions.Replay`)."""
+        self._forgotten.discard(session_id)
+        session = self._sessions[session_id] = _Session(session_id, roots)
+        session.replay = replay = sessions.Replay(self.dropped)
+        loaded = await self._call(v1m.SESSION_LOAD, sessions.load_for_resume(request))
+        await replay.ended()
+        return await self._answered_resume(session, session.lifter.resume_result(loaded))
 
-        return forward
+    async def _list(self, params: v2.ListSessionsRequest) -> v2.ListSessionsResponse:
+        if not self.sessions.can_list:
+            raise MethodNotFound(self.sessions.refusal(v2m.SESSION_LIST.name))
+        request = same_shape.params_to_v1(v1m.SESSION_LIST, params)
+        result = await self._call(v1m.SESSION_LIST, request)
+        listed: v2.ListSessionsResponse = same_shape.result_from_v1(v1m.SESSION_LIST, result)
+        return listed
 
     async def _close(self, params: v2.CloseSessionRequest) -> v2.CloseSessionResponse:
         self._withdraw_held(params.session_id)
-        result: v2.CloseSessionResponse = await self._same(v1m.SESSION_CLOSE)(params)
+        if self.sessions.can_close:
+            request = same_shape.params_to_v1(v1m.SESSION_CLOSE, params)
+            result = await self._call(v1m.SESSION_CLOSE, request)
+            closed: v2.CloseSessionResponse = same_shape.result_from_v1(v1m.SESSION_CLOSE, result)
+        else:
+            await self._end_turn(params.session_id)
+            self._forgotten.add(params.session_id)
+            closed = sessions.closed_locally()
         self._sessions.pop(params.session_id, None)
         self._out.forget(params.session_id)
-        return result
+        return closed
+
+    async def _end_turn(self, session_id: str) -> None:
+        """Cancel ``session_id``'s running v1 prompt (v1 ``session/cancel``) and wait for
+        its ``idle``, as a close does before it answers (SS-22)."""
+        session = self._sessions.get(session_id)
+        if session is None or session.turn.value:  # no v1 prompt runs
+            return
+        if not self.agent.closed:
+            note = v1.CancelNotification(session_id=session_id)
+            self.agent.send_notification_nowait(v1m.SESSION_CANCEL, note)
+        await session.turn.acquire()
+        session.turn.release()
 
     async def _set_config_option(
         self, params: v2.SetSessionConfigOptionRequest
@@ -290,10 +338,10 @@ class BackBridge:
         lifter = self._session(params.session_id).lifter
         request = lifter.set_config_option(params)
         if isinstance(request, v1.SetSessionModeRequest):
-            await self.agent.call(v1m.SESSION_SET_MODE, request)
+            await self._call(v1m.SESSION_SET_MODE, request)
             lifter.lift(v1.CurrentModeUpdate(current_mode_id=request.mode_id))
             return v2.SetSessionConfigOptionResponse(config_options=lifter.config_options())
-        result = await self.agent.call(v1m.SESSION_SET_CONFIG_OPTION, request)
+        result = await self._call(v1m.SESSION_SET_CONFIG_OPTION, request)
         lifter.lift(v1.ConfigOptionUpdate(config_options=result.config_options))
         return v2.SetSessionConfigOptionResponse(config_options=lifter.config_options())
 
@@ -302,6 +350,7 @@ class BackBridge:
         why = refusal(self._takes, params.prompt)
         if why is not None:  # refused here: a v1 agent may take what it never advertised
             raise InvalidParams(why)
+        session.replay = None  # what the agent sends from now on is this turn's
         await self._hold(session)
         try:
             request, message_id, updates = session.lifter.prompt(params)
@@ -348,6 +397,7 @@ class BackBridge:
         try:
             result = await self.agent.call(v1m.SESSION_PROMPT, request)
         except RequestError as exc:
+            sessions.explain(exc)  # the reason in the message the user sees
             error = v2.Error(code=exc.code, message=exc.message)
             if exc.data is not None:
                 error.data = exc.data
@@ -392,9 +442,12 @@ class BackBridge:
         # client ordering an idle behind a prompt's answer) is awaited before the next.
         session = self._sessions.get(note.session_id)
         if session is None:
-            self._keep_early(note)
+            if not self._forgotten.swallow(note.session_id):  # closed here: not kept
+                self._keep_early(note)
             return None
         update = note.update
+        if session.replay is not None and session.replay.withheld(update):
+            return None
         if type(update) is _HOT_CHUNK:  # a stream's hot path: two calls to the session
             return self._out.pass_on(note.session_id, session.lifter.agent_chunk(update))
         lifted = session.lifter.lift(update)

@@ -264,7 +264,7 @@ async def run_command(args: argparse.Namespace) -> int:
     import anyio
 
     from acp2 import sanitize
-    from acp2.errors import Acp2Error
+    from acp2.errors import Acp2Error, described
     from acp2.ui.logs import safe_stderr_logging
 
     safe_stderr_logging()  # warnings quote the agent: never raw on the terminal
@@ -281,7 +281,7 @@ async def run_command(args: argparse.Namespace) -> int:
         print(f"acp2 run: error: {sanitize.prose(detail)}", file=sys.stderr)
         return EXIT_AGENT_FAILED
     except (Acp2Error, OSError) as exc:
-        print(f"acp2 run: error: {sanitize.prose(str(exc))}", file=sys.stderr)
+        print(f"acp2 run: error: {sanitize.prose(described(exc))}", file=sys.stderr)
         return EXIT_AGENT_FAILED
     if args.json:
         from acp2.ui.oneshot import json_line
@@ -360,11 +360,19 @@ async def _prompt_once(args: argparse.Namespace) -> tuple[str, str | None, str |
         if not work.done:
             await session.cancel()
         stop = await work.wait()
-        error = getattr(work.error, "message", None)
+        error = _error_text(work.error)
         if stream is not None:
             stream.end()
         text = None if stream is not None and not args.json else work.text
-        return session.id, stop, text, error if isinstance(error, str) else None
+        return session.id, stop, text, error
+
+
+def _error_text(error: Any) -> str | None:
+    """The message of a turn's ``idle`` error, with the reason its ``data`` holds."""
+    from acp2.errors import with_reason
+
+    message = getattr(error, "message", None)
+    return with_reason(message, getattr(error, "data", None)) if isinstance(message, str) else None
 
 
 def _reconnect_reporter(url: str | None) -> Any:

@@ -209,9 +209,10 @@ async def run_chat(
                 return status
         return EXIT_AGENT_FAILED  # not reached: the last attempt never asks to reconnect
     except (Acp2Error, OSError, TimeoutError) as exc:
+        from acp2.errors import described
         from acp2.sanitize import prose
 
-        frontend.error(prose(str(exc)) or type(exc).__name__)
+        frontend.error(prose(described(exc)) or type(exc).__name__)
         _hint_after_failure(frontend)
         return EXIT_AGENT_FAILED
 

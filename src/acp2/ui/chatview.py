@@ -24,7 +24,7 @@ from acp2.client import describe
 from acp2.state import MessageState, ToolCallState
 from acp2.ui import background, options
 from acp2.ui.blocks import View, entry_block, notice_block
-from acp2.ui.commands import NO_RESUME, forgets_sessions, resume_command
+from acp2.ui.commands import no_resume_reason, resume_command
 from acp2.ui.live import LiveRegion
 from acp2.ui.prompt import ExitGuard
 from acp2.ui.settle import NoticeTracker, Settler
@@ -170,8 +170,9 @@ class ChatView:
         """How to come back to this session: the exact ``acp2 chat --resume`` command."""
         if self.session is None or not self.agent_command:
             return
-        if forgets_sessions(self.session):
-            self.console.print(Text(NO_RESUME, style="dim"))
+        reason = no_resume_reason(self.session)
+        if reason is not None:
+            self.console.print(Text(reason, style="dim"))
             return
         cwd = self.session.cwd
         here = os.path.normpath(os.getcwd()) == os.path.normpath(cwd)

@@ -19,6 +19,7 @@ from typing import Any, Final
 __all__ = [
     "BUILTINS",
     "NO_RESUME",
+    "V1_NO_RESUME",
     "Builtin",
     "Completion",
     "Parsed",
@@ -28,6 +29,7 @@ __all__ = [
     "forgets_sessions",
     "help_detail",
     "help_rows",
+    "no_resume_reason",
     "parse_line",
     "resume_command",
 ]
@@ -201,6 +203,26 @@ NO_RESUME: Final = (
     "no resume command: this agent keeps its sessions in memory only, so this one ended "
     "with it (an acp2 agent keeps them with --store FILE)"
 )
+
+
+#: Said on leaving instead of a resume command a bridged v1 agent cannot serve.
+V1_NO_RESUME: Final = (
+    "no resume command: this ACP v1 agent advertises neither loadSession nor "
+    "sessionCapabilities.resume, so this session cannot be resumed"
+)
+
+
+def no_resume_reason(session: Any) -> str | None:
+    """Why a resume command for ``session`` (a ``ClientSession``) would fail: its agent
+    keeps sessions in memory only (:data:`NO_RESUME`), or is a v1 agent that cannot
+    resume (:data:`V1_NO_RESUME`); None when it may work."""
+    from acp2.compat.v1.handshake import refused_by_bridge
+    from acp2.schema.methods import SESSION_RESUME
+
+    if forgets_sessions(session):
+        return NO_RESUME
+    capabilities = getattr(session.env.agent_capabilities, "session", None)
+    return V1_NO_RESUME if refused_by_bridge(capabilities, SESSION_RESUME.name) else None
 
 
 def forgets_sessions(session: Any) -> bool:

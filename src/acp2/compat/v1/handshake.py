@@ -10,22 +10,28 @@ counted in ``dropped`` (names in ``docs/v1-projection.md``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Final
 
 from msgspec import UNSET
 
 import acp2.compat.v1.schema as v1
 import acp2.schema as v2
+import acp2.schema.methods as v2m
 from acp2.compat.v1.convert import Drops, recode
 from acp2.schema.capabilities import supports
+from acp2.schema.extensions import META_KEY
 
 __all__ = [
     "UNKNOWN_IMPLEMENTATION",
+    "V1Sessions",
     "initialize_request_from_v1",
     "initialize_request_to_v1",
     "initialize_result_from_v1",
     "initialize_result_to_v1",
+    "refused_by_bridge",
     "runs_terminal_login",
+    "v1_sessions",
     "wants_boolean_options",
 ]
 
@@ -201,14 +207,100 @@ def initialize_request_to_v1(
     )
 
 
+#: The key under ``capabilities.session._meta["acp2"]`` that says which baseline session
+#: methods a bridge in front of a v1 agent refuses or emulates (:meth:`V1Sessions.meta`).
+V1_SESSIONS_KEY: Final = "v1Sessions"
+
+
+@dataclass(frozen=True, slots=True)
+class V1Sessions:
+    """What a v1 agent's ``initialize`` result lets a bridge do with existing sessions.
+
+    v2's ``capabilities.session`` promises ``session/list``, ``resume`` and ``close``
+    (IN-09); a v1 agent promises each on its own. ``can_load``: ``loadSession``;
+    ``can_resume`` / ``can_list`` / ``can_close``: ``sessionCapabilities.resume`` /
+    ``.list`` / ``.close``. ``agent`` names the agent in refusals. A bridge forwards
+    what the agent advertised, emulates resume through ``session/load`` (the replay
+    withheld) and close as local forgetting, and refuses the rest locally
+    (:meth:`refusal`); ``docs/v1-projection.md`` lists each.
+    """
+
+    agent: str
+    can_load: bool = False
+    can_resume: bool = False
+    can_list: bool = False
+    can_close: bool = False
+
+    @property
+    def resumes(self) -> bool:
+        """Whether a v2 ``session/resume`` without a cursor can be served at all."""
+        return self.can_resume or self.can_load
+
+    def refused(self) -> list[str]:
+        """The v2 baseline methods a bridge answers ``-32601`` without asking the agent."""
+        out = [] if self.can_list else [v2m.SESSION_LIST.name]
+        return out if self.resumes else [*out, v2m.SESSION_RESUME.name]
+
+    def emulated(self) -> dict[str, str]:
+        """The v2 baseline methods a bridge serves in its own way: ``session/resume`` ->
+        ``"load"`` (v1 ``session/load``, the replay withheld), ``session/close`` ->
+        ``"local"`` (the bridge forgets the session)."""
+        out = {} if self.can_resume or not self.can_load else {v2m.SESSION_RESUME.name: "load"}
+        return out if self.can_close else {**out, v2m.SESSION_CLOSE.name: "local"}
+
+    def meta(self) -> dict[str, Any]:
+        """``capabilities.session._meta`` telling a v2 client what is refused / emulated
+        (empty when the agent advertised everything)."""
+        said = {"refused": self.refused(), "emulated": self.emulated()}
+        kept = {key: value for key, value in said.items() if value}
+        return {META_KEY: {V1_SESSIONS_KEY: kept}} if kept else {}
+
+    def refusal(self, method: str) -> str:
+        """The message of the ``-32601`` refusing ``method`` (one of :meth:`refused`),
+        naming the capability the v1 agent lacks."""
+        lacks = (
+            "sessionCapabilities.list"
+            if method == v2m.SESSION_LIST.name
+            else "loadSession or sessionCapabilities.resume"
+        )
+        agent = self.agent
+        return f"{method} is not available: the ACP v1 agent {agent} does not advertise {lacks}"
+
+
+def refused_by_bridge(session_capabilities: Any, method: str) -> bool:
+    """True when a v2 agent's ``capabilities.session`` says it is a bridged v1 agent that
+    refuses the baseline ``method`` (:meth:`V1Sessions.meta`); False when it says nothing."""
+    meta = getattr(session_capabilities, "meta", None)
+    ours = meta.get(META_KEY) if isinstance(meta, dict) else None
+    said = ours.get(V1_SESSIONS_KEY) if isinstance(ours, dict) else None
+    refused = said.get("refused") if isinstance(said, dict) else None
+    return isinstance(refused, list) and method in refused
+
+
+def v1_sessions(result: v1.InitializeResponse) -> V1Sessions:
+    """Read :class:`V1Sessions` from a v1 agent's ``initialize`` result."""
+    caps = result.agent_capabilities
+    extra = caps.session_capabilities if caps is not UNSET else UNSET
+    info = result.agent_info
+    return V1Sessions(
+        agent=info.name if info not in (UNSET, None) else "(unnamed)",
+        can_load=caps is not UNSET and caps.load_session is True,
+        can_resume=_has(extra, "resume"),
+        can_list=_has(extra, "list"),
+        can_close=_has(extra, "close"),
+    )
+
+
 def initialize_result_from_v1(result: v1.InitializeResponse) -> v2.InitializeResponse:
     """A v1 agent's ``initialize`` result as v2 (``protocolVersion`` kept as answered).
 
     ``session`` is always present: ``session/new`` and ``session/prompt`` are v1
-    baseline; whether resume can replay is the v1 ``loadSession`` flag, which the caller
-    reads from the v1 result. Prompt booleans -> markers, ``mcp.stdio`` always (implicit
-    in v1), ``mcp.http`` when true (``sse`` has no v2 form); ``agentInfo`` -> ``info``
-    (``unknown`` when absent); auth method ``id`` -> ``methodId``.
+    baseline. The rest of v2's baseline is kept only as :class:`V1Sessions` says:
+    ``session._meta["acp2"]["v1Sessions"]`` lists the methods a bridge refuses
+    (``refused``) and emulates (``emulated``). Prompt booleans -> markers, ``mcp.stdio``
+    always (implicit in v1), ``mcp.http`` when true (``sse`` has no v2 form);
+    ``agentInfo`` -> ``info`` (``unknown`` when absent); auth method ``id`` ->
+    ``methodId``.
     """
     caps = result.agent_capabilities if result.agent_capabilities is not UNSET else None
     prompt = caps.prompt_capabilities if caps is not None else UNSET
@@ -231,6 +323,7 @@ def initialize_result_from_v1(result: v1.InitializeResponse) -> v2.InitializeRes
             if _has(extra, "additional_directories")
             else UNSET
         ),
+        meta=v1_sessions(result).meta() or UNSET,
     )
     info = result.agent_info
     return v2.InitializeResponse(
