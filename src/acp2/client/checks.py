@@ -75,28 +75,37 @@ def check_prompt(caps: AgentCapabilities, blocks: Sequence[Any]) -> None:
     """
     if not blocks:
         raise LocalProtocolError("A prompt needs at least one content block")
-    prompt = _get(session_capabilities(caps), "prompt")
-    needs = (
-        (ImageContent, "image", "image"),
-        (AudioContent, "audio", "audio"),
-        (EmbeddedResource, "embedded_context", "embeddedContext"),
-    )
+    session = session_capabilities(caps)
     for index, block in enumerate(blocks):
-        if isinstance(block, TextContent | ResourceLink):
+        if type(block) in _ALWAYS_ALLOWED or isinstance(block, TextContent | ResourceLink):
             continue
-        for cls, attr, wire in needs:
-            if isinstance(block, cls):
-                if not supports(_get(prompt, attr)):
-                    raise LocalProtocolError(
-                        f"Prompt block {index} is {cls.__name__}, but the agent does not "
-                        f"advertise session.prompt.{wire}"
-                    )
-                break
-        else:
-            raise LocalProtocolError(
-                f"Prompt block {index} has a type the agent did not advertise: "
-                f"{type(block).__name__}"
-            )
+        _check_advertised(_get(session, "prompt"), index, block)
+
+
+#: The block types every agent takes, looked up before the ``isinstance`` that also
+#: admits subclasses: a text prompt is checked once per prompt sent.
+_ALWAYS_ALLOWED: Final = frozenset({TextContent, ResourceLink})
+_NEEDS: Final = (
+    (ImageContent, "image", "image"),
+    (AudioContent, "audio", "audio"),
+    (EmbeddedResource, "embedded_context", "embeddedContext"),
+)
+
+
+def _check_advertised(prompt: Any, index: int, block: Any) -> None:
+    """Refuse the prompt block ``block`` at ``index`` unless ``prompt`` (the agent's
+    ``session.prompt`` capabilities) advertises its type."""
+    for cls, attr, wire in _NEEDS:
+        if isinstance(block, cls):
+            if not supports(_get(prompt, attr)):
+                raise LocalProtocolError(
+                    f"Prompt block {index} is {cls.__name__}, but the agent does not "
+                    f"advertise session.prompt.{wire}"
+                )
+            return
+    raise LocalProtocolError(
+        f"Prompt block {index} has a type the agent did not advertise: {type(block).__name__}"
+    )
 
 
 def check_directories(caps: AgentCapabilities, directories: Sequence[str] | None) -> None:

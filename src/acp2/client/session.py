@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import uuid
+import os
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
@@ -91,9 +91,14 @@ UpdateListener: TypeAlias = Callable[[Any, bytes], None]
 
 
 def new_idempotency_key() -> str:
-    """A fresh ``idempotencyKey`` for one prompt (a random UUID, unique per prompt):
-    keep it to retry that prompt with :meth:`ClientSession.prompt`."""
-    return str(uuid.uuid4())
+    """A fresh ``idempotencyKey`` for one prompt (a random version-4 UUID in its usual
+    text form, unique per prompt): keep it to retry that prompt with
+    :meth:`ClientSession.prompt`."""
+    # str(uuid.uuid4()) spelled out: the same 122 random bits and fixed version and
+    # variant bits, without building a UUID object (1.9 -> 0.8 us, once per prompt).
+    h = os.urandom(16).hex()
+    variant = "89ab"[int(h[16], 16) & 3]
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{variant}{h[17:20]}-{h[20:]}"
 
 
 class ClientSession:
@@ -180,7 +185,7 @@ class ClientSession:
         """
         if self.replaying:
             return self._deliver_replayed(update, raw_params)
-        if self._listeners or (self._asking and type(update) is StateUpdate):
+        if self._listeners:
             return self._deliver_in_full(update, raw_params)
         # :meth:`receive` without listeners, inlined: the hot path of a streaming session,
         # where one more call per update costs a few percent of the client's CPU.
@@ -189,6 +194,8 @@ class ClientSession:
             for work in self._works:  # plain text: never an idle, and the block needs no check
                 work.record_text(update)
         else:
+            if self._asking and kind is StateUpdate and update.state == "idle":
+                self._take_answers()
             self._reduce_and_record(kind, update)
         if self._changed is not None:
             self._wake()
@@ -282,11 +289,12 @@ class ClientSession:
         here, in the reader's call, whenever the prompting task gets to run; a failed
         answer takes its work out of the session here too.
         """
-        for asking in list(self._asking):
+        waiting: list[tuple[Work, _Answer]] = []
+        for asking in self._asking:
             work, answered = asking
             if not answered.done() or answered.cancelled():
+                waiting.append(asking)
                 continue
-            self._asking.remove(asking)
             result, error = answered.result()
             response = None if error is not None else _prompt_response(result)
             if response is None:  # the prompting task raises; the work is not the idle's
@@ -294,11 +302,14 @@ class ClientSession:
                     self._works.remove(work)
             elif not work.accepted:
                 work.accept(_message_id(response))
+        self._asking = waiting
 
     def _reduce_and_record(self, kind: type, update: Any) -> None:
         """:meth:`receive` for every update but a plain agent text chunk."""
         reduce(self.state, update)
-        if kind in _SEED_KINDS:
+        if kind is StateUpdate:
+            pass  # every turn has a few: skip the checks below
+        elif kind in _SEED_KINDS:
             self._seeded[kind] = None
         elif kind is SubagentUpdate:
             from acp2.client.children import adopt  # here: children imports this module
