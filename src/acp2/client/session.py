@@ -193,9 +193,9 @@ class ClientSession:
         if kind is AgentMessageChunk and reduce_agent_text(self.state, update):
             for work in self._works:  # plain text: never an idle, and the block needs no check
                 work.record_text(update)
+        elif kind is StateUpdate:
+            self._take_state(update)
         else:
-            if self._asking and kind is StateUpdate and update.state == "idle":
-                self._take_answers()
             self._reduce_and_record(kind, update)
         if self._changed is not None:
             self._wake()
@@ -249,8 +249,6 @@ class ClientSession:
             if found is None:
                 return None
             raw = found
-        if self._asking and type(update) is StateUpdate and update.state == "idle":
-            self._take_answers()
         self.receive(update, raw)
         return None
 
@@ -262,10 +260,11 @@ class ClientSession:
         per batch of updates the reader handles without pausing.
         """
         kind = type(update)
-        works = self._works
         if kind is AgentMessageChunk and reduce_agent_text(self.state, update):
-            for work in works:  # plain text: never an idle, and the block needs no check
+            for work in self._works:  # plain text: never an idle, and the block needs no check
                 work.record_text(update)
+        elif kind is StateUpdate:
+            self._take_state(update)
         else:
             self._reduce_and_record(kind, update)
         if self._listeners:
@@ -304,12 +303,25 @@ class ClientSession:
                 work.accept(_message_id(response))
         self._asking = waiting
 
-    def _reduce_and_record(self, kind: type, update: Any) -> None:
-        """:meth:`receive` for every update but a plain agent text chunk."""
+    def _take_state(self, update: StateUpdate) -> None:
+        """:meth:`receive` for a ``state_update`` (a few in every turn): an ``idle``
+        first accepts the prompts answered before it (:meth:`_take_answers`)."""
+        if self._asking and update.state == "idle":
+            self._take_answers()
         reduce(self.state, update)
-        if kind is StateUpdate:
-            pass  # every turn has a few: skip the checks below
-        elif kind in _SEED_KINDS:
+        works = self._works
+        if works:
+            finished = False
+            for work in works:
+                finished = work.record_state(update) or finished
+            if finished:
+                self._works = [work for work in works if not work.done]
+
+    def _reduce_and_record(self, kind: type, update: Any) -> None:
+        """:meth:`receive` for every update but a plain agent text chunk and a
+        ``state_update``."""
+        reduce(self.state, update)
+        if kind in _SEED_KINDS:
             self._seeded[kind] = None
         elif kind is SubagentUpdate:
             from acp2.client.children import adopt  # here: children imports this module

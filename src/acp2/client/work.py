@@ -238,7 +238,7 @@ class Work:
             return False
         kind = type(update)
         if kind is StateUpdate:  # no run, no message id: the updates of every turn
-            return self._record_state(update)
+            return self.record_state(update)
         run = self._run
         if run is not None and kind is run.kind:
             if type(run) is TextRun:  # run.extend(update), inlined: the hot path of a stream
@@ -262,9 +262,11 @@ class Work:
         self._append(update if run is None else run)
         return False
 
-    def _record_state(self, update: StateUpdate) -> bool:
-        """:meth:`record` for a ``state_update``: it ends any run, and an ``idle`` the
-        work once accepted."""
+    def record_state(self, update: StateUpdate) -> bool:
+        """Internal: :meth:`record` for a ``state_update``: it ends any run, and an
+        ``idle`` the work once accepted (then True)."""
+        if self.done:
+            return False
         self._run = None
         items = self._items
         items.append(update)
