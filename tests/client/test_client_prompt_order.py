@@ -65,32 +65,49 @@ def _note(update: dict[str, Any]) -> tuple[_UpdateNotification, bytes]:
     return msgspec.json.decode(body, type=_UpdateNotification), body
 
 
-def _session(wire: list[Any]) -> ClientSession:
+def _session(wire: list[Any], heard: list[bytes] | None = None) -> ClientSession:
+    """A session over ``wire``; with ``heard``, a listener collects every update's bytes."""
     link = ReaderLink(wire)
     session = ClientSession(SessionEnv(CAPS, deny_all), link, "s", "/tmp")
     link.attach(session)
+    if heard is not None:  # a listener takes the session off its listener-free fast path
+        session.add_listener(lambda update, raw: heard.append(raw))
     return session
 
 
-async def test_an_idle_read_after_the_prompts_answer_ends_the_prompts_work() -> None:
-    session = _session([ANSWER, RUNNING, TEXT, IDLE])
+#: Each order holds on both of a session's paths: without listeners and with one.
+listening = pytest.mark.parametrize("listener", [False, True], ids=["no listener", "a listener"])
+
+
+@listening
+async def test_an_idle_read_after_the_prompts_answer_ends_the_prompts_work(listener: bool) -> None:
+    heard: list[bytes] | None = [] if listener else None
+    session = _session([ANSWER, RUNNING, TEXT, IDLE], heard)
     with anyio.fail_after(TIMEOUT):
         work = await session.prompt("hi")
         assert work.done
         assert await work.wait() == "end_turn"
     assert work.text == "hi"
+    assert heard is None or [json.loads(raw) for raw in heard][-1] == IDLE
 
 
-async def test_an_empty_turn_answered_then_idle_ends_the_prompts_work() -> None:
-    session = _session([ANSWER, IDLE])
+@listening
+async def test_an_empty_turn_answered_then_idle_ends_the_prompts_work(listener: bool) -> None:
+    heard: list[bytes] | None = [] if listener else None
+    session = _session([ANSWER, IDLE], heard)
     with anyio.fail_after(TIMEOUT):
         work = await session.prompt("hi")
         assert work.done
         assert await work.wait() == "end_turn"
+    assert heard is None or len(heard) == 1
 
 
-async def test_an_idle_read_before_the_prompts_answer_does_not_end_the_prompts_work() -> None:
-    session = _session([IDLE, ANSWER])
+@listening
+async def test_an_idle_read_before_the_prompts_answer_does_not_end_the_prompts_work(
+    listener: bool,
+) -> None:
+    heard: list[bytes] | None = [] if listener else None
+    session = _session([IDLE, ANSWER], heard)
     with anyio.fail_after(TIMEOUT):
         work = await session.prompt("hi")
     assert not work.done
