@@ -128,7 +128,7 @@ def _message_handler(kind: str) -> _Handler:
 
 
 def _state_update(state: SessionState, update: StateUpdate) -> None:
-    was_busy = state.busy
+    was_busy = state.foreground != "idle"  # SessionState.busy without the property call
     state.foreground = update.state
     background = update.background
     state.background = list(background) if isinstance(background, list) else None
