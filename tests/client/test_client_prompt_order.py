@@ -26,7 +26,8 @@ from acp2.client.core import ClientCore, _UpdateNotification
 from acp2.client.env import SessionEnv
 from acp2.client.permissions import deny_all
 from acp2.client.session import ClientSession
-from acp2.schema import AgentCapabilities, PromptResponse, SessionCapabilities
+from acp2.client.work import MAX_ENTRIES
+from acp2.schema import AgentCapabilities, PromptResponse, SessionCapabilities, StateUpdate
 from helpers.timeouts import TIMEOUT
 
 pytestmark = pytest.mark.anyio
@@ -111,6 +112,31 @@ async def test_an_idle_read_before_the_prompts_answer_does_not_end_the_prompts_w
     with anyio.fail_after(TIMEOUT):
         work = await session.prompt("hi")
     assert not work.done
+
+
+async def test_a_works_text_leaves_out_the_earlier_works_messages_it_dropped() -> None:
+    """Earlier work's text and idle arrive after the prompt was sent, before its answer:
+    the work drops them when accepted, and its text names only its own message."""
+    earlier = {**TEXT, "messageId": "a0"}
+    session = _session([earlier, IDLE, ANSWER, RUNNING, TEXT, IDLE])
+    with anyio.fail_after(TIMEOUT):
+        work = await session.prompt("hi")
+        assert await work.wait() == "end_turn"
+    assert work.text == "hi"  # a1's text alone, not a0's too
+    assert type(work.updates[0]) is StateUpdate  # the running that opened its turn
+
+
+async def test_a_work_that_dropped_entries_before_its_answer_forgets_their_messages() -> None:
+    """More updates than a work keeps arrive before the answer (alternating messages, so
+    nothing coalesces): the oldest give way to a marker, and the work's text no longer
+    names the message only they held."""
+    flood = [{**TEXT, "messageId": "b" if i % 2 else "c"} for i in range(MAX_ENTRIES + 4)]
+    session = _session([{**TEXT, "messageId": "a0"}, *flood, ANSWER, IDLE])
+    with anyio.fail_after(TIMEOUT):
+        work = await session.prompt("hi")
+        assert await work.wait() == "end_turn"
+    messages = session.state.messages
+    assert work.text == "\n\n".join(messages[("agent", mid)].text for mid in ("c", "b"))
 
 
 async def test_a_session_reads_its_connections_environment_not_the_connection() -> None:
