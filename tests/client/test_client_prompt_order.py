@@ -27,7 +27,14 @@ from acp2.client.env import SessionEnv
 from acp2.client.permissions import deny_all
 from acp2.client.session import ClientSession
 from acp2.client.work import MAX_ENTRIES
-from acp2.schema import AgentCapabilities, PromptResponse, SessionCapabilities, StateUpdate
+from acp2.errors import LocalProtocolError
+from acp2.schema import (
+    AgentCapabilities,
+    PromptResponse,
+    SessionCapabilities,
+    StateUpdate,
+    TextContent,
+)
 from helpers.timeouts import TIMEOUT
 
 pytestmark = pytest.mark.anyio
@@ -137,6 +144,18 @@ async def test_a_work_that_dropped_entries_before_its_answer_forgets_their_messa
         assert await work.wait() == "end_turn"
     messages = session.state.messages
     assert work.text == "\n\n".join(messages[("agent", mid)].text for mid in ("c", "b"))
+
+
+@pytest.mark.parametrize("prompt", ["hi", [TextContent(text="hi")]], ids=["text", "blocks"])
+async def test_a_prompt_to_an_agent_without_sessions_is_refused_and_sends_nothing(
+    prompt: Any,
+) -> None:
+    link = ReaderLink([RUNNING, ANSWER, IDLE])
+    session = ClientSession(SessionEnv(AgentCapabilities(), deny_all), link, "s", "/tmp")
+    link.attach(session)
+    with pytest.raises(LocalProtocolError, match="session support"):
+        await session.prompt(prompt)
+    assert session.state.work == 0  # the wire was never read: nothing was sent
 
 
 async def test_a_session_reads_its_connections_environment_not_the_connection() -> None:

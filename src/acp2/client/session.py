@@ -25,7 +25,7 @@ import msgspec
 from msgspec import Raw
 
 from acp2 import _aio
-from acp2.client.checks import check_prompt
+from acp2.client.checks import check_prompt, session_capabilities
 from acp2.client.core import ClientCore, update_bytes
 from acp2.client.elicitation import CANCEL, ElicitationPolicy, ElicitationRequest, run_policy
 from acp2.client.env import SessionEnv
@@ -407,8 +407,12 @@ class ClientSession:
         An agent that ignores keys (older drafts) may insert a retry again.
         """
         self._check_open()
-        blocks = [TextContent(text=prompt)] if isinstance(prompt, str) else list(prompt)
-        check_prompt(self.env.agent_capabilities, blocks)
+        if isinstance(prompt, str):  # one text block: every agent with sessions takes it
+            blocks: list[Any] = [TextContent(text=prompt)]
+            session_capabilities(self.env.agent_capabilities)
+        else:
+            blocks = list(prompt)
+            check_prompt(self.env.agent_capabilities, blocks)
         key = new_idempotency_key() if idempotency_key is None else idempotency_key
         work = Work(self, self._wait_change)
         work.idempotency_key = key
