@@ -5,12 +5,13 @@ out only for listeners. Driven the way the reader calls it, without an event loo
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 from typing import Any
 
 import msgspec
 
-from acp2.client.core import ClientCore, _UpdateNotification
+from acp2.client.core import ClientCore, _RawUpdateNotification, _UpdateNotification
 from acp2.client.session import ClientSession
 from acp2.client.work import Work
 
@@ -110,3 +111,13 @@ def test_an_update_fed_as_an_object_is_routed_buffered_and_encoded_for_listeners
     again = _session(link)
     link.attach(again)
     assert again.state.messages == {}
+
+
+def test_the_per_update_notification_is_not_tracked_by_the_cycle_collector() -> None:
+    # One per update, dropped once routed: a struct type the collector tracks makes the
+    # decoder decide, for every update, whether to track it (issue 25).
+    assert _UpdateNotification.__struct_config__.gc is False
+    assert _RawUpdateNotification.__struct_config__.gc is False
+    note, raw = _chunk("s", "hi")
+    assert not gc.is_tracked(note)
+    assert not gc.is_tracked(msgspec.json.decode(raw, type=_RawUpdateNotification))

@@ -26,7 +26,15 @@ from acp2.client.core import ClientCore, _UpdateNotification
 from acp2.client.env import SessionEnv
 from acp2.client.permissions import deny_all
 from acp2.client.session import ClientSession
-from acp2.schema import AgentCapabilities, PromptResponse, SessionCapabilities
+from acp2.client.work import MAX_ENTRIES
+from acp2.errors import LocalProtocolError
+from acp2.schema import (
+    AgentCapabilities,
+    PromptResponse,
+    SessionCapabilities,
+    StateUpdate,
+    TextContent,
+)
 from helpers.timeouts import TIMEOUT
 
 pytestmark = pytest.mark.anyio
@@ -65,35 +73,89 @@ def _note(update: dict[str, Any]) -> tuple[_UpdateNotification, bytes]:
     return msgspec.json.decode(body, type=_UpdateNotification), body
 
 
-def _session(wire: list[Any]) -> ClientSession:
+def _session(wire: list[Any], heard: list[bytes] | None = None) -> ClientSession:
+    """A session over ``wire``; with ``heard``, a listener collects every update's bytes."""
     link = ReaderLink(wire)
     session = ClientSession(SessionEnv(CAPS, deny_all), link, "s", "/tmp")
     link.attach(session)
+    if heard is not None:  # a listener takes the session off its listener-free fast path
+        session.add_listener(lambda update, raw: heard.append(raw))
     return session
 
 
-async def test_an_idle_read_after_the_prompts_answer_ends_the_prompts_work() -> None:
-    session = _session([ANSWER, RUNNING, TEXT, IDLE])
+#: Each order holds on both of a session's paths: without listeners and with one.
+listening = pytest.mark.parametrize("listener", [False, True], ids=["no listener", "a listener"])
+
+
+@listening
+async def test_an_idle_read_after_the_prompts_answer_ends_the_prompts_work(listener: bool) -> None:
+    heard: list[bytes] | None = [] if listener else None
+    session = _session([ANSWER, RUNNING, TEXT, IDLE], heard)
     with anyio.fail_after(TIMEOUT):
         work = await session.prompt("hi")
         assert work.done
         assert await work.wait() == "end_turn"
     assert work.text == "hi"
+    assert heard is None or [json.loads(raw) for raw in heard][-1] == IDLE
 
 
-async def test_an_empty_turn_answered_then_idle_ends_the_prompts_work() -> None:
-    session = _session([ANSWER, IDLE])
+@listening
+async def test_an_empty_turn_answered_then_idle_ends_the_prompts_work(listener: bool) -> None:
+    heard: list[bytes] | None = [] if listener else None
+    session = _session([ANSWER, IDLE], heard)
     with anyio.fail_after(TIMEOUT):
         work = await session.prompt("hi")
         assert work.done
         assert await work.wait() == "end_turn"
+    assert heard is None or len(heard) == 1
 
 
-async def test_an_idle_read_before_the_prompts_answer_does_not_end_the_prompts_work() -> None:
-    session = _session([IDLE, ANSWER])
+@listening
+async def test_an_idle_read_before_the_prompts_answer_does_not_end_the_prompts_work(
+    listener: bool,
+) -> None:
+    heard: list[bytes] | None = [] if listener else None
+    session = _session([IDLE, ANSWER], heard)
     with anyio.fail_after(TIMEOUT):
         work = await session.prompt("hi")
     assert not work.done
+
+
+async def test_a_works_text_leaves_out_the_earlier_works_messages_it_dropped() -> None:
+    """Earlier work's text and idle arrive after the prompt was sent, before its answer:
+    the work drops them when accepted, and its text names only its own message."""
+    earlier = {**TEXT, "messageId": "a0"}
+    session = _session([earlier, IDLE, ANSWER, RUNNING, TEXT, IDLE])
+    with anyio.fail_after(TIMEOUT):
+        work = await session.prompt("hi")
+        assert await work.wait() == "end_turn"
+    assert work.text == "hi"  # a1's text alone, not a0's too
+    assert type(work.updates[0]) is StateUpdate  # the running that opened its turn
+
+
+async def test_a_work_that_dropped_entries_before_its_answer_forgets_their_messages() -> None:
+    """More updates than a work keeps arrive before the answer (alternating messages, so
+    nothing coalesces): the oldest give way to a marker, and the work's text no longer
+    names the message only they held."""
+    flood = [{**TEXT, "messageId": "b" if i % 2 else "c"} for i in range(MAX_ENTRIES + 4)]
+    session = _session([{**TEXT, "messageId": "a0"}, *flood, ANSWER, IDLE])
+    with anyio.fail_after(TIMEOUT):
+        work = await session.prompt("hi")
+        assert await work.wait() == "end_turn"
+    messages = session.state.messages
+    assert work.text == "\n\n".join(messages[("agent", mid)].text for mid in ("c", "b"))
+
+
+@pytest.mark.parametrize("prompt", ["hi", [TextContent(text="hi")]], ids=["text", "blocks"])
+async def test_a_prompt_to_an_agent_without_sessions_is_refused_and_sends_nothing(
+    prompt: Any,
+) -> None:
+    link = ReaderLink([RUNNING, ANSWER, IDLE])
+    session = ClientSession(SessionEnv(AgentCapabilities(), deny_all), link, "s", "/tmp")
+    link.attach(session)
+    with pytest.raises(LocalProtocolError, match="session support"):
+        await session.prompt(prompt)
+    assert session.state.work == 0  # the wire was never read: nothing was sent
 
 
 async def test_a_session_reads_its_connections_environment_not_the_connection() -> None:

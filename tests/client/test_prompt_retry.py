@@ -151,3 +151,15 @@ async def test_a_prompt_retried_after_the_agent_was_killed_mid_answer_runs_once(
     history = _history(store_backend, session.id)
     assert len(_kinds(history, "user_message")) == 1
     assert len(_kinds(history, "agent_message_chunk")) == 1  # the killed attempt's only
+
+
+def test_a_fresh_key_is_a_random_version_4_uuid_in_its_canonical_text_form() -> None:
+    keys = [new_idempotency_key() for _ in range(200)]
+    assert len(set(keys)) == len(keys)
+    for key in keys:
+        parsed = uuid.UUID(key)
+        assert str(parsed) == key
+        assert parsed.version == 4
+        assert parsed.variant == uuid.RFC_4122
+    # The two random bits beside the variant take every value (not fixed by the build).
+    assert {key[19] for key in keys} == set("89ab")

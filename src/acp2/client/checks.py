@@ -24,7 +24,9 @@ from acp2.schema import (
     McpServerHttp,
     McpServerSse,
     McpServerStdio,
+    ResourceLink,
     SessionCapabilities,
+    TextContent,
     supports,
 )
 
@@ -73,9 +75,21 @@ def check_prompt(caps: AgentCapabilities, blocks: Sequence[Any]) -> None:
     Unknown block types are never advertised, so they are refused too
     (:func:`acp2.lifecycle.prompt_content.refusal`).
     """
-    why = refusal(PromptTakes.of(_get(session_capabilities(caps), "prompt")), blocks)
+    session = session_capabilities(caps)  # no session support: nothing to prompt
+    for block in blocks:  # the common prompt, text and links only, needs no marker
+        if type(block) not in _ALWAYS_ALLOWED:
+            break
+    else:
+        if blocks:
+            return
+    why = refusal(PromptTakes.of(_get(session, "prompt")), blocks)
     if why is not None:
         raise LocalProtocolError(why)
+
+
+#: The block types every agent takes, looked up before the shared rule: a text prompt
+#: is checked once per prompt sent.
+_ALWAYS_ALLOWED: Final = frozenset({TextContent, ResourceLink})
 
 
 def check_directories(caps: AgentCapabilities, directories: Sequence[str] | None) -> None:

@@ -58,18 +58,27 @@ def _after_last_idle(items: list[Any], end: int) -> int:
     return 0
 
 
+# Exact types, looked up in a set: the decoder makes no subclasses (the reducer, too,
+# dispatches on the exact type), and a set lookup is a few times cheaper than an
+# ``isinstance`` against a union, once per update of every work.
+_USER_KINDS: Final = frozenset({UserMessage, UserMessageChunk})
+_AGENT_KINDS: Final = frozenset({AgentMessage, AgentMessageChunk})
+
+
 def _user_message_id(entry: Any) -> str | None:
-    if isinstance(entry, UserMessage | UserMessageChunk):
-        return entry.message_id
-    if type(entry) is TextRun and entry.kind is UserMessageChunk:
+    kind = type(entry)
+    if kind in _USER_KINDS:
+        return entry.message_id  # type: ignore[no-any-return]
+    if kind is TextRun and entry.kind is UserMessageChunk:
         return str(entry.message_id)
     return None
 
 
 def _agent_message_id(entry: Any) -> str | None:
-    if isinstance(entry, AgentMessageChunk | AgentMessage):
-        return entry.message_id
-    if type(entry) is TextRun and entry.kind is AgentMessageChunk:
+    kind = type(entry)
+    if kind in _AGENT_KINDS:
+        return entry.message_id  # type: ignore[no-any-return]
+    if kind is TextRun and entry.kind is AgentMessageChunk:
         return str(entry.message_id)
     return None
 
@@ -227,8 +236,11 @@ class Work:
         """Internal: record one update of the session; return True when it ended the work."""
         if self.done:
             return False
+        kind = type(update)
+        if kind is StateUpdate:  # no run, no message id: the updates of every turn
+            return self.record_state(update)
         run = self._run
-        if run is not None and type(update) is run.kind:
+        if run is not None and kind is run.kind:
             if type(run) is TextRun:  # run.extend(update), inlined: the hot path of a stream
                 block = update.content
                 if (
@@ -248,7 +260,19 @@ class Work:
                 return False
         self._run = run = new_run(update)
         self._append(update if run is None else run)
-        if self.accepted and type(update) is StateUpdate and update.state == "idle":
+        return False
+
+    def record_state(self, update: StateUpdate) -> bool:
+        """Internal: :meth:`record` for a ``state_update``: it ends any run, and an
+        ``idle`` the work once accepted (then True)."""
+        if self.done:
+            return False
+        self._run = None
+        items = self._items
+        items.append(update)
+        if len(items) > MAX_ENTRIES:
+            self._drop_oldest()
+        if self.accepted and update.state == "idle":
             self._finish(update)
             return True
         return False
@@ -296,16 +320,14 @@ class Work:
         self.accepted = True
         self._message_id = message_id
         items = self._items
-        anchor = len(items)
-        if message_id is not None:
-            anchor = next(
-                (i for i, u in enumerate(items) if _user_message_id(u) == message_id), anchor
-            )
-        start = _after_last_idle(items, anchor)
-        if start == anchor == len(items):  # no user message, nothing since the last idle
+        size = len(items)
+        anchor = self._anchor(message_id)
+        start = _after_last_idle(items, anchor) if anchor else 0
+        if start == anchor == size:  # no user message, nothing since the last idle
             start = anchor = self._turn_before_answer(start)
-        del items[:start]
-        self._base += start
+        if start:
+            del items[:start]
+            self._base += start
         for i in range(anchor - start, len(items)):
             if _is_idle(items[i]):
                 del items[i + 1 :]
@@ -313,8 +335,19 @@ class Work:
                 break
         if self._run is not None and (not items or items[-1] is not self._run):
             self._run = None
-        ids = (_agent_message_id(entry) for entry in items)
-        self._agent_ids = {mid: None for mid in ids if mid is not None}
+        if len(items) != size or self._dropped:  # else the ids seen so far are all kept
+            ids = (_agent_message_id(entry) for entry in items)
+            self._agent_ids = {mid: None for mid in ids if mid is not None}
+
+    def _anchor(self, message_id: str | None) -> int:
+        """The index of the first entry of the user message ``message_id`` (else the end)."""
+        items = self._items
+        if message_id is None:
+            return len(items)
+        if items and _user_message_id(items[0]) == message_id:
+            return 0  # the usual turn: the prompt's user message opens the log
+        found = (i for i, u in enumerate(items) if _user_message_id(u) == message_id)
+        return next(found, len(items))
 
     def _turn_before_answer(self, start: int) -> int:
         """Where this work starts when the agent ran a whole foreground work since the

@@ -43,7 +43,7 @@ from acp2.schema.updates import (
     UsageUpdate,
 )
 from acp2.state._patch import patch_meta
-from acp2.state.entities import FOLD_CHUNKS, ChildSession, TokenTotals, UsageState
+from acp2.state.entities import FOLD_CHUNKS, ChildSession, MessageState, TokenTotals, UsageState
 from acp2.state.session import SessionState
 from acp2.state.tools import (
     append_terminal_output,
@@ -116,10 +116,21 @@ def _chunk_handler(kind: str) -> _Handler:
 
 def _message_handler(kind: str) -> _Handler:
     def upsert_message(state: SessionState, update: Any) -> None:
-        msg = state.message(kind, update.message_id)
-        if update.content is not UNSET:
-            msg.replace_content(update.content)
-        msg.meta = patch_meta(msg.meta, update.meta)
+        content = update.content
+        key = (kind, update.message_id)
+        msg = state.messages.get(key)
+        if msg is None and content:
+            # A new message with content (every prompt's user message): made with its
+            # blocks, as SessionState.message would make it, instead of empty and replaced.
+            msg = MessageState(kind, update.message_id, _blocks=list(content))
+            state.messages[key] = msg
+            state.timeline.append(msg)
+        else:
+            msg = state.message(kind, update.message_id)
+            if content is not UNSET:
+                msg.replace_content(content)
+        if update.meta is not UNSET:  # omitted keeps the current _meta (MU-07)
+            msg.meta = patch_meta(msg.meta, update.meta)
 
     return upsert_message
 
@@ -128,7 +139,7 @@ def _message_handler(kind: str) -> _Handler:
 
 
 def _state_update(state: SessionState, update: StateUpdate) -> None:
-    was_busy = state.busy
+    was_busy = state.foreground != "idle"  # SessionState.busy without the property call
     state.foreground = update.state
     background = update.background
     state.background = list(background) if isinstance(background, list) else None
