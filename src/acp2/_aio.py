@@ -17,7 +17,7 @@ ledger 8: ping 130 -> 83 us with 9) and the client's session wake-ups are plain
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Container, Coroutine
 from typing import Any, Final, TypeVar
 
 import anyio
@@ -143,10 +143,12 @@ class Tasks:
         if not task.cancelled() and (exc := task.exception()) is not None:
             self._on_error(exc)
 
-    def cancel(self) -> None:
-        """Cancel every task still running (as leaving a cancelled task group does)."""
+    def cancel(self, spare: Container[asyncio.Task[Any]] = ()) -> None:
+        """Cancel every task still running (as leaving a cancelled task group does), but
+        those in ``spare`` (work shielded from this cancel: :meth:`wait` still waits)."""
         for task in self._tasks:
-            task.cancel()
+            if task not in spare:
+                task.cancel()
 
     async def wait(self) -> None:
         """Return once every task has ended (shielded from cancellation)."""

@@ -29,6 +29,7 @@ and other processes sharing the store.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import inspect
 import logging
@@ -163,9 +164,10 @@ class SessionHub:
         self.members: list[Member] = []
         # A dict as an ordered set: 64 bytes empty against a set's 216, on every session.
         self._questions: dict[Question[Any], None] = {}
-        #: The connection whose task group runs the current work, and the work's scope.
+        #: The connection that started the current work, the work's scope and its task.
         self._host: Link | None = None
         self._scope: anyio.CancelScope | None = None
+        self._task: asyncio.Task[Any] | None = None
 
     # -- membership -------------------------------------------------------------------
 
@@ -238,16 +240,26 @@ class SessionHub:
 
     # -- the current work -----------------------------------------------------------------
 
-    async def host(self, connection: Link, work: Callable[[], Awaitable[None]]) -> None:
-        """Run ``work`` (a turn started by ``connection``) in a scope :meth:`leave` can
-        shield from that connection's end."""
+    async def host(self, connection: Link, work: Awaitable[None]) -> None:
+        """Run ``work`` (a turn started by ``connection``, in a task of its own) in a
+        scope :meth:`leave` can shield from that connection's end (then
+        :meth:`shielded_work` names the task, which the connection must not cancel)."""
         with anyio.CancelScope() as scope:
             self._host, self._scope = connection, scope
+            self._task = asyncio.current_task()
             try:
-                await work()
+                await work
             finally:
                 if self._scope is scope:
-                    self._host = self._scope = None
+                    self._host = self._scope = self._task = None
+
+    def shielded_work(self, connection: Link) -> asyncio.Task[Any] | None:
+        """The task of the work ``connection`` started that :meth:`leave` shielded (the
+        other clients still watch it), or None."""
+        scope = self._scope
+        if self._host is connection and scope is not None and scope.shield:
+            return self._task
+        return None
 
     # -- questions to the controllers ---------------------------------------------------
 

@@ -1,0 +1,54 @@
+"""``session/new`` requests read together share one commit (acp2.agent.group_commit,
+issue 25): the store queues each new session's row and lease, and the handlers of one
+pass of the event loop wait for one flush -- still before any of them is answered."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import anyio
+import pytest
+from agent_harness import agent_harness, make_agent
+
+from acp2.agent import HistoryStore
+from helpers.timeouts import TIMEOUT
+
+pytestmark = pytest.mark.anyio
+
+SESSIONS = 20
+
+
+def traced(store: HistoryStore) -> list[tuple[str, bool]]:
+    """Every statement the store's connection runs, and whether a transaction was open."""
+    seen: list[tuple[str, bool]] = []
+    db: sqlite3.Connection = store._db
+    db.set_trace_callback(lambda sql: seen.append((sql, db.in_transaction)))
+    return seen
+
+
+async def test_session_new_requests_sent_together_are_committed_in_one_transaction(
+    tmp_path: Path,
+) -> None:
+    store = HistoryStore(tmp_path / "history.sqlite3")
+    agent = make_agent(store=store)
+    async with agent_harness(agent, initialize=True) as h:
+        seen = traced(store)
+        ids: list[str] = []
+
+        async def open_one() -> None:
+            ids.append(await h.new_session())
+
+        with anyio.fail_after(TIMEOUT):
+            async with anyio.create_task_group() as tg:
+                for _ in range(SESSIONS):
+                    tg.start_soon(open_one)
+        store._db.set_trace_callback(None)
+    inserts = [in_tx for sql, in_tx in seen if sql.startswith("INSERT INTO sessions")]
+    begins = [sql for sql, _ in seen if sql.startswith("BEGIN")]
+    assert len(set(ids)) == SESSIONS
+    assert inserts
+    assert all(inserts)  # never an autocommit insert of its own
+    assert len(begins) < SESSIONS // 4  # one per pass that read requests, not one each
+    listed = {record.id for record in HistoryStore(tmp_path / "history.sqlite3").list_sessions()}
+    assert set(ids) <= listed
