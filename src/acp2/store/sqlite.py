@@ -388,7 +388,8 @@ class HistoryStore(QueuedStore):
                     self._insert(pending)
                 if keys:  # with the user messages they belong to: both or neither (ledger)
                     insert_entries(self._db, keys.values())
-                    trim_sessions(self._db, trim, self.keys_per_session)
+                    if trim:
+                        trim_sessions(self._db, trim, self.keys_per_session)
                 if writes:
                     self._update_stamps(writes)
                 if titles:
