@@ -4,7 +4,11 @@ pass of the event loop wait for one flush -- still before any of them is answere
 
 from __future__ import annotations
 
+import json
+import os
+import signal
 import sqlite3
+import sys
 from pathlib import Path
 
 import anyio
@@ -12,6 +16,8 @@ import pytest
 from agent_harness import agent_harness, make_agent
 
 from acp2.agent import HistoryStore
+from acp2.client import connect_transport
+from acp2.transport.stdio import spawn_agent
 from helpers.timeouts import TIMEOUT
 
 pytestmark = pytest.mark.anyio
@@ -52,3 +58,26 @@ async def test_session_new_requests_sent_together_are_committed_in_one_transacti
     assert len(begins) < SESSIONS // 4  # one per pass that read requests, not one each
     listed = {record.id for record in HistoryStore(tmp_path / "history.sqlite3").list_sessions()}
     assert set(ids) <= listed
+
+
+async def test_what_the_client_received_survives_a_kill_of_the_agent(tmp_path: Path) -> None:
+    """The durability docs/internals.md promises: an answered ``session/new`` and a turn
+    whose ``idle`` reached the client are in the file when the agent dies at once after
+    (SIGKILL: no flush at exit, no close)."""
+    path = tmp_path / "history.sqlite3"
+    argv = [sys.executable, "-m", "acp2", "test-agent", "--store", str(path)]
+    with anyio.fail_after(TIMEOUT):
+        async with (
+            spawn_agent(argv, cwd=tmp_path) as proc,
+            connect_transport(proc, cwd=tmp_path) as client,
+        ):
+            session = await client.new_session(str(tmp_path))
+            await (await session.prompt("stream 5")).wait()
+            os.kill(proc.pid, signal.SIGKILL)
+            assert await proc.wait_exit(TIMEOUT)
+    store = HistoryStore(path)
+    assert [record.id for record in store.list_sessions()] == [session.id]
+    kinds = [json.loads(body)["sessionUpdate"] for body in store.updates(session.id)]
+    assert kinds.count("user_message") == 1
+    assert kinds.count("agent_message_chunk") == 5
+    store.close()
