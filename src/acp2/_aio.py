@@ -32,6 +32,7 @@ __all__ = [
     "Tasks",
     "Waiter",
     "call_soon",
+    "cancel_scope",
     "current_task",
     "name_asyncio_for_callbacks",
     "new_waiter",
@@ -83,6 +84,19 @@ Event = asyncio.Event
 
 #: The running task (reader checks). Measured: 0.1 us, ``anyio.get_current_task()`` 1.7 us.
 current_task = asyncio.current_task
+
+try:  # anyio's scope class for asyncio, made without ``anyio.CancelScope()``'s lookup
+    from anyio._backends._asyncio import CancelScope as _AsyncioCancelScope
+except ImportError:  # pragma: no cover - another anyio layout: the portable constructor
+    _AsyncioCancelScope = anyio.CancelScope  # type: ignore[assignment, misc]
+
+
+def cancel_scope() -> anyio.CancelScope:
+    """A new cancel scope: the object ``anyio.CancelScope()`` returns under asyncio,
+    without the backend lookup that call makes each time (sniffio's current library,
+    then the backend module). Measured (best of 15 x 20,000, a scope made, entered and
+    left): 3.5 -> 2.7 us; two per prompt in the agent (the request's, the turn's)."""
+    return _AsyncioCancelScope()
 
 
 def new_waiter() -> asyncio.Future[Any]:
