@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 from msgspec import Raw
@@ -118,12 +118,16 @@ def _auth_method(spec: Any) -> AuthMethodAgent | AuthMethodTerminal:
     return method
 
 
+#: Content every agent accepts (a tuple made once: ``A | B`` builds a union per call).
+_ALWAYS_ACCEPTED: Final = (TextContent, ResourceLink)
+
+
 def check_prompt(agent: Agent, prompt: Sequence[Any]) -> None:
     """Reject (``-32602``) an empty prompt or content the agent did not advertise (PL-02)."""
     if not prompt:
         raise InvalidParams("The prompt is empty")
     for index, block in enumerate(prompt):
-        if isinstance(block, TextContent | ResourceLink):
+        if isinstance(block, _ALWAYS_ACCEPTED):
             continue
         allowed = (
             (isinstance(block, ImageContent) and agent.prompt_image)

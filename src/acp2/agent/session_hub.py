@@ -172,8 +172,11 @@ class SessionHub:
     # -- membership -------------------------------------------------------------------
 
     def member(self, connection: Link) -> Member | None:
-        """The membership of ``connection``, or None."""
-        return next((m for m in self.members if m.connection is connection), None)
+        """The membership of ``connection``, or None (a loop: asked on every prompt)."""
+        for member in self.members:
+            if member.connection is connection:
+                return member
+        return None
 
     def join(self, member: Member) -> None:
         """Attach ``member``; a controller is also asked every question still open."""
