@@ -85,10 +85,9 @@ Event = asyncio.Event
 #: The running task (reader checks). Measured: 0.1 us, ``anyio.get_current_task()`` 1.7 us.
 current_task = asyncio.current_task
 
-try:  # anyio's scope class for asyncio, made without ``anyio.CancelScope()``'s lookup
-    from anyio._backends._asyncio import CancelScope as _AsyncioCancelScope
-except ImportError:  # pragma: no cover - another anyio layout: the portable constructor
-    _AsyncioCancelScope = anyio.CancelScope  # type: ignore[assignment, misc]
+#: anyio's cancel scope class for asyncio, once :func:`cancel_scope` first ran (its
+#: module is imported then, not at ``import acp2.client``: start-up stays as it was).
+_scope_class: type[anyio.CancelScope] | None = None
 
 
 def cancel_scope() -> anyio.CancelScope:
@@ -96,7 +95,20 @@ def cancel_scope() -> anyio.CancelScope:
     without the backend lookup that call makes each time (sniffio's current library,
     then the backend module). Measured (best of 15 x 20,000, a scope made, entered and
     left): 3.5 -> 2.7 us; two per prompt in the agent (the request's, the turn's)."""
-    return _AsyncioCancelScope()
+    if _scope_class is None:
+        return _load_scope_class()()
+    return _scope_class()
+
+
+def _load_scope_class() -> type[anyio.CancelScope]:
+    global _scope_class
+    try:
+        from anyio._backends._asyncio import CancelScope
+    except ImportError:  # pragma: no cover - another anyio layout: the portable class
+        _scope_class = anyio.CancelScope
+    else:
+        _scope_class = CancelScope
+    return _scope_class
 
 
 def new_waiter() -> asyncio.Future[Any]:
