@@ -440,7 +440,7 @@ class AgentConnection:
         hub = self.sessions.hub(session)
         work = run_turn(session, turn, user_frame, body)
         # A plain task either way (anyio's start_soon cost ~15 us of every prompt); with a
-        # hub, in a scope it shields when this client leaves before the others.
+        # hub, hosted by it: spared by this connection's end while other clients watch.
         self.turns.spawn(work if hub is None else hub.host(self.connection, work))
         # The response and the turn's first updates then share one write (ledger 10).
         self.connection.coalesce_output()
