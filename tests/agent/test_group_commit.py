@@ -17,6 +17,7 @@ from agent_harness import agent_harness, make_agent
 
 from acp2.agent import HistoryStore
 from acp2.client import connect_transport
+from acp2.errors import RequestError
 from acp2.transport.stdio import spawn_agent
 from helpers.timeouts import TIMEOUT
 
@@ -81,3 +82,35 @@ async def test_what_the_client_received_survives_a_kill_of_the_agent(tmp_path: P
     assert kinds.count("user_message") == 1
     assert kinds.count("agent_message_chunk") == 5
     store.close()
+
+
+async def test_a_failed_group_commit_answers_each_session_new_with_the_stores_error(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "history.sqlite3"
+    store = HistoryStore(path)
+    agent = make_agent(store=store)
+    async with agent_harness(agent, initialize=True) as h:
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("DROP TABLE leases")  # the commit of the queued rows fails
+        other.close()
+        errors: list[RequestError] = []
+
+        async def open_one() -> None:
+            try:
+                await h.new_session()
+            except RequestError as exc:
+                errors.append(exc)
+
+        with anyio.fail_after(TIMEOUT):
+            async with anyio.create_task_group() as tg:
+                for _ in range(3):
+                    tg.start_soon(open_one)
+            assert await h.call("session/list", {}) is not None  # the connection lives
+    assert len(errors) == 3
+    assert all(e.code == -32603 and str(path) in e.message for e in errors)
+    assert store.queued_updates() == 0
+    assert store._opened == {}  # nothing of them is left to be written later
+    db = sqlite3.connect(path)
+    assert db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] == 0
+    db.close()

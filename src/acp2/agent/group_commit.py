@@ -41,8 +41,10 @@ class GroupCommit:
         self._waiter = None
         try:
             self._flush()
-        except Exception as exc:
+        except BaseException as exc:  # every waiter fails with it, none waits forever
             waiter.set_exception(exc)
             waiter.exception()  # seen here: no "never retrieved" warning if nobody waits
+            if not isinstance(exc, Exception):
+                raise
         else:
             waiter.set_result(None)
