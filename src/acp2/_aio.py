@@ -17,7 +17,7 @@ ledger 8: ping 130 -> 83 us with 9) and the client's session wake-ups are plain
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Container, Coroutine
 from typing import Any, Final, TypeVar
 
 import anyio
@@ -32,6 +32,7 @@ __all__ = [
     "Tasks",
     "Waiter",
     "call_soon",
+    "cancel_scope",
     "current_task",
     "name_asyncio_for_callbacks",
     "new_waiter",
@@ -83,6 +84,31 @@ Event = asyncio.Event
 
 #: The running task (reader checks). Measured: 0.1 us, ``anyio.get_current_task()`` 1.7 us.
 current_task = asyncio.current_task
+
+#: anyio's cancel scope class for asyncio, once :func:`cancel_scope` first ran (its
+#: module is imported then, not at ``import acp2.client``: start-up stays as it was).
+_scope_class: type[anyio.CancelScope] | None = None
+
+
+def cancel_scope() -> anyio.CancelScope:
+    """A new cancel scope: the object ``anyio.CancelScope()`` returns under asyncio,
+    without the backend lookup that call makes each time (sniffio's current library,
+    then the backend module). Measured (best of 15 x 20,000, a scope made, entered and
+    left): 3.5 -> 2.7 us; two per prompt in the agent (the request's, the turn's)."""
+    if _scope_class is None:
+        return _load_scope_class()()
+    return _scope_class()
+
+
+def _load_scope_class() -> type[anyio.CancelScope]:
+    global _scope_class
+    try:
+        from anyio._backends._asyncio import CancelScope
+    except ImportError:  # pragma: no cover - another anyio layout: the portable class
+        _scope_class = anyio.CancelScope
+    else:
+        _scope_class = CancelScope
+    return _scope_class
 
 
 def new_waiter() -> asyncio.Future[Any]:
@@ -143,10 +169,12 @@ class Tasks:
         if not task.cancelled() and (exc := task.exception()) is not None:
             self._on_error(exc)
 
-    def cancel(self) -> None:
-        """Cancel every task still running (as leaving a cancelled task group does)."""
+    def cancel(self, spare: Container[asyncio.Task[Any]] = ()) -> None:
+        """Cancel every task still running (as leaving a cancelled task group does), but
+        those in ``spare`` (work shielded from this cancel: :meth:`wait` still waits)."""
         for task in self._tasks:
-            task.cancel()
+            if task not in spare:
+                task.cancel()
 
     async def wait(self) -> None:
         """Return once every task has ended (shielded from cancellation)."""

@@ -13,6 +13,7 @@
     │   ├── InvalidParams            -32602  (also what v1 params that do not decode raise)
     │   ├── InternalError            -32603  (made by internal_error() for a failure)
     │   │   └── StoreUnusable        the session store cannot be read or written (names it)
+    │   │       └── HistoryWriteError (RuntimeError)  history could not be committed (retried)
     │   ├── RequestCancelled         -32800
     │   ├── AuthRequired             -32000
     │   ├── ResourceNotFound         -32002  (unknown session: data {"sessionId": ...})
@@ -35,7 +36,6 @@
     ├── PromptFailed                 (v1 bridge) a v2 turn failed; its error answers the v1 prompt
     ├── AgentGone                    (v1 bridge) the agent's stdout ended before initialize
     ├── BadInitializeAnswer          (v1 bridge) the agent's initialize result is unreadable
-    ├── HistoryWriteError (RuntimeError)  session history could not be committed (retried)
     ├── ModelError                   the coding agent's model could not answer
     ├── ToolError                    a coding-agent tool failed; the model sees the message
     │   ├── SandboxError             a path outside the session's roots (or unusable)
@@ -297,8 +297,10 @@ class AgentStartError(Acp2Error, OSError):
     """
 
 
-class HistoryWriteError(Acp2Error, RuntimeError):
-    """Session history could not be committed; the updates stay queued and are retried."""
+class HistoryWriteError(StoreUnusable, RuntimeError):
+    """Session history could not be committed; the updates stay queued and are retried.
+    A :class:`StoreUnusable`: a request that meets it is answered with it as it is (the
+    message names the store and the reason)."""
 
 
 class ModelError(Acp2Error):

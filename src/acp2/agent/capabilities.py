@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from acp2.errors import InvalidParams
 from acp2.lifecycle.prompt_content import PromptTakes, refusal
@@ -138,4 +138,5 @@ def check_prompt(agent: Agent, prompt: Sequence[Any]) -> None:
         raise InvalidParams(why)
 
 
-_ALWAYS = frozenset({TextContent, ResourceLink})
+#: Content every agent accepts, looked up before the shared rule (text is the common case).
+_ALWAYS: Final = frozenset({TextContent, ResourceLink})

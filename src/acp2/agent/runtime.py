@@ -13,6 +13,7 @@ import os
 import weakref
 from typing import TYPE_CHECKING
 
+from acp2.agent.group_commit import GroupCommit
 from acp2.agent.session import SessionShared
 from acp2.store import SessionStore, is_database_url
 from acp2.store.base import StoreSpec
@@ -53,6 +54,8 @@ class AgentRuntime:
         self._sessions: dict[str, SessionShared] = {}
         #: The live sessions of this Agent by id: the connections attached to each.
         self.hubs: dict[str, SessionHub] = {}
+        #: The flush new sessions wait for, shared by those made in one loop pass.
+        self.commits = GroupCommit(lambda: self.store.flush())
 
     @property
     def store(self) -> SessionStore:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
+from acp2 import _aio
 from acp2.agent.background import SessionBackground, Spawner
 from acp2.agent.emitter import Emitter
 from acp2.agent.queue import PromptQueue, Ticket
@@ -353,7 +354,7 @@ class AgentSession:
         raised after cancel was requested also counts as cancelled (PL-19). A return value
         that is not a non-empty string (or None, meaning ``end_turn``) is a failure.
         """
-        with anyio.CancelScope() as scope:
+        with _aio.cancel_scope() as scope:
             self._scope = scope
             if self._queue.cancel_requested:
                 scope.cancel()

@@ -10,10 +10,10 @@ history -- and its emitter writes to all of them (:mod:`acp2.agent.fanout`).
 * Permission and elicitation requests go to every controller; the first explicit answer
   wins and the others are withdrawn (:mod:`acp2.agent.race`).
 * A client that leaves (``session/close``, or its connection ends) is detached; the
-  session and its running work go on while any client holds it. The work runs in the task
-  group of the connection that started it, so when that connection ends while others
-  remain, the work's scope is shielded from that connection's shutdown and the connection
-  waits for it (:meth:`SessionHub.leave`). When the last client leaves, the work is
+  session and its running work go on while any client holds it. The work runs in a task
+  of the connection that started it, so when that connection ends while others remain,
+  the work is shielded from that connection's shutdown (it spares the task) and the
+  connection waits for it (:meth:`SessionHub.leave`). When the last client leaves, the work is
   cancelled, as a session with one client always was.
 * Each attached connection holds the session's lease once (:mod:`acp2.store.sqlite_lease`
   counts holds per process), so it is released with the last.
@@ -29,6 +29,7 @@ and other processes sharing the store.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import inspect
 import logging
@@ -36,7 +37,6 @@ from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import anyio
 import msgspec
 from msgspec import UNSET
 
@@ -163,15 +163,20 @@ class SessionHub:
         self.members: list[Member] = []
         # A dict as an ordered set: 64 bytes empty against a set's 216, on every session.
         self._questions: dict[Question[Any], None] = {}
-        #: The connection whose task group runs the current work, and the work's scope.
+        #: The connection that started the current work, and the work's task: spared by
+        #: that connection's end once :meth:`leave` shielded it (``_shielded``).
         self._host: Link | None = None
-        self._scope: anyio.CancelScope | None = None
+        self._task: asyncio.Task[Any] | None = None
+        self._shielded = False
 
     # -- membership -------------------------------------------------------------------
 
     def member(self, connection: Link) -> Member | None:
-        """The membership of ``connection``, or None."""
-        return next((m for m in self.members if m.connection is connection), None)
+        """The membership of ``connection``, or None (a loop: asked on every prompt)."""
+        for member in self.members:
+            if member.connection is connection:
+                return member
+        return None
 
     def join(self, member: Member) -> None:
         """Attach ``member``; a controller is also asked every question still open."""
@@ -201,8 +206,8 @@ class SessionHub:
         self.members = [m for m in self.members if m.connection is not connection]
         self._retarget()
         if self.members:
-            if self._host is connection and self._scope is not None:
-                self._scope.shield = True
+            if self._host is connection and self._task is not None:
+                self._shielded = True
             return False
         if self._host is not connection:
             self.session.cancel()
@@ -238,16 +243,27 @@ class SessionHub:
 
     # -- the current work -----------------------------------------------------------------
 
-    async def host(self, connection: Link, work: Callable[[], Awaitable[None]]) -> None:
-        """Run ``work`` (a turn started by ``connection``) in a scope :meth:`leave` can
-        shield from that connection's end."""
-        with anyio.CancelScope() as scope:
-            self._host, self._scope = connection, scope
-            try:
-                await work()
-            finally:
-                if self._scope is scope:
-                    self._host = self._scope = None
+    async def host(self, connection: Link, work: Awaitable[None]) -> None:
+        """Run ``work`` (a turn started by ``connection``) as the current work, in a task
+        of its own that no task group cancels: :meth:`leave` may shield it from that
+        connection's end (then :meth:`shielded_work` names it, and the connection spares
+        it when it cancels its turns). No cancel scope of its own: nothing but those
+        plain cancels reaches the task (one scope fewer per prompt, issue 25)."""
+        task = asyncio.current_task()
+        self._host, self._task, self._shielded = connection, task, False
+        try:
+            await work
+        finally:
+            if self._task is task:
+                self._host = self._task = None
+                self._shielded = False
+
+    def shielded_work(self, connection: Link) -> asyncio.Task[Any] | None:
+        """The task of the work ``connection`` started that :meth:`leave` shielded (the
+        other clients still watch it), or None."""
+        if self._host is connection and self._shielded:
+            return self._task
+        return None
 
     # -- questions to the controllers ---------------------------------------------------
 

@@ -3,8 +3,11 @@ and config options (SS-01..SS-26, CO-01..CO-09)."""
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from typing import TYPE_CHECKING, Any
+
+import anyio
 
 from acp2.agent.bindings import Binding, bind
 from acp2.agent.checks import (
@@ -22,7 +25,13 @@ from acp2.agent.replay import fold_rows, render
 from acp2.agent.runtime import AgentRuntime
 from acp2.agent.session import AgentSession, WorkStarter
 from acp2.agent.session_hub import AttachQuery, SessionHub, allowed, owner_of
-from acp2.errors import InvalidParams, LocalProtocolError, ResourceNotFound, SessionInUse
+from acp2.errors import (
+    InvalidParams,
+    LocalProtocolError,
+    ResourceNotFound,
+    SessionInUse,
+    StoreUnusable,
+)
 from acp2.schema import (
     AvailableCommandsUpdate,
     CloseSessionRequest,
@@ -166,8 +175,12 @@ class SessionManager(Membership):
         dirs = check_roots(self.agent, params.cwd, params.additional_directories)
         mcp = check_mcp(self.agent, params.mcp_servers)
         session_id = f"sess_{secrets.token_hex(12)}"
-        self.store.create_session(session_id, params.cwd, dirs, self.owner)
-        self.store.acquire(session_id)
+        await self._create(session_id, params.cwd, dirs)
+        if self.connection.closed:
+            # The client closed its side during the commit: it is answered, as a request
+            # that never waited would have been, and the session is left at once.
+            self.store.release(session_id)
+            return NewSessionResponse(session_id=session_id)
         session = self._open(session_id, params.cwd, dirs, mcp, self.owner)
         response = NewSessionResponse(session_id=session_id)
         self._fill_session_response(session, response)
@@ -181,6 +194,33 @@ class SessionManager(Membership):
                 raise
         self._announce_commands(session)
         return response
+
+    async def _create(self, session_id: str, cwd: str, dirs: list[str]) -> None:
+        """Store a new session and hold it. A store that queues it (``open_session``)
+        commits it with the other ``session/new`` of this loop pass
+        (:mod:`acp2.agent.group_commit`) before this returns; if that fails, nothing of
+        it is written. The wait (one pass) is shielded: a request read just before the
+        client closed its side is still answered, as one that never waited."""
+        opener = getattr(self.store, "open_session", None)
+        if opener is None:  # a store of the author's own making
+            self.store.create_session(session_id, cwd, dirs, self.owner)
+            self.store.acquire(session_id)
+            return
+        opener(session_id, cwd, dirs, self.owner)
+        try:
+            with anyio.CancelScope(shield=True):
+                await self.runtime.commits.wait()
+        except BaseException:
+            self._unmake(session_id, getattr(self.store, "discard_open", None))
+            raise
+
+    def _unmake(self, session_id: str, discard: Callable[[str], bool] | None) -> None:
+        """Undo :meth:`_create` of a session whose ``session/new`` fails."""
+        if discard is not None and discard(session_id):  # never written
+            return
+        with contextlib.suppress(StoreUnusable):  # committed already: delete it again
+            self.store.release(session_id)
+            self.store.delete_session(session_id)
 
     async def on_resume(self, params: ResumeSessionRequest) -> ResumeSessionResponse:
         """Reattach a stored session; replay its history first when asked (SS-10..SS-16).

@@ -426,7 +426,7 @@ class Connection:
         once the connection is closing.
         """
         self._check_open()
-        if b"\n" in frame:
+        if 10 in frame:  # b"\n"; an int is found without the failed int() a bytes needle costs
             raise LocalProtocolError("a frame must not contain a raw newline")
         self._outbox.put(frame)
 

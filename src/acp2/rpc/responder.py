@@ -17,6 +17,7 @@ from typing import Any
 
 import anyio
 
+from acp2 import _aio
 from acp2.errors import InternalError, RequestCancelled, RequestError, internal_error
 from acp2.rpc.events import Incoming
 from acp2.rpc.later import Later
@@ -47,7 +48,7 @@ class Responder:
 
     def open(self, request: Incoming) -> None:
         """Give ``request`` its cancel scope (before its handler starts)."""
-        request.scope = anyio.CancelScope()
+        request.scope = _aio.cancel_scope()
 
     @staticmethod
     def cancel(request: Incoming) -> None:

@@ -37,6 +37,7 @@ from acp2.store.base import (
     now_text,
     session_changes,
 )
+from acp2.store.failures import boundary_batches, store_boundary
 from acp2.store.leasing import LEASE_TTL
 from acp2.store.queued import Queued, QueuedStore
 from acp2.store.sql import list_query, prompt_entry, record, row_batches
@@ -106,6 +107,7 @@ class PostgresStore(QueuedStore):
 
     # -- leases -------------------------------------------------------------------
 
+    @store_boundary
     def acquire(self, session_id: str) -> None:
         """Hold ``session_id`` for this owner; :class:`SessionInUse` if another has it."""
         self._run(lambda db: self._lease_tx(db, session_id))
@@ -130,6 +132,7 @@ class PostgresStore(QueuedStore):
 
     # -- sessions -----------------------------------------------------------------
 
+    @store_boundary
     def create_session(
         self,
         session_id: str,
@@ -143,12 +146,14 @@ class PostgresStore(QueuedStore):
         self._run(lambda db: db.execute(sql.SHARED.insert_session, args))
         return SessionRecord(session_id, cwd, dirs, None, now, now, principal=principal)
 
+    @store_boundary
     def get_session(self, session_id: str) -> SessionRecord | None:
         """Return the record of a live (not deleted) session, or None."""
         query = sql.SHARED.get_session
         row = self._run(lambda db: db.execute(query, (session_id,)).fetchone())
         return record(row) if row else None
 
+    @store_boundary
     def update_session(
         self,
         session_id: str,
@@ -169,6 +174,7 @@ class PostgresStore(QueuedStore):
         query = sql.SHARED.update_session(columns)
         self._run(lambda db: db.execute(query, (*args, session_id)))
 
+    @store_boundary
     def delete_session(self, session_id: str) -> None:
         """Mark a session deleted and drop its history and keys. Unknown ids are ignored.
 
@@ -186,6 +192,7 @@ class PostgresStore(QueuedStore):
             db.execute("DELETE FROM acp2_next_seq WHERE session_id = %s", (session_id,))
             db.execute(sql.SHARED.delete_keys, (session_id,))
 
+    @store_boundary
     def list_sessions(
         self,
         *,
@@ -206,6 +213,7 @@ class PostgresStore(QueuedStore):
 
     # -- updates and the ledger -----------------------------------------------------
 
+    @store_boundary
     def find_stored_prompt(self, session_id: str, key: str) -> PromptEntry | None:
         """The committed ledger entry of ``key`` in ``session_id``, or None."""
         row = self._run(lambda db: db.execute(sql.SHARED.find_key, (session_id, key)).fetchone())
@@ -214,7 +222,7 @@ class PostgresStore(QueuedStore):
     def commit(self, work: Queued, trim: list[str]) -> None:
         """Commit ``work`` as one statement (:data:`acp2.store.pg_sql.FLUSH`), with the
         ledger's retention cut in the same transaction when one is due."""
-        pending, touched, titles, keys = work
+        pending, touched, titles, keys, _ = work  # sessions are never queued here
         if len(pending) == 1 and not keys and not titles and touched.keys() <= pending.keys():
             ((session_id, bodies),) = pending.items()
             row = {"id": session_id, "body": b"\n".join(bodies), "now": now_text()}
@@ -237,6 +245,7 @@ class PostgresStore(QueuedStore):
         """True: :meth:`row_batches` reads through a connection of its own."""
         return True
 
+    @store_boundary
     def row_batches(self, session_id: str, rows: int = 64) -> Batches:
         """Yield the session's stored rows (each one flush's bodies, newline-joined) in
         batches of ``rows``, oldest first, up to the last row stored when called.
@@ -245,7 +254,7 @@ class PostgresStore(QueuedStore):
         may be fetched in a worker thread while the store goes on writing.
         """
         self.flush()  # now, in the caller's thread
-        return _batches(sql.connect(self.url), session_id, rows)
+        return boundary_batches(self, _batches(sql.connect(self.url), session_id, rows))
 
 
 def _batches(db: Db, session_id: str, rows: int) -> Batches:
@@ -257,7 +266,7 @@ def _batches(db: Db, session_id: str, rows: int) -> Batches:
 
 def _flush_params(work: Queued) -> dict[str, Any]:
     """The parameters of :data:`acp2.store.pg_sql.FLUSH` for one flush's work."""
-    pending, touched, titles, keys = work
+    pending, touched, titles, keys, _ = work
     touched = {**touched, **dict.fromkeys(pending, "")}
     entries = list(keys.values())
     return {

@@ -13,22 +13,31 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterator
-from typing import ClassVar
+from collections.abc import Iterator, Sequence
+from typing import Any, ClassVar
 
-from acp2.errors import HistoryWriteError
-from acp2.store.base import KEYS_PER_SESSION, Batches, Body, PromptEntry, trim_interval
+from acp2.store.base import (
+    KEYS_PER_SESSION,
+    Batches,
+    Body,
+    PromptEntry,
+    SessionRecord,
+    trim_interval,
+)
+from acp2.store.failures import write_failed
 
 __all__ = ["Queued", "QueuedStore"]
 
 log = logging.getLogger("acp2.agent")
 
-#: What one flush commits: bodies by session, touched sessions, titles, ledger entries.
+#: What one flush commits: bodies by session, touched sessions, titles, ledger entries,
+#: and the sessions opened since the last flush (the backend's rows for each, by id).
 Queued = tuple[
     dict[str, list[Body]],
     dict[str, str],
     dict[str, str | None],
     dict[tuple[str, str], PromptEntry],
+    dict[str, Any],
 ]
 
 
@@ -45,6 +54,8 @@ class QueuedStore:
         self._titles: dict[str, str | None] = {}
         #: Keyed prompts queued with their user message (acp2.store.ledger).
         self._keys: dict[tuple[str, str], PromptEntry] = {}
+        #: Sessions opened since the last flush (:meth:`open_session`), a backend's rows.
+        self._opened: dict[str, Any] = {}
         #: How many prompt keys a session keeps (the newest).
         self.keys_per_session = KEYS_PER_SESSION
         #: Keys committed per session since its last retention cut (by this process).
@@ -72,6 +83,41 @@ class QueuedStore:
     def row_batches(self, session_id: str, rows: int = 64) -> Batches:
         """The session's stored rows in batches (see :class:`~acp2.store.base.SessionStore`)."""
         raise NotImplementedError
+
+    def create_session(
+        self,
+        session_id: str,
+        cwd: str,
+        additional_directories: Sequence[str],
+        principal: str | None = None,
+    ) -> SessionRecord:
+        """Insert a new session (see :class:`~acp2.store.base.SessionStore`)."""
+        raise NotImplementedError
+
+    def acquire(self, session_id: str) -> None:
+        """Hold ``session_id`` (see :class:`~acp2.store.base.SessionStore`)."""
+        raise NotImplementedError
+
+    def open_session(
+        self,
+        session_id: str,
+        cwd: str,
+        additional_directories: Sequence[str],
+        principal: str | None = None,
+    ) -> SessionRecord:
+        """Create a session whose id nobody else can know yet (just made up, not sent)
+        and hold it: :meth:`create_session` then :meth:`acquire`. A backend may queue
+        both writes instead, for the next :meth:`flush` -- which must then succeed
+        before the id is given to anyone (``session/new`` waits for it)."""
+        record = self.create_session(session_id, cwd, additional_directories, principal)
+        self.acquire(session_id)
+        return record
+
+    def discard_open(self, session_id: str) -> bool:
+        """Forget a session :meth:`open_session` queued and no flush committed (its
+        ``session/new`` failed): it is never written. True if it was still queued; False
+        (nothing done) once it is stored, or for a backend that does not queue sessions."""
+        return self._opened.pop(session_id, None) is not None
 
     # -- the queue --------------------------------------------------------------------
 
@@ -150,11 +196,12 @@ class QueuedStore:
         On failure the updates stay queued, :attr:`failure` is set and
         :class:`HistoryWriteError` is raised.
         """
-        if not self._pending and not self._titles and not self._keys:
+        if not self._pending and not self._titles and not self._keys and not self._opened:
             return
         with self._lock:
-            work: Queued = (self._pending, self._touched, self._titles, self._keys)
+            work: Queued = (self._pending, self._touched, self._titles, self._keys, self._opened)
             self._pending, self._touched, self._titles, self._keys = {}, {}, {}, {}
+            self._opened = {}
             if work[3] and self._fresh:
                 self._note_keys(work[3])  # before the commit: a superset is always safe
             try:
@@ -164,7 +211,7 @@ class QueuedStore:
                 self.failure = exc
                 count = sum(len(b) for b in work[0].values())
                 log.error("history write failed, %d updates kept for a retry: %s", count, exc)
-                raise HistoryWriteError(f"Could not write the session history: {exc}") from exc
+                raise write_failed(self, exc) from exc
             self.failure = None
 
     def queued_updates(self) -> int:
@@ -185,7 +232,8 @@ class QueuedStore:
         return due
 
     def _requeue(self, work: Queued) -> None:
-        pending, touched, titles, keys = work
+        pending, touched, titles, keys, opened = work
+        self._opened = {**opened, **self._opened}
         for session_id, bodies in pending.items():
             self._pending[session_id] = bodies + self._pending.get(session_id, [])
         self._touched = {**touched, **self._touched}

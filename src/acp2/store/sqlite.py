@@ -17,7 +17,13 @@ Several processes may share one file (``acp2 agent`` uses one per user):
   (failing the turn) until a flush succeeds -- updates are never dropped silently;
 * a session is served by one process at a time (:mod:`acp2.store.sqlite_lease`);
 * a keyed prompt's ledger entry (:mod:`acp2.store.ledger`) is queued with its user message
-  and committed in the same transaction, so a retry after a crash finds both or neither.
+  and committed in the same transaction, so a retry after a crash finds both or neither;
+* a new session's row and lease are queued too (:meth:`HistoryStore.open_session`): the
+  ``session/new`` requests read together share one commit;
+* ``updated_at`` is rewritten at most once a second per session (:mod:`acp2.store.stamps`).
+
+Errors of SQLite never leave the store: every public method maps them to
+:class:`~acp2.errors.StoreUnusable` naming the file (:func:`acp2.store.failures.store_boundary`).
 
 The file is private to its owner (:mod:`acp2.store.private`). A row of a megabyte or more
 (a huge prompt) is written in place through incremental blob I/O, without a copy; that
@@ -47,7 +53,7 @@ from acp2.store.base import (
     now_text,
     session_changes,
 )
-from acp2.store.failures import unusable
+from acp2.store.failures import boundary_batches, store_boundary, unusable
 from acp2.store.leasing import LEASE_TTL
 from acp2.store.private import COMPANIONS, prepare_private_file, tighten
 from acp2.store.queued import Queued, QueuedStore
@@ -63,6 +69,7 @@ from acp2.store.sqlite_ledger import (
 from acp2.store.sqlite_tools import (
     BIG_ROW,
     UPDATES_TABLE,
+    Checkpointer,
     Transaction,
     closing_batches,
     insert_in_place,
@@ -70,6 +77,7 @@ from acp2.store.sqlite_tools import (
     migrate_principal,
     migrate_updates,
 )
+from acp2.store.stamps import Stamps, Writes, stamp_text
 
 __all__ = [
     "HistoryStore",
@@ -149,11 +157,13 @@ class HistoryStore(QueuedStore):
     ) -> None:
         super().__init__()
         self.path = str(path)
+        self._checkpoints = Checkpointer(self.path) if self.on_disk else None
         try:
             self._open(on_disk=self.path not in (":memory:", ""))
         except (sqlite3.Error, OSError) as exc:
             raise unusable(self, exc) from exc
         self.leases = LeaseKeeper(self._db, self.path, lease_ttl)
+        self._stamps = Stamps()
 
     def _open(self, *, on_disk: bool) -> None:
         """Open, migrate and probe the file; raises what SQLite or the OS said."""
@@ -169,6 +179,8 @@ class HistoryStore(QueuedStore):
             self._db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
+            if on_disk:  # checkpoints run in a thread of their own (Checkpointer)
+                self._db.execute("PRAGMA wal_autocheckpoint=0")
             self._db.executescript(_SCHEMA)
             if self._retrying(lambda: migrate_updates(self._db)):  # another process may be at it
                 log.info("history %s: the updates table now has rowids", self.path)
@@ -195,14 +207,18 @@ class HistoryStore(QueuedStore):
         """Flush what is pending, release this store's leases and close the database."""
         try:
             self.flush()
+            self._write_stamps(self._stamps.take_all())
         finally:
             self.leases.stop()
+            if self._checkpoints is not None:
+                self._checkpoints.stop()
             for session_id in self.leases.held():
                 self._drop_lease(session_id)
             self._db.close()
 
     # -- leases -------------------------------------------------------------------
 
+    @store_boundary
     def acquire(self, session_id: str) -> None:
         """Hold ``session_id`` for this process; :class:`SessionInUse` if another has it."""
         self._retrying(lambda: self._lease_tx(session_id))
@@ -218,6 +234,10 @@ class HistoryStore(QueuedStore):
         if self.leases.release(session_id):
             self.forget_created(session_id)
             self._drop_lease(session_id)
+            try:
+                self._write_stamps(self._stamps.take(session_id))
+            except sqlite3.Error as exc:
+                log.warning("could not store when %s was last updated: %s", session_id, exc)
 
     def _drop_lease(self, session_id: str) -> None:
         try:
@@ -229,6 +249,7 @@ class HistoryStore(QueuedStore):
 
     # -- sessions -----------------------------------------------------------------
 
+    @store_boundary
     def create_session(
         self,
         session_id: str,
@@ -240,16 +261,46 @@ class HistoryStore(QueuedStore):
         now = now_text()
         dirs = list(additional_directories)
         self._db.execute(
-            _SQL.insert_session, (session_id, cwd, json.dumps(dirs), now, now, principal)
+            _SQL.insert_session, (session_id, cwd, _dirs_text(dirs), now, now, principal)
         )
         self.note_created(session_id)  # the insert succeeded: the id is new to the file
+        self._committed()
         return SessionRecord(session_id, cwd, dirs, None, now, now, principal=principal)
 
+    def open_session(
+        self,
+        session_id: str,
+        cwd: str,
+        additional_directories: Sequence[str],
+        principal: str | None = None,
+    ) -> SessionRecord:
+        """Create and hold a session whose id nobody else can know yet: its row and its
+        lease are queued, committed by the next :meth:`flush` (which ``session/new``
+        awaits before it answers). No lease check: nobody can hold a new id."""
+        now = now_text()
+        dirs = list(additional_directories)
+        self._opened[session_id] = (session_id, cwd, _dirs_text(dirs), now, now, principal)
+        self.note_created(session_id)
+        self.leases.hold(session_id)
+        self._stamps.wrote(session_id)
+        return SessionRecord(session_id, cwd, dirs, None, now, now, principal=principal)
+
+    def discard_open(self, session_id: str) -> bool:
+        """Forget a queued :meth:`open_session` no flush committed (and its hold)."""
+        if not super().discard_open(session_id):
+            return False
+        self.forget_created(session_id)
+        self.leases.release(session_id)
+        self._stamps.take(session_id)
+        return True
+
+    @store_boundary
     def get_session(self, session_id: str) -> SessionRecord | None:
         """Return the record of a live (not deleted) session, or None."""
         row = self._db.execute(_SQL.get_session, (session_id,)).fetchone()
         return record(row) if row else None
 
+    @store_boundary
     def update_session(
         self,
         session_id: str,
@@ -269,6 +320,7 @@ class HistoryStore(QueuedStore):
         self.flush()
         self._db.execute(_SQL.update_session(columns), (*args, session_id))
 
+    @store_boundary
     def delete_session(self, session_id: str) -> None:
         """Mark a session deleted and drop its history. Unknown ids are ignored.
 
@@ -276,12 +328,14 @@ class HistoryStore(QueuedStore):
         """
         self.flush()
         self.forget_created(session_id)
+        self._stamps.take(session_id)
         with self._transaction():
             self.leases.check(session_id)
             self._db.execute("UPDATE sessions SET deleted = 1 WHERE id = ?", (session_id,))
             self._db.execute(_SQL.delete_updates, (session_id,))
             forget_session(self._db, session_id)
 
+    @store_boundary
     def list_sessions(
         self,
         *,
@@ -296,11 +350,13 @@ class HistoryStore(QueuedStore):
         only ``principal``'s sessions unless :data:`~acp2.store.base.ANYONE`.
         """
         self.flush()
+        self._write_stamps(self._stamps.take_all())
         query, args = list_query(_SQL, cwd=cwd, after=after, limit=limit, principal=principal)
         return [record(r) for r in self._db.execute(query, args).fetchall()]
 
     # -- updates ------------------------------------------------------------------
 
+    @store_boundary
     def find_stored_prompt(self, session_id: str, key: str) -> PromptEntry | None:
         """The committed ledger entry of ``key`` in ``session_id``, or None."""
         found: PromptEntry | None = self._retrying(lambda: find_entry(self._db, session_id, key))
@@ -310,6 +366,7 @@ class HistoryStore(QueuedStore):
         """Commit ``work`` in one ``BEGIN IMMEDIATE`` transaction; a locked database is
         retried (:data:`RETRY_BACKOFF`)."""
         self._retrying(lambda: self._commit(*work, trim))
+        self._committed()
 
     def _commit(
         self,
@@ -317,24 +374,50 @@ class HistoryStore(QueuedStore):
         touched: dict[str, str],
         titles: dict[str, str | None],
         keys: dict[tuple[str, str], PromptEntry],
+        opened: dict[str, Any],
         trim: list[str],
     ) -> None:
-        touched = {**touched, **dict.fromkeys(pending, "")}
-        now = now_text()
-        with self._transaction():
-            if pending:
-                self._insert(pending)
-            if keys:  # with the user messages they belong to: both or neither (ledger)
-                insert_entries(self._db, keys.values())
-                trim_sessions(self._db, trim, self.keys_per_session)
-            self._db.executemany(
-                "UPDATE sessions SET updated_at = ? WHERE id = ?", [(now, s) for s in touched]
-            )
-            if titles:
-                self._db.executemany(
-                    "UPDATE sessions SET title = ? WHERE id = ?",
-                    [(title, s) for s, title in titles.items()],
-                )
+        writes = self._stamps.due(pending) if pending else []
+        if touched:  # a new title: ``updated_at`` now
+            writes += [(time.time(), s) for s in touched]
+        try:
+            with Transaction(self._db):
+                if opened:  # first: the updates and keys below may belong to them
+                    self._insert_opened(opened)
+                if pending:
+                    self._insert(pending)
+                if keys:  # with the user messages they belong to: both or neither (ledger)
+                    insert_entries(self._db, keys.values())
+                    if trim:
+                        trim_sessions(self._db, trim, self.keys_per_session)
+                if writes:
+                    self._update_stamps(writes)
+                if titles:
+                    self._db.executemany(
+                        "UPDATE sessions SET title = ? WHERE id = ?",
+                        [(title, s) for s, title in titles.items()],
+                    )
+        except BaseException:
+            self._stamps.put_back(writes)
+            raise
+
+    def _insert_opened(self, opened: dict[str, Any]) -> None:
+        """The rows of the sessions :meth:`open_session` queued, and their leases."""
+        self._db.executemany(_SQL.insert_session, opened.values())
+        for session_id in opened:
+            self.leases.take(session_id)
+
+    def _update_stamps(self, writes: Writes) -> None:
+        self._db.executemany(
+            "UPDATE sessions SET updated_at = ? WHERE id = ?",
+            [(stamp_text(when), s) for when, s in writes],
+        )
+
+    def _write_stamps(self, writes: Writes) -> None:
+        """Write owed ``updated_at`` values now, in a transaction of their own."""
+        if writes:
+            with self._transaction():
+                self._update_stamps(writes)
 
     def _insert(self, pending: dict[str, list[Body]]) -> None:
         """One row per session: bound in one ``executemany``, or written in place when it
@@ -366,6 +449,7 @@ class HistoryStore(QueuedStore):
         """True for a database file (then :meth:`row_batches` may run in a worker thread)."""
         return self.path not in (":memory:", "")
 
+    @store_boundary
     def row_batches(self, session_id: str, rows: int = 64) -> Batches:
         """Yield the session's stored rows (each one flush's bodies, newline-joined) in
         batches of ``rows``, oldest first, up to the last row stored when called.
@@ -377,9 +461,20 @@ class HistoryStore(QueuedStore):
         """
         self.flush()  # now, in the caller's thread
         if not self.on_disk:
-            return row_batches(self._db.execute, _SQL, session_id, rows)
+            return boundary_batches(self, row_batches(self._db.execute, _SQL, session_id, rows))
         db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
-        return closing_batches(db, row_batches(db.execute, _SQL, session_id, rows))
+        batches = closing_batches(db, row_batches(db.execute, _SQL, session_id, rows))
+        return boundary_batches(self, batches)
 
     def _transaction(self) -> Transaction:
+        self._committed()  # a little early: the thread checkpoints what is there by then
         return Transaction(self._db)
+
+    def _committed(self) -> None:
+        if self._checkpoints is not None:
+            self._checkpoints.touch()
+
+
+def _dirs_text(dirs: list[str]) -> str:
+    """The stored form of a session's additional directories (most have none)."""
+    return json.dumps(dirs) if dirs else "[]"
