@@ -23,6 +23,7 @@ from coder_helpers import (
     wait_gone,
 )
 from fake_openai import FakeOpenAI, Reply, chunk, serve, text_reply, tool_reply, usage_chunk
+from msgspec import UNSET
 
 from acp2.client import allow_all, deny_all
 from acp2.coder import CoderSettings, build_coder_agent
@@ -77,6 +78,32 @@ async def test_streamed_text_reasoning_and_usage_reach_the_client_and_the_turn_e
     assert kinds(updates)[0] == "user_message"
     assert states(updates) == ["running", "idle"]
     assert fake.requests[0]["messages"][-1] == {"role": "user", "content": "hi"}
+
+
+async def test_the_idle_carries_the_tokens_of_every_exchange_of_the_turn(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "a.txt").write_text("alpha\n")
+    cached = usage_chunk(100, 4)
+    cached["usage"]["prompt_tokens_details"] = {"cached_tokens": 80}
+    with serve() as fake, anyio.fail_after(TIMEOUT):
+        fake.add(
+            tool_reply([("r1", "read_file", {"path": "a.txt"})], usage=(50, 10)),
+            Reply(events=[chunk("Read it."), chunk(finish="stop"), cached]),
+        )
+        async with coder_session(agent_for(fake), tmp_path) as session:
+            work = await session.prompt("read a.txt")
+            assert await work.wait() == "end_turn"
+            totals = session.state.token_totals
+    idle = [u for u in work.updates if isinstance(u, StateUpdate)][-1]
+    assert idle.state == "idle"
+    assert idle.usage is not UNSET
+    assert idle.usage is not None
+    counts = (idle.usage.input_tokens, idle.usage.output_tokens, idle.usage.total_tokens)
+    assert counts == (150, 14, 164)
+    assert idle.usage.cached_read_tokens == 80
+    assert totals is not None
+    assert (totals.turns, totals.total) == (1, 164)
 
 
 async def test_tool_calls_across_exchanges_are_reported_run_and_sent_back(

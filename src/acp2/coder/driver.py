@@ -124,7 +124,16 @@ class Driver:
 
     async def _call_model(self, request: ModelRequest) -> ModelReply:
         self.turn.new_message()
-        return await self.model.complete(request, _TurnSink(self.turn))
+        reply = await self.model.complete(request, _TurnSink(self.turn))
+        usage = reply.usage
+        if usage is not None:  # summed into the idle's usage (Preview)
+            self.turn.tokens(
+                usage.prompt_tokens,
+                usage.completion_tokens,
+                thought=usage.reasoning_tokens,
+                cached_read=usage.cached_tokens,
+            )
+        return reply
 
     async def _start_tool(self, call: ToolRequest) -> str | None:
         raw_input = _raw_input(call.arguments)

@@ -19,6 +19,7 @@ from acp2.state import background_items
 from acp2.ui import background, commands, options
 from acp2.ui.choose import picked
 from acp2.ui.style import cost_text, tokens_text
+from acp2.ui.tokens import token_lines
 
 if TYPE_CHECKING:
     from acp2.client import ClientConnection
@@ -159,10 +160,16 @@ class SlashCommands:
         return not listed()
 
     async def do_cost(self, arg: str) -> None:
-        """The context tokens used of the window, and the cost, as last reported."""
+        """The tokens of the last turn and of the session (when the agent reports them on
+        its idles), then the context tokens used of the window and the cost, as last
+        reported."""
+        tokens = token_lines(self.session.state)  # Preview: idle usage, per turn and summed
+        for line in tokens:
+            self.say(line, style="")
         usage = self.session.state.usage
         if usage is None:
-            self.say("the agent has not reported usage in this session")
+            if not tokens:
+                self.say("the agent has not reported usage in this session")
             return
         percent = f" ({100 * usage.used / usage.size:.0f}%)" if usage.size else ""
         line = f"context {tokens_text(usage.used)} of {tokens_text(usage.size)} tokens{percent}"
