@@ -37,6 +37,7 @@ from acp2.schema import (
     ToolCallUpdate,
     UsageUpdate,
 )
+from helpers.inprocess import served
 
 pytestmark = pytest.mark.anyio
 
@@ -104,6 +105,23 @@ async def test_the_idle_carries_the_tokens_of_every_exchange_of_the_turn(
     assert idle.usage.cached_read_tokens == 80
     assert totals is not None
     assert (totals.turns, totals.total) == (1, 164)
+
+
+async def test_a_fork_goes_on_from_a_copy_of_the_conversation_and_the_source_keeps_its_own(
+    tmp_path: Path,
+) -> None:
+    with serve() as fake, anyio.fail_after(TIMEOUT):
+        fake.add(text_reply("first answer"), text_reply("in the fork"), text_reply("source"))
+        async with served(agent_for(fake), cwd=str(tmp_path)) as client:
+            source = await client.new_session(str(tmp_path))
+            await (await source.prompt("remember kiwi")).wait()
+            forked = await client.fork(source.id, cwd=str(tmp_path))
+            await (await forked.prompt("what fruit?")).wait()
+            await (await source.prompt("and now?")).wait()
+    in_fork = [m["content"] for m in fake.requests[1]["messages"] if m["role"] != "system"]
+    assert in_fork == ["remember kiwi", "first answer", "what fruit?"]
+    in_source = [m["content"] for m in fake.requests[2]["messages"] if m["role"] != "system"]
+    assert in_source == ["remember kiwi", "first answer", "and now?"]
 
 
 async def test_tool_calls_across_exchanges_are_reported_run_and_sent_back(

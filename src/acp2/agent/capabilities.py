@@ -29,6 +29,8 @@ from acp2.schema import (
     SessionAdditionalDirectoriesCapabilities,
     SessionCapabilities,
     SessionDeleteCapabilities,
+    SessionForkCapabilities,
+    SessionTitleCapabilities,
     TextContent,
 )
 from acp2.schema.extensions import META_KEY, attach_capability, memory_store_meta
@@ -72,7 +74,7 @@ def runs_terminal_login(params: Any) -> bool:
     return isinstance(getattr(auth, "terminal", None), TerminalAuthCapabilities)
 
 
-def _session_capabilities(agent: Agent) -> SessionCapabilities:
+def _prompt_capabilities(agent: Agent) -> PromptCapabilities:
     prompt = PromptCapabilities()
     if agent.prompt_image:
         prompt.image = PromptImageCapabilities()
@@ -80,6 +82,11 @@ def _session_capabilities(agent: Agent) -> SessionCapabilities:
         prompt.audio = PromptAudioCapabilities()
     if agent.prompt_embedded_context:
         prompt.embedded_context = PromptEmbeddedContextCapabilities()
+    return prompt
+
+
+def _session_capabilities(agent: Agent) -> SessionCapabilities:
+    prompt = _prompt_capabilities(agent)
     mcp = McpCapabilities()
     if agent.mcp_stdio:
         mcp.stdio = McpStdioCapabilities()
@@ -90,6 +97,10 @@ def _session_capabilities(agent: Agent) -> SessionCapabilities:
         session.delete = SessionDeleteCapabilities()
     if agent.additional_directories:
         session.additional_directories = SessionAdditionalDirectoriesCapabilities()
+    if agent.fork:  # Preview (unstable): an extra key every draft allows
+        session.fork = SessionForkCapabilities()
+    if agent.set_title:
+        session.title = SessionTitleCapabilities()
     meta: dict[str, Any] = attach_capability()[META_KEY] if agent.attach else {}
     if _store_in_memory(agent.store):  # a client must not offer a resume that cannot work
         meta.update(memory_store_meta())

@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 
 __all__ = ["NOT_SERVED", "advertised", "check_advertised", "unhandled"]
 
-#: The client's methods acp2's agent runtime does not implement (the unstable ones).
+#: The client's unstable methods; fork and set_title are served when the agent's
+#: settings turn them on (:mod:`acp2.agent.forking`), the others never.
 NOT_SERVED: Final[tuple[MethodSpec[Any, Any], ...]] = (
     SESSION_FORK,
     SESSION_ARCHIVE,
@@ -55,7 +56,12 @@ def unhandled(agent: Agent) -> list[MethodSpec[Any, Any]]:
         off.append(SESSION_DELETE)
     if not agent.attach:
         off.append(SESSION_ATTACH)
-    return off
+    served = {
+        spec
+        for spec, on in ((SESSION_FORK, agent.fork), (SESSION_SET_TITLE, agent.set_title))
+        if on
+    }
+    return [spec for spec in off if spec not in served]
 
 
 def advertised(agent: Agent) -> frozenset[MethodSpec[Any, Any]]:

@@ -115,6 +115,20 @@ class SessionManager(Membership):
         bindings.append(bind(SESSION_SET_CONFIG_OPTION, self.on_set_config))
         return bindings
 
+    def own_record(self, session_id: str) -> SessionRecord | None:
+        """The stored record of ``session_id`` if this connection's principal created
+        it (None for an unknown session and for another principal's alike)."""
+        return self._own_record(session_id)
+
+    def open_forked(
+        self, session_id: str, cwd: str, dirs: list[str], mcp: list[Any]
+    ) -> AgentSession:
+        """Open a session just forked into the store (leased already) on this
+        connection, owned by its principal, and announce its commands."""
+        session = self._open(session_id, cwd, dirs, mcp, self.owner)
+        self._announce_commands(session)
+        return session
+
     def start(self) -> None:
         """Start the bookkeeping task that gives up the leases when the connection ends."""
         self.task_group.start_soon(self._release_at_end)

@@ -73,5 +73,8 @@ class AgentSettings:
     ext_notifications: dict[str, Callable[[Any], Awaitable[None]]] = field(default_factory=dict)
     on_session_start: Callable[[AgentSession], Awaitable[None]] | None = None
     attach: bool = True
+    fork: bool = True
+    set_title: bool = True
+    on_fork: Callable[[dict[str, Any], AgentSession], Awaitable[None]] | None = None
     may_attach: AttachPolicy | None = None
     observers: Mapping[str, Collection[str]] = field(default_factory=dict)

@@ -57,11 +57,14 @@ from acp2.schema.methods import (
     AUTH_LOGIN,
     AUTH_LOGOUT,
     SESSION_DELETE,
+    SESSION_FORK,
     SESSION_LIST,
     SESSION_NEW,
     SESSION_RESUME,
+    SESSION_SET_TITLE,
     MethodSpec,
 )
+from acp2.schema.session_ops import ForkSessionRequest, SetSessionTitleRequest
 from acp2.state import SessionState
 
 if TYPE_CHECKING:  # typing only: the client's start-up imports stay as pinned
@@ -380,6 +383,48 @@ class ClientConnection:
         live = self.sessions.get(session_id)
         if live is not None:
             self._link.detach(live)
+
+    # -- fork and title (Preview, unstable) -------------------------------------------------
+
+    async def fork(
+        self,
+        session_id: str,
+        *,
+        cwd: PathLike | None = None,
+        additional_directories: Sequence[PathLike] | None = None,
+        on_update: UpdateListener | None = None,
+    ) -> ClientSession:
+        """``session/fork``: a new session that starts from ``session_id``'s context, which
+        is left as it was; return it (live on this connection, rooted at ``cwd``, default
+        the connection's cwd). Raises ``LocalProtocolError`` (nothing sent) unless the agent
+        advertised ``session.fork``, the agent's ``RequestError`` otherwise."""
+        from acp2.client.unstable import check_fork  # few clients fork: loaded on use
+
+        check_fork(self.agent_capabilities)
+        cwd_s, dirs = self._paths(cwd, additional_directories)
+        params = ForkSessionRequest(session_id=session_id, cwd=cwd_s)
+        if dirs is not None:
+            params.additional_directories = dirs
+        if self.mcp_servers:
+            params.mcp_servers = list(self.mcp_servers)
+        response = await self._link.call(SESSION_FORK, params)
+        session = ClientSession(self.env, self._link, response.session_id, cwd_s)
+        if on_update is not None:
+            session.add_listener(on_update)
+        self._link.attach(session)
+        session.seed(None, response.config_options)
+        return session
+
+    async def set_title(self, session_id: str, title: str) -> str:
+        """``session/set_title``: name the session; return the title the agent stored
+        (it may normalise it). Raises ``LocalProtocolError`` (nothing sent) unless the agent
+        advertised ``session.title``, the agent's ``RequestError`` otherwise."""
+        from acp2.client.unstable import check_title
+
+        check_title(self.agent_capabilities)
+        params = SetSessionTitleRequest(session_id=session_id, title=title)
+        response = await self._link.call(SESSION_SET_TITLE, params)
+        return response.title
 
     # -- auth -------------------------------------------------------------------------------
 

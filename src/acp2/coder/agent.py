@@ -83,7 +83,20 @@ def build_coder_agent(
     async def on_prompt(turn: Turn) -> str:
         return await run_turn(turn, chat, limits)
 
+    agent.on_fork = fork_conversation
     return agent
+
+
+async def fork_conversation(source: dict[str, Any], forked: AgentSession) -> None:
+    """``session/fork``: the new session goes on from a copy of the source's conversation
+    with the model (its messages, plan and "always" answers), which the source keeps
+    unchanged. Messages are frozen values: copying the lists is enough."""
+    conversation = source.get(CONVERSATION_KEY)
+    if isinstance(conversation, Conversation):
+        copy = Conversation(
+            list(conversation.messages), dict(conversation.policy), conversation.plan
+        )
+        forked.data[CONVERSATION_KEY] = copy
 
 
 async def run_turn(turn: Turn, model: ChatModel, settings: CoderSettings) -> str:

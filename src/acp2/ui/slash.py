@@ -16,7 +16,7 @@ from rich.text import Text
 from acp2 import sanitize
 from acp2.errors import Acp2Error, LocalProtocolError
 from acp2.state import background_items
-from acp2.ui import background, commands, options
+from acp2.ui import background, commands, options, session_surface
 from acp2.ui.choose import picked
 from acp2.ui.style import cost_text, tokens_text
 from acp2.ui.tokens import token_lines
@@ -266,6 +266,18 @@ class SlashCommands:
             return (await asking.prompt_async(message)).strip()
         except (KeyboardInterrupt, EOFError):
             return ""
+
+    def client(self) -> ClientConnection:
+        """The chat's connection to the agent."""
+        return self._client()
+
+    async def do_fork(self, arg: str) -> None:
+        """Fork this session and go on in the fork (:mod:`acp2.ui.session_surface`)."""
+        await session_surface.fork(self, arg)
+
+    async def do_title(self, arg: str) -> None:
+        """Show the session's title, or set it: ``/title NEW``."""
+        await session_surface.title(self, arg)
 
     async def _leave(self, old: Any) -> None:
         with contextlib.suppress(Acp2Error):

@@ -1,0 +1,44 @@
+"""Checks for the Preview's unstable session requests acp2's client sends (fork, title).
+
+Each is sent only to an agent that advertised its capability (``session.fork``,
+``session.title``); otherwise the call raises :class:`~acp2.errors.LocalProtocolError`
+and sends nothing, so a peer that does not know the method never sees it.
+"""
+
+from __future__ import annotations
+
+from acp2.client.checks import session_capabilities
+from acp2.errors import LocalProtocolError
+from acp2.schema import AgentCapabilities, supports
+
+__all__ = ["check_fork", "check_title", "supports_fork", "supports_title"]
+
+
+def supports_fork(caps: AgentCapabilities) -> bool:
+    """Whether the agent advertised ``session.fork`` (False without session support)."""
+    return _advertised(caps, "fork")
+
+
+def supports_title(caps: AgentCapabilities) -> bool:
+    """Whether the agent advertised ``session.title`` (False without session support)."""
+    return _advertised(caps, "title")
+
+
+def check_fork(caps: AgentCapabilities) -> None:
+    """Refuse ``session/fork`` unless ``session.fork`` is advertised."""
+    if not supports_fork(caps):
+        raise LocalProtocolError("The agent does not advertise session.fork")
+
+
+def check_title(caps: AgentCapabilities) -> None:
+    """Refuse ``session/set_title`` unless ``session.title`` is advertised."""
+    if not supports_title(caps):
+        raise LocalProtocolError("The agent does not advertise session.title")
+
+
+def _advertised(caps: AgentCapabilities, name: str) -> bool:
+    try:
+        session = session_capabilities(caps)
+    except LocalProtocolError:
+        return False
+    return supports(getattr(session, name, None))

@@ -1,0 +1,43 @@
+"""The chat's ``/fork`` and ``/title NEW`` (Preview ``session/fork``, ``session/set_title``).
+
+Both go to the agent only when it advertised the capability; otherwise the client refuses
+locally and the chat shows that as one line (:meth:`acp2.ui.slash.SlashCommands.run`).
+The agent's answers (ids, the stored title) are sanitized before they are printed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from acp2 import sanitize
+
+if TYPE_CHECKING:
+    from acp2.ui.slash import SlashCommands
+
+__all__ = ["fork", "title"]
+
+
+async def fork(commands: SlashCommands, arg: str) -> None:
+    """Fork the chat's session and go on in the fork; the old session is left as it was
+    (it can be resumed by id)."""
+    chat = commands.chat
+    old = commands.session
+    new = await commands.client().fork(old.id, cwd=old.cwd)
+    chat.attach(new)
+    chat.console.rule(style="dim")
+    commands.say(
+        f"forked into {sanitize.line(new.id)}; {sanitize.line(old.id)} is unchanged"
+        f" (/resume {sanitize.line(old.id)})"
+    )
+
+
+async def title(commands: SlashCommands, arg: str) -> None:
+    """``/title NEW`` names the session (the agent stores it); ``/title`` shows it."""
+    session = commands.session
+    if not arg.strip():
+        current = session.state.title
+        shown = sanitize.line(current) if isinstance(current, str) and current else None
+        commands.say(f"title: {shown}" if shown else "no title (/title NEW sets one)")
+        return
+    stored = await commands.client().set_title(session.id, arg.strip())
+    commands.say(f"title set: {sanitize.line(stored)}")

@@ -1,0 +1,48 @@
+"""The chat's ``/fork`` and ``/title`` against the test agent served in process (it
+advertises ``session.fork`` and ``session.title``, as every acp2 agent does by default)."""
+
+from __future__ import annotations
+
+import io
+
+import anyio
+import pytest
+from ui_helpers import capture, served_test_agent, text_of
+
+from acp2.ui.commands import parse_line
+from acp2.ui.interactive import InteractiveChat
+from helpers import timeouts
+
+pytestmark = pytest.mark.anyio
+
+
+async def run_lines(*lines: str) -> tuple[InteractiveChat, str, str]:
+    console = capture(120, 40)
+    chat = InteractiveChat(console, permission="deny", stdin=io.StringIO())
+    with anyio.fail_after(timeouts.TIMEOUT):
+        async with served_test_agent(chat.policy()) as client:
+            chat.client = client
+            chat.attach(await client.new_session())
+            first = chat.session.id
+            for line in lines:
+                await chat.handle(line)
+    return chat, first, text_of(console)
+
+
+def test_fork_and_title_are_builtins() -> None:
+    assert parse_line("/fork", []).kind == "builtin"
+    assert parse_line("/title New name", []).arg == "New name"
+
+
+async def test_fork_moves_the_chat_to_a_new_session_and_names_the_old_one() -> None:
+    chat, first, out = await run_lines("/fork")
+    assert chat.session.id != first
+    assert f"forked into {chat.session.id}; {first} is unchanged" in out
+
+
+async def test_title_sets_the_agents_title_and_shows_it_back() -> None:
+    chat, _, out = await run_lines("/title", "/title  Fix the\tbug ", "/title")
+    assert "no title (/title NEW sets one)" in out
+    assert "title set: Fix the bug" in out
+    assert "title: Fix the bug" in out
+    assert chat.session.state.title == "Fix the bug"
