@@ -25,6 +25,7 @@ from acp2.schema import (
     PromptCapabilities,
     PromptEmbeddedContextCapabilities,
     PromptImageCapabilities,
+    ProvidersCapabilities,
     ResourceLink,
     SessionAdditionalDirectoriesCapabilities,
     SessionCapabilities,
@@ -60,6 +61,8 @@ def build_initialize_response(agent: Agent, *, terminal_auth: bool = True) -> In
         info=info,
         capabilities=AgentCapabilities(session=_session_capabilities(agent)),
     )
+    if agent.providers is not None:  # Preview (unstable): an extra key every draft allows
+        response.capabilities.providers = ProvidersCapabilities()
     methods = [m for m in agent.auth_methods if terminal_auth or m.terminal_args is None]
     if methods:
         response.auth_methods = [_auth_method(m) for m in methods]

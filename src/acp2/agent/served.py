@@ -22,6 +22,9 @@ from acp2.schema.methods import (
     AUTH_LOGIN,
     AUTH_LOGOUT,
     AUTH_STATUS,
+    PROVIDERS_DISABLE,
+    PROVIDERS_LIST,
+    PROVIDERS_SET,
     SESSION_ARCHIVE,
     SESSION_DELETE,
     SESSION_FORK,
@@ -35,14 +38,18 @@ if TYPE_CHECKING:
 
 __all__ = ["NOT_SERVED", "advertised", "check_advertised", "unhandled"]
 
-#: The client's unstable methods; fork and set_title are served when the agent's
-#: settings turn them on (:mod:`acp2.agent.forking`), the others never.
+#: The client's unstable methods; fork and set_title (:mod:`acp2.agent.forking`) and the
+#: providers methods (:mod:`acp2.agent.providers`) are served when the agent's settings
+#: turn them on, the others never.
 NOT_SERVED: Final[tuple[MethodSpec[Any, Any], ...]] = (
     SESSION_FORK,
     SESSION_ARCHIVE,
     SESSION_UNARCHIVE,
     SESSION_SET_TITLE,
     AUTH_STATUS,
+    PROVIDERS_LIST,
+    PROVIDERS_SET,
+    PROVIDERS_DISABLE,
 )
 
 
@@ -56,12 +63,14 @@ def unhandled(agent: Agent) -> list[MethodSpec[Any, Any]]:
         off.append(SESSION_DELETE)
     if not agent.attach:
         off.append(SESSION_ATTACH)
-    served = {
-        spec
-        for spec, on in ((SESSION_FORK, agent.fork), (SESSION_SET_TITLE, agent.set_title))
-        if on
-    }
-    return [spec for spec in off if spec not in served]
+    return [spec for spec in off if not _turned_on(agent, spec)]
+
+
+def _turned_on(agent: Agent, spec: MethodSpec[Any, Any]) -> bool:
+    """Whether the agent's settings serve one of the :data:`NOT_SERVED` methods."""
+    if spec in (PROVIDERS_LIST, PROVIDERS_SET, PROVIDERS_DISABLE):
+        return agent.providers is not None
+    return (spec is SESSION_FORK and agent.fork) or (spec is SESSION_SET_TITLE and agent.set_title)
 
 
 def advertised(agent: Agent) -> frozenset[MethodSpec[Any, Any]]:

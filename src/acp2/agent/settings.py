@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from acp2.agent.mcp import McpOptions
+    from acp2.agent.providers import ProviderHost
     from acp2.agent.session import AgentSession
     from acp2.agent.session_hub import AttachPolicy
     from acp2.agent.turn import Turn
@@ -76,5 +77,6 @@ class AgentSettings:
     fork: bool = True
     set_title: bool = True
     on_fork: Callable[[dict[str, Any], AgentSession], Awaitable[None]] | None = None
+    providers: ProviderHost | None = None
     may_attach: AttachPolicy | None = None
     observers: Mapping[str, Collection[str]] = field(default_factory=dict)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
@@ -56,6 +56,9 @@ from acp2.schema.extensions import (
 from acp2.schema.methods import (
     AUTH_LOGIN,
     AUTH_LOGOUT,
+    PROVIDERS_DISABLE,
+    PROVIDERS_LIST,
+    PROVIDERS_SET,
     SESSION_DELETE,
     SESSION_FORK,
     SESSION_LIST,
@@ -63,6 +66,12 @@ from acp2.schema.methods import (
     SESSION_RESUME,
     SESSION_SET_TITLE,
     MethodSpec,
+)
+from acp2.schema.providers import (
+    DisableProvidersRequest,
+    ListProvidersRequest,
+    ProviderInfo,
+    SetProvidersRequest,
 )
 from acp2.schema.session_ops import ForkSessionRequest, SetSessionTitleRequest
 from acp2.state import SessionState
@@ -425,6 +434,45 @@ class ClientConnection:
         params = SetSessionTitleRequest(session_id=session_id, title=title)
         response = await self._link.call(SESSION_SET_TITLE, params)
         return response.title
+
+    # -- model providers (custom LLM endpoint RFD; Preview, unstable) ----------------------
+
+    async def list_providers(self) -> list[ProviderInfo]:
+        """``providers/list``: the agent's configurable model providers (no secrets).
+        Raises ``LocalProtocolError`` (nothing sent) unless it advertised ``providers``."""
+        from acp2.client.unstable import check_providers
+
+        check_providers(self.agent_capabilities)
+        return (await self._link.call(PROVIDERS_LIST, ListProvidersRequest())).providers
+
+    async def set_provider(
+        self,
+        provider_id: str,
+        base_url: str,
+        *,
+        api_type: str = "openai",
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        """``providers/set``: route ``provider_id`` to ``base_url`` with the complete
+        ``headers`` (an ``Authorization`` header carries the key). Raises as
+        :meth:`list_providers`, or the agent's ``RequestError``."""
+        from acp2.client.unstable import check_providers
+
+        check_providers(self.agent_capabilities)
+        params = SetProvidersRequest(
+            provider_id=provider_id,
+            api_type=api_type,
+            base_url=base_url,
+            headers=dict(headers or {}),
+        )
+        await self._link.call(PROVIDERS_SET, params)
+
+    async def disable_provider(self, provider_id: str) -> None:
+        """``providers/disable``: turn ``provider_id`` off. Raises as :meth:`set_provider`."""
+        from acp2.client.unstable import check_providers
+
+        check_providers(self.agent_capabilities)
+        await self._link.call(PROVIDERS_DISABLE, DisableProvidersRequest(provider_id=provider_id))
 
     # -- auth -------------------------------------------------------------------------------
 

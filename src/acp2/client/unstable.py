@@ -1,8 +1,9 @@
-"""Checks for the Preview's unstable session requests acp2's client sends (fork, title).
+"""Checks for the Preview's unstable requests acp2's client sends (fork, title, providers).
 
 Each is sent only to an agent that advertised its capability (``session.fork``,
-``session.title``); otherwise the call raises :class:`~acp2.errors.LocalProtocolError`
-and sends nothing, so a peer that does not know the method never sees it.
+``session.title``, ``providers``); otherwise the call raises
+:class:`~acp2.errors.LocalProtocolError` and sends nothing, so a peer that does not know
+the method never sees it.
 """
 
 from __future__ import annotations
@@ -11,7 +12,14 @@ from acp2.client.checks import session_capabilities
 from acp2.errors import LocalProtocolError
 from acp2.schema import AgentCapabilities, supports
 
-__all__ = ["check_fork", "check_title", "supports_fork", "supports_title"]
+__all__ = [
+    "check_fork",
+    "check_providers",
+    "check_title",
+    "supports_fork",
+    "supports_providers",
+    "supports_title",
+]
 
 
 def supports_fork(caps: AgentCapabilities) -> bool:
@@ -34,6 +42,17 @@ def check_title(caps: AgentCapabilities) -> None:
     """Refuse ``session/set_title`` unless ``session.title`` is advertised."""
     if not supports_title(caps):
         raise LocalProtocolError("The agent does not advertise session.title")
+
+
+def supports_providers(caps: AgentCapabilities) -> bool:
+    """Whether the agent advertised ``providers`` (the custom LLM endpoint RFD)."""
+    return supports(getattr(caps, "providers", None))
+
+
+def check_providers(caps: AgentCapabilities) -> None:
+    """Refuse ``providers/*`` unless ``providers`` is advertised."""
+    if not supports_providers(caps):
+        raise LocalProtocolError("The agent does not advertise providers")
 
 
 def _advertised(caps: AgentCapabilities, name: str) -> bool:

@@ -22,6 +22,7 @@ from acp2.coder.loop import Conversation, coder_loop
 from acp2.coder.mcptools import sandbox_launcher, with_mcp
 from acp2.coder.messages import Message
 from acp2.coder.providers import ChatModel, make_model
+from acp2.coder.providers.endpoints import CoderProviders
 from acp2.coder.tools import Sandbox, Toolbox
 from acp2.coder.tools.confine import CommandPolicy
 from acp2.coder.tools.limits import DEFAULT_LIMITS, FileLimits
@@ -79,9 +80,14 @@ def build_coder_agent(
     agent = Agent(name, version=_version(), title="acp2 coding agent", store=store)
     _offer_mcp(agent, limits)
 
+    endpoints = CoderProviders(chat)
+    agent.providers = endpoints  # providers/list, set, disable (custom LLM endpoint RFD)
+
     @agent.prompt
     async def on_prompt(turn: Turn) -> str:
-        return await run_turn(turn, chat, limits)
+        model = endpoints.model_for(owner_of_session(agent, turn.session.id))
+        settings = limits if model is chat else _hide_model_key(limits, model)
+        return await run_turn(turn, model, settings)
 
     agent.on_fork = fork_conversation
     return agent
@@ -122,6 +128,15 @@ async def run_turn(turn: Turn, model: ChatModel, settings: CoderSettings) -> str
     )
     driver = Driver(turn, model, toolbox, context_window=settings.context_window)
     return await driver.run(loop)
+
+
+def owner_of_session(agent: Agent, session_id: str) -> str | None:
+    """The principal that owns live session ``session_id`` of ``agent`` (None: the local
+    user, or a session no connection holds): whose provider routing its work uses."""
+    from acp2.agent.runtime import runtime_for
+
+    hub = runtime_for(agent).hubs.get(session_id)
+    return hub.owner if hub is not None else None
 
 
 def _offer_mcp(agent: Agent, settings: CoderSettings) -> None:

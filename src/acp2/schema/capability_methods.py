@@ -25,6 +25,9 @@ from acp2.schema.methods import (
     ELICITATION_COMPLETE,
     ELICITATION_CREATE,
     INITIALIZE,
+    PROVIDERS_DISABLE,
+    PROVIDERS_LIST,
+    PROVIDERS_SET,
     SESSION_ARCHIVE,
     SESSION_CANCEL,
     SESSION_CLOSE,
@@ -69,6 +72,7 @@ AGENT: Final[Promises] = (
     ("capabilities.session.title", (SESSION_SET_TITLE,)),
     (f"capabilities.session.meta.{META_KEY}.attach", (SESSION_ATTACH,)),
     ("capabilities.auth.status", (AUTH_STATUS,)),
+    ("capabilities.providers", (PROVIDERS_LIST, PROVIDERS_SET, PROVIDERS_DISABLE)),
     ("auth_methods", (AUTH_LOGIN, AUTH_LOGOUT)),
 )
 

@@ -8,7 +8,8 @@ wire name. ``sender`` is the side that sends the message (``"client"``, ``"agent
 list plus Nov's ``tool_call/cancel`` and ``terminal/cancel``, plus the unstable methods of
 the Preview whose shapes are published (:data:`UNSTABLE`: ``session/fork``,
 ``session/archive``, ``session/unarchive``, ``session/set_title``, ``auth/status``,
-``auth/status_update``), each valid only with the capability the agent advertises.
+``auth/status_update``, ``providers/list``, ``providers/set``, ``providers/disable``),
+each valid only with the capability the agent advertises.
 """
 
 from __future__ import annotations
@@ -33,6 +34,14 @@ from acp2.schema.elicitation import (
 from acp2.schema.initialize import InitializeRequest, InitializeResponse
 from acp2.schema.jsonrpc import CancelRequestNotification
 from acp2.schema.permission import RequestPermissionRequest, RequestPermissionResponse
+from acp2.schema.providers import (
+    DisableProvidersRequest,
+    DisableProvidersResponse,
+    ListProvidersRequest,
+    ListProvidersResponse,
+    SetProvidersRequest,
+    SetProvidersResponse,
+)
 from acp2.schema.session import (
     CancelSessionNotification,
     CloseSessionRequest,
@@ -72,6 +81,9 @@ __all__ = [
     "ELICITATION_CREATE",
     "INITIALIZE",
     "METHODS",
+    "PROVIDERS_DISABLE",
+    "PROVIDERS_LIST",
+    "PROVIDERS_SET",
     "SESSION_ARCHIVE",
     "SESSION_CANCEL",
     "SESSION_CLOSE",
@@ -332,6 +344,14 @@ AUTH_STATUS: Final = request(
 AUTH_STATUS_UPDATE: Final = notification(
     "auth/status_update", AuthStatusUpdateNotification, "agent"
 )
+# The custom LLM endpoint RFD: configure the agent's model providers (``providers``).
+PROVIDERS_LIST: Final = request(
+    "providers/list", ListProvidersRequest, ListProvidersResponse, "client", retry="safe"
+)
+PROVIDERS_SET: Final = request("providers/set", SetProvidersRequest, SetProvidersResponse, "client")
+PROVIDERS_DISABLE: Final = request(
+    "providers/disable", DisableProvidersRequest, DisableProvidersResponse, "client"
+)
 
 #: The unstable methods: in no vendored schema, never sent by acp2 on its own.
 UNSTABLE: Final[frozenset[str]] = frozenset(
@@ -343,6 +363,9 @@ UNSTABLE: Final[frozenset[str]] = frozenset(
         SESSION_SET_TITLE,
         AUTH_STATUS,
         AUTH_STATUS_UPDATE,
+        PROVIDERS_LIST,
+        PROVIDERS_SET,
+        PROVIDERS_DISABLE,
     )
 )
 
@@ -374,5 +397,8 @@ METHODS: Final[dict[str, MethodSpec[Any, Any]]] = {
         SESSION_SET_TITLE,
         AUTH_STATUS,
         AUTH_STATUS_UPDATE,
+        PROVIDERS_LIST,
+        PROVIDERS_SET,
+        PROVIDERS_DISABLE,
     )
 }
