@@ -2,7 +2,8 @@
 
 stdout hygiene (TR-03, TR-01), ids answered once with their type and no answers to
 notifications (TR-09, TR-08), error object shapes (TR-12), ``messageId`` on every message
-update (MU-01), patch shapes (MU-05), and schema validity under both drafts. Each frame is
+update (MU-01), patch shapes (MU-05), token usage on idles (US-05, Preview), and schema
+validity under both drafts. Each frame is
 validated against the schema of the version its link speaks: the frames of a link whose
 agent answered ``initialize`` in v1's shape against ``acp-v1.json``. For an agent judged
 as ACP v1 the rows are the v1 rows (``V1-TR-09`` ..., ``V1-SCHEMA``) and the v2-only
@@ -41,6 +42,7 @@ AUDIT_ROWS = (
     "EX-04:notes",
     "MU-01",
     "MU-05",
+    "US-05",
     "SCHEMA:aug",
     "SCHEMA:nov",
 )
@@ -89,6 +91,7 @@ def audit(shared: Shared) -> None:
         _schema(shared, pairs, V1)
         return
     _messages(shared, pairs)
+    _idle_usage(shared, pairs)
     for draft in DRAFTS:
         _schema(shared, pairs, draft)
 
@@ -199,6 +202,45 @@ def _shape_problem(kind: Any, update: dict[str, Any]) -> str | None:
     elif kind == "state_update" and not isinstance(update.get("state"), str):
         return "state_update without a state"
     return None
+
+
+_USAGE_REQUIRED = ("totalTokens", "inputTokens", "outputTokens")
+_USAGE_OPTIONAL = ("thoughtTokens", "cachedReadTokens", "cachedWriteTokens")
+
+
+def _idle_usage(shared: Shared, pairs: list[tuple[ClientCore, Frame]]) -> None:
+    """US-05: the Preview's ``usage`` on an idle ``state_update`` (unstable; the
+    schemas here do not know it: any object passes them as an extra key)."""
+    row = _Row(shared, "US-05")
+    reports = 0
+    for link, frame in pairs:
+        update = session_update(frame.value)
+        if update is None or update.get("sessionUpdate") != "state_update":
+            continue
+        usage = update.get("usage")
+        if usage is None or update.get("state") != "idle":
+            continue
+        reports += 1
+        if problem := _usage_problem(usage):
+            row.add(problem, _ev(link, frame, problem))
+    row.finish(f"{reports} idle usage reports, all well-formed", checked=reports)
+
+
+def _usage_problem(usage: Any) -> str | None:
+    """Why an idle's ``usage`` is malformed, or None."""
+    if not isinstance(usage, dict):
+        return "usage on an idle must be an object"
+    for key in _USAGE_REQUIRED:
+        if not _count(usage.get(key)):
+            return f"usage.{key} must be a non-negative integer"
+    for key in _USAGE_OPTIONAL:
+        if usage.get(key) is not None and not _count(usage[key]):
+            return f"usage.{key} must be a non-negative integer when given"
+    return None
+
+
+def _count(value: Any) -> bool:
+    return type(value) is int and value >= 0
 
 
 def _schema(shared: Shared, pairs: list[tuple[ClientCore, Frame]], draft: str) -> None:
