@@ -33,7 +33,9 @@ from acp2.schema import (
     AgentMessageChunk,
     Diff,
     StateUpdate,
+    SystemPrompt,
     TerminalOutputChunk,
+    TextContent,
     ToolCallUpdate,
     UsageUpdate,
 )
@@ -122,6 +124,25 @@ async def test_a_fork_goes_on_from_a_copy_of_the_conversation_and_the_source_kee
     assert in_fork == ["remember kiwi", "first answer", "what fruit?"]
     in_source = [m["content"] for m in fake.requests[2]["messages"] if m["role"] != "system"]
     assert in_source == ["remember kiwi", "first answer", "and now?"]
+
+
+@pytest.mark.parametrize("mode", ["override", "append"])
+async def test_a_client_system_prompt_reaches_the_model_as_its_system_message(
+    tmp_path: Path, mode: str
+) -> None:
+    prompt = SystemPrompt(mode=mode, content=[TextContent(text="Answer in French.")])
+    with serve() as fake, anyio.fail_after(TIMEOUT):
+        fake.add(text_reply("Bonjour"))
+        async with served(agent_for(fake), cwd=str(tmp_path)) as client:
+            session = await client.new_session(str(tmp_path), system_prompt=prompt)
+            await (await session.prompt("hi")).wait()
+    system = fake.requests[0]["messages"][0]
+    assert system["role"] == "system"
+    if mode == "override":
+        assert system["content"] == "Answer in French."
+    else:
+        assert system["content"].startswith("You are a careful coding agent")
+        assert system["content"].endswith("\n\nAnswer in French.")
 
 
 async def test_tool_calls_across_exchanges_are_reported_run_and_sent_back(

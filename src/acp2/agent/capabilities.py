@@ -31,6 +31,9 @@ from acp2.schema import (
     SessionCapabilities,
     SessionDeleteCapabilities,
     SessionForkCapabilities,
+    SessionSystemPromptCapabilities,
+    SessionSystemPromptModeCapabilities,
+    SessionSystemPromptOverrideCapabilities,
     SessionTitleCapabilities,
     TextContent,
 )
@@ -104,6 +107,11 @@ def _session_capabilities(agent: Agent) -> SessionCapabilities:
         session.fork = SessionForkCapabilities()
     if agent.set_title:
         session.title = SessionTitleCapabilities()
+    if agent.system_prompt:  # append and override (acp2.agent.system_prompt)
+        override = SessionSystemPromptModeCapabilities(
+            override=SessionSystemPromptOverrideCapabilities()
+        )
+        session.system_prompt = SessionSystemPromptCapabilities(mode=override)
     meta: dict[str, Any] = attach_capability()[META_KEY] if agent.attach else {}
     if _store_in_memory(agent.store):  # a client must not offer a resume that cannot work
         meta.update(memory_store_meta())

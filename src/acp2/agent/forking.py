@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Final
 
 from acp2.agent.bindings import Binding, bind
 from acp2.agent.checks import check_mcp, check_roots
+from acp2.agent.system_prompt import SYSTEM_PROMPT_KEY, check_system_prompt, keep
 from acp2.errors import InvalidParams, ResourceNotFound
 from acp2.schema import SessionInfoUpdate
 from acp2.schema.codec import encode
@@ -69,6 +70,7 @@ async def fork_session(manager: SessionManager, params: ForkSessionRequest) -> F
     source = _own(manager, params.session_id)
     dirs = check_roots(manager.agent, params.cwd, params.additional_directories)
     mcp = check_mcp(manager.agent, params.mcp_servers)
+    system = check_system_prompt(manager.agent, params.system_prompt)
     store = manager.store
     store.flush()  # the source's queued updates belong in the copy too
     new_id = f"sess_{secrets.token_hex(12)}"
@@ -83,6 +85,8 @@ async def fork_session(manager: SessionManager, params: ForkSessionRequest) -> F
     hook = manager.agent.on_fork
     if hook is not None:
         await hook(manager.runtime.shared(source.id).data, session)
+    source_prompt = manager.runtime.shared(source.id).data.get(SYSTEM_PROMPT_KEY)
+    keep(session, system if system is not None else source_prompt)
     response = ForkSessionResponse(session_id=new_id)
     options = manager.current_options(session)
     if options is not None:

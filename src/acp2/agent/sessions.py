@@ -22,6 +22,8 @@ from acp2.agent.replay import fold_rows, render
 from acp2.agent.runtime import AgentRuntime
 from acp2.agent.session import AgentSession, WorkStarter
 from acp2.agent.session_hub import AttachQuery, SessionHub, allowed, owner_of
+from acp2.agent.system_prompt import check_system_prompt
+from acp2.agent.system_prompt import keep as keep_system_prompt
 from acp2.errors import InvalidParams, LocalProtocolError, ResourceNotFound, SessionInUse
 from acp2.schema import (
     AvailableCommandsUpdate,
@@ -176,10 +178,12 @@ class SessionManager(Membership):
         """Create a session rooted at an absolute ``cwd`` (SS-02..SS-05, SS-09)."""
         dirs = check_roots(self.agent, params.cwd, params.additional_directories)
         mcp = check_mcp(self.agent, params.mcp_servers)
+        system = check_system_prompt(self.agent, params.system_prompt)
         session_id = f"sess_{secrets.token_hex(12)}"
         self.store.create_session(session_id, params.cwd, dirs, self.owner)
         self.store.acquire(session_id)
         session = self._open(session_id, params.cwd, dirs, mcp, self.owner)
+        keep_system_prompt(session, system)
         response = NewSessionResponse(session_id=session_id)
         self._fill_session_response(session, response)
         if self.agent.on_session_start is not None:
@@ -215,7 +219,9 @@ class SessionManager(Membership):
         replay = check_replay(params.replay_from)
         dirs = check_roots(self.agent, params.cwd, params.additional_directories)
         mcp = check_mcp(self.agent, params.mcp_servers)
+        system = check_system_prompt(self.agent, params.system_prompt)
         session = await self._reattach(record, replay, dirs, mcp)
+        keep_system_prompt(session, system)
         to_client = self.to_client(session)
         to_client.emit(session.snapshot())
         response = ResumeSessionResponse()

@@ -78,5 +78,6 @@ class AgentSettings:
     set_title: bool = True
     on_fork: Callable[[dict[str, Any], AgentSession], Awaitable[None]] | None = None
     providers: ProviderHost | None = None
+    system_prompt: bool = False
     may_attach: AttachPolicy | None = None
     observers: Mapping[str, Collection[str]] = field(default_factory=dict)

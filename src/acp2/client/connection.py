@@ -46,6 +46,7 @@ from acp2.schema import (
     ResumeSessionRequest,
     ResumeSessionResponse,
     SessionInfo,
+    SystemPrompt,
 )
 from acp2.schema.extensions import (
     SESSION_ATTACH,
@@ -206,8 +207,13 @@ class ClientConnection:
         additional_directories: Sequence[PathLike] | None = None,
         mcp_servers: Sequence[Any] | None = None,
         on_update: UpdateListener | None = None,
+        system_prompt: SystemPrompt | None = None,
     ) -> ClientSession:
         """Create a session rooted at the absolute ``cwd`` (default: the connection's cwd).
+
+        ``system_prompt`` (Preview, unstable) is sent only to an agent advertising
+        ``session.systemPrompt`` (and its ``override`` mode for an override); otherwise
+        ``LocalProtocolError``, nothing sent.
 
         ``on_update`` is added as a listener before any update is delivered, so it also
         sees updates the agent sent before its response (SS-25). The initial config
@@ -221,6 +227,11 @@ class ClientConnection:
         check_mcp_servers(self.agent_capabilities, mcp_servers)
         params = NewSessionRequest(cwd=cwd_s)
         _fill_roots(params, dirs, mcp_servers)
+        if system_prompt is not None:
+            from acp2.client.unstable import check_system_prompt
+
+            check_system_prompt(self.agent_capabilities, system_prompt)
+            params.system_prompt = system_prompt
         response = await self._link.call(SESSION_NEW, params)
         session = ClientSession(self.env, self._link, response.session_id, cwd_s)
         if on_update is not None:

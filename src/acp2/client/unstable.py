@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from acp2.client.checks import session_capabilities
 from acp2.errors import LocalProtocolError
-from acp2.schema import AgentCapabilities, supports
+from acp2.schema import AgentCapabilities, SystemPrompt, supports
 
 __all__ = [
     "check_fork",
     "check_providers",
+    "check_system_prompt",
     "check_title",
     "supports_fork",
     "supports_providers",
@@ -53,6 +54,20 @@ def check_providers(caps: AgentCapabilities) -> None:
     """Refuse ``providers/*`` unless ``providers`` is advertised."""
     if not supports_providers(caps):
         raise LocalProtocolError("The agent does not advertise providers")
+
+
+def check_system_prompt(caps: AgentCapabilities, prompt: SystemPrompt) -> None:
+    """Refuse a ``systemPrompt`` the agent did not advertise: any without
+    ``session.systemPrompt``, ``override`` without ``session.systemPrompt.mode.override``,
+    any other mode."""
+    advertised = getattr(session_capabilities(caps), "system_prompt", None)
+    if not supports(advertised):
+        raise LocalProtocolError("The agent does not advertise session.systemPrompt")
+    if prompt.mode == "override":
+        if not supports(getattr(getattr(advertised, "mode", None), "override", None)):
+            raise LocalProtocolError("The agent does not advertise systemPrompt override")
+    elif prompt.mode != "append":
+        raise LocalProtocolError(f"Unknown systemPrompt mode: {prompt.mode!r}")
 
 
 def _advertised(caps: AgentCapabilities, name: str) -> bool:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from acp2.agent import Agent
 from acp2.agent.mcp import McpOptions
+from acp2.agent.system_prompt import system_prompt_of
 from acp2.coder.driver import Driver
 from acp2.coder.loop import Conversation, coder_loop
 from acp2.coder.mcptools import sandbox_launcher, with_mcp
@@ -90,6 +91,7 @@ def build_coder_agent(
         return await run_turn(turn, model, settings)
 
     agent.on_fork = fork_conversation
+    agent.system_prompt = True  # append and override: see system_prompt()
     return agent
 
 
@@ -112,6 +114,9 @@ async def run_turn(turn: Turn, model: ChatModel, settings: CoderSettings) -> str
     if not isinstance(conversation, Conversation):
         conversation = Conversation([Message("system", system_prompt(session))])
         session.data[CONVERSATION_KEY] = conversation
+    elif conversation.messages and conversation.messages[0].role == "system":
+        # A resume may have brought another client system prompt: the latest holds.
+        conversation.messages[0] = Message("system", system_prompt(session))
     sandbox = Sandbox(
         session.cwd, session.additional_directories, protected=settings.protected_paths
     )
@@ -162,7 +167,17 @@ def _hide_model_key(settings: CoderSettings, chat: ChatModel) -> CoderSettings:
 
 
 def system_prompt(session: AgentSession) -> str:
-    """The instructions the model gets at the start of a session."""
+    """The instructions the model gets: the agent's own, with the client's system prompt
+    appended, or the client's alone in ``override`` mode (:mod:`acp2.agent.system_prompt`)."""
+    client = system_prompt_of(session)
+    if client is not None and client[0] == "override":
+        return client[1]
+    own = default_instructions(session)
+    return f"{own}\n\n{client[1]}" if client is not None and client[1] else own
+
+
+def default_instructions(session: AgentSession) -> str:
+    """The coding agent's own instructions for ``session``."""
     extra = session.additional_directories
     roots = f" Other directories you may use: {', '.join(extra)}." if extra else ""
     return (
