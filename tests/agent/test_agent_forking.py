@@ -12,7 +12,7 @@ import pytest
 from agent_harness import CWD, agent_harness, make_agent
 
 from acp2.agent import AgentSession, Turn
-from acp2.errors import InvalidParams, MethodNotFound, ResourceNotFound
+from acp2.errors import InternalError, InvalidParams, MethodNotFound, ResourceNotFound
 
 pytestmark = pytest.mark.anyio
 
@@ -75,6 +75,19 @@ async def test_the_fork_hook_gets_the_sources_data_and_the_new_session() -> None
         await h.turn(source, "one")
         forked = (await h.call("session/fork", {"sessionId": source, "cwd": CWD}))["sessionId"]
     assert seen == [(["one"], forked)]
+
+
+async def test_a_failing_fork_hook_fails_the_fork_and_leaves_no_session() -> None:
+    async def on_fork(data: dict[str, Any], session: AgentSession) -> None:
+        raise RuntimeError("cannot copy")
+
+    async with agent_harness(_echo(on_fork=on_fork), initialize=True, validate="agent") as h:
+        source = await h.new_session()
+        await h.turn(source, "one")
+        with pytest.raises(InternalError):
+            await h.call("session/fork", {"sessionId": source, "cwd": CWD})
+        listed = await h.call("session/list", {})
+    assert [s["sessionId"] for s in listed["sessions"]] == [source]
 
 
 async def test_forking_an_unknown_session_is_32002() -> None:

@@ -12,7 +12,7 @@ from acp2.agent import Agent, Turn
 from acp2.errors import LocalProtocolError
 from acp2.state import MessageState
 from acp2.store.sqlite import HistoryStore
-from helpers.inprocess import served
+from helpers.inprocess import served, serving
 from helpers.timeouts import TIMEOUT
 
 pytestmark = pytest.mark.anyio
@@ -52,6 +52,19 @@ async def test_set_title_returns_the_stored_title_and_the_state_shows_it() -> No
             await (await session.prompt("x")).wait()  # the update came before this turn
     assert stored == "Fix it"
     assert session.state.title == "Fix it"
+
+
+async def test_a_title_set_from_another_connection_reaches_the_client_holding_the_session() -> None:
+    with anyio.fail_after(TIMEOUT):
+        async with serving(_agent()) as agents:
+            holder = await agents.connect(cwd=CWD)
+            other = await agents.connect(cwd=CWD)
+            session = await holder.new_session()
+            titled = anyio.Event()
+            session.add_listener(lambda update, raw: titled.set())
+            assert await other.set_title(session.id, "From elsewhere") == "From elsewhere"
+            await titled.wait()
+    assert session.state.title == "From elsewhere"
 
 
 async def test_without_the_capabilities_the_client_sends_neither_request() -> None:

@@ -84,7 +84,14 @@ async def fork_session(manager: SessionManager, params: ForkSessionRequest) -> F
     session = manager.open_forked(new_id, params.cwd, dirs, mcp)
     hook = manager.agent.on_fork
     if hook is not None:
-        await hook(manager.runtime.shared(source.id).data, session)
+        try:
+            await hook(manager.runtime.shared(source.id).data, session)
+        except BaseException:
+            # The client gets an error, so there is no fork: leave no trace of it.
+            await manager.close(new_id)
+            store.delete_session(new_id)
+            manager.runtime.forget(new_id)
+            raise
     source_prompt = manager.runtime.shared(source.id).data.get(SYSTEM_PROMPT_KEY)
     keep(session, system if system is not None else source_prompt)
     response = ForkSessionResponse(session_id=new_id)
@@ -103,7 +110,8 @@ async def set_title(
         raise InvalidParams("The title is empty")
     record = _own(manager, params.session_id)
     update = SessionInfoUpdate(title=title)
-    live = manager.find(record.id)
+    hub = manager.runtime.hubs.get(record.id)  # live here or on another connection
+    live = manager.find(record.id) or (hub.session if hub is not None else None)
     if live is not None:
         live.emitter.emit(update)  # records it, stores the title, sends it to every client
     else:
