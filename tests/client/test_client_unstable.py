@@ -75,3 +75,5 @@ async def test_without_the_capabilities_the_client_sends_neither_request() -> No
                 await client.fork(session.id)
             with pytest.raises(LocalProtocolError, match=r"session\.title"):
                 await client.set_title(session.id, "x")
+            with pytest.raises(LocalProtocolError, match="steering"):
+                await client.steer(session.id, "x")

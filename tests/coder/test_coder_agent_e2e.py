@@ -22,7 +22,7 @@ from coder_helpers import (
     thoughts_of,
     wait_gone,
 )
-from fake_openai import FakeOpenAI, Reply, chunk, serve, text_reply, tool_reply, usage_chunk
+from fake_openai import FakeOpenAI, Gate, Reply, chunk, serve, text_reply, tool_reply, usage_chunk
 from msgspec import UNSET
 
 from acp2.client import allow_all, deny_all
@@ -143,6 +143,34 @@ async def test_a_client_system_prompt_reaches_the_model_as_its_system_message(
     else:
         assert system["content"].startswith("You are a careful coding agent")
         assert system["content"].endswith("\n\nAnswer in French.")
+
+
+async def test_steering_during_the_answer_is_taken_before_the_turn_ends(tmp_path: Path) -> None:
+    gate = Gate()
+    with serve() as fake, anyio.fail_after(TIMEOUT):
+        fake.add(
+            Reply(events=[chunk("Working"), gate, chunk(finish="stop"), usage_chunk(5, 1)]),
+            text_reply("Using tabs."),
+        )
+        async with served(agent_for(fake), cwd=str(tmp_path)) as client:
+            session = await client.new_session(str(tmp_path))
+            started = anyio.Event()
+            session.add_listener(
+                lambda u, raw: started.set() if isinstance(u, AgentMessageChunk) else None
+            )
+            work = await session.prompt("indent the file")
+            await started.wait()
+            steered = await client.steer(session.id, "use tabs")
+            gate.open()
+            assert await work.wait() == "end_turn"
+    assert steered is not None
+    second = [(m["role"], m["content"]) for m in fake.requests[1]["messages"][1:]]
+    assert second == [
+        ("user", "indent the file"),
+        ("assistant", "Working"),
+        ("user", "use tabs"),
+    ]
+    assert "Using tabs." in session.state.agent_text()
 
 
 async def test_tool_calls_across_exchanges_are_reported_run_and_sent_back(

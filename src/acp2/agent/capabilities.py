@@ -37,7 +37,12 @@ from acp2.schema import (
     SessionTitleCapabilities,
     TextContent,
 )
-from acp2.schema.extensions import META_KEY, attach_capability, memory_store_meta
+from acp2.schema.extensions import (
+    META_KEY,
+    attach_capability,
+    memory_store_meta,
+    steer_capability,
+)
 
 if TYPE_CHECKING:
     from acp2.agent.settings import AgentSettings as Agent
@@ -103,7 +108,20 @@ def _session_capabilities(agent: Agent) -> SessionCapabilities:
         session.delete = SessionDeleteCapabilities()
     if agent.additional_directories:
         session.additional_directories = SessionAdditionalDirectoriesCapabilities()
-    if agent.fork:  # Preview (unstable): an extra key every draft allows
+    _add_preview(agent, session)
+    meta: dict[str, Any] = attach_capability()[META_KEY] if agent.attach else {}
+    if _store_in_memory(agent.store):  # a client must not offer a resume that cannot work
+        meta.update(memory_store_meta())
+    if agent.steer:  # _acp2/session/steer (acp2.agent.steering)
+        meta.update(steer_capability())
+    if meta:
+        session.meta = {META_KEY: meta}  # acp2's extensions (acp2.schema.extensions)
+    return session
+
+
+def _add_preview(agent: Agent, session: SessionCapabilities) -> None:
+    """The Preview's unstable session capabilities: extra keys every draft allows."""
+    if agent.fork:
         session.fork = SessionForkCapabilities()
     if agent.set_title:
         session.title = SessionTitleCapabilities()
@@ -112,12 +130,6 @@ def _session_capabilities(agent: Agent) -> SessionCapabilities:
             override=SessionSystemPromptOverrideCapabilities()
         )
         session.system_prompt = SessionSystemPromptCapabilities(mode=override)
-    meta: dict[str, Any] = attach_capability()[META_KEY] if agent.attach else {}
-    if _store_in_memory(agent.store):  # a client must not offer a resume that cannot work
-        meta.update(memory_store_meta())
-    if meta:
-        session.meta = {META_KEY: meta}  # acp2's extensions (acp2.schema.extensions)
-    return session
 
 
 def _store_in_memory(store: Any) -> bool:

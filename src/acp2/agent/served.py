@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Final
 from acp2.agent.capabilities import build_initialize_response
 from acp2.errors import MissingHandler
 from acp2.schema.capability_methods import AGENT, promised
-from acp2.schema.extensions import SESSION_ATTACH
+from acp2.schema.extensions import SESSION_ATTACH, SESSION_STEER
 from acp2.schema.methods import (
     AUTH_LOGIN,
     AUTH_LOGOUT,
@@ -63,6 +63,8 @@ def unhandled(agent: Agent) -> list[MethodSpec[Any, Any]]:
         off.append(SESSION_DELETE)
     if not agent.attach:
         off.append(SESSION_ATTACH)
+    if not agent.steer:
+        off.append(SESSION_STEER)
     return [spec for spec in off if not _turned_on(agent, spec)]
 
 

@@ -79,5 +79,6 @@ class AgentSettings:
     on_fork: Callable[[dict[str, Any], AgentSession], Awaitable[None]] | None = None
     providers: ProviderHost | None = None
     system_prompt: bool = False
+    steer: bool = False
     may_attach: AttachPolicy | None = None
     observers: Mapping[str, Collection[str]] = field(default_factory=dict)

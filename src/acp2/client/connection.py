@@ -446,6 +446,23 @@ class ClientConnection:
         response = await self._link.call(SESSION_SET_TITLE, params)
         return response.title
 
+    async def steer(self, session_id: str, prompt: str | Sequence[Any]) -> str | None:
+        """``_acp2/session/steer``: give the session's *running* work more to go on (text, or
+        content blocks); the agent reads it at its next step and every client sees it as a
+        ``user_message``. Returns that message's id, or None when nothing was running (send
+        a prompt instead). Raises ``LocalProtocolError`` (nothing sent) unless the agent
+        advertised it (``capabilities.session._meta.acp2.steer``), the agent's
+        ``RequestError`` otherwise."""
+        from acp2.schema import TextContent
+        from acp2.schema.extensions import SESSION_STEER, SteerSessionRequest, supports_steer
+
+        if not supports_steer(session_capabilities(self.agent_capabilities)):
+            raise LocalProtocolError("The agent does not advertise steering (_acp2/session/steer)")
+        blocks = [TextContent(text=prompt)] if isinstance(prompt, str) else list(prompt)
+        params = SteerSessionRequest(session_id=session_id, prompt=blocks)
+        answer = await self._link.call(SESSION_STEER, params)
+        return answer.message_id if answer.outcome == "steered" and answer.message_id else None
+
     # -- model providers (custom LLM endpoint RFD; Preview, unstable) ----------------------
 
     async def list_providers(self) -> list[ProviderInfo]:

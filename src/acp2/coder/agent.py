@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from acp2.agent import Agent
 from acp2.agent.mcp import McpOptions
+from acp2.agent.steering import take_steering
 from acp2.agent.system_prompt import system_prompt_of
 from acp2.coder.driver import Driver
 from acp2.coder.loop import Conversation, coder_loop
@@ -92,6 +93,7 @@ def build_coder_agent(
 
     agent.on_fork = fork_conversation
     agent.system_prompt = True  # append and override: see system_prompt()
+    agent.steer = True  # _acp2/session/steer: read before each model call (Driver)
     return agent
 
 
@@ -132,7 +134,12 @@ async def run_turn(turn: Turn, model: ChatModel, settings: CoderSettings) -> str
         conversation, prompt_text(turn.prompt), toolbox.specs, max_requests=settings.max_requests
     )
     driver = Driver(turn, model, toolbox, context_window=settings.context_window)
-    return await driver.run(loop)
+    try:
+        return await driver.run(loop)
+    finally:
+        # Steering that came after the model's last call goes with the next prompt.
+        for blocks in take_steering(session):
+            conversation.messages.append(Message("user", prompt_text(blocks)))
 
 
 def owner_of_session(agent: Agent, session_id: str) -> str | None:

@@ -1,4 +1,5 @@
-"""The chat's ``/fork`` and ``/title NEW`` (Preview ``session/fork``, ``session/set_title``).
+"""The chat's ``/fork``, ``/title NEW`` (Preview ``session/fork``, ``session/set_title``) and
+``/steer TEXT`` (acp2's ``_acp2/session/steer``).
 
 Both go to the agent only when it advertised the capability; otherwise the client refuses
 locally and the chat shows that as one line (:meth:`acp2.ui.slash.SlashCommands.run`).
@@ -14,7 +15,7 @@ from acp2 import sanitize
 if TYPE_CHECKING:
     from acp2.ui.slash import SlashCommands
 
-__all__ = ["fork", "title"]
+__all__ = ["fork", "steer", "title"]
 
 
 async def fork(commands: SlashCommands, arg: str) -> None:
@@ -41,3 +42,16 @@ async def title(commands: SlashCommands, arg: str) -> None:
         return
     stored = await commands.client().set_title(session.id, arg.strip())
     commands.say(f"title set: {sanitize.line(stored)}")
+
+
+async def steer(commands: SlashCommands, arg: str) -> None:
+    """``/steer TEXT`` during a turn: the text goes into the running work (the agent reads
+    it at its next step, and shows it as a user message); with nothing running, or an
+    agent without steering, the chat says so and sends nothing."""
+    text = arg.strip()
+    if not text:
+        commands.say("usage: /steer TEXT (while the agent works)")
+        return
+    steered = await commands.client().steer(commands.session.id, text)
+    if steered is None:
+        commands.say("nothing is running: send it as a prompt")

@@ -279,6 +279,10 @@ class SlashCommands:
         """Show the session's title, or set it: ``/title NEW``."""
         await session_surface.title(self, arg)
 
+    async def do_steer(self, arg: str) -> None:
+        """Give the running work more to go on: ``/steer TEXT``."""
+        await session_surface.steer(self, arg)
+
     async def _leave(self, old: Any) -> None:
         with contextlib.suppress(Acp2Error):
             await old.close()
