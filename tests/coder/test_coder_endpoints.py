@@ -14,6 +14,7 @@ from coder_helpers import TIMEOUT
 from fake_openai import serve, text_reply
 
 from acp2.coder import build_coder_agent
+from acp2.coder.providers.openai import OpenAIConfig, OpenAIModel
 from acp2.errors import InvalidParams, LocalProtocolError
 from acp2.store.sqlite import HistoryStore
 from helpers.inprocess import served
@@ -59,6 +60,18 @@ async def test_a_client_set_endpoint_and_key_are_used_and_kept_out_of_history_an
     logged = [r.getMessage() + repr(r.args) + str(r.exc_info) for r in caplog.records]
     assert logged  # debug logging was on
     assert not [line for line in logged if KEY in line]
+
+
+async def test_the_agents_own_key_never_goes_to_a_client_chosen_endpoint(tmp_path: Path) -> None:
+    own = OpenAIModel(OpenAIConfig(model="m", base_url="http://127.0.0.1:9/v1", api_key="sk-own"))
+    with serve() as fake, anyio.fail_after(TIMEOUT):
+        fake.add(text_reply("ok"))
+        async with served(build_coder_agent(own, store=":memory:"), cwd=str(tmp_path)) as client:
+            await client.set_provider("main", fake.url)  # no Authorization header
+            session = await client.new_session(str(tmp_path))
+            assert await (await session.prompt("hello")).wait() == "end_turn"
+    assert "authorization" not in fake.headers[0]
+    assert fake.requests[0]["model"] == "m"  # the model name is kept
 
 
 async def test_disabling_goes_back_to_the_model_the_agent_started_with(tmp_path: Path) -> None:

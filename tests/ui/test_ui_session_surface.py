@@ -4,6 +4,7 @@ advertises ``session.fork`` and ``session.title``, as every acp2 agent does by d
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import anyio
 import pytest
@@ -19,14 +20,14 @@ from helpers.inprocess import served
 pytestmark = pytest.mark.anyio
 
 
-async def run_lines(*lines: str) -> tuple[InteractiveChat, str, str]:
+async def run_lines(*lines: str) -> tuple[InteractiveChat, Any, str]:
     console = capture(120, 40)
     chat = InteractiveChat(console, permission="deny", stdin=io.StringIO())
     with anyio.fail_after(timeouts.TIMEOUT):
         async with served_test_agent(chat.policy()) as client:
             chat.client = client
             chat.attach(await client.new_session())
-            first = chat.session.id
+            first = chat.session
             for line in lines:
                 await chat.handle(line)
     return chat, first, text_of(console)
@@ -59,8 +60,9 @@ async def test_steer_with_nothing_running_says_so_and_sends_no_prompt() -> None:
 
 async def test_fork_moves_the_chat_to_a_new_session_and_names_the_old_one() -> None:
     chat, first, out = await run_lines("/fork")
-    assert chat.session.id != first
-    assert f"forked into {chat.session.id}; {first} is unchanged" in out
+    assert chat.session.id != first.id
+    assert f"forked into {chat.session.id}; {first.id} is unchanged" in out
+    assert first.closed  # closed on the agent, as /clear does: resumable by id
 
 
 async def test_title_sets_the_agents_title_and_shows_it_back() -> None:

@@ -8,9 +8,11 @@ The agent's answers (ids, the stored title) are sanitized before they are printe
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING
 
 from acp2 import sanitize
+from acp2.errors import Acp2Error
 
 if TYPE_CHECKING:
     from acp2.ui.slash import SlashCommands
@@ -24,6 +26,8 @@ async def fork(commands: SlashCommands, arg: str) -> None:
     chat = commands.chat
     old = commands.session
     new = await commands.client().fork(old.id, cwd=old.cwd)
+    with contextlib.suppress(Acp2Error):
+        await old.close()  # as /clear does: the agent frees it; it can be resumed by id
     chat.attach(new)
     chat.console.rule(style="dim")
     commands.say(
