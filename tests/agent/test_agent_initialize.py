@@ -72,6 +72,7 @@ async def test_in07_unconfigured_optional_features_are_omitted_not_false() -> No
         attach=False,
         fork=False,
         set_title=False,
+        archive=False,
     )
     async with agent_harness(agent) as h:
         session = (await h.initialize())["capabilities"]["session"]

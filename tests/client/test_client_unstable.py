@@ -67,9 +67,22 @@ async def test_a_title_set_from_another_connection_reaches_the_client_holding_th
     assert session.state.title == "From elsewhere"
 
 
+async def test_archive_and_unarchive_move_a_session_out_of_and_back_into_the_list() -> None:
+    with anyio.fail_after(TIMEOUT):
+        async with served(_agent(), cwd=CWD) as client:
+            session = await client.new_session()
+            await client.archive(session.id)
+            hidden = [s.session_id for s in await client.list_sessions()]
+            await client.archive(session.id, archived=False)
+            shown = [s.session_id for s in await client.list_sessions()]
+    assert session.id not in hidden
+    assert session.id in shown
+
+
 async def test_without_the_capabilities_the_client_sends_neither_request() -> None:
     with anyio.fail_after(TIMEOUT):
-        async with served(_agent(fork=False, set_title=False), cwd=CWD) as client:
+        agent = _agent(fork=False, set_title=False, archive=False)
+        async with served(agent, cwd=CWD) as client:
             session = await client.new_session()
             with pytest.raises(LocalProtocolError, match=r"session\.fork"):
                 await client.fork(session.id)
@@ -77,3 +90,5 @@ async def test_without_the_capabilities_the_client_sends_neither_request() -> No
                 await client.set_title(session.id, "x")
             with pytest.raises(LocalProtocolError, match="steering"):
                 await client.steer(session.id, "x")
+            with pytest.raises(LocalProtocolError, match=r"session\.archive"):
+                await client.archive(session.id)

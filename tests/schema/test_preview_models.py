@@ -171,15 +171,17 @@ def _keys(value: Any) -> set[str]:
     return set()
 
 
-def test_acp2s_initialize_advertises_only_fork_and_title_and_every_draft_accepts_it() -> None:
-    # Fork and set_title are served by default (acp2.agent.forking); their capabilities
+def test_acp2s_initialize_advertises_only_fork_archive_title_and_every_draft_accepts_it() -> None:
+    # Fork, archive and set_title are served by default (acp2.agent.forking, archiving);
+    # their capabilities
     # are extra keys every vendored draft allows, so clients that know none of them
     # (TS SDK 2.4, Python SDK 1.0rc3) still accept the answer. The rest stay unsent.
     settings = AgentSettings(
         name="a", prompt_image=True, prompt_audio=True, mcp_stdio=True, mcp_http=True
     )
     response = json.loads(codec.encode(build_initialize_response(settings)))
-    assert _keys(response) & (_NEW_CAPABILITY_KEYS | {"usage", "auth"}) == {"fork", "title"}
+    new = _keys(response) & (_NEW_CAPABILITY_KEYS | {"usage", "auth"})
+    assert new == {"fork", "archive", "title"}
     frame = {"jsonrpc": "2.0", "id": 0, "result": response}
     for draft in ("aug", "nov", "preview"):
         assert validate_frame(frame, "agent", draft, request_methods={0: "initialize"}) == []
@@ -195,8 +197,8 @@ def test_acp2s_initialize_advertises_only_fork_and_title_and_every_draft_accepts
     assert not _keys(request) & _NEW_CAPABILITY_KEYS
 
 
-def test_an_agent_with_fork_and_title_off_advertises_none_of_the_unstable_capabilities() -> None:
-    settings = AgentSettings(name="a", fork=False, set_title=False)
+def test_an_agent_with_the_session_surface_off_advertises_no_unstable_capability() -> None:
+    settings = AgentSettings(name="a", fork=False, set_title=False, archive=False)
     response = json.loads(codec.encode(build_initialize_response(settings)))
     assert not _keys(response) & (_NEW_CAPABILITY_KEYS | {"usage", "auth"})
 

@@ -28,6 +28,7 @@ from acp2.schema import (
     ProvidersCapabilities,
     ResourceLink,
     SessionAdditionalDirectoriesCapabilities,
+    SessionArchiveCapabilities,
     SessionCapabilities,
     SessionDeleteCapabilities,
     SessionForkCapabilities,
@@ -123,6 +124,8 @@ def _add_preview(agent: Agent, session: SessionCapabilities) -> None:
     """The Preview's unstable session capabilities: extra keys every draft allows."""
     if agent.fork:
         session.fork = SessionForkCapabilities()
+    if agent.archive:
+        session.archive = SessionArchiveCapabilities()
     if agent.set_title:
         session.title = SessionTitleCapabilities()
     if agent.system_prompt:  # append and override (acp2.agent.system_prompt)

@@ -72,6 +72,8 @@ def _turned_on(agent: Agent, spec: MethodSpec[Any, Any]) -> bool:
     """Whether the agent's settings serve one of the :data:`NOT_SERVED` methods."""
     if spec in (PROVIDERS_LIST, PROVIDERS_SET, PROVIDERS_DISABLE):
         return agent.providers is not None
+    if spec in (SESSION_ARCHIVE, SESSION_UNARCHIVE):
+        return agent.archive
     return (spec is SESSION_FORK and agent.fork) or (spec is SESSION_SET_TITLE and agent.set_title)
 
 

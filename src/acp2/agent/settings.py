@@ -75,6 +75,7 @@ class AgentSettings:
     on_session_start: Callable[[AgentSession], Awaitable[None]] | None = None
     attach: bool = True
     fork: bool = True
+    archive: bool = True
     set_title: bool = True
     on_fork: Callable[[dict[str, Any], AgentSession], Awaitable[None]] | None = None
     providers: ProviderHost | None = None

@@ -13,6 +13,7 @@ from acp2.errors import LocalProtocolError
 from acp2.schema import AgentCapabilities, SystemPrompt, supports
 
 __all__ = [
+    "check_archive",
     "check_fork",
     "check_providers",
     "check_system_prompt",
@@ -37,6 +38,13 @@ def check_fork(caps: AgentCapabilities) -> None:
     """Refuse ``session/fork`` unless ``session.fork`` is advertised."""
     if not supports_fork(caps):
         raise LocalProtocolError("The agent does not advertise session.fork")
+
+
+def check_archive(caps: AgentCapabilities) -> None:
+    """Refuse ``session/archive`` / ``session/unarchive`` unless ``session.archive`` is
+    advertised."""
+    if not _advertised(caps, "archive"):
+        raise LocalProtocolError("The agent does not advertise session.archive")
 
 
 def check_title(caps: AgentCapabilities) -> None:
