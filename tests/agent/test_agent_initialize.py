@@ -66,7 +66,13 @@ async def test_in07_in09_capabilities_advertise_exactly_the_configured_features(
 
 async def test_in07_unconfigured_optional_features_are_omitted_not_false() -> None:
     agent = make_agent(
-        prompt_embedded_context=False, delete=False, additional_directories=False, attach=False
+        prompt_embedded_context=False,
+        delete=False,
+        additional_directories=False,
+        attach=False,
+        fork=False,
+        set_title=False,
+        archive=False,
     )
     async with agent_harness(agent) as h:
         session = (await h.initialize())["capabilities"]["session"]

@@ -7,7 +7,7 @@ import re
 from acp2.check import catalog
 from acp2.check.requirements import DRAFTS, REQUIREMENTS, V1, V1_KEYS, Level
 
-CHECKLIST_ID = re.compile(r"^(?:TR|IN|SS|PL|MU|TC|TM|PR|EX|CO)-\d\d$")
+CHECKLIST_ID = re.compile(r"^(?:TR|IN|SS|PL|MU|TC|TM|PR|EX|CO|US)-\d\d$")
 V1_ID = re.compile(r"^V1-(?:TR|IN|SS|PL|PR|EX)-\d\d$")
 V2_ROWS = [req for req in REQUIREMENTS.values() if req.drafts != (V1,)]
 V1_ROWS = [req for req in REQUIREMENTS.values() if req.drafts == (V1,)]

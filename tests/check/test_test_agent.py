@@ -27,8 +27,10 @@ async def test_the_test_agent_is_conformant_under_the_seed_revision() -> None:
     report = await _test_agent_report()
     assert checker_errors(report) == []
     assert report.verdict == "CONFORMANT", failing(report)
-    unsettled = [r for r in report.judged() if r.status is not Status.PASS]
-    assert unsettled == []  # every scenario is exercised: nothing skipped, nothing failed
+    unsettled = {r.requirement.key for r in report.judged() if r.status is not Status.PASS}
+    # Every scenario is exercised: nothing failed, and only what the test agent does not
+    # offer is skipped (it has no model providers and reports no token usage).
+    assert unsettled == {"IN-19", "US-05"}
 
 
 async def test_the_version_1_probe_gets_a_v1_answer_judged_against_the_v1_schema() -> None:

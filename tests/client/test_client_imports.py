@@ -26,6 +26,7 @@ CONNECT_ACP2_MODULES = {
     "acp2.client.env",
     "acp2.client.launch",
     "acp2.client.core",
+    "acp2.client.preview_calls",
     "acp2.client.pending",
     "acp2.client.permissions",
     "acp2.client.session",

@@ -22,7 +22,8 @@ from coder_helpers import (
     thoughts_of,
     wait_gone,
 )
-from fake_openai import FakeOpenAI, Reply, chunk, serve, text_reply, tool_reply, usage_chunk
+from fake_openai import FakeOpenAI, Gate, Reply, chunk, serve, text_reply, tool_reply, usage_chunk
+from msgspec import UNSET
 
 from acp2.client import allow_all, deny_all
 from acp2.coder import CoderSettings, build_coder_agent
@@ -32,10 +33,13 @@ from acp2.schema import (
     AgentMessageChunk,
     Diff,
     StateUpdate,
+    SystemPrompt,
     TerminalOutputChunk,
+    TextContent,
     ToolCallUpdate,
     UsageUpdate,
 )
+from helpers.inprocess import served
 
 pytestmark = pytest.mark.anyio
 
@@ -77,6 +81,96 @@ async def test_streamed_text_reasoning_and_usage_reach_the_client_and_the_turn_e
     assert kinds(updates)[0] == "user_message"
     assert states(updates) == ["running", "idle"]
     assert fake.requests[0]["messages"][-1] == {"role": "user", "content": "hi"}
+
+
+async def test_the_idle_carries_the_tokens_of_every_exchange_of_the_turn(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "a.txt").write_text("alpha\n")
+    cached = usage_chunk(100, 4)
+    cached["usage"]["prompt_tokens_details"] = {"cached_tokens": 80}
+    with serve() as fake, anyio.fail_after(TIMEOUT):
+        fake.add(
+            tool_reply([("r1", "read_file", {"path": "a.txt"})], usage=(50, 10)),
+            Reply(events=[chunk("Read it."), chunk(finish="stop"), cached]),
+        )
+        async with coder_session(agent_for(fake), tmp_path) as session:
+            work = await session.prompt("read a.txt")
+            assert await work.wait() == "end_turn"
+            totals = session.state.token_totals
+    idle = [u for u in work.updates if isinstance(u, StateUpdate)][-1]
+    assert idle.state == "idle"
+    assert idle.usage is not UNSET
+    assert idle.usage is not None
+    counts = (idle.usage.input_tokens, idle.usage.output_tokens, idle.usage.total_tokens)
+    assert counts == (150, 14, 164)
+    assert idle.usage.cached_read_tokens == 80
+    assert totals is not None
+    assert (totals.turns, totals.total) == (1, 164)
+
+
+async def test_a_fork_goes_on_from_a_copy_of_the_conversation_and_the_source_keeps_its_own(
+    tmp_path: Path,
+) -> None:
+    with serve() as fake, anyio.fail_after(TIMEOUT):
+        fake.add(text_reply("first answer"), text_reply("in the fork"), text_reply("source"))
+        async with served(agent_for(fake), cwd=str(tmp_path)) as client:
+            source = await client.new_session(str(tmp_path))
+            await (await source.prompt("remember kiwi")).wait()
+            forked = await client.fork(source.id, cwd=str(tmp_path))
+            await (await forked.prompt("what fruit?")).wait()
+            await (await source.prompt("and now?")).wait()
+    in_fork = [m["content"] for m in fake.requests[1]["messages"] if m["role"] != "system"]
+    assert in_fork == ["remember kiwi", "first answer", "what fruit?"]
+    in_source = [m["content"] for m in fake.requests[2]["messages"] if m["role"] != "system"]
+    assert in_source == ["remember kiwi", "first answer", "and now?"]
+
+
+@pytest.mark.parametrize("mode", ["override", "append"])
+async def test_a_client_system_prompt_reaches_the_model_as_its_system_message(
+    tmp_path: Path, mode: str
+) -> None:
+    prompt = SystemPrompt(mode=mode, content=[TextContent(text="Answer in French.")])
+    with serve() as fake, anyio.fail_after(TIMEOUT):
+        fake.add(text_reply("Bonjour"))
+        async with served(agent_for(fake), cwd=str(tmp_path)) as client:
+            session = await client.new_session(str(tmp_path), system_prompt=prompt)
+            await (await session.prompt("hi")).wait()
+    system = fake.requests[0]["messages"][0]
+    assert system["role"] == "system"
+    if mode == "override":
+        assert system["content"] == "Answer in French."
+    else:
+        assert system["content"].startswith("You are a careful coding agent")
+        assert system["content"].endswith("\n\nAnswer in French.")
+
+
+async def test_steering_during_the_answer_is_taken_before_the_turn_ends(tmp_path: Path) -> None:
+    gate = Gate()
+    with serve() as fake, anyio.fail_after(TIMEOUT):
+        fake.add(
+            Reply(events=[chunk("Working"), gate, chunk(finish="stop"), usage_chunk(5, 1)]),
+            text_reply("Using tabs."),
+        )
+        async with served(agent_for(fake), cwd=str(tmp_path)) as client:
+            session = await client.new_session(str(tmp_path))
+            started = anyio.Event()
+            session.add_listener(
+                lambda u, raw: started.set() if isinstance(u, AgentMessageChunk) else None
+            )
+            work = await session.prompt("indent the file")
+            await started.wait()
+            steered = await client.steer(session.id, "use tabs")
+            gate.open()
+            assert await work.wait() == "end_turn"
+    assert steered is not None
+    second = [(m["role"], m["content"]) for m in fake.requests[1]["messages"][1:]]
+    assert second == [
+        ("user", "indent the file"),
+        ("assistant", "Working"),
+        ("user", "use tabs"),
+    ]
+    assert "Using tabs." in session.state.agent_text()
 
 
 async def test_tool_calls_across_exchanges_are_reported_run_and_sent_back(

@@ -68,6 +68,29 @@ def test_negative_or_missing_usage_counts_become_zero() -> None:
     assert (usage.prompt_tokens, usage.used) == (0, 4)
 
 
+def test_cached_and_reasoning_token_details_are_read_when_the_server_gives_them() -> None:
+    assembler = ChunkAssembler()
+    details = {
+        "prompt_tokens": 90,
+        "completion_tokens": 12,
+        "prompt_tokens_details": {"cached_tokens": 64},
+        "completion_tokens_details": {"reasoning_tokens": 8},
+    }
+    assembler.feed({"choices": [], "usage": details})
+    usage = assembler.reply().usage
+    assert usage is not None
+    assert (usage.cached_tokens, usage.reasoning_tokens) == (64, 8)
+
+
+def test_missing_or_malformed_token_details_read_as_not_reported() -> None:
+    assembler = ChunkAssembler()
+    bad = {"prompt_tokens": 1, "prompt_tokens_details": {"cached_tokens": -2}}
+    assembler.feed({"choices": [], "usage": bad})
+    usage = assembler.reply().usage
+    assert usage is not None
+    assert (usage.cached_tokens, usage.reasoning_tokens) == (None, None)
+
+
 def test_an_error_object_raises_a_model_error() -> None:
     with pytest.raises(ModelError, match="quota"):
         ChunkAssembler().feed({"error": {"message": "quota exceeded"}})

@@ -24,6 +24,7 @@ from acp2.coder.effects import (
     Say,
     ShowPlan,
     StartTool,
+    TakeSteering,
     ToolOutcome,
 )
 from acp2.coder.loop import Conversation, coder_loop
@@ -63,6 +64,8 @@ class Script:
         self.answers = list(answers)
         self.start_error = start_error
         self.effects: list[Effect] = []
+        #: What each TakeSteering answers, in order (then nothing).
+        self.steering: list[tuple[str, ...]] = []
 
     def __call__(self, effect: Effect) -> Any:
         self.effects.append(effect)
@@ -74,6 +77,8 @@ class Script:
             return self.answers.pop(0)
         if isinstance(effect, RunTool):
             return ToolOutcome(True, f"ran {effect.call.name}")
+        if isinstance(effect, TakeSteering):
+            return self.steering.pop(0) if self.steering else ()
         return None
 
     def of(self, kind: type) -> list[Any]:
@@ -118,13 +123,39 @@ def test_tool_results_go_back_to_the_model_in_the_next_request() -> None:
         "CallModel",
         "StartTool",
         "RunTool",
+        "TakeSteering",
         "CallModel",
+        "TakeSteering",
     ]
     second = script.of(CallModel)[1].request.messages
     assert second[-1].role == "tool"
     assert second[-1].tool_call_id == "c1"
     assert second[-1].content == "ran read_file"
     assert [t.name for t in script.of(CallModel)[0].request.tools][-1] == "update_plan"
+
+
+def test_steering_goes_to_the_model_after_the_tool_results() -> None:
+    script = Script(calls(call("read_file", path="a.py")), ModelReply(text="Done."))
+    script.steering = [("use tabs",)]
+    run(script)
+    second = script.of(CallModel)[1].request.messages
+    assert [(m.role, m.content) for m in second[-2:]] == [
+        ("tool", "ran read_file"),
+        ("user", "use tabs"),
+    ]
+
+
+def test_steering_that_came_during_the_last_answer_gets_another_model_call() -> None:
+    script = Script(ModelReply(text="Working."), ModelReply(text="With tabs."))
+    script.steering = [("use tabs",)]
+    reason, conversation = run(script)
+    assert reason == "end_turn"
+    assert [(m.role, m.content) for m in conversation.messages] == [
+        ("user", "go"),
+        ("assistant", "Working."),
+        ("user", "use tabs"),
+        ("assistant", "With tabs."),
+    ]
 
 
 def test_reading_asks_no_permission_but_editing_does() -> None:

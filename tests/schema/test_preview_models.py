@@ -20,6 +20,7 @@ from acp2.agent.capabilities import build_initialize_response
 from acp2.agent.settings import AgentSettings
 from acp2.schema import UNSET, codec
 from acp2.schema.methods import AUTH_STATUS_UPDATE, METHODS, UNSTABLE
+from schema_validation import validate_frame
 
 # (type, sample): every sample lists its keys in the model's field order, so the
 # re-encoded bytes equal the input.
@@ -173,14 +174,20 @@ def _keys(value: Any) -> set[str]:
     return set()
 
 
-def test_acp2s_own_initialize_messages_advertise_none_of_the_unstable_capabilities() -> None:
-    # Nothing is sent that a peer did not ask for: the TS SDK 2.4 and Python SDK 1.0rc3
-    # clients know none of these, so acp2 never puts them on the wire by default.
+def test_acp2s_initialize_advertises_only_fork_archive_title_and_every_draft_accepts_it() -> None:
+    # Fork, archive and set_title are served by default (acp2.agent.forking, archiving);
+    # their capabilities
+    # are extra keys every vendored draft allows, so clients that know none of them
+    # (TS SDK 2.4, Python SDK 1.0rc3) still accept the answer. The rest stay unsent.
     settings = AgentSettings(
         name="a", prompt_image=True, prompt_audio=True, mcp_stdio=True, mcp_http=True
     )
     response = json.loads(codec.encode(build_initialize_response(settings)))
-    assert not _keys(response) & (_NEW_CAPABILITY_KEYS | {"usage", "auth"})
+    new = _keys(response) & (_NEW_CAPABILITY_KEYS | {"usage", "auth"})
+    assert new == {"fork", "archive", "title"}
+    frame = {"jsonrpc": "2.0", "id": 0, "result": response}
+    for draft in ("aug", "nov", "preview"):
+        assert validate_frame(frame, "agent", draft, request_methods={0: "initialize"}) == []
     request = json.loads(
         codec.encode(
             schema.InitializeRequest(
@@ -191,6 +198,12 @@ def test_acp2s_own_initialize_messages_advertise_none_of_the_unstable_capabiliti
         )
     )
     assert not _keys(request) & _NEW_CAPABILITY_KEYS
+
+
+def test_an_agent_with_the_session_surface_off_advertises_no_unstable_capability() -> None:
+    settings = AgentSettings(name="a", fork=False, set_title=False, archive=False)
+    response = json.loads(codec.encode(build_initialize_response(settings)))
+    assert not _keys(response) & (_NEW_CAPABILITY_KEYS | {"usage", "auth"})
 
 
 def test_session_requests_carry_no_system_prompt_unless_one_is_set() -> None:

@@ -31,6 +31,9 @@ def test_the_table_has_every_aug_method_plus_nov_cancels_plus_the_unstable_previ
         "mcp/connect",
         "mcp/message",
         "mcp/disconnect",
+        "providers/list",
+        "providers/set",
+        "providers/disable",
     } == methods.UNSTABLE
     assert not methods.UNSTABLE & aug
     assert set(METHODS) == aug | {"tool_call/cancel", "terminal/cancel"} | methods.UNSTABLE
@@ -92,5 +95,5 @@ def test_each_wire_name_has_a_constant_and_specs_are_frozen() -> None:
 def test_retry_classes_mark_reads_safe_and_the_prompt_keyed_by_its_idempotency_key() -> None:
     assert methods.SESSION_PROMPT.retry == "keyed"
     safe = {s.name for s in METHODS.values() if s.retry == "safe"}
-    assert safe == {"initialize", "session/list", "auth/status"}
+    assert safe == {"initialize", "session/list", "auth/status", "providers/list"}
     assert methods.SESSION_NEW.retry == "never"

@@ -68,9 +68,9 @@ def test_the_commands_are_read_at_each_keypress() -> None:
     current: list[AvailableCommand] = []
     event = CompleteEvent(text_inserted=True)
     chat = completer(current)
-    assert [c.text for c in chat.get_completions(Document("/t"), event)] == []
+    assert [c.text for c in chat.get_completions(Document("/te"), event)] == []
     current.append(COMMANDS[2])
-    assert [c.text for c in chat.get_completions(Document("/t"), event)] == ["/test"]
+    assert [c.text for c in chat.get_completions(Document("/te"), event)] == ["/test"]
 
 
 def test_at_completes_the_files_of_the_session_folder(tmp_path: Path) -> None:

@@ -53,7 +53,10 @@ class Agent(AgentSettings):
     (``_acp2/session/attach``, :mod:`acp2.agent.session_hub`) and ``may_attach`` decides who
     may (default: connections of the principal that created the session, and as
     observers the principals its owner is granted in ``observers``, a mapping of owner
-    principal to the principals that may watch its sessions). Compares by
+    principal to the principals that may watch its sessions). ``fork`` / ``set_title``
+    serve and advertise the Preview's ``session/fork`` and ``session/set_title``
+    (:mod:`acp2.agent.forking`); ``on_fork(source_data, new_session)`` copies the author's
+    in-memory state of the forked session. Compares by
     identity: each Agent object has its own runtime state
     (:func:`acp2.agent.runtime.runtime_for`).
     """

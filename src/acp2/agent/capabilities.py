@@ -22,13 +22,25 @@ from acp2.schema import (
     PromptCapabilities,
     PromptEmbeddedContextCapabilities,
     PromptImageCapabilities,
+    ProvidersCapabilities,
     ResourceLink,
     SessionAdditionalDirectoriesCapabilities,
+    SessionArchiveCapabilities,
     SessionCapabilities,
     SessionDeleteCapabilities,
+    SessionForkCapabilities,
+    SessionSystemPromptCapabilities,
+    SessionSystemPromptModeCapabilities,
+    SessionSystemPromptOverrideCapabilities,
+    SessionTitleCapabilities,
     TextContent,
 )
-from acp2.schema.extensions import META_KEY, attach_capability, memory_store_meta
+from acp2.schema.extensions import (
+    META_KEY,
+    attach_capability,
+    memory_store_meta,
+    steer_capability,
+)
 
 if TYPE_CHECKING:
     from acp2.agent.settings import AgentSettings as Agent
@@ -55,6 +67,8 @@ def build_initialize_response(agent: Agent, *, terminal_auth: bool = True) -> In
         info=info,
         capabilities=AgentCapabilities(session=_session_capabilities(agent)),
     )
+    if agent.providers is not None:  # Preview (unstable): an extra key every draft allows
+        response.capabilities.providers = ProvidersCapabilities()
     methods = [m for m in agent.auth_methods if terminal_auth or m.terminal_args is None]
     if methods:
         response.auth_methods = [_auth_method(m) for m in methods]
@@ -82,7 +96,7 @@ def _mcp_capabilities(agent: Agent) -> McpCapabilities:
     return mcp
 
 
-def _session_capabilities(agent: Agent) -> SessionCapabilities:
+def _prompt_capabilities(agent: Agent) -> PromptCapabilities:
     prompt = PromptCapabilities()
     if agent.prompt_image:
         prompt.image = PromptImageCapabilities()
@@ -90,17 +104,39 @@ def _session_capabilities(agent: Agent) -> SessionCapabilities:
         prompt.audio = PromptAudioCapabilities()
     if agent.prompt_embedded_context:
         prompt.embedded_context = PromptEmbeddedContextCapabilities()
-    session = SessionCapabilities(prompt=prompt, mcp=_mcp_capabilities(agent))
+    return prompt
+
+
+def _session_capabilities(agent: Agent) -> SessionCapabilities:
+    session = SessionCapabilities(prompt=_prompt_capabilities(agent), mcp=_mcp_capabilities(agent))
     if agent.delete:
         session.delete = SessionDeleteCapabilities()
     if agent.additional_directories:
         session.additional_directories = SessionAdditionalDirectoriesCapabilities()
+    _add_preview(agent, session)
     meta: dict[str, Any] = attach_capability()[META_KEY] if agent.attach else {}
     if _store_in_memory(agent.store):  # a client must not offer a resume that cannot work
         meta.update(memory_store_meta())
+    if agent.steer:  # _acp2/session/steer (acp2.agent.steering)
+        meta.update(steer_capability())
     if meta:
         session.meta = {META_KEY: meta}  # acp2's extensions (acp2.schema.extensions)
     return session
+
+
+def _add_preview(agent: Agent, session: SessionCapabilities) -> None:
+    """The Preview's unstable session capabilities: extra keys every draft allows."""
+    if agent.fork:
+        session.fork = SessionForkCapabilities()
+    if agent.archive:
+        session.archive = SessionArchiveCapabilities()
+    if agent.set_title:
+        session.title = SessionTitleCapabilities()
+    if agent.system_prompt:  # append and override (acp2.agent.system_prompt)
+        override = SessionSystemPromptModeCapabilities(
+            override=SessionSystemPromptOverrideCapabilities()
+        )
+        session.system_prompt = SessionSystemPromptCapabilities(mode=override)
 
 
 def _store_in_memory(store: Any) -> bool:

@@ -23,6 +23,7 @@ from anyio.abc import TaskGroup
 from msgspec import Raw
 
 from acp2 import _aio
+from acp2.agent import archiving, forking, providers, steering
 from acp2.agent.attach_handler import attach
 from acp2.agent.bindings import Binding, bind
 from acp2.agent.capabilities import (
@@ -216,6 +217,11 @@ class AgentConnection:
             bindings.append(bind(AUTH_LOGIN, guard(self.on_login, auth=False)))
             bindings.append(bind(AUTH_LOGOUT, guard(self.on_logout, auth=False)))
         bindings += [Binding(r.spec, guard(r.handler)) for r in self.sessions.bindings()]
+        bindings += [Binding(r.spec, guard(r.handler)) for r in forking.bindings(self.sessions)]
+        bindings += [Binding(r.spec, guard(r.handler)) for r in archiving.bindings(self.sessions)]
+        hosted = providers.bindings(self.agent.providers, lambda: self.sessions.owner)
+        bindings += [Binding(r.spec, guard(r.handler)) for r in hosted]
+        bindings += [Binding(r.spec, guard(r.handler)) for r in steering.bindings(self.sessions)]
         bindings.append(bind(SESSION_PROMPT, guard(self.on_prompt)))
         bindings.append(bind(SESSION_CANCEL, self.on_cancel))
         bindings.append(bind(TOOL_CALL_CANCEL, guard(self.on_cancel_tool_call)))

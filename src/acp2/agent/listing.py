@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from acp2.agent.checks import decode_cursor, encode_cursor
 from acp2.errors import InvalidParams
@@ -13,7 +13,15 @@ from acp2.store.base import SessionRecord, SessionStore
 if TYPE_CHECKING:
     from acp2.agent.settings import AgentSettings as Agent
 
-__all__ = ["list_page"]
+__all__ = ["ARCHIVED_KEY", "archived", "list_page"]
+
+#: The flag ``session/archive`` sets in a session's stored data (acp2.agent.archiving).
+ARCHIVED_KEY: Final = "acp2.archived"
+
+
+def archived(record: SessionRecord) -> bool:
+    """Whether the stored session is archived (left out of the default list)."""
+    return isinstance(record.data, dict) and bool(record.data.get(ARCHIVED_KEY))
 
 
 def list_page(
@@ -29,7 +37,10 @@ def list_page(
     size = max(1, agent.list_page_size)
     records = store.list_sessions(cwd=cwd, after=after, limit=size + 1, principal=principal)
     page = records[:size]
-    response = ListSessionsResponse(sessions=[_info(agent, record) for record in page])
+    # Archived sessions (session/archive) are left out; the cursor still follows the
+    # stored order, so a page may hold fewer than ``size``.
+    shown = [record for record in page if not archived(record)]
+    response = ListSessionsResponse(sessions=[_info(agent, record) for record in shown])
     if len(records) > size:
         response.next_cursor = encode_cursor(page[-1].updated_at, page[-1].id)
     return response

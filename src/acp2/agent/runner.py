@@ -74,6 +74,8 @@ async def _finish(
         _stop_cancelled(session)
         return
     fields: dict[str, Any] = {"stop_reason": reason}
+    if turn.token_usage is not None:
+        fields["usage"] = turn.token_usage  # Preview: an extra key every draft allows
     if reason == CANCELLED or failure is not None:
         # PL-20: final tool-call statuses go out before the idle that ends the work.
         for call in turn.unfinished_tool_calls():

@@ -17,12 +17,15 @@ from typing import TYPE_CHECKING, Any, Final
 from acp2.agent.capabilities import build_initialize_response
 from acp2.errors import MissingHandler
 from acp2.schema.capability_methods import AGENT, promised
-from acp2.schema.extensions import SESSION_ATTACH
+from acp2.schema.extensions import SESSION_ATTACH, SESSION_STEER
 from acp2.schema.methods import (
     AUTH_LOGIN,
     AUTH_LOGOUT,
     AUTH_STATUS,
     MCP_MESSAGE,
+    PROVIDERS_DISABLE,
+    PROVIDERS_LIST,
+    PROVIDERS_SET,
     SESSION_ARCHIVE,
     SESSION_DELETE,
     SESSION_FORK,
@@ -36,13 +39,18 @@ if TYPE_CHECKING:
 
 __all__ = ["NOT_SERVED", "advertised", "check_advertised", "unhandled"]
 
-#: The client's methods acp2's agent runtime does not implement (the unstable ones).
+#: The client's unstable methods; fork and set_title (:mod:`acp2.agent.forking`) and the
+#: providers methods (:mod:`acp2.agent.providers`) are served when the agent's settings
+#: turn them on, the others never.
 NOT_SERVED: Final[tuple[MethodSpec[Any, Any], ...]] = (
     SESSION_FORK,
     SESSION_ARCHIVE,
     SESSION_UNARCHIVE,
     SESSION_SET_TITLE,
     AUTH_STATUS,
+    PROVIDERS_LIST,
+    PROVIDERS_SET,
+    PROVIDERS_DISABLE,
 )
 
 
@@ -59,7 +67,18 @@ def unhandled(agent: Agent) -> list[MethodSpec[Any, Any]]:
         off.append(SESSION_ATTACH)
     if not agent.mcp_acp:
         off.append(MCP_MESSAGE)
-    return off
+    if not agent.steer:
+        off.append(SESSION_STEER)
+    return [spec for spec in off if not _turned_on(agent, spec)]
+
+
+def _turned_on(agent: Agent, spec: MethodSpec[Any, Any]) -> bool:
+    """Whether the agent's settings serve one of the :data:`NOT_SERVED` methods."""
+    if spec in (PROVIDERS_LIST, PROVIDERS_SET, PROVIDERS_DISABLE):
+        return agent.providers is not None
+    if spec in (SESSION_ARCHIVE, SESSION_UNARCHIVE):
+        return agent.archive
+    return (spec is SESSION_FORK and agent.fork) or (spec is SESSION_SET_TITLE and agent.set_title)
 
 
 def advertised(agent: Agent) -> frozenset[MethodSpec[Any, Any]]:

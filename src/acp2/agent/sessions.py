@@ -25,6 +25,8 @@ from acp2.agent.replay import fold_rows, render
 from acp2.agent.runtime import AgentRuntime
 from acp2.agent.session import AgentSession, WorkStarter
 from acp2.agent.session_hub import AttachQuery, SessionHub, allowed, owner_of
+from acp2.agent.system_prompt import check_system_prompt
+from acp2.agent.system_prompt import keep as keep_system_prompt
 from acp2.errors import (
     InvalidParams,
     LocalProtocolError,
@@ -127,6 +129,20 @@ class SessionManager(Membership):
         bindings.append(bind(SESSION_SET_CONFIG_OPTION, self.on_set_config))
         return bindings
 
+    def own_record(self, session_id: str) -> SessionRecord | None:
+        """The stored record of ``session_id`` if this connection's principal created
+        it (None for an unknown session and for another principal's alike)."""
+        return self._own_record(session_id)
+
+    def open_forked(
+        self, session_id: str, cwd: str, dirs: list[str], mcp: list[Any]
+    ) -> AgentSession:
+        """Open a session just forked into the store (leased already) on this
+        connection, owned by its principal, and announce its commands."""
+        session = self._open(session_id, cwd, dirs, mcp, self.owner)
+        self._announce_commands(session)
+        return session
+
     def start(self) -> None:
         """Start the bookkeeping task that gives up the leases when the connection ends."""
         self.task_group.start_soon(self._release_at_end)
@@ -174,6 +190,7 @@ class SessionManager(Membership):
         """Create a session rooted at an absolute ``cwd`` (SS-02..SS-05, SS-09)."""
         dirs = check_roots(self.agent, params.cwd, params.additional_directories)
         mcp = check_mcp(self.agent, params.mcp_servers)
+        system = check_system_prompt(self.agent, params.system_prompt)
         session_id = f"sess_{secrets.token_hex(12)}"
         await self._create(session_id, params.cwd, dirs)
         if self.connection.closed:
@@ -182,6 +199,7 @@ class SessionManager(Membership):
             self.store.release(session_id)
             return NewSessionResponse(session_id=session_id)
         session = self._open(session_id, params.cwd, dirs, mcp, self.owner)
+        keep_system_prompt(session, system)
         response = NewSessionResponse(session_id=session_id)
         self._fill_session_response(session, response)
         if self.agent.on_session_start is not None:
@@ -244,7 +262,9 @@ class SessionManager(Membership):
         replay = check_replay(params.replay_from)
         dirs = check_roots(self.agent, params.cwd, params.additional_directories)
         mcp = check_mcp(self.agent, params.mcp_servers)
+        system = check_system_prompt(self.agent, params.system_prompt)
         session = await self._reattach(record, replay, dirs, mcp)
+        keep_system_prompt(session, system)
         to_client = self.to_client(session)
         to_client.emit(session.snapshot())
         response = ResumeSessionResponse()

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from acp2.agent.mcp import McpOptions
+    from acp2.agent.providers import ProviderHost
     from acp2.agent.session import AgentSession
     from acp2.agent.session_hub import AttachPolicy
     from acp2.agent.turn import Turn
@@ -75,5 +76,12 @@ class AgentSettings:
     attach: bool = True
     mcp_acp: bool = False
     mcp_sse: bool = False
+    fork: bool = True
+    archive: bool = True
+    set_title: bool = True
+    on_fork: Callable[[dict[str, Any], AgentSession], Awaitable[None]] | None = None
+    providers: ProviderHost | None = None
+    system_prompt: bool = False
+    steer: bool = False
     may_attach: AttachPolicy | None = None
     observers: Mapping[str, Collection[str]] = field(default_factory=dict)

@@ -21,6 +21,7 @@ from acp2.agent import arguments
 from acp2.agent.elicit import ElicitationResult, check_mode, elicit, form_request, url_request
 from acp2.agent.handles import TerminalHandle, ToolCallHandle
 from acp2.agent.permission import PermissionResult, ask_permission
+from acp2.agent.tokens import add_tokens, token_counts
 from acp2.schema import (
     AgentMessage,
     AgentMessageChunk,
@@ -33,6 +34,7 @@ from acp2.schema import (
     PlanItems,
     PlanUpdate,
     TextContent,
+    Usage,
     UsageUpdate,
 )
 
@@ -71,6 +73,8 @@ class Turn:
         self._tool_calls: dict[str, ToolCallHandle] = {}
         self._terminals: dict[str, TerminalHandle] = {}
         self._waiting = 0
+        #: The token counts reported with :meth:`tokens`, sent on this work's idle.
+        self.token_usage: Usage | None = None
 
     @property
     def mcp(self) -> SessionMcp:
@@ -155,6 +159,22 @@ class Turn:
         if cost is not None:
             update.cost = Cost(amount=cost[0], currency=cost[1])
         await self._emitter.emit_async(update)
+
+    def tokens(
+        self,
+        input_tokens: int,
+        output_tokens: int,
+        *,
+        thought: int | None = None,
+        cached_read: int | None = None,
+        cached_write: int | None = None,
+    ) -> None:
+        """Count tokens this work spent (one model exchange, say); the sum of every call
+        goes out as ``usage`` on the idle that ends the work (Preview, an extra key every
+        draft allows there), ``totalTokens`` being input plus output. Negative or non-int
+        counts raise ``TypeError`` / ``ValueError`` and count nothing."""
+        counts = token_counts(input_tokens, output_tokens, thought, cached_read, cached_write)
+        self.token_usage = add_tokens(self.token_usage, *counts)
 
     async def commands(self, commands: Sequence[AvailableCommand | Mapping[str, Any]]) -> None:
         """Replace the session's available slash commands (models or dicts with ``name``

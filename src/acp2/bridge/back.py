@@ -90,6 +90,9 @@ V2_UNHANDLED: Final[tuple[MethodSpec[Any, Any], ...]] = (
     v2m.SESSION_SET_TITLE,
     v2m.AUTH_STATUS,
     v2m.MCP_MESSAGE,
+    v2m.PROVIDERS_LIST,
+    v2m.PROVIDERS_SET,
+    v2m.PROVIDERS_DISABLE,
 )
 #: The v1 agent's methods this bridge leaves unanswered (``-32601``, or ignored).
 V1_UNHANDLED: Final[tuple[MethodSpec[Any, Any], ...]] = (

@@ -2,7 +2,8 @@
 
 stdout hygiene (TR-03, TR-01), ids answered once with their type and no answers to
 notifications (TR-09, TR-08), error object shapes (TR-12), ``messageId`` on every message
-update (MU-01), patch shapes (MU-05), config option ids once per list (CO-10), and schema
+update (MU-01), patch shapes (MU-05), config option ids once per list (CO-10), token
+usage on idles (US-05, Preview), and schema
 validity under both drafts. Each frame is
 validated against the schema of the version its link speaks: the frames of a link whose
 agent answered ``initialize`` in v1's shape against ``acp-v1.json``. For an agent judged
@@ -43,6 +44,7 @@ AUDIT_ROWS = (
     "MU-01",
     "MU-05",
     "CO-10",
+    "US-05",
     "SCHEMA:aug",
     "SCHEMA:nov",
 )
@@ -92,6 +94,7 @@ def audit(shared: Shared) -> None:
         return
     _messages(shared, pairs)
     _config_ids(shared, pairs)
+    _idle_usage(shared, pairs)
     for draft in DRAFTS:
         _schema(shared, pairs, draft)
 
@@ -228,6 +231,45 @@ def _config_ids(shared: Shared, pairs: list[tuple[ClientCore, Frame]]) -> None:
     # An audit row: no frame broke it (an agent without config options sends no list).
     passed = f"{lists} config option lists, each configId once" if lists else "no option lists"
     row.finish(passed, checked=1)
+
+
+_USAGE_REQUIRED = ("totalTokens", "inputTokens", "outputTokens")
+_USAGE_OPTIONAL = ("thoughtTokens", "cachedReadTokens", "cachedWriteTokens")
+
+
+def _idle_usage(shared: Shared, pairs: list[tuple[ClientCore, Frame]]) -> None:
+    """US-05: the Preview's ``usage`` on an idle ``state_update`` (unstable; the
+    schemas here do not know it: any object passes them as an extra key)."""
+    row = _Row(shared, "US-05")
+    reports = 0
+    for link, frame in pairs:
+        update = session_update(frame.value)
+        if update is None or update.get("sessionUpdate") != "state_update":
+            continue
+        usage = update.get("usage")
+        if usage is None or update.get("state") != "idle":
+            continue
+        reports += 1
+        if problem := _usage_problem(usage):
+            row.add(problem, _ev(link, frame, problem))
+    row.finish(f"{reports} idle usage reports, all well-formed", checked=reports)
+
+
+def _usage_problem(usage: Any) -> str | None:
+    """Why an idle's ``usage`` is malformed, or None."""
+    if not isinstance(usage, dict):
+        return "usage on an idle must be an object"
+    for key in _USAGE_REQUIRED:
+        if not _count(usage.get(key)):
+            return f"usage.{key} must be a non-negative integer"
+    for key in _USAGE_OPTIONAL:
+        if usage.get(key) is not None and not _count(usage[key]):
+            return f"usage.{key} must be a non-negative integer when given"
+    return None
+
+
+def _count(value: Any) -> bool:
+    return type(value) is int and value >= 0
 
 
 def _schema(shared: Shared, pairs: list[tuple[ClientCore, Frame]], draft: str) -> None:

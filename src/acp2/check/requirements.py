@@ -270,6 +270,35 @@ _ROWS: Final[tuple[Requirement, ...]] = (
         capability="session.delete",
     ),
     Requirement("SS-23:again", "SS-23", S, "deleting a deleted session succeeds"),
+    # -- the Preview's unstable surface (acp2.check.probes.preview) ----------------------
+    Requirement(
+        "SS-27",
+        "SS-27",
+        C,
+        "session/fork answers a new sessionId that replays the source's history",
+        capability="session.fork",
+    ),
+    Requirement(
+        "SS-28",
+        "SS-28",
+        C,
+        "session/set_title answers the stored title",
+        capability="session.title",
+    ),
+    Requirement(
+        "IN-19",
+        "IN-19",
+        C,
+        "providers/list answers providers with ids, protocols and secret-free routing",
+        capability="providers",
+    ),
+    Requirement(
+        "SS-29",
+        "SS-29",
+        M,
+        "replay_complete at most once per replaying resume, none without replayFrom",
+    ),
+    Requirement("US-05", "US-05", M, "usage on an idle has non-negative integer token counts"),
     # -- prompt lifecycle ----------------------------------------------------------------
     Requirement("PL-03", "PL-03", M, "session/prompt is answered with a result before the idle"),
     Requirement(

@@ -38,7 +38,8 @@ security:
   --allowed-host (else 421: DNS rebinding).
 
 HTTP/2: uvicorn speaks HTTP/1.1 (SSE works over it, one TCP connection per open
-stream). The RFD requires HTTP/2 for Streamable HTTP: run the same app under hypercorn,
+stream). The RFD requires HTTP/2 for Streamable HTTP: --http2 serves the same app
+with hypercorn (the http2 extra), or run it under hypercorn yourself,
   ACP2_SERVE_APP=module:agent hypercorn --certfile C --keyfile K acp2.serve:env_app
 (docs/remote.md).
 """
@@ -88,6 +89,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("--ssl-keyfile", metavar="FILE", help="TLS key (uvicorn)")
     parser.add_argument("--ssl-certfile", metavar="FILE", help="TLS certificate (uvicorn)")
+    parser.add_argument(
+        "--http2",
+        action="store_true",
+        help="serve with hypercorn: HTTP/2 (TLS by ALPN, or cleartext prior knowledge)",
+    )
     parser.add_argument("agent_command", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     add_limit_flags(parser)
     return parser
@@ -140,14 +146,9 @@ def _build_app(args: argparse.Namespace, config: Any) -> Any:
 
 def main(args: argparse.Namespace) -> int:
     """Serve until interrupted; 2 on a configuration error or a missing extra."""
-    try:
-        import uvicorn
-    except ImportError:
-        print(
-            "acp2 serve needs uvicorn and websockets: "
-            "pip install -e '.[server]' in the acp2 checkout",
-            file=sys.stderr,
-        )
+    problem = _missing_server(args)
+    if problem is not None:
+        print(problem, file=sys.stderr)
         return 2
     from acp2.serve.config import LOCAL_PRINCIPAL, ServeConfig
 
@@ -173,6 +174,11 @@ def main(args: argparse.Namespace) -> int:
     except (ValueError, TypeError, ImportError, AttributeError) as exc:
         print(f"acp2 serve: {exc}", file=sys.stderr)
         return 2
+    if args.http2:
+        _serve_http2(app, listeners, args, config, token if generated else None)
+        return 0
+    import uvicorn
+
     try:
         server = uvicorn.Server(_uvicorn_config(uvicorn, app, args, config))
         _announce(server, args, token if generated else None)
@@ -181,6 +187,48 @@ def main(args: argparse.Namespace) -> int:
         for sock in listeners:
             sock.close()
     return 0
+
+
+def _missing_server(args: argparse.Namespace) -> str | None:
+    """What to install for the server asked for (None: it is installed)."""
+    if args.http2:
+        from acp2.serve.http2 import missing
+
+        return missing()
+    from importlib.util import find_spec
+
+    if find_spec("uvicorn") is None:
+        return (
+            "acp2 serve needs uvicorn and websockets: "
+            "pip install -e '.[server]' in the acp2 checkout"
+        )
+    return None
+
+
+def _serve_http2(
+    app: Any, listeners: list[Any], args: argparse.Namespace, config: Any, generated: str | None
+) -> None:
+    """Run ``app`` under hypercorn on ``listeners`` (:mod:`acp2.serve.http2`)."""
+    from acp2.serve.http2 import hypercorn_config, run_hypercorn
+    from acp2.serve.limits import raise_fd_limit
+
+    raise_fd_limit(config.max_sockets + 3 * config.max_agents + 64)
+    port = listeners[0].getsockname()[1] if listeners else args.port
+    hyper = hypercorn_config(
+        listeners, config, certfile=args.ssl_certfile, keyfile=args.ssl_keyfile
+    )
+    run_hypercorn(app, hyper, lambda: _print_url(args, port, generated))
+
+
+def _print_url(args: argparse.Namespace, port: int, generated: str | None) -> None:
+    """The lines :func:`_announce` prints, for a server whose port is known already."""
+    scheme = "https" if args.ssl_certfile else "http"
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    url = f"{scheme}://{host}:{port}{args.path}"
+    print(f"acp2 serve: listening on {url}", file=sys.stderr)
+    for line in _access_lines(url, generated, args.no_token, args.host):
+        print(f"acp2 serve: {line}", file=sys.stderr)
+    sys.stderr.flush()
 
 
 def _uvicorn_config(uvicorn: Any, app: Any, args: argparse.Namespace, config: Any) -> Any:

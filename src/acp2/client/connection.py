@@ -31,6 +31,7 @@ from acp2.client.checks import (
 from acp2.client.core import ClientCore
 from acp2.client.env import SessionEnv
 from acp2.client.permissions import PermissionPolicy
+from acp2.client.preview_calls import PreviewCalls
 from acp2.client.session import ClientSession, UpdateListener
 from acp2.errors import AgentClosed, LocalProtocolError, ResourceNotFound
 from acp2.schema import (
@@ -46,6 +47,7 @@ from acp2.schema import (
     ResumeSessionRequest,
     ResumeSessionResponse,
     SessionInfo,
+    SystemPrompt,
 )
 from acp2.schema.extensions import (
     SESSION_ATTACH,
@@ -76,7 +78,7 @@ R = TypeVar("R")
 PathLike = str | os.PathLike[str]
 
 
-class ClientConnection:
+class ClientConnection(PreviewCalls):
     """An initialized connection to an agent; create it with :func:`acp2.client.connect`
     or :func:`acp2.client.connect_transport`.
 
@@ -210,8 +212,13 @@ class ClientConnection:
         additional_directories: Sequence[PathLike] | None = None,
         mcp_servers: Sequence[Any] | None = None,
         on_update: UpdateListener | None = None,
+        system_prompt: SystemPrompt | None = None,
     ) -> ClientSession:
         """Create a session rooted at the absolute ``cwd`` (default: the connection's cwd).
+
+        ``system_prompt`` (Preview, unstable) is sent only to an agent advertising
+        ``session.systemPrompt`` (and its ``override`` mode for an override); otherwise
+        ``LocalProtocolError``, nothing sent.
 
         ``on_update`` is added as a listener before any update is delivered, so it also
         sees updates the agent sent before its response (SS-25). The initial config
@@ -226,6 +233,11 @@ class ClientConnection:
         check_mcp_servers(self.agent_capabilities, mcp_servers)
         params = NewSessionRequest(cwd=cwd_s)
         _fill_roots(params, dirs, mcp_servers)
+        if system_prompt is not None:
+            from acp2.client.unstable import check_system_prompt
+
+            check_system_prompt(self.agent_capabilities, system_prompt)
+            params.system_prompt = system_prompt
         response = await self._link.call(SESSION_NEW, params)
         session = ClientSession(self.env, self._link, response.session_id, cwd_s)
         if on_update is not None:

@@ -19,12 +19,15 @@ from typing import TYPE_CHECKING, Any
 
 from acp2.agent import Agent
 from acp2.agent.mcp import McpOptions
+from acp2.agent.steering import take_steering
+from acp2.agent.system_prompt import system_prompt_of
 from acp2.coder.commands import COMMANDS, command_of, journal_of, run_command
 from acp2.coder.driver import Driver
 from acp2.coder.loop import Conversation, coder_loop
 from acp2.coder.mcptools import sandbox_launcher, with_mcp
 from acp2.coder.messages import Message
 from acp2.coder.providers import ChatModel, make_model
+from acp2.coder.providers.endpoints import CoderProviders
 from acp2.coder.task_tool import TASK_TOOL, TaskRunner
 from acp2.coder.tools import Sandbox, Toolbox
 from acp2.coder.tools.confine import CommandPolicy
@@ -86,11 +89,31 @@ def build_coder_agent(
     agent.commands = COMMANDS  # /compact, /diff, /undo
     _offer_mcp(agent, limits)
 
+    endpoints = CoderProviders(chat)
+    agent.providers = endpoints  # providers/list, set, disable (custom LLM endpoint RFD)
+
     @agent.prompt
     async def on_prompt(turn: Turn) -> str:
-        return await run_turn(turn, chat, limits)
+        model = endpoints.model_for(owner_of_session(agent, turn.session.id))
+        settings = limits if model is chat else _hide_model_key(limits, model)
+        return await run_turn(turn, model, settings)
 
+    agent.on_fork = fork_conversation
+    agent.system_prompt = True  # append and override: see system_prompt()
+    agent.steer = True  # _acp2/session/steer: read before each model call (Driver)
     return agent
+
+
+async def fork_conversation(source: dict[str, Any], forked: AgentSession) -> None:
+    """``session/fork``: the new session goes on from a copy of the source's conversation
+    with the model (its messages, plan and "always" answers), which the source keeps
+    unchanged. Messages are frozen values: copying the lists is enough."""
+    conversation = source.get(CONVERSATION_KEY)
+    if isinstance(conversation, Conversation):
+        copy = Conversation(
+            list(conversation.messages), dict(conversation.policy), conversation.plan
+        )
+        forked.data[CONVERSATION_KEY] = copy
 
 
 async def run_turn(turn: Turn, model: ChatModel, settings: CoderSettings) -> str:
@@ -100,6 +123,9 @@ async def run_turn(turn: Turn, model: ChatModel, settings: CoderSettings) -> str
     if not isinstance(conversation, Conversation):
         conversation = Conversation([Message("system", system_prompt(session))])
         session.data[CONVERSATION_KEY] = conversation
+    elif conversation.messages and conversation.messages[0].role == "system":
+        # A resume may have brought another client system prompt: the latest holds.
+        conversation.messages[0] = Message("system", system_prompt(session))
     sandbox = Sandbox(
         session.cwd, session.additional_directories, protected=settings.protected_paths
     )
@@ -123,7 +149,21 @@ async def run_turn(turn: Turn, model: ChatModel, settings: CoderSettings) -> str
     specs = (*toolbox.specs, TASK_TOOL)
     loop = coder_loop(conversation, text, specs, max_requests=settings.max_requests)
     driver = Driver(turn, model, toolbox, context_window=settings.context_window, tasks=tasks)
-    return await driver.run(loop)
+    try:
+        return await driver.run(loop)
+    finally:
+        # Steering that came after the model's last call goes with the next prompt.
+        for blocks in take_steering(session):
+            conversation.messages.append(Message("user", prompt_text(blocks)))
+
+
+def owner_of_session(agent: Agent, session_id: str) -> str | None:
+    """The principal that owns live session ``session_id`` of ``agent`` (None: the local
+    user, or a session no connection holds): whose provider routing its work uses."""
+    from acp2.agent.runtime import runtime_for
+
+    hub = runtime_for(agent).hubs.get(session_id)
+    return hub.owner if hub is not None else None
 
 
 async def _title_once(turn: Turn, conversation: Conversation, text: str) -> None:
@@ -161,7 +201,17 @@ def _hide_model_key(settings: CoderSettings, chat: ChatModel) -> CoderSettings:
 
 
 def system_prompt(session: AgentSession) -> str:
-    """The instructions the model gets at the start of a session."""
+    """The instructions the model gets: the agent's own, with the client's system prompt
+    appended, or the client's alone in ``override`` mode (:mod:`acp2.agent.system_prompt`)."""
+    client = system_prompt_of(session)
+    if client is not None and client[0] == "override":
+        return client[1]
+    own = default_instructions(session)
+    return f"{own}\n\n{client[1]}" if client is not None and client[1] else own
+
+
+def default_instructions(session: AgentSession) -> str:
+    """The coding agent's own instructions for ``session``."""
     extra = session.additional_directories
     roots = f" Other directories you may use: {', '.join(extra)}." if extra else ""
     return (

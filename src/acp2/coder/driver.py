@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from msgspec import UNSET
 
+from acp2.agent.steering import take_steering
 from acp2.coder.effects import (
     AskPermission,
     CallModel,
@@ -33,6 +34,7 @@ from acp2.coder.effects import (
     Say,
     ShowPlan,
     StartTool,
+    TakeSteering,
     ToolOutcome,
 )
 from acp2.coder.loop import LoopGen
@@ -128,12 +130,29 @@ class Driver:
             return await self._ask(effect.call)
         if isinstance(effect, RunTool):
             return await self._run_tool(effect.call)
+        if isinstance(effect, TakeSteering):
+            return self._steering()
         await self._emit(effect.event)
         return None
 
+    def _steering(self) -> tuple[str, ...]:
+        """What the user steered into this work (``_acp2/session/steer``), as prompt text."""
+        from acp2.coder.agent import prompt_text
+
+        return tuple(prompt_text(blocks) for blocks in take_steering(self.turn.session))
+
     async def _call_model(self, request: ModelRequest) -> ModelReply:
         self.turn.new_message()
-        return await self.model.complete(request, _TurnSink(self.turn))
+        reply = await self.model.complete(request, _TurnSink(self.turn))
+        usage = reply.usage
+        if usage is not None:  # summed into the idle's usage (Preview)
+            self.turn.tokens(
+                usage.prompt_tokens,
+                usage.completion_tokens,
+                thought=usage.reasoning_tokens,
+                cached_read=usage.cached_tokens,
+            )
+        return reply
 
     async def _start_tool(self, call: ToolRequest) -> str | None:
         if self.tasks is not None and self.tasks.owns(call):

@@ -25,6 +25,7 @@ __all__ = [
     "Say",
     "ShowPlan",
     "StartTool",
+    "TakeSteering",
     "ToolOutcome",
 ]
 
@@ -37,6 +38,13 @@ class CallModel:
     """Run one model exchange; the outcome is its :class:`ModelReply`."""
 
     request: ModelRequest
+
+
+@dataclass(frozen=True)
+class TakeSteering:
+    """Collect what the user steered into the running work since the last time
+    (``_acp2/session/steer``); the outcome is a tuple of texts, oldest first (empty, or
+    None from a driver that has no steering: nothing)."""
 
 
 @dataclass(frozen=True)
@@ -111,7 +119,7 @@ class Emit:
     event: Event
 
 
-Effect: TypeAlias = CallModel | StartTool | AskPermission | RunTool | Emit
+Effect: TypeAlias = CallModel | StartTool | AskPermission | RunTool | Emit | TakeSteering
 
 
 # -- outcomes -------------------------------------------------------------------------

@@ -7,6 +7,9 @@
     AskPermission(call, cat)  -> PermissionAnswer
     RunTool(call)             -> ToolOutcome       (``in_progress`` ... ``completed``/``failed``)
     Emit(event)               -> None              (Say, ShowPlan, ReportUsage, FinishTool)
+    TakeSteering()            -> tuple[str, ...]   (what the user steered in; before every
+                                                    model call but the first, and before
+                                                    ending the turn)
 
 and returns the stop reason: ``end_turn`` (no more tool calls), ``max_tokens`` (the
 provider stopped for length), ``refusal``, or ``max_turn_requests``. Cancellation is the
@@ -34,6 +37,7 @@ from acp2.coder.effects import (
     Say,
     ShowPlan,
     StartTool,
+    TakeSteering,
     ToolOutcome,
 )
 from acp2.coder.messages import (
@@ -113,7 +117,9 @@ def coder_loop(
     conversation.messages.append(Message("user", prompt))
     offered = {spec.name: spec for spec in tools}
     request_tools = (*tools, PLAN_TOOL)
-    for _ in range(max_requests):
+    for index in range(max_requests):
+        if index:  # after tool results: the prompt itself is what the first call answers
+            yield from _steered(conversation)
         request = ModelRequest(tuple(conversation.messages), request_tools)
         reply: ModelReply = yield CallModel(request)
         if reply.usage is not None:
@@ -127,10 +133,20 @@ def coder_loop(
             _close_calls(conversation, list(calls), "Error: not run (refusal).")
             return "refusal"
         if not calls:
+            if (yield from _steered(conversation)):
+                continue  # the user said more while the model answered: go on with it
             return "end_turn"
         yield from _run_calls(conversation, calls, offered)
     yield Emit(Say(f"\n\nStopping here: this prompt used its {max_requests} model requests."))
     return "max_turn_requests"
+
+
+def _steered(conversation: Conversation) -> Generator[Effect, Any, bool]:
+    """Add what the user steered into the work as user messages; True when there was any."""
+    texts = yield TakeSteering()
+    for text in texts or ():
+        conversation.messages.append(Message("user", text))
+    return bool(texts)
 
 
 def _distinct_ids(calls: tuple[ToolRequest, ...]) -> tuple[ToolRequest, ...]:

@@ -57,11 +57,15 @@ class Message:
 
 @dataclass(frozen=True)
 class Usage:
-    """Token counts the provider reported for one exchange."""
+    """Token counts the provider reported for one exchange; ``cached_tokens`` (prompt
+    tokens read from the provider's cache) and ``reasoning_tokens`` are None when the
+    provider did not say."""
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     total_tokens: int = 0
+    cached_tokens: int | None = None
+    reasoning_tokens: int | None = None
 
     @property
     def used(self) -> int:

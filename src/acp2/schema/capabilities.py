@@ -126,7 +126,8 @@ class AgentAuthCapabilities(_Marker, kw_only=True):
 
 class ProvidersCapabilities(_Marker, kw_only=True):
     """Marker (unstable): the agent implements the LLM provider configuration methods of
-    the custom LLM endpoint RFD. Modelled only: acp2 neither calls nor serves them."""
+    the custom LLM endpoint RFD (``providers/list``, ``providers/set``,
+    ``providers/disable``: :mod:`acp2.schema.providers`)."""
 
 
 class SessionForkCapabilities(_Marker, kw_only=True):

@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from msgspec import UNSET
 
-from acp2.schema.extensions import META_KEY, SESSION_ATTACH
+from acp2.schema.extensions import META_KEY, SESSION_ATTACH, SESSION_STEER
 from acp2.schema.methods import (
     AUTH_LOGIN,
     AUTH_LOGOUT,
@@ -28,6 +28,9 @@ from acp2.schema.methods import (
     MCP_CONNECT,
     MCP_DISCONNECT,
     MCP_MESSAGE,
+    PROVIDERS_DISABLE,
+    PROVIDERS_LIST,
+    PROVIDERS_SET,
     SESSION_ARCHIVE,
     SESSION_CANCEL,
     SESSION_CLOSE,
@@ -72,7 +75,9 @@ AGENT: Final[Promises] = (
     ("capabilities.session.archive", (SESSION_ARCHIVE, SESSION_UNARCHIVE)),
     ("capabilities.session.title", (SESSION_SET_TITLE,)),
     (f"capabilities.session.meta.{META_KEY}.attach", (SESSION_ATTACH,)),
+    (f"capabilities.session.meta.{META_KEY}.steer", (SESSION_STEER,)),
     ("capabilities.auth.status", (AUTH_STATUS,)),
+    ("capabilities.providers", (PROVIDERS_LIST, PROVIDERS_SET, PROVIDERS_DISABLE)),
     ("auth_methods", (AUTH_LOGIN, AUTH_LOGOUT)),
 )
 

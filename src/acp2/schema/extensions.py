@@ -15,6 +15,14 @@ first answer wins), so acp2 keeps its wire behind ``_`` names until it settles:
 * An agent whose sessions live only in its process's memory says so with
   ``capabilities.session._meta["acp2"]["store"] == "memory"`` (:func:`memory_store_meta`),
   so a client never offers a resume that cannot work (:func:`keeps_sessions_in_memory`).
+* ``_acp2/session/steer`` (client -> agent, request): text for the *running* work of a
+  session, read by the agent at its next step (the coding agent: before its next model
+  call), shown to every client as a ``user_message``. The answer says ``steered`` (with
+  that message's id) or ``idle`` (nothing runs: send a prompt instead). Mid-turn input is
+  an open RFD (``session/inject``, agent-client-protocol PR 1261); until it settles acp2
+  keeps this behind a ``_`` name, advertised in
+  ``capabilities.session._meta["acp2"]["steer"]`` (:func:`steer_capability`,
+  :func:`supports_steer`): a peer that does not advertise it is never sent it.
 * A permission or elicitation answer whose ``_meta["acp2"]["implicit"]`` is true was given
   by a policy that did not ask anyone (e.g. ``deny_all``): with several controllers, the
   first answer *not* so marked wins (:func:`implicit_meta`, :func:`is_implicit`).
@@ -34,6 +42,7 @@ from acp2.schema._base import LENIENT, SKIP_INVALID, Model
 from acp2.schema.commands import AvailableCommand
 from acp2.schema.common import AbsolutePath, MetaField, SessionId
 from acp2.schema.config import SessionConfigOption
+from acp2.schema.content import ContentBlock
 from acp2.schema.methods import MethodSpec, request
 
 __all__ = [
@@ -41,15 +50,20 @@ __all__ = [
     "EXTENSIONS",
     "META_KEY",
     "SESSION_ATTACH",
+    "SESSION_STEER",
     "AttachRole",
     "AttachSessionRequest",
     "AttachSessionResponse",
+    "SteerSessionRequest",
+    "SteerSessionResponse",
     "attach_capability",
     "implicit_meta",
     "is_implicit",
     "keeps_sessions_in_memory",
     "memory_store_meta",
+    "steer_capability",
     "supports_attach",
+    "supports_steer",
 ]
 
 #: How a client attaches: ``observer`` only watches; ``controller`` may also prompt,
@@ -81,6 +95,27 @@ class AttachSessionResponse(Model, gc=False, kw_only=True):
     meta: MetaField = msgspec.field(default=UNSET, name="_meta")
 
 
+class SteerSessionRequest(Model, gc=False, kw_only=True):
+    """Params of ``_acp2/session/steer``: the session and the content for its running work."""
+
+    session_id: SessionId
+    prompt: list[ContentBlock]
+    meta: MetaField = msgspec.field(default=UNSET, name="_meta")
+
+
+class SteerSessionResponse(Model, gc=False, kw_only=True):
+    """Result of ``_acp2/session/steer``: ``outcome`` ``steered`` (``message_id`` is the
+    ``user_message`` that shows it) or ``idle`` (nothing was running; nothing was kept)."""
+
+    outcome: str
+    message_id: Annotated[str | UnsetType, LENIENT] = UNSET
+    meta: MetaField = msgspec.field(default=UNSET, name="_meta")
+
+
+SESSION_STEER: Final = request(
+    "_acp2/session/steer", SteerSessionRequest, SteerSessionResponse, "client", session=True
+)
+
 SESSION_ATTACH: Final = request(
     "_acp2/session/attach",
     AttachSessionRequest,
@@ -92,7 +127,10 @@ SESSION_ATTACH: Final = request(
 
 #: acp2's extension methods, keyed by wire name (not part of :data:`~acp2.schema.methods.METHODS`,
 #: which is the spec's table).
-EXTENSIONS: Final[dict[str, MethodSpec[Any, Any]]] = {SESSION_ATTACH.name: SESSION_ATTACH}
+EXTENSIONS: Final[dict[str, MethodSpec[Any, Any]]] = {
+    SESSION_ATTACH.name: SESSION_ATTACH,
+    SESSION_STEER.name: SESSION_STEER,
+}
 
 
 def attach_capability() -> dict[str, Any]:
@@ -119,6 +157,19 @@ def supports_attach(session_capabilities: Any) -> bool:
     meta = getattr(session_capabilities, "meta", None)
     ours = meta.get(META_KEY) if isinstance(meta, dict) else None
     return isinstance(ours, dict) and isinstance(ours.get("attach"), dict)
+
+
+def steer_capability() -> dict[str, Any]:
+    """The ``acp2`` entries of ``capabilities.session._meta`` of an agent that takes
+    ``_acp2/session/steer``: merge under :data:`META_KEY`."""
+    return {"steer": {}}
+
+
+def supports_steer(session_capabilities: Any) -> bool:
+    """True when an agent's ``capabilities.session`` advertises ``_acp2/session/steer``."""
+    meta = getattr(session_capabilities, "meta", None)
+    ours = meta.get(META_KEY) if isinstance(meta, dict) else None
+    return isinstance(ours, dict) and isinstance(ours.get("steer"), dict)
 
 
 def implicit_meta() -> dict[str, Any]:

@@ -8,10 +8,11 @@ wire name. ``sender`` is the side that sends the message (``"client"``, ``"agent
 list plus Nov's ``tool_call/cancel`` and ``terminal/cancel``, plus the unstable methods of
 the Preview whose shapes are published (:data:`UNSTABLE`: ``session/fork``,
 ``session/archive``, ``session/unarchive``, ``session/set_title``, ``auth/status``,
-``auth/status_update``, and MCP over ACP's ``mcp/connect``, ``mcp/message``,
-``mcp/disconnect``), each valid only with the capability the agent advertises.
-``mcp/message`` is both a request and a notification: the request is in :data:`METHODS`,
-the notification in :data:`MCP_NOTIFICATIONS` (a table keyed by wire name holds one).
+``auth/status_update``, ``providers/list``, ``providers/set``, ``providers/disable``,
+and MCP over ACP's ``mcp/connect``, ``mcp/message``, ``mcp/disconnect``), each valid only
+with the capability the agent advertises. ``mcp/message`` is both a request and a
+notification: the request is in :data:`METHODS`, the notification in
+:data:`MCP_NOTIFICATIONS` (a table keyed by wire name holds one).
 """
 
 from __future__ import annotations
@@ -45,6 +46,14 @@ from acp2.schema.mcp_acp import (
     McpMessage,
 )
 from acp2.schema.permission import RequestPermissionRequest, RequestPermissionResponse
+from acp2.schema.providers import (
+    DisableProvidersRequest,
+    DisableProvidersResponse,
+    ListProvidersRequest,
+    ListProvidersResponse,
+    SetProvidersRequest,
+    SetProvidersResponse,
+)
 from acp2.schema.session import (
     CancelSessionNotification,
     CloseSessionRequest,
@@ -89,6 +98,9 @@ __all__ = [
     "MCP_MESSAGE_NOTIFICATION",
     "MCP_NOTIFICATIONS",
     "METHODS",
+    "PROVIDERS_DISABLE",
+    "PROVIDERS_LIST",
+    "PROVIDERS_SET",
     "SESSION_ARCHIVE",
     "SESSION_CANCEL",
     "SESSION_CLOSE",
@@ -349,6 +361,14 @@ AUTH_STATUS: Final = request(
 AUTH_STATUS_UPDATE: Final = notification(
     "auth/status_update", AuthStatusUpdateNotification, "agent"
 )
+# The custom LLM endpoint RFD: configure the agent's model providers (``providers``).
+PROVIDERS_LIST: Final = request(
+    "providers/list", ListProvidersRequest, ListProvidersResponse, "client", retry="safe"
+)
+PROVIDERS_SET: Final = request("providers/set", SetProvidersRequest, SetProvidersResponse, "client")
+PROVIDERS_DISABLE: Final = request(
+    "providers/disable", DisableProvidersRequest, DisableProvidersResponse, "client"
+)
 
 # Unstable MCP over ACP (Rust schema crate v2 ``mcp.rs``, RFD ``rfds/mcp-over-acp``): only
 # towards an agent advertising ``session.mcp.acp``. The agent connects and disconnects; MCP
@@ -374,6 +394,9 @@ UNSTABLE: Final[frozenset[str]] = frozenset(
         MCP_CONNECT,
         MCP_MESSAGE,
         MCP_DISCONNECT,
+        PROVIDERS_LIST,
+        PROVIDERS_SET,
+        PROVIDERS_DISABLE,
     )
 )
 
@@ -408,6 +431,9 @@ METHODS: Final[dict[str, MethodSpec[Any, Any]]] = {
         MCP_CONNECT,
         MCP_MESSAGE,
         MCP_DISCONNECT,
+        PROVIDERS_LIST,
+        PROVIDERS_SET,
+        PROVIDERS_DISABLE,
     )
 }
 

@@ -30,6 +30,7 @@ from acp2.ui.prompt import ExitGuard
 from acp2.ui.settle import NoticeTracker, Settler
 from acp2.ui.style import elapsed_text, usage_text
 from acp2.ui.subagents import SubagentTracker
+from acp2.ui.tokens import turn_tokens_text
 
 __all__ = ["COLLAPSED_LINES", "EXPANDED_LINES", "ChatView", "status_extras"]
 
@@ -96,7 +97,8 @@ class ChatView:
         message = describe.error_message(self.session.state.error)
         if message:
             line.append(f": {message}", style=style)
-        details = [elapsed_text(seconds), usage_text(self.session.state.usage)]
+        state = self.session.state
+        details = [elapsed_text(seconds), usage_text(state.usage), turn_tokens_text(state)]
         line.append("".join(f" · {d}" for d in details if d), style="dim")
         self.console.print(line)
 
@@ -150,6 +152,8 @@ class ChatView:
             parts.append(sanitize.line(state.stop_reason))
         usage = usage_text(state.usage)
         parts += [usage] if usage else []
+        tokens = turn_tokens_text(state)  # the last work's tokens (Preview idle usage)
+        parts += [tokens] if tokens else []
         parts += [*self.link_parts(), *status_extras(state)]
         status = f" {' · '.join(parts)}"
         if self.guard.armed():

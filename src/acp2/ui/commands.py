@@ -65,6 +65,9 @@ BUILTINS: Final[tuple[Builtin, ...]] = (
     Builtin("mode", "show or choose the mode", hint="[MODE]", needs="mode"),
     Builtin("cost", "context tokens used and the session's cost"),
     Builtin("info", "this session's id, folder and role; how to watch it from elsewhere"),
+    Builtin("fork", "go on in a copy of this session (this one stays as it is)"),
+    Builtin("title", "show the session's title, or set it", hint="[NEW]"),
+    Builtin("steer", "while the agent works: tell it more, read at its next step", hint="TEXT"),
     Builtin("quit", "leave the chat (prints how to resume)"),
 )
 

@@ -16,8 +16,9 @@ from rich.text import Text
 from acp2 import sanitize
 from acp2.errors import Acp2Error, LocalProtocolError
 from acp2.state import background_items
-from acp2.ui import background, commands, options, subagents
+from acp2.ui import background, commands, options, session_surface, subagents
 from acp2.ui.style import cost_text, tokens_text
+from acp2.ui.tokens import token_lines
 
 if TYPE_CHECKING:
     from acp2.client import ClientConnection
@@ -193,10 +194,16 @@ class SlashCommands:
         self.say(f"{name} ended: {child.state.stop_reason or 'cancelled'}", style="")
 
     async def do_cost(self, arg: str) -> None:
-        """The context tokens used of the window, and the cost, as last reported."""
+        """The tokens of the last turn and of the session (when the agent reports them on
+        its idles), then the context tokens used of the window and the cost, as last
+        reported."""
+        tokens = token_lines(self.session.state)  # Preview: idle usage, per turn and summed
+        for line in tokens:
+            self.say(line, style="")
         usage = self.session.state.usage
         if usage is None:
-            self.say("the agent has not reported usage in this session")
+            if not tokens:
+                self.say("the agent has not reported usage in this session")
             return
         percent = f" ({100 * usage.used / usage.size:.0f}%)" if usage.size else ""
         line = f"context {tokens_text(usage.used)} of {tokens_text(usage.size)} tokens{percent}"
@@ -281,6 +288,22 @@ class SlashCommands:
             return (await asking.prompt_async(message)).strip()
         except (KeyboardInterrupt, EOFError):
             return ""
+
+    def client(self) -> ClientConnection:
+        """The chat's connection to the agent."""
+        return self._client()
+
+    async def do_fork(self, arg: str) -> None:
+        """Fork this session and go on in the fork (:mod:`acp2.ui.session_surface`)."""
+        await session_surface.fork(self, arg)
+
+    async def do_title(self, arg: str) -> None:
+        """Show the session's title, or set it: ``/title NEW``."""
+        await session_surface.title(self, arg)
+
+    async def do_steer(self, arg: str) -> None:
+        """Give the running work more to go on: ``/steer TEXT``."""
+        await session_surface.steer(self, arg)
 
     async def _leave(self, old: Any) -> None:
         with contextlib.suppress(Acp2Error):

@@ -39,8 +39,9 @@ __all__ = [
 ]
 
 #: Built-ins typed during a turn that run at once instead of waiting in the queue
-#: (background work and subagents run beside the turn; ``/cancel`` has its own path).
-AT_ONCE = frozenset({"bg", "cancel-bg", "subagents", "subagent", "cancel-subagent"})
+#: (background work and subagents run beside the turn; ``/steer`` goes into it;
+#: ``/cancel`` has its own path).
+AT_ONCE = frozenset({"bg", "cancel-bg", "subagents", "subagent", "cancel-subagent", "steer"})
 
 #: Seconds a key may follow Esc and make one key with it (Esc-Enter); prompt_toolkit's
 #: default too. After that the Esc alone interrupts the turn.

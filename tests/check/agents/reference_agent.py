@@ -14,6 +14,8 @@ version 1; ``--slow-after-init SECONDS`` answers ``initialize`` at once and
 then sleeps, as an agent that answers it before loading the rest of itself;
 ``--lenient-utf8`` decodes a line of invalid UTF-8 with U+FFFD and runs it, as the
 TypeScript SDK's reader does).
+``--preview`` advertises and serves the Preview's unstable surface: ``session.fork``,
+``session.title``, ``providers``, usage on idles and ``replay_complete`` after a replay.
 ``--break RULE`` breaks exactly one rule:
 
   no-idle                never reports idle
@@ -26,6 +28,12 @@ TypeScript SDK's reader does).
   empty-batch-array      answers ``[]`` with an array holding the -32600 error
   accepts-unknown-cancel answers tool_call/cancel and terminal/cancel for any id with {}
   duplicate-config-ids   lists the config option ``mode`` twice in session/new results
+  idle-bad-usage         (--preview) usage on idles lacks outputTokens, inputTokens < 0
+  fork-same-id           (--preview) answers session/fork with the source's id
+  title-no-answer        (--preview) answers session/set_title with {}
+  providers-headers      (--preview) lists a provider's headers in its current routing
+  replay-complete-twice  (--preview) sends replay_complete twice per replay, and once
+                         after a resume without replayFrom
 
 Each session has one config option, the select ``mode`` (``ask`` / ``code``), served by
 ``session/set_config_option``.
@@ -58,6 +66,7 @@ parser.add_argument("--v1-zero-once", default="")
 parser.add_argument("--slow-v1", type=float, default=0.0)
 parser.add_argument("--slow-after-init", type=float, default=0.0)
 parser.add_argument("--lenient-utf8", action="store_true")
+parser.add_argument("--preview", action="store_true")
 ARGS = parser.parse_args()
 BROKEN, NOV = ARGS.broken, ARGS.nov
 LOCK = threading.Lock()
@@ -120,6 +129,8 @@ class Session:
             self.state("idle", "error", error={"code": -32800, "message": "Request cancelled"})
         elif reason == "end_turn" and BROKEN == "idle-no-stop-reason":
             self.state("idle")
+        elif ARGS.preview:
+            self.state("idle", reason, usage=idle_usage())
         else:
             self.state("idle", reason)
 
@@ -263,10 +274,14 @@ def on_initialize(params: dict[str, Any]) -> Any:
         raise Reject(
             -32022, "Unsupported protocol version", {"requested": version, "supported": [2]}
         )
+    caps: dict[str, Any] = {} if ARGS.no_session else {"session": {"prompt": {}, "delete": {}}}
+    if ARGS.preview:
+        caps["providers"] = {}
+        caps.setdefault("session", {}).update({"fork": {}, "title": {}})
     return {
         "protocolVersion": 2,
         "info": {"name": "reference-agent", "version": "1"},
-        "capabilities": {} if ARGS.no_session else {"session": {"prompt": {}, "delete": {}}},
+        "capabilities": caps,
     }
 
 
@@ -274,11 +289,45 @@ def on_resume(params: dict[str, Any]) -> Any:
     session = SESSIONS.get(params.get("sessionId", ""))
     if session is None:
         raise Reject(-32002, "Unknown session", {"sessionId": params.get("sessionId")})
-    if (params.get("replayFrom") or {}).get("type") == "start":
+    replay = (params.get("replayFrom") or {}).get("type") == "start"
+    if replay:
         for update in session.history:
             session.update(update)
+    twice = BROKEN == "replay-complete-twice"
+    if ARGS.preview and (replay or twice):
+        for _ in range(2 if twice and replay else 1):
+            session.update({"sessionUpdate": "replay_complete"})
     session.state("running" if session.busy else "idle")
     return {}
+
+
+def idle_usage() -> dict[str, Any]:
+    if BROKEN == "idle-bad-usage":
+        return {"totalTokens": 12, "inputTokens": -1}
+    return {"totalTokens": 12, "inputTokens": 10, "outputTokens": 2, "cachedReadTokens": 4}
+
+
+def on_fork(params: dict[str, Any]) -> Any:
+    source = SESSIONS.get(params.get("sessionId", ""))
+    if source is None:
+        raise Reject(-32002, "Unknown session", {"sessionId": params.get("sessionId")})
+    if BROKEN == "fork-same-id":
+        return {"sessionId": source.id}
+    forked = new_session({"cwd": params.get("cwd", source.cwd)})
+    SESSIONS[forked["sessionId"]].history = list(source.history)
+    return forked
+
+
+def on_title(params: dict[str, Any]) -> Any:
+    title = " ".join(str(params.get("title", "")).split())
+    return {} if BROKEN == "title-no-answer" else {"title": title}
+
+
+def on_providers(params: dict[str, Any]) -> Any:
+    current: dict[str, Any] = {"apiType": "openai", "baseUrl": "http://127.0.0.1:9/v1"}
+    if BROKEN == "providers-headers":
+        current["headers"] = {"Authorization": "Bearer sk-leaked"}
+    return {"providers": [{"providerId": "main", "supported": ["openai"], "current": current}]}
 
 
 def on_close(params: dict[str, Any]) -> Any:
@@ -331,6 +380,13 @@ HANDLERS = {
     "session/set_config_option": on_set_config_option,
     "session/delete": lambda p: (SESSIONS.pop(p.get("sessionId", ""), None), {})[1],
 }
+PREVIEW_HANDLERS = {
+    "session/fork": on_fork,
+    "session/set_title": on_title,
+    "providers/list": on_providers,
+    "providers/set": lambda p: {},
+    "providers/disable": lambda p: {},
+}
 
 
 def on_request(msg: dict[str, Any]) -> list[Any]:
@@ -341,7 +397,7 @@ def on_request(msg: dict[str, Any]) -> list[Any]:
         return on_prompt(id, params)
     if BROKEN == "accepts-unknown-cancel" and method in ("tool_call/cancel", "terminal/cancel"):
         return [{"jsonrpc": "2.0", "id": id, "result": {}}]
-    handler = HANDLERS.get(method)
+    handler = HANDLERS.get(method) or (PREVIEW_HANDLERS.get(method) if ARGS.preview else None)
     if handler is None:
         return [error(id, -32601, f"Method not found: {method}")]
     try:

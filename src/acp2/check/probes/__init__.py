@@ -13,6 +13,7 @@ from acp2.check.probes.handshake import HANDSHAKE_PROBES
 from acp2.check.probes.jsonrpc import JSONRPC_PROBES
 from acp2.check.probes.malformed import MALFORMED_PROBES
 from acp2.check.probes.permission import PERMISSION_PROBES
+from acp2.check.probes.preview import PREVIEW_PROBES
 from acp2.check.probes.prompt import PROMPT_PROBES
 from acp2.check.probes.sessions import SESSION_PROBES
 from acp2.check.probes.shutdown import SHUTDOWN_PROBES
@@ -28,6 +29,7 @@ PROBES: Final[dict[str, ProbeSpec]] = {
         *PROMPT_PROBES,
         *CANCEL_PROBES,
         *SESSION_PROBES,
+        *PREVIEW_PROBES,
         *PERMISSION_PROBES,
         *CONTENT_PROBES,
         *HANDSHAKE_PROBES,

@@ -201,7 +201,20 @@ def _usage(raw: dict[str, Any]) -> Usage:
         value = raw.get(name)
         return value if isinstance(value, int) and value >= 0 else 0
 
-    return Usage(count("prompt_tokens"), count("completion_tokens"), count("total_tokens"))
+    return Usage(
+        count("prompt_tokens"),
+        count("completion_tokens"),
+        count("total_tokens"),
+        cached_tokens=_detail(raw, "prompt_tokens_details", "cached_tokens"),
+        reasoning_tokens=_detail(raw, "completion_tokens_details", "reasoning_tokens"),
+    )
+
+
+def _detail(raw: dict[str, Any], group: str, name: str) -> int | None:
+    """``raw[group][name]`` when it is a count, else None (the server did not say)."""
+    details = raw.get(group)
+    value = details.get(name) if isinstance(details, dict) else None
+    return value if type(value) is int and value >= 0 else None
 
 
 def _error_text(body: Any) -> str:

@@ -14,7 +14,7 @@ import json
 import os
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -39,7 +39,10 @@ class OpenAIConfig:
 
     model: str = DEFAULT_MODEL
     base_url: str = DEFAULT_BASE_URL
-    api_key: str | None = None
+    # Secrets never in a repr (so never in a log line or a traceback's locals).
+    api_key: str | None = field(default=None, repr=False)
+    #: Extra request headers (a client's ``providers/set`` routing headers).
+    headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
     max_tokens: int | None = None
     temperature: float | None = None
     max_retries: int = 4
@@ -122,7 +125,8 @@ class OpenAIModel:
         return base * (0.5 + self._rng.random() / 2)
 
     def _headers(self) -> dict[str, str]:
-        headers = {"Accept": "text/event-stream"}
+        headers = dict(self.config.headers)
+        headers["Accept"] = "text/event-stream"
         if self.config.api_key:
             headers["Authorization"] = f"Bearer {self.config.api_key}"
         return headers
