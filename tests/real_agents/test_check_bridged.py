@@ -23,6 +23,8 @@ from typing import Any
 
 import pytest
 
+from helpers.timeouts import RUN_TIMEOUT
+
 from . import fake_gemini
 from .agents import Agent, fast_agent, gemini
 
@@ -34,9 +36,17 @@ pytestmark = pytest.mark.real_agents
 #: Rows acp2's own agents fail on purpose: a Nov-only SHOULD that contradicts the Aug
 #: batch rules acp2 keeps (TR-14; "accept what any draft may send").
 BY_DESIGN = {"D-01:nov"}
+#: Rows that fail because of the agent itself, per agent, each reproduced against the
+#: agent alone in docs/real-agents.md ("acp2 check on a bridged v1 agent").
+AGENT_ROWS: dict[str, set[str]] = {
+    # Gemini CLI 0.61 advertises neither sessionCapabilities.list nor a way to emulate it:
+    # the bridge refuses session/list rather than list only the sessions it saw.
+    "gemini-cli": {"SS-18"},
+    "fast-agent": set(),
+}
 #: The bound on the whole check run: the agent starts several times (10-40 s each on a
 #: loaded machine) and every probe waits on its model turns.
-CHECK_TIMEOUT = 900
+CHECK_TIMEOUT = 15 * RUN_TIMEOUT
 
 
 def judge(agent: Agent, project: Path, report: Path, *bridge: str) -> dict[str, Any]:
@@ -68,14 +78,13 @@ def project(tmp_path: Path) -> Path:
     return folder
 
 
-def test_acp2_check_finds_bridged_gemini_cli_conformant(
+def test_acp2_check_finds_bridged_gemini_cli_conformant_but_for_its_own_rows(
     gemini_js: Path, project: Path, tmp_path: Path
 ) -> None:
     with fake_gemini.serve() as fake:
         fake.script = fake_gemini.by_prompt
         result = judge(gemini(gemini_js, fake.url, tmp_path), project, tmp_path / "check.json")
-    assert failing(result) <= BY_DESIGN, result["stdout"][-6000:]
-    assert result["conformant"], result["stdout"][-6000:]
+    assert failing(result) <= BY_DESIGN | AGENT_ROWS["gemini-cli"], result["stdout"][-6000:]
 
 
 def openai_by_prompt(body: dict[str, Any]) -> Reply:
@@ -108,5 +117,6 @@ def test_acp2_check_finds_bridged_fast_agent_conformant(
 ) -> None:
     agent = fast_agent(fast_agent_cmd, fake_openai.url, tmp_path, shell=True)
     result = judge(agent, project, tmp_path / "check.json", "--terminal")
-    assert failing(result) <= BY_DESIGN, result["stdout"][-6000:]
-    assert result["conformant"], result["stdout"][-6000:]
+    assert failing(result) <= BY_DESIGN | AGENT_ROWS["fast-agent"], result["stdout"][-6000:]
+    if not AGENT_ROWS["fast-agent"]:
+        assert result["conformant"], result["stdout"][-6000:]

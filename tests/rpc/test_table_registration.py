@@ -121,6 +121,16 @@ async def agent_start_error(agent: Agent) -> BaseException:
 #: What the agent runtime never serves (unstable methods), and what it serves only when
 #: configured to (auth methods, delete, attach).
 NOT_SERVED = names(served.NOT_SERVED)
+#: Unstable methods the runtime serves by default (each behind a setting that can turn it
+#: off): fork, title, archive.
+SERVED_BY_DEFAULT = {
+    v2m.SESSION_FORK.name,
+    v2m.SESSION_SET_TITLE.name,
+    v2m.SESSION_ARCHIVE.name,
+    v2m.SESSION_UNARCHIVE.name,
+}
+#: The steering extension, served only with ``steer=True``.
+STEER = {"_acp2/session/steer"}
 AUTH = {v2m.AUTH_LOGIN.name, v2m.AUTH_LOGOUT.name}
 DELETE_ATTACH = {v2m.SESSION_DELETE.name, "_acp2/session/attach"}
 MCP_OVER_ACP = {v2m.MCP_MESSAGE.name}
@@ -129,9 +139,9 @@ MCP_OVER_ACP = {v2m.MCP_MESSAGE.name}
 @pytest.mark.parametrize(
     ("config", "off"),
     [
-        ({}, AUTH | MCP_OVER_ACP),
-        ({"delete": False, "attach": False}, AUTH | DELETE_ATTACH | MCP_OVER_ACP),
-        ({"mcp_acp": True}, AUTH),
+        ({}, AUTH | MCP_OVER_ACP | STEER),
+        ({"delete": False, "attach": False}, AUTH | DELETE_ATTACH | MCP_OVER_ACP | STEER),
+        ({"mcp_acp": True}, AUTH | STEER),
     ],
     ids=["default", "features-off", "mcp-over-acp"],
 )
@@ -140,8 +150,9 @@ async def test_the_agent_registers_exactly_the_client_methods_it_does_not_leave_
 ) -> None:
     registered = await serve_agent(make_agent(**config))
     table = v2m.METHODS | EXTENSIONS
-    assert registered == expected(table, "agent") - NOT_SERVED - off
-    assert registered | NOT_SERVED | off | CORE == {
+    not_served = NOT_SERVED - SERVED_BY_DEFAULT
+    assert registered == expected(table, "agent") - not_served - off
+    assert registered | not_served | off | CORE == {
         name for name, spec in table.items() if spec.sender != "agent"
     }
 
@@ -245,13 +256,14 @@ async def test_an_agent_advertising_a_capability_without_its_handler_fails_at_st
 
     monkeypatch.setattr(served, "build_initialize_response", with_fork)
     with pytest.raises(MissingHandler, match="advertises methods it does not serve: session/fork"):
-        served.check_advertised(make_agent())
-    error = await agent_start_error(make_agent())  # and each connection, as it starts
+        served.check_advertised(make_agent(fork=False))
+    error = await agent_start_error(make_agent(fork=False))  # and each connection, as it starts
     assert isinstance(error, MissingHandler)
     assert "advertised but unhandled: session/fork" in str(error)
 
 
-#: An agent process whose initialize result would advertise session/fork (unserved).
+#: An agent process whose initialize result would advertise session/fork, which it was
+#: told not to serve.
 FORKING_AGENT = """
 import acp2.agent.served as served
 from acp2.agent import Agent
@@ -264,7 +276,7 @@ def with_fork(agent, **kwargs):
     return response
 
 served.build_initialize_response = with_fork
-Agent("forking").run()
+Agent("forking", fork=False).run()
 """
 
 
