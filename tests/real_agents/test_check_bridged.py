@@ -25,8 +25,8 @@ import pytest
 
 from helpers.timeouts import RUN_TIMEOUT
 
-from . import fake_gemini
-from .agents import Agent, fast_agent, gemini
+from . import fake_gemini, fake_vendors
+from .agents import Agent, claude_v1, fast_agent, gemini
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "coder"))
 from fake_openai import FakeOpenAI, Reply, serve, text_reply, tool_reply
@@ -47,18 +47,25 @@ AGENT_ROWS: dict[str, set[str]] = {
     # fast-agent 0.10.48 cannot load or resume a session that has had no prompt yet
     # ("Session not found ... could not be resolved"), which is what SS-10 does.
     "fast-agent": {"SS-10"},
+    # claude-agent-acp 0.23.1 advertises no session list (the bridge refuses it).
+    "claude-agent-acp-v1": {"SS-18"},
 }
 #: The bound on the whole check run: the agent starts several times (10-40 s each on a
 #: loaded machine) and every probe waits on its model turns.
 CHECK_TIMEOUT = 15 * RUN_TIMEOUT
 
 
-def judge(agent: Agent, project: Path, report: Path, *bridge: str) -> dict[str, Any]:
+#: The prompts the ``by_prompt`` fakes answer by their first word.
+BY_PROMPT = ("--prompt", "echo hello", "--cancel-prompt", "wait", "--permission-prompt", "tools")
+
+
+def judge(
+    agent: Agent, project: Path, report: Path, *bridge: str, prompts: tuple[str, ...] = BY_PROMPT
+) -> dict[str, Any]:
     """Run ``acp2 check --json`` on ``acp2 bridge BRIDGE -- <agent>`` and return the
     report."""
-    argv = [sys.executable, "-m", "acp2", "check", "--plain", "--json", str(report)]
-    argv += ["--prompt", "echo hello", "--cancel-prompt", "wait"]
-    argv += ["--permission-prompt", "tools", "--cwd", str(project), "--timeout", "120"]
+    argv = [sys.executable, "-m", "acp2", "check", "--plain", "--json", str(report), *prompts]
+    argv += ["--cwd", str(project), "--timeout", "120"]
     argv += ["--", sys.executable, "-m", "acp2", "bridge", *bridge, "--", *agent.argv]
     env = {**agent.env, "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
     done = subprocess.run(
@@ -124,3 +131,14 @@ def test_acp2_check_finds_bridged_fast_agent_conformant(
     assert failing(result) <= BY_DESIGN | AGENT_ROWS["fast-agent"], result["stdout"][-6000:]
     if not AGENT_ROWS["fast-agent"]:
         assert result["conformant"], result["stdout"][-6000:]
+
+
+def test_acp2_check_finds_bridged_claude_agent_acp_v1_conformant_but_for_its_own_rows(
+    claude_v1_js: Path, project: Path, tmp_path: Path
+) -> None:
+    # The fake Messages API answers acp2 check's own default prompts (fake_vendors).
+    with fake_vendors.serve_anthropic() as fake:
+        agent = claude_v1(claude_v1_js, fake.url, tmp_path)
+        result = judge(agent, project, tmp_path / "check.json", prompts=())
+    allowed = BY_DESIGN | AGENT_ROWS["claude-agent-acp-v1"]
+    assert failing(result) <= allowed, result["stdout"][-6000:]
