@@ -112,13 +112,7 @@ def load_for_resume(request: v1.ResumeSessionRequest) -> v1.LoadSessionRequest:
     """The v1 ``session/load`` that stands in for ``request`` (an agent without
     ``sessionCapabilities.resume``): same session, roots and MCP servers."""
     servers = request.mcp_servers if isinstance(request.mcp_servers, list) else []
-    return v1.LoadSessionRequest(
-        session_id=request.session_id,
-        cwd=request.cwd,
-        additional_directories=request.additional_directories,
-        mcp_servers=servers,
-        meta=request.meta,
-    )
+    return v1.LoadSessionRequest(**client_side.reopening(request, servers))
 
 
 def closed_locally() -> v2.CloseSessionResponse:

@@ -28,6 +28,7 @@ __all__ = [
     "new_session_request_to_v1",
     "permission_request_from_v1",
     "permission_result_to_v1",
+    "reopening",
     "resume_request_to_v1",
 ]
 
@@ -55,22 +56,23 @@ def resume_request_to_v1(
     servers = mcp_servers_to_v1(request.mcp_servers, dropped)
     replay = request.replay_from
     if isinstance(replay, v2.ReplayFromStart):
-        return v1.LoadSessionRequest(
-            session_id=request.session_id,
-            cwd=request.cwd,
-            additional_directories=request.additional_directories,
-            mcp_servers=servers,
-            meta=request.meta,
-        )
+        return v1.LoadSessionRequest(**reopening(request, servers))
     if replay not in (UNSET, None):
         raise InvalidParams("a v1 agent can only replay from the start")
-    return v1.ResumeSessionRequest(
-        session_id=request.session_id,
-        cwd=request.cwd,
-        additional_directories=request.additional_directories,
-        mcp_servers=servers,
-        meta=request.meta,
-    )
+    return v1.ResumeSessionRequest(**reopening(request, servers))
+
+
+def reopening(request: Any, servers: list[Any]) -> dict[str, Any]:
+    """The fields a v1 ``session/load`` and ``session/resume`` share, from a request
+    that names a session (v2 ``session/resume`` or v1 ``session/resume``): the session,
+    its roots, ``servers`` (already v1) and ``_meta``."""
+    return {
+        "session_id": request.session_id,
+        "cwd": request.cwd,
+        "additional_directories": request.additional_directories,
+        "mcp_servers": servers,
+        "meta": request.meta,
+    }
 
 
 def permission_request_from_v1(request: v1.RequestPermissionRequest) -> v2.RequestPermissionRequest:
