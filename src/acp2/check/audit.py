@@ -3,7 +3,8 @@
 stdout hygiene (TR-03, TR-01), ids answered once with their type and no answers to
 notifications (TR-09, TR-08), error object shapes (TR-12), ``messageId`` on every message
 update (MU-01), patch shapes (MU-05), config option ids once per list (CO-10), token
-usage on idles (US-05, Preview), and schema
+usage on idles (US-05, Preview), the subagent rules (SS-30 .. SS-32, see
+:mod:`acp2.check.audit_subagents`), and schema
 validity under both drafts. Each frame is
 validated against the schema of the version its link speaks: the frames of a link whose
 agent answered ``initialize`` in v1's shape against ``acp-v1.json``. For an agent judged
@@ -16,6 +17,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from acp2.check.audit_base import Row as _Row
+from acp2.check.audit_base import evidence as _ev
+from acp2.check.audit_subagents import SUBAGENT_ROWS, subagents
 from acp2.check.driver import ClientCore
 from acp2.check.frames import (
     MESSAGE_KINDS,
@@ -45,42 +49,12 @@ AUDIT_ROWS = (
     "MU-05",
     "CO-10",
     "US-05",
+    *SUBAGENT_ROWS,
     "SCHEMA:aug",
     "SCHEMA:nov",
 )
 _EXPECTED_NULL_ID = ("malformed:", "batch:")
 _UPSERTS = frozenset({"user_message", "agent_message", "agent_thought"})
-MAX_SHOWN = 4
-
-
-def _ev(link: ClientCore, frame: Frame, note: str = "") -> str:
-    prefix = f"{note} :: " if note else ""
-    return f"{prefix}[{link.label}] {frame.evidence(200)}"
-
-
-class _Row:
-    """Failures collected for one row across every link."""
-
-    def __init__(self, shared: Shared, key: str) -> None:
-        self.shared, self.key = shared, shared.key(key)
-        self.bad: list[str] = []
-        self.reasons: list[str] = []
-
-    def add(self, reason: str, evidence: str) -> None:
-        if reason not in self.reasons:
-            self.reasons.append(reason)
-        self.bad.append(evidence)
-
-    def finish(self, passed: str, *, checked: int = 1) -> None:
-        findings = self.shared.findings
-        if self.bad:
-            more = f" (+{len(self.reasons) - 1} other kinds)" if len(self.reasons) > 1 else ""
-            reason = f"{len(self.bad)} offending frame(s); first: {self.reasons[0]}{more}"
-            findings.add(self.key, Status.FAIL, reason, self.bad[:MAX_SHOWN], probe="audit")
-        elif checked:
-            findings.add(self.key, Status.PASS, passed, probe="audit")
-        else:
-            findings.add(self.key, Status.SKIP, "nothing to check", probe="audit")
 
 
 def audit(shared: Shared) -> None:
@@ -95,6 +69,7 @@ def audit(shared: Shared) -> None:
     _messages(shared, pairs)
     _config_ids(shared, pairs)
     _idle_usage(shared, pairs)
+    subagents(shared)
     for draft in DRAFTS:
         _schema(shared, pairs, draft)
 

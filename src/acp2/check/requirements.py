@@ -296,9 +296,18 @@ _ROWS: Final[tuple[Requirement, ...]] = (
         "SS-29",
         "SS-29",
         M,
-        "replay_complete at most once per replaying resume, none without replayFrom",
+        "replay_complete at most once per session per replaying resume, none without replayFrom",
     ),
     Requirement("US-05", "US-05", M, "usage on an idle has non-negative integer token counts"),
+    # -- subagents (acp2.check.audit_subagents) ----------------------------------------
+    Requirement(
+        "SS-30",
+        "SS-30",
+        M,
+        "subagent_update names a child, not its parent, before its updates",
+    ),
+    Requirement("SS-31", "SS-31", M, "session message chunks carry one block, upserts an array"),
+    Requirement("SS-32", "SS-32", M, "session content in a tool call names a known session"),
     # -- prompt lifecycle ----------------------------------------------------------------
     Requirement("PL-03", "PL-03", M, "session/prompt is answered with a result before the idle"),
     Requirement(

@@ -15,7 +15,11 @@ then sleeps, as an agent that answers it before loading the rest of itself;
 ``--lenient-utf8`` decodes a line of invalid UTF-8 with U+FFFD and runs it, as the
 TypeScript SDK's reader does).
 ``--preview`` advertises and serves the Preview's unstable surface: ``session.fork``,
-``session.title``, ``providers``, usage on idles and ``replay_complete`` after a replay.
+``session.title``, ``providers``, usage on idles and ``replay_complete`` after a replay,
+and subagents: every turn spawns a child (``subagent_update``), messages it
+(``session_message`` then a ``session_message_chunk`` under the child's id) and links it
+from a completed tool call (``session`` content); a replaying resume re-announces each
+child, replays its history and its own ``replay_complete`` before the parent's.
 ``--break RULE`` breaks exactly one rule:
 
   no-idle                never reports idle
@@ -34,6 +38,10 @@ TypeScript SDK's reader does).
   providers-headers      (--preview) lists a provider's headers in its current routing
   replay-complete-twice  (--preview) sends replay_complete twice per replay, and once
                          after a resume without replayFrom
+  replay-child-twice     (--preview) sends a replayed child's replay_complete twice
+  subagent-late          (--preview) sends a child's first message before announcing it
+  session-message-shape  (--preview) sends a session_message whose content is one block
+  session-link-unknown   (--preview) links a tool call to a session never announced
 
 Each session has one config option, the select ``mode`` (``ask`` / ``code``), served by
 ``session/set_config_option``.
@@ -103,6 +111,7 @@ class Session:
         self.busy = False
         self.was_cancelled = False
         self.mode = "ask"
+        self.children: list[Session] = []
 
     def update(self, update: dict[str, Any], *, keep: bool = False) -> None:
         if keep:
@@ -179,6 +188,8 @@ def run_turn(session: Session, text: str, user: dict[str, Any]) -> None:
     session.state("running")
     word, _, rest = text.partition(" ")
     mid = f"a{next(COUNTER)}"
+    if ARGS.preview:
+        spawn_child(session)
     if session.was_cancelled and flake_now():
         session.cancel.wait()  # hang this one turn, as an agent on an overloaded machine may
     elif word == "wait":
@@ -201,6 +212,54 @@ def run_turn(session: Session, text: str, user: dict[str, Any]) -> None:
     )
     session.was_cancelled = session.cancel.is_set()
     session.idle("cancelled" if session.was_cancelled else "end_turn")
+
+
+def announce(parent: Session, child: Session) -> None:
+    parent.update({"sessionUpdate": "subagent_update", "sessionId": child.id, "title": "helper"})
+
+
+def spawn_child(parent: Session) -> None:
+    """(--preview) Spawn a child session, message it and link it from a tool call."""
+    child = Session(f"child_{next(COUNTER)}", parent.cwd)
+    parent.children.append(child)
+    mid = f"m{next(COUNTER)}"
+    content: Any = [{"type": "text", "text": "Look around"}]
+    if BROKEN == "session-message-shape":
+        content = content[0]
+    message = {
+        "sessionUpdate": "session_message",
+        "messageId": mid,
+        "senderSessionId": parent.id,
+        "recipientSessionId": child.id,
+        "content": content,
+    }
+    if BROKEN == "subagent-late":
+        child.update(message, keep=True)  # before the client was told of the child
+    announce(parent, child)
+    if BROKEN != "subagent-late":
+        child.update(message, keep=True)
+    text = {"type": "text", "text": " please"}
+    child.update({"sessionUpdate": "session_message_chunk", "messageId": mid, "content": text})
+    target = "sess_nowhere" if BROKEN == "session-link-unknown" else child.id
+    link = {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": f"t{next(COUNTER)}",
+        "title": "Delegate",
+        "kind": "other",
+        "status": "completed",
+        "content": [{"type": "session", "sessionId": target}],
+    }
+    parent.update(link, keep=True)
+
+
+def replay_children(parent: Session) -> None:
+    """(--preview) Re-announce each child, replay its history and its own marker."""
+    for child in parent.children:
+        announce(parent, child)
+        for update in child.history:
+            child.update(update)
+        for _ in range(2 if BROKEN == "replay-child-twice" else 1):
+            child.update({"sessionUpdate": "replay_complete"})
 
 
 def claim(path: str) -> bool:
@@ -290,6 +349,8 @@ def on_resume(params: dict[str, Any]) -> Any:
     if session is None:
         raise Reject(-32002, "Unknown session", {"sessionId": params.get("sessionId")})
     replay = (params.get("replayFrom") or {}).get("type") == "start"
+    if replay and ARGS.preview:
+        replay_children(session)
     if replay:
         for update in session.history:
             session.update(update)

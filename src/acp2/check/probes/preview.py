@@ -5,17 +5,19 @@
 * ``session.title`` (SS-28): ``session/set_title`` must answer the stored title.
 * ``providers`` (IN-19): ``providers/list`` must answer well-formed providers whose
   ``current`` routing holds no headers.
-* SS-29, judged for every agent with sessions: ``replay_complete`` at most once for a
-  resume from the start, and never for a resume without ``replayFrom``. (Child sessions'
-  markers are not judged: the probe starts no subagent.)
+* SS-29, judged for every agent with sessions: ``replay_complete`` at most once per
+  session id (the parent's and each child's the replay re-announces) for a resume from
+  the start, and never for a resume without ``replayFrom``. The probe starts no subagent
+  itself: children appear when the agent spawned some during the probe's turn.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from acp2.check.driver import ClientCore
-from acp2.check.frames import Frame
+from acp2.check.frames import Frame, session_update
 from acp2.check.probes.base import Abort, Probe, ProbeSpec, has_capability
 from acp2.check.probes.turns import run_turn, text_block, update_for
 from acp2.schema.methods import (
@@ -114,8 +116,9 @@ async def _title(p: Probe, link: ClientCore, caps: dict[str, Any], sid: str) -> 
     )
 
 
-async def _resume(p: Probe, link: ClientCore, sid: str, replay: bool) -> tuple[Frame, int]:
-    """Close and resume ``sid``; the response and the ``replay_complete`` count before it."""
+async def _resume(p: Probe, link: ClientCore, sid: str, replay: bool) -> tuple[Frame, Counter[str]]:
+    """Close and resume ``sid``; the response and the ``replay_complete`` markers before
+    it, counted per session id (the parent's and each replayed child's)."""
     await link.call(SESSION_CLOSE.name, {"sessionId": sid})
     params: dict[str, Any] = {"sessionId": sid, "cwd": p.cwd, "mcpServers": []}
     if replay:
@@ -125,24 +128,27 @@ async def _resume(p: Probe, link: ClientCore, sid: str, replay: bool) -> tuple[F
     if frame is None or _result(frame) is None:
         raise Abort("session/resume failed")
     await link.settle(p.grace)
-    markers = [
-        f
-        for f in link.frames[since:]
-        if (u := update_for(f, sid)) and u.get("sessionUpdate") == "replay_complete"
-    ]
-    return frame, len(markers)
+    markers = Counter[str]()
+    for f in link.frames[since:]:
+        update = session_update(f.value)
+        if update is not None and update.get("sessionUpdate") == "replay_complete":
+            markers[str(f.value["params"].get("sessionId"))] += 1
+    return frame, markers
 
 
 async def _replay_markers(p: Probe, link: ClientCore, sid: str) -> None:
     replayed, with_replay = await _resume(p, link, sid, replay=True)
     plain, without = await _resume(p, link, sid, replay=False)
-    ok = with_replay <= 1 and without == 0
-    p.judge(
-        "SS-29",
-        ok,
-        f"replay_complete x{with_replay} for a replaying resume, x{without} without replayFrom",
-        [replayed, plain],
+    children = {k: n for k, n in with_replay.items() if k != sid and n > 1}
+    ok = with_replay[sid] <= 1 and not children and without.total() == 0
+    reason = (
+        f"replay_complete x{with_replay[sid]} for a replaying resume, "
+        f"x{without.total()} without replayFrom"
     )
+    if with_replay.total() > with_replay[sid]:
+        shown = ", ".join(f"{k} x{n}" for k, n in with_replay.items() if k != sid)
+        reason += f"; per replayed child: {shown}"
+    p.judge("SS-29", ok, reason, [replayed, plain])
 
 
 async def _fork(p: Probe, link: ClientCore, caps: dict[str, Any], sid: str) -> None:
