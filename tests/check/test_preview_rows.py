@@ -33,6 +33,7 @@ async def test_an_agent_serving_the_preview_surface_passes_every_row() -> None:
         ("providers-headers", "IN-19", "current must be {apiType, baseUrl} only"),
         ("replay-complete-twice", "SS-29", "replay_complete x2"),
         ("replay-child-twice", "SS-29", "per replayed child: child_4 x2"),
+        ("subagent-own-id", "SS-30", "subagent_update names its parent's own id"),
         ("subagent-late", "SS-30", "had updates before its subagent_update announced it"),
         ("session-message-shape", "SS-31", "session_message: content must be an array"),
         ("session-link-unknown", "SS-32", "names 'sess_nowhere', a session never opened"),
@@ -75,3 +76,12 @@ async def test_acp2s_own_agent_passes_the_preview_rows() -> None:
     assert statuses["SS-28"] is Status.PASS
     assert statuses["SS-29"] is Status.PASS
     assert all(statuses[key] is Status.PASS for key in SUBAGENT_ROWS)
+
+
+async def test_acp2s_own_agent_delegating_to_a_subagent_passes_the_subagent_rows() -> None:
+    # The test agent's "subagent" scenario runs acp2's real child sessions (agent.children,
+    # agent.messaging): announced, messaged, linked from its tool call, replayed.
+    report = await check(TEST_AGENT, only=ONLY, prompt="subagent hello")
+    assert all(report.rows[key].status is Status.PASS for key in ("SS-29", *SUBAGENT_ROWS))
+    assert "per replayed child: " in report.rows["SS-29"].reason
+    assert "each to a known session" in report.rows["SS-32"].reason

@@ -39,6 +39,7 @@ child, replays its history and its own ``replay_complete`` before the parent's.
   replay-complete-twice  (--preview) sends replay_complete twice per replay, and once
                          after a resume without replayFrom
   replay-child-twice     (--preview) sends a replayed child's replay_complete twice
+  subagent-own-id        (--preview) sends a subagent_update naming the parent's own id
   subagent-late          (--preview) sends a child's first message before announcing it
   session-message-shape  (--preview) sends a session_message whose content is one block
   session-link-unknown   (--preview) links a tool call to a session never announced
@@ -236,6 +237,8 @@ def spawn_child(parent: Session) -> None:
     if BROKEN == "subagent-late":
         child.update(message, keep=True)  # before the client was told of the child
     announce(parent, child)
+    if BROKEN == "subagent-own-id":  # a patch naming the parent as its own child
+        parent.update({"sessionUpdate": "subagent_update", "sessionId": parent.id})
     if BROKEN != "subagent-late":
         child.update(message, keep=True)
     text = {"type": "text", "text": " please"}
