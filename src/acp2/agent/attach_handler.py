@@ -3,7 +3,9 @@
 Order of what the attacher receives, all before the response: the session's whole history
 replayed, ``replay_complete``, a ``state_update`` snapshot, ``available_commands_update``;
 then every update of the session live, and -- for a controller -- the permission and
-elicitation requests still open (:mod:`acp2.agent.session_hub`). Nothing of the snapshot goes
+elicitation requests still open (:mod:`acp2.agent.session_hub`). The same holds for each
+live child session (Preview subagents): its history in the replay, after its
+announcement, then its own updates and questions live, each once. Nothing of the snapshot goes
 to the clients already attached.
 
 A session that is not live in this process, and one the Agent's ``may_attach`` refuses,

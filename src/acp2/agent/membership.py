@@ -59,8 +59,13 @@ class Membership:
             return
         self.store.release(session_id)
         hub = self.runtime.hubs.get(session_id)
-        if hub is not None and hub.session is session and hub.leave(self.connection):
+        if hub is None or hub.session is not session:
+            return
+        if hub.leave(self.connection):
             del self.runtime.hubs[session_id]
+        for kid in hub.descendants():  # children this client followed and nobody holds any more
+            if not kid.members and self.runtime.hubs.get(kid.session.id) is kid:
+                del self.runtime.hubs[kid.session.id]
 
     def hub(self, session: AgentSession) -> SessionHub | None:
         """The hub of ``session`` (None once nobody holds it)."""

@@ -15,6 +15,11 @@ history -- and its emitter writes to all of them (:mod:`acp2.agent.fanout`).
   the work is shielded from that connection's shutdown (it spares the task) and the
   connection waits for it (:meth:`SessionHub.leave`). When the last client leaves, the work is
   cancelled, as a session with one client always was.
+* A live child session's hub follows its parent's (:meth:`SessionHub.adopt`): every client
+  attached to the parent also receives the child's own updates and is asked the child's
+  permission and elicitation requests; one that attaches later joins each child right
+  before that child's history is read for its replay (:meth:`SessionHub.extend`), and
+  one that leaves the parent leaves its children.
 * Each attached connection holds the session's lease once (:mod:`acp2.store.sqlite_lease`
   counts holds per process), so it is released with the last.
 
@@ -33,7 +38,7 @@ import asyncio
 import contextlib
 import inspect
 import logging
-from collections.abc import Awaitable, Callable, Collection, Mapping
+from collections.abc import Awaitable, Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -61,6 +66,7 @@ __all__ = [
     "Member",
     "SessionHub",
     "allowed",
+    "following",
     "owner_of",
     "owner_or_granted",
     "same_principal",
@@ -154,6 +160,21 @@ class Member:
     sink: FrameSink
 
 
+def following(
+    hub: SessionHub, member: Member, hubs: Mapping[str, SessionHub]
+) -> Callable[[AgentSession], None]:
+    """The ``catch_up`` of an attach's replay: attach ``member`` (joining ``hub``) to a
+    live child's hub (in ``hubs``, the runtime's), called right before the child's
+    history is read, so each of its updates reaches the client once."""
+
+    def catch_up(child: AgentSession) -> None:
+        kid = hubs.get(child.id)
+        if kid is not None:
+            hub.extend(member, kid)
+
+    return catch_up
+
+
 class SessionHub:
     """The connections attached to one live session, and what they share."""
 
@@ -168,6 +189,8 @@ class SessionHub:
         self._host: Link | None = None
         self._task: asyncio.Task[Any] | None = None
         self._shielded = False
+        #: The hubs of the session's children (a shared empty tuple until one is spawned).
+        self.kids: tuple[SessionHub, ...] = ()
 
     # -- membership -------------------------------------------------------------------
 
@@ -191,6 +214,11 @@ class SessionHub:
         held = member.sink
         member.sink = sink
         self._retarget()
+        for kid in self.descendants():
+            joined = kid.member(member.connection)
+            if joined is not None and joined.sink is held:
+                joined.sink = sink
+                kid._retarget()
         if held is not sink:
             held_frames: HeldFrames = held  # type: ignore[assignment]
             held_frames.sink = sink
@@ -205,6 +233,8 @@ class SessionHub:
         """
         self.members = [m for m in self.members if m.connection is not connection]
         self._retarget()
+        for kid in self.kids:
+            kid.leave(connection)  # its children's updates stop with the parent's
         if self.members:
             if self._host is connection and self._task is not None:
                 self._shielded = True
@@ -212,6 +242,43 @@ class SessionHub:
         if self._host is not connection:
             self.session.cancel()
         return True
+
+    # -- children (Preview subagents) -----------------------------------------------------
+
+    def adopt(self, kid: SessionHub) -> None:
+        """Make ``kid`` (the hub of a child just spawned, before it emits anything) follow
+        this one: every client attached here joins it with the same role and sink, and
+        leaves it when it leaves here."""
+        self.kids += (kid,)
+        for member in self.members:
+            self.extend(member, kid)
+
+    def extend(self, member: Member, kid: SessionHub) -> None:
+        """Attach ``member``'s client (a member of this hub) to ``kid`` too, writing to
+        the same sink (so a replay's held frames keep their order across sessions); no-op
+        when it is attached there already."""
+        if kid.member(member.connection) is None:
+            kid.join(
+                Member(
+                    member.connection,
+                    member.role,
+                    member.principal,
+                    member.capabilities,
+                    member.sink,
+                )
+            )
+
+    def extend_all(self, member: Member) -> None:
+        """:meth:`extend` ``member`` to every live descendant not yet joined."""
+        for kid in self.descendants():
+            self.extend(member, kid)
+
+    def descendants(self) -> Iterator[SessionHub]:
+        """The hubs of every live descendant session, parents before their children."""
+        for kid in self.kids:
+            if not kid.session.closed:
+                yield kid
+                yield from kid.descendants()
 
     def _retarget(self) -> None:
         sinks = [m.sink for m in self.members]

@@ -24,7 +24,7 @@ from acp2.agent.membership import Membership
 from acp2.agent.replay import fold_rows, render
 from acp2.agent.runtime import AgentRuntime
 from acp2.agent.session import AgentSession, WorkStarter
-from acp2.agent.session_hub import AttachQuery, SessionHub, allowed, owner_of
+from acp2.agent.session_hub import AttachQuery, SessionHub, allowed, following, owner_of
 from acp2.agent.system_prompt import check_system_prompt
 from acp2.agent.system_prompt import keep as keep_system_prompt
 from acp2.errors import (
@@ -338,7 +338,11 @@ class SessionManager(Membership):
             batches.close()
 
     async def _replay(
-        self, session: AgentSession, state: SessionState, held: list[Emitter] | None = None
+        self,
+        session: AgentSession,
+        state: SessionState,
+        held: list[Emitter] | None = None,
+        catch_up: Callable[[AgentSession], None] | None = None,
     ) -> None:
         """Send the folded history, frame by frame, under the connection's backpressure,
         then its ``replay_complete``; the same for each stored child (Preview subagents,
@@ -349,10 +353,12 @@ class SessionManager(Membership):
         ``other`` fallback, so it is sent to every client that asked for a replay. The
         frames bypass the session's emitter, which may be holding live updates meanwhile.
         With ``held``, a live child's emitter is held too, right before its history is
-        read (no await between), and added to ``held`` for the caller to release.
+        read (no await between), and added to ``held`` for the caller to release; with
+        ``catch_up``, it is called with each live child at that same point (an attaching
+        client starts following the child there, :meth:`join`).
         """
         live = {child.id: child for child in lineage(session) if child is not session}
-        await self._replay_tree(session, session.id, state, live, held)
+        await self._replay_tree(session, session.id, state, live, held, catch_up)
 
     async def _replay_tree(
         self,
@@ -361,6 +367,7 @@ class SessionManager(Membership):
         state: SessionState,
         live: dict[str, AgentSession],
         held: list[Emitter] | None,
+        catch_up: Callable[[AgentSession], None] | None = None,
         depth: int = 0,
     ) -> bool:
         """:meth:`_replay` of ``session_id`` and its stored children; False when ``root``
@@ -377,12 +384,12 @@ class SessionManager(Membership):
             for child_id in state.subagents:
                 if self.store.get_session(child_id) is None:
                     continue  # deleted meanwhile: its announcement says all there is
-                child = live.get(child_id)
-                if child is not None and held is not None:
-                    child.emitter.hold()
-                    held.append(child.emitter)
+                _before_read(live.get(child_id), held, catch_up)
                 child_state = await self._fold(child_id)
-                if not await self._replay_tree(root, child_id, child_state, live, held, depth + 1):
+                deeper = depth + 1
+                if not await self._replay_tree(
+                    root, child_id, child_state, live, held, catch_up, deeper
+                ):
                     return False
         if root.closed:
             return False
@@ -428,9 +435,14 @@ class SessionManager(Membership):
         hub.join(member)
         try:
             if replay:
-                # No await between the hold (join) and reading the history (_fold).
-                await self._replay(session, await self._fold(session.id))
+                # No await between the hold (join) and reading the history (_fold); the
+                # same for each live child (catch_up), whose frames share the held sink.
+                state = await self._fold(session.id)
+                await self._replay(
+                    session, state, catch_up=following(hub, member, self.runtime.hubs)
+                )
         finally:
+            hub.extend_all(member)  # children not replayed: live from now on
             hub.release(member, self.connection)
         return session
 
@@ -449,6 +461,9 @@ class SessionManager(Membership):
         self.store.create_session(child_id, parent.cwd, dirs, owner)
         self.store.acquire(child_id)
         child = self._open(child_id, parent.cwd, dirs, [], owner)
+        kid = self.runtime.hubs.get(child_id)
+        if hub is not None and kid is not None:
+            hub.adopt(kid)  # every client of the parent gets the child's updates
         child.parent = parent
         child.cancellable = cancellable
         parent.children.append(child)
@@ -588,3 +603,20 @@ def _mcp_acp(agent: Agent, connection: Link) -> AcpMcpLink | None:
     from acp2.agent.mcp.over_acp import AcpMcpLink  # only for an agent that offers it
 
     return AcpMcpLink(connection)
+
+
+def _before_read(
+    child: AgentSession | None,
+    held: list[Emitter] | None,
+    catch_up: Callable[[AgentSession], None] | None,
+) -> None:
+    """What :meth:`SessionManager._replay_tree` does to a live child right before its
+    history is read (no await between): hold its emitter (a resume), let an attaching
+    client follow it (``catch_up``)."""
+    if child is None:
+        return
+    if held is not None:
+        child.emitter.hold()
+        held.append(child.emitter)
+    if catch_up is not None:
+        catch_up(child)
