@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from acp2.errors import InvalidParams
-from acp2.lifecycle.prompt_content import PromptTakes, refusal
+from acp2.lifecycle.prompt_content import PromptTakes, plain, refusal
 from acp2.schema import (
     AgentCapabilities,
     AuthMethodAgent,
@@ -23,7 +23,6 @@ from acp2.schema import (
     PromptEmbeddedContextCapabilities,
     PromptImageCapabilities,
     ProvidersCapabilities,
-    ResourceLink,
     SessionAdditionalDirectoriesCapabilities,
     SessionArchiveCapabilities,
     SessionCapabilities,
@@ -33,7 +32,6 @@ from acp2.schema import (
     SessionSystemPromptModeCapabilities,
     SessionSystemPromptOverrideCapabilities,
     SessionTitleCapabilities,
-    TextContent,
 )
 from acp2.schema.extensions import (
     META_KEY,
@@ -162,17 +160,9 @@ def _auth_method(spec: Any) -> AuthMethodAgent | AuthMethodTerminal:
 def check_prompt(agent: Agent, prompt: Sequence[Any]) -> None:
     """Reject (``-32602``) an empty prompt or content the agent did not advertise (PL-02,
     :func:`acp2.lifecycle.prompt_content.refusal`)."""
-    for block in prompt:  # the common prompt, text and links only, is checked here
-        if type(block) not in _ALWAYS:
-            break
-    else:
-        if prompt:
-            return
+    if plain(prompt):
+        return
     takes = PromptTakes(agent.prompt_image, agent.prompt_audio, agent.prompt_embedded_context)
     why = refusal(takes, prompt)
     if why is not None:
         raise InvalidParams(why)
-
-
-#: Content every agent accepts, looked up before the shared rule (text is the common case).
-_ALWAYS: Final = frozenset({TextContent, ResourceLink})

@@ -255,7 +255,6 @@ def _uvicorn_config(uvicorn: Any, app: Any, args: argparse.Namespace, config: An
 def _announce(server: Any, args: argparse.Namespace, generated: str | None) -> None:
     """Print the URL once uvicorn listens (the real port when --port 0), then the
     generated token and the chat line that uses it, or the ``--no-token`` warning."""
-    scheme = "https" if args.ssl_certfile else "http"
     startup = server.startup
 
     async def announced(sockets: Any = None) -> None:
@@ -264,12 +263,7 @@ def _announce(server: Any, args: argparse.Namespace, generated: str | None) -> N
         for listener in getattr(server, "servers", []):
             for sock in listener.sockets:
                 port = sock.getsockname()[1]
-        host = f"[{args.host}]" if ":" in args.host else args.host
-        url = f"{scheme}://{host}:{port}{args.path}"
-        print(f"acp2 serve: listening on {url}", file=sys.stderr)
-        for line in _access_lines(url, generated, args.no_token, args.host):
-            print(f"acp2 serve: {line}", file=sys.stderr)
-        sys.stderr.flush()
+        _print_url(args, port, generated)
 
     server.startup = announced
 

@@ -15,7 +15,7 @@ from typing import Any, Final
 from msgspec import UNSET
 
 from acp2.errors import LocalProtocolError
-from acp2.lifecycle.prompt_content import PromptTakes, refusal
+from acp2.lifecycle.prompt_content import PromptTakes, plain, refusal
 from acp2.schema import (
     AgentCapabilities,
     AuthMethodAgent,
@@ -24,9 +24,7 @@ from acp2.schema import (
     McpServerHttp,
     McpServerSse,
     McpServerStdio,
-    ResourceLink,
     SessionCapabilities,
-    TextContent,
     supports,
 )
 
@@ -76,20 +74,11 @@ def check_prompt(caps: AgentCapabilities, blocks: Sequence[Any]) -> None:
     (:func:`acp2.lifecycle.prompt_content.refusal`).
     """
     session = session_capabilities(caps)  # no session support: nothing to prompt
-    for block in blocks:  # the common prompt, text and links only, needs no marker
-        if type(block) not in _ALWAYS_ALLOWED:
-            break
-    else:
-        if blocks:
-            return
+    if plain(blocks):  # text and links only: no marker needed
+        return
     why = refusal(PromptTakes.of(_get(session, "prompt")), blocks)
     if why is not None:
         raise LocalProtocolError(why)
-
-
-#: The block types every agent takes, looked up before the shared rule: a text prompt
-#: is checked once per prompt sent.
-_ALWAYS_ALLOWED: Final = frozenset({TextContent, ResourceLink})
 
 
 def check_directories(caps: AgentCapabilities, directories: Sequence[str] | None) -> None:

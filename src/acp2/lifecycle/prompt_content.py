@@ -25,7 +25,7 @@ from acp2.schema import (
     supports,
 )
 
-__all__ = ["PromptTakes", "refusal"]
+__all__ = ["PromptTakes", "plain", "refusal"]
 
 
 class PromptTakes(msgspec.Struct, frozen=True):
@@ -44,6 +44,15 @@ class PromptTakes(msgspec.Struct, frozen=True):
             audio=supports(getattr(prompt, "audio", None)),
             embedded_context=supports(getattr(prompt, "embedded_context", None)),
         )
+
+
+def plain(blocks: Sequence[Any]) -> bool:
+    """True for a non-empty prompt of text and resource links only, which every agent
+    takes: the common prompt, checked by type lookups before :func:`refusal`."""
+    for block in blocks:
+        if type(block) not in _PLAIN:
+            return False
+    return bool(blocks)
 
 
 def refusal(takes: PromptTakes, blocks: Sequence[Any]) -> str | None:
@@ -65,6 +74,7 @@ def refusal(takes: PromptTakes, blocks: Sequence[Any]) -> str | None:
     return None
 
 
+_PLAIN = frozenset({TextContent, ResourceLink})
 _MARKERS: dict[type, tuple[str, str]] = {
     ImageContent: ("image", "image"),
     AudioContent: ("audio", "audio"),
