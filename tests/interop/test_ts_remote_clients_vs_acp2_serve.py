@@ -89,7 +89,13 @@ def assert_wire_valid(report: dict[str, Any], log: Path) -> None:
     assert not [e for e in report["events"] if e["type"] == "answer" and "error" in e]
     result = schema_validation.check_log(log)
     assert result.problems == []
-    assert result.frames == len(report["events"]), "the tap and the client saw different traffic"
+    if result.frames != len(report["events"]):
+        tapped = [line[:160] for line in log.read_text().splitlines()]
+        seen = [str(event)[:160] for event in report["events"]]
+        raise AssertionError(
+            "the tap and the client saw different traffic:\n"
+            + "\n".join(["tap:", *tapped, "client:", *seen])
+        )
 
 
 @pytest.mark.parametrize("remote", REMOTES)

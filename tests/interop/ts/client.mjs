@@ -293,7 +293,7 @@ function makeCalls(cx) {
 
 async function cancelPermission(c, sessionId, waitForAgent) {
   const { from } = await c.prompt(sessionId, "tools");
-  await waitFor((e) => e.type === "permission", "session/request_permission", from);
+  const asked = await waitFor((e) => e.type === "permission", "session/request_permission", from);
   const cancelAt = report.events.length;
   await c.notify("session/cancel", { sessionId });
   if (!waitForAgent) {
@@ -303,6 +303,11 @@ async function cancelPermission(c, sessionId, waitForAgent) {
     }
   }
   await c.untilIdle(sessionId, cancelAt);
+  // The answer to the withdrawn question may be written after the idle (the SDK writes it
+  // once the handler settles): the scenario ends only once that write is done, or the
+  // connection could close under it and the report would list a frame never delivered.
+  await waitFor((e) => e.type === "answer" && e.id === asked.id, "the permission's answer", from);
+  await inFlight;
 }
 
 // The prompt of a single-prompt scenario: `fallback`, unless --prompt replaces it.
