@@ -129,3 +129,25 @@ async def test_a_rejoin_replays_a_known_child_into_its_state_without_doubling_it
             assert parent.children["c1"] is child
     assert [m.text for m in child.state.messages.values()] == ["found it"]
     assert (child.state.replays, child.replaying, child.replay_truncated) == (2, False, False)
+
+
+async def test_a_childs_marker_after_the_answer_takes_the_truncated_flag_back() -> None:
+    # Streamable HTTP: the child's replay travels on its own stream, which the resume's
+    # answer (on the parent's) may overtake. The late marker says the replay did finish.
+    before = [("s1", ANNOUNCE), ("s1", MARKER)]
+    after = [("c1", CHILD_SAID), ("c1", MARKER)]
+
+    async def script(fake: Any, msg: dict[str, Any]) -> None:
+        await _agent(before)(fake, msg)
+        if msg.get("method") == "session/resume":
+            await fake.send(b"\n".join(_frame(sid, u) for sid, u in after) + b"\n")
+
+    with anyio.fail_after(TIMEOUT):
+        async with fake_agent(script) as (client, _):
+            parent = await client.resume("s1", replay=True)
+            child = parent.children["c1"]
+            healed = anyio.Event()
+            child.add_listener(lambda update, raw: healed.set() if child.state.replays else None)
+            await healed.wait()
+    assert (child.state.replays, child.replay_truncated) == (1, False)
+    assert [m.text for m in child.state.messages.values()] == ["found it"]

@@ -87,6 +87,9 @@ async def test_a_child_runs_and_a_resume_replays_parent_and_child_with_one_marke
         resumed = await client.resume(sid, cwd=str(tmp_path), replay=True)
         assert (resumed.state.replays, resumed.replay_truncated) == (1, False)
         again = resumed.children[child_id]
+        # Over Streamable HTTP the child's replay comes on the child's own stream, which
+        # the resume's answer may overtake: its marker (and the flag) may follow.
+        await until(again, lambda: again.state.replays == 1 and not again.replay_truncated)
         assert (again.state.replays, again.replaying, again.replay_truncated) == (1, False, False)
         assert texts(again, "agent") == ["found three pages"]
         assert again.entry.title == "helper"

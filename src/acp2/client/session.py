@@ -117,7 +117,8 @@ class ClientSession:
 
     # Class-level defaults, set per instance only when a replay needs them, so that a
     # session carries no more state for them until then.
-    #: True once a replay this session got ended truncated: without its
+    #: True once a replay this session got ended truncated (taken back when its marker
+    #: still comes, late: see ``_late_marker``): without its
     #: ``replay_complete`` and without a successful answer (or, for a child announced in
     #: its parent's replay, without its own marker while the parent got one). The state
     #: then keeps what it held (nothing is dropped as "not replayed").
@@ -272,6 +273,14 @@ class ClientSession:
         self._merge = None
         self._answered = None
 
+    def _late_marker(self) -> None:
+        """A ``replay_complete`` after the replay was ended truncated: the replay did
+        finish, its end only came after the resume's answer. Over Streamable HTTP a
+        child's replay travels on the child's own stream, which no order ties to the
+        parent's (the answer can overtake it), so the flag is taken back."""
+        self.replay_truncated = False
+        log.info("the replay of session %s completed after its resume was answered", self.id)
+
     def marker_owed(self) -> bool:
         """Internal: True for a child replaying inside its parent's replay once the parent
         got a ``replay_complete`` (the agent sends markers: the child's was owed too)."""
@@ -363,6 +372,8 @@ class ClientSession:
             from acp2.client.children import adopt  # here: children imports this module
 
             adopt(self, update, self._link)
+        elif kind is ReplayComplete and self.replay_truncated:
+            self._late_marker()
         works = self._works
         if works:
             finished = False
