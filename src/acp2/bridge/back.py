@@ -254,9 +254,7 @@ class BackBridge:
         # Sent before the answer: the v2 client keeps updates of a session it does not
         # know yet until that session is registered (the order stays the agent's).
         for note in self._early.pop(result.session_id, ()):
-            pending = self._send(result.session_id, session.lifter.lift(note))
-            if pending is not None:
-                await pending
+            await self._out.send_now(result.session_id, session.lifter.lift(note))
         return response
 
     async def _call(self, spec: MethodSpec[Any, Any], params: Any) -> Any:
@@ -286,7 +284,7 @@ class BackBridge:
         self, session: _Session, result: v2.ResumeSessionResponse
     ) -> v2.ResumeSessionResponse:
         """``result``, once the foreground state went out after any replay (SS-16)."""
-        await self._send_all(session.lifter.session_id, [session.lifter.snapshot()])
+        await self._out.send_now(session.lifter.session_id, [session.lifter.snapshot()])
         return result
 
     async def _load_withheld(
@@ -404,13 +402,12 @@ class BackBridge:
             error = v2.Error(code=exc.code, message=exc.message)
             if exc.data is not None:
                 error.data = exc.data
-            pending = self._send(lifter.session_id, lifter.prompt_failed(error))
+            updates = lifter.prompt_failed(error)
         except ConnectionClosed:
             return  # the agent is gone: the bridge closes the client side
         else:
-            pending = self._send(lifter.session_id, lifter.prompt_done(result))
-        if pending is not None:
-            await pending
+            updates = lifter.prompt_done(result)
+        await self._out.send_now(lifter.session_id, updates)
 
     def _withdraw_held(self, session_id: str) -> None:
         session = self._sessions.get(session_id)
@@ -483,36 +480,28 @@ class BackBridge:
         request = client_side.permission_request_from_v1(params)
         session = self._sessions.get(params.session_id)
         if session is None:
-            return await self._ask(request, None)
-        await self._send_all(params.session_id, session.lifter.permission_asked())
+            return await self._ask(request)
+        await self._out.send_now(params.session_id, session.lifter.permission_asked())
         with anyio.CancelScope() as question:
             session.asking.add(question)
             try:
-                answer = await self._ask(request, session)
+                answer = await self._ask(request)
             finally:
                 session.asking.discard(question)
         if question.cancelled_caught:  # session/cancel: $/cancel_request went out
             answer = v1.RequestPermissionResponse(outcome=v1.CancelledPermissionOutcome())
         cancelled = not isinstance(answer.outcome, v1.SelectedPermissionOutcome)
         updates = session.lifter.permission_answered(cancelled=cancelled)
-        await self._send_all(params.session_id, updates)
+        await self._out.send_now(params.session_id, updates)
         return answer
 
-    async def _ask(
-        self, request: v2.RequestPermissionRequest, session: _Session | None
-    ) -> v1.RequestPermissionResponse:
+    async def _ask(self, request: v2.RequestPermissionRequest) -> v1.RequestPermissionResponse:
         try:
             answer = await self.client.call(v2m.SESSION_REQUEST_PERMISSION, request)
         except (RequestError, ConnectionClosed) as exc:
             log.info("permission request not answered (%s): cancelled", exc)
             return v1.RequestPermissionResponse(outcome=v1.CancelledPermissionOutcome())
         return client_side.permission_result_to_v1(answer)
-
-    async def _send_all(self, session_id: str, updates: list[Any]) -> None:
-        if updates:
-            pending = self._send(session_id, updates)
-            if pending is not None:
-                await pending
 
     async def _ask_write(self, session_id: str, path: str) -> bool:
         return await self._allowed(

@@ -72,6 +72,12 @@ class UpdateSender:
         self._feed = feed
         self.pass_on = feed  # no check, no layer in between: the hot path
 
+    async def send_now(self, session_id: str, updates: list[Any]) -> None:
+        """``send``, awaiting the backpressure it returns (for handlers that can)."""
+        pending = self.send(session_id, updates)
+        if pending is not None:
+            await pending
+
     def send_soon(self, session_id: str, updates: list[Any]) -> None:
         """``send`` for callers that cannot await (the terminals' output)."""
         pending = self.send(session_id, updates)
