@@ -29,7 +29,7 @@ import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from types import TracebackType
-from typing import Any, Final, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar, overload
 
 import anyio
 import msgspec
@@ -50,7 +50,9 @@ from acp2.rpc.peer import Peer
 from acp2.rpc.reader import MessageReceive, Reader
 from acp2.schema.codec import decode
 from acp2.schema.methods import MethodSpec
-from acp2.transport.base import Transport
+
+if TYPE_CHECKING:  # an annotation only: the shell needs no transport module at run time
+    from acp2.transport.base import Transport
 
 __all__ = ["REQUEST_BURST", "Connection", "MessageReceive"]
 

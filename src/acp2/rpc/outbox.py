@@ -31,14 +31,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import anyio
 
 from acp2 import _aio
 from acp2.errors import ConnectionClosed
 from acp2.rpc.events import Tap
-from acp2.transport.base import Transport
+
+if TYPE_CHECKING:  # an annotation only: the shell needs no transport module at run time
+    from acp2.transport.base import Transport
 
 __all__ = [
     "DEFAULT_HIGH_WATER",

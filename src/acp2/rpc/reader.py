@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, Final, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
 from acp2 import _aio
 from acp2.errors import ConnectionClosed
@@ -26,7 +26,9 @@ from acp2.rpc.dispatch import Dispatcher
 from acp2.rpc.events import Event
 from acp2.rpc.outbox import Outbox
 from acp2.rpc.peer import Peer
-from acp2.transport.base import Transport
+
+if TYPE_CHECKING:  # an annotation only: the shell needs no transport module at run time
+    from acp2.transport.base import Transport
 
 __all__ = ["MessageReceive", "Reader"]
 
